@@ -1,0 +1,52 @@
+# sitrep — the operator's entry points. One Cargo target directory outside the clone, shared by
+# every checkout, CI run and session on this machine: DuckDB's C++ build happens once.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/sitrep-target
+CARGO ?= cargo
+BIN := $(CARGO_TARGET_DIR)/debug
+RELEASE_BIN := $(CARGO_TARGET_DIR)/release
+
+export SITREP_LAKE ?= ./var/lake
+export SITREP_STATE ?= sqlite://var/state.db
+export SITREP_CACHE_DIR ?= ./var/cache
+export SITREP_LISTEN ?= 127.0.0.1:8080
+export SITREP_MODE ?= replay
+export SITREP_FIXTURES ?= ./data/fixtures
+
+.PHONY: run build test ingest backfill serve bench lint clean
+
+build:
+	$(CARGO) build --workspace --bins
+
+## make run: build, ingest every dataset in replay mode, print the dev API key, serve until Ctrl-C.
+run: build
+	$(BIN)/sitrep-ingest run
+	$(BIN)/sitrep-serve dev-key
+	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} $(BIN)/sitrep-serve serve
+
+## make test: the whole suite (unit, connector, end-to-end), no network needed.
+test:
+	$(CARGO) build --workspace --bins
+	$(CARGO) test --workspace --no-fail-fast
+
+## make ingest [DATASET=armed-events]: one ingest run.
+ingest: build
+	$(BIN)/sitrep-ingest run $(if $(DATASET),--dataset $(DATASET))
+
+## make backfill DATASET=armed-events FROM=2026-05 TO=2026-07: historical partitions, one commit.
+backfill: build
+	@test -n "$(DATASET)" -a -n "$(FROM)" -a -n "$(TO)" || { echo "usage: make backfill DATASET=… FROM=YYYY-MM TO=YYYY-MM"; exit 2; }
+	$(BIN)/sitrep-ingest backfill --dataset $(DATASET) --from $(FROM) --to $(TO)
+
+serve: build
+	$(BIN)/sitrep-serve serve
+
+## make bench: release build; prints the benchmark table.
+bench:
+	$(CARGO) run --release -p sitrep-tests --bin sitrep-bench
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+clean:
+	rm -rf var

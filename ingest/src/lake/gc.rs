@@ -1,0 +1,84 @@
+//! Garbage collection: delete run folders (`data/<run>/`) that no generation among the last `keep`
+//! (and none committed within the retention window) references, once they are older than the grace
+//! period. Commit files are never deleted: they are the audit log. Folders named by a backfill
+//! checkpoint are in use and kept.
+
+use std::collections::{BTreeMap, HashSet};
+
+use chrono::{DateTime, Duration, Utc};
+use futures::TryStreamExt;
+use object_store::ObjectStoreExt;
+
+use super::Lake;
+use crate::IngestError;
+
+#[derive(Debug, Clone)]
+pub struct GcOptions {
+    pub keep: usize,
+    pub grace: Duration,
+    pub retention: Duration,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Default)]
+pub struct GcReport {
+    pub runs_deleted: Vec<String>,
+    pub objects_deleted: usize,
+    pub bytes_freed: u64,
+    pub runs_kept: usize,
+}
+
+fn run_of(key: &str) -> Option<&str> {
+    key.strip_prefix("data/")?.split('/').next()
+}
+
+impl Lake {
+    pub async fn gc(&self, opts: &GcOptions, mut progress: impl FnMut(usize, usize)) -> Result<GcReport, IngestError> {
+        let now = Utc::now();
+        let gens = self.generations().await?;
+        let mut live: HashSet<String> = HashSet::new();
+        for (i, g) in gens.iter().rev().enumerate() {
+            let Some(c) = self.read_commit(*g).await? else { continue };
+            if i < opts.keep.max(1) || c.committed_at > now - opts.retention {
+                live.insert(c.run_id.clone());
+                for e in c.datasets.values() {
+                    live.extend(e.files.iter().filter_map(|f| run_of(&f.path).map(str::to_string)));
+                }
+            }
+        }
+        let staging = self.store.list(Some(&Lake::path("staging"))).try_collect::<Vec<_>>().await?;
+        for m in staging {
+            if let Ok(bytes) = self.get_bytes(m.location.as_ref()).await {
+                if let Ok(cp) = serde_json::from_slice::<crate::backfill::Checkpoint>(&bytes) {
+                    live.insert(cp.run_id);
+                }
+            }
+        }
+        let objects = self.store.list(Some(&Lake::path("data"))).try_collect::<Vec<_>>().await?;
+        let mut by_run: BTreeMap<String, Vec<(object_store::path::Path, u64, DateTime<Utc>)>> = BTreeMap::new();
+        for m in objects {
+            if let Some(run) = run_of(m.location.as_ref()) {
+                by_run.entry(run.to_string()).or_default().push((m.location.clone(), m.size, m.last_modified));
+            }
+        }
+        let mut report = GcReport::default();
+        let total = by_run.len();
+        for (i, (run, objs)) in by_run.into_iter().enumerate() {
+            progress(i + 1, total);
+            let newest = objs.iter().map(|o| o.2).max().unwrap_or(now);
+            if live.contains(&run) || newest > now - opts.grace {
+                report.runs_kept += 1;
+                continue;
+            }
+            for (path, size, _) in &objs {
+                if !opts.dry_run {
+                    self.store.delete(path).await?;
+                }
+                report.objects_deleted += 1;
+                report.bytes_freed += size;
+            }
+            report.runs_deleted.push(run);
+        }
+        Ok(report)
+    }
+}

@@ -1,0 +1,173 @@
+//! Publishing a generation: validate every staged file, merge the run's outcomes onto the latest
+//! commit, and create `commits/<n+1>.json` with `PutMode::Create`. If another publisher won the
+//! race (AlreadyExists), reload the new parent, re-merge and retry. Nothing is ever overwritten, so
+//! a crash at any point leaves the lake at its last complete generation.
+
+use bytes::Bytes;
+use chrono::{DateTime, Utc};
+use object_store::{PutMode, PutOptions, PutPayload};
+use sitrep_pipelines::{time::YearMonth, Scope};
+use sitrep_schemas::{
+    commit::COMMIT_FORMAT, Commit, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness,
+};
+
+use super::{validate::validate_file, Lake};
+use crate::IngestError;
+
+const MAX_RACE_RETRIES: u32 = 64;
+
+/// What one run produced for one dataset.
+#[derive(Debug, Clone)]
+pub enum Outcome {
+    /// New data: `files` replace `scope` of the dataset.
+    Fetched {
+        dataset: DatasetId,
+        files: Vec<FileEntry>,
+        scope: Scope,
+        fetched_at: DateTime<Utc>,
+        as_of: DateTime<Utc>,
+        upstream_version: Option<String>,
+        /// Backfills add history without moving the dataset's as-of.
+        keeps_as_of: bool,
+    },
+    /// The attempt failed; the previous version keeps serving.
+    Failed { dataset: DatasetId, error: String, attempted_at: DateTime<Utc> },
+}
+
+impl Outcome {
+    pub fn dataset(&self) -> DatasetId {
+        match self {
+            Outcome::Fetched { dataset, .. } | Outcome::Failed { dataset, .. } => *dataset,
+        }
+    }
+}
+
+/// Everything one run wants to publish.
+#[derive(Debug, Clone)]
+pub struct Staged {
+    pub run_id: String,
+    pub operation: String,
+    pub outcomes: Vec<Outcome>,
+}
+
+fn replaces(scope: &Scope, file: &FileEntry) -> bool {
+    match scope {
+        Scope::All => true,
+        Scope::Months(months) => file
+            .partition
+            .as_deref()
+            .and_then(YearMonth::parse)
+            .is_some_and(|m| months.contains(&m)),
+    }
+}
+
+/// The pure merge step: parent + outcomes → the next commit.
+pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
+    let generation = parent.generation + 1;
+    let mut datasets = parent.datasets.clone();
+    for d in DatasetId::ALL {
+        datasets.entry(d).or_insert_with(|| DatasetEntry::empty(d));
+    }
+    for outcome in &staged.outcomes {
+        let Some(entry) = datasets.get_mut(&outcome.dataset()) else { continue };
+        match outcome {
+            Outcome::Fetched { dataset, files, scope, fetched_at, as_of, upstream_version, keeps_as_of } => {
+                let mut kept: Vec<FileEntry> = entry.files.iter().filter(|f| !replaces(scope, f)).cloned().collect();
+                kept.extend(files.iter().cloned());
+                kept.sort_by(|a, b| a.partition.cmp(&b.partition).then_with(|| a.path.cmp(&b.path)));
+                let rows = kept.iter().map(|f| f.rows).sum();
+                let previous = entry.freshness.clone();
+                entry.files = kept;
+                entry.version = Some(generation);
+                entry.schema_fingerprint = dataset.fingerprint();
+                entry.freshness = if *keeps_as_of && previous.as_of.is_some() {
+                    Freshness { rows, status: DatasetStatus::Ok, last_attempt_at: Some(*fetched_at), last_error: None, ..previous }
+                } else {
+                    Freshness {
+                        status: DatasetStatus::Ok,
+                        fetched_at: Some(*fetched_at),
+                        as_of: Some(*as_of),
+                        upstream_version: upstream_version.clone(),
+                        rows,
+                        last_attempt_at: Some(*fetched_at),
+                        last_error: None,
+                    }
+                };
+            }
+            Outcome::Failed { error, attempted_at, .. } => {
+                entry.freshness.last_attempt_at = Some(*attempted_at);
+                entry.freshness.last_error = Some(error.clone());
+                entry.freshness.status =
+                    if entry.version.is_some() { DatasetStatus::Degraded } else { DatasetStatus::Unavailable };
+            }
+        }
+    }
+    Commit {
+        format: COMMIT_FORMAT,
+        generation,
+        parent: (parent.generation > 0).then_some(parent.generation),
+        committed_at: now,
+        run_id: staged.run_id.clone(),
+        operation: staged.operation.clone(),
+        datasets,
+    }
+}
+
+impl Lake {
+    /// Validates and publishes; returns the new commit.
+    pub async fn publish(&self, staged: &Staged) -> Result<Commit, IngestError> {
+        for outcome in &staged.outcomes {
+            if let Outcome::Fetched { dataset, files, .. } = outcome {
+                for f in files {
+                    validate_file(self, *dataset, f).await?;
+                }
+            }
+        }
+        self.create_next(|parent| merge(parent, staged, Utc::now())).await
+    }
+
+    /// The one place commits are created: build the next commit from the latest parent and create
+    /// it with `PutMode::Create`; on a lost race, rebuild on the new parent and retry.
+    async fn create_next(&self, build: impl Fn(&Commit) -> Commit) -> Result<Commit, IngestError> {
+        for _ in 0..MAX_RACE_RETRIES {
+            let parent = self.latest_commit().await?;
+            let commit = build(&parent);
+            let body = serde_json::to_vec_pretty(&commit).map_err(|e| IngestError::Validation(e.to_string()))?;
+            let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
+            let key = Lake::path(&Commit::key(commit.generation));
+            match self.store.put_opts(&key, PutPayload::from(Bytes::from(body)), opts).await {
+                Ok(_) => {
+                    self.write_hint(commit.generation).await;
+                    return Ok(commit);
+                }
+                Err(object_store::Error::AlreadyExists { .. }) => {
+                    tracing::debug!(generation = commit.generation, "lost a publish race; re-merging");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Err(IngestError::Contention(MAX_RACE_RETRIES))
+    }
+
+    /// Writes one immutable data object (never overwrites).
+    pub async fn put_data(&self, key: &str, bytes: Bytes) -> Result<(), IngestError> {
+        let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
+        self.store.put_opts(&Lake::path(key), PutPayload::from(bytes), opts).await?;
+        Ok(())
+    }
+
+    /// A new commit equal to an older generation's view (rollback); the audit log keeps both.
+    pub async fn rollback(&self, to: u64) -> Result<Commit, IngestError> {
+        let target = self.read_commit(to).await?.ok_or_else(|| IngestError::Usage(format!("generation {to} does not exist")))?;
+        self.create_next(|parent| {
+            let mut commit = target.clone();
+            commit.generation = parent.generation + 1;
+            commit.parent = Some(parent.generation);
+            commit.committed_at = Utc::now();
+            commit.run_id = ulid::Ulid::new().to_string();
+            commit.operation = format!("rollback to {to}");
+            commit
+        })
+        .await
+    }
+}

@@ -1,0 +1,100 @@
+//! Reading generations: `latest.json` is only a hint. The latest generation is the highest `n`
+//! with `commits/n.json` present, found by probing upward from the hint (or by listing when the
+//! hint is missing or ahead of reality).
+
+use bytes::Bytes;
+use futures::TryStreamExt;
+use object_store::{ObjectStoreExt, PutPayload};
+use serde::{Deserialize, Serialize};
+use sitrep_schemas::Commit;
+
+use super::Lake;
+use crate::IngestError;
+
+pub(crate) const LATEST: &str = "latest.json";
+
+#[derive(Serialize, Deserialize)]
+struct LatestHint {
+    generation: u64,
+}
+
+impl Lake {
+    /// The commit of a generation, or `None` if it does not exist.
+    pub async fn read_commit(&self, generation: u64) -> Result<Option<Commit>, IngestError> {
+        let key = Commit::key(generation);
+        match self.store.get(&Lake::path(&key)).await {
+            Ok(r) => {
+                let bytes = r.bytes().await?;
+                let commit = serde_json::from_slice(&bytes)
+                    .map_err(|e| IngestError::CorruptCommit { key, detail: e.to_string() })?;
+                Ok(Some(commit))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn exists(&self, generation: u64) -> Result<bool, IngestError> {
+        match self.store.head(&Lake::path(&Commit::key(generation))).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    async fn hint(&self) -> Option<u64> {
+        let r = self.store.get(&Lake::path(LATEST)).await.ok()?;
+        let b = r.bytes().await.ok()?;
+        serde_json::from_slice::<LatestHint>(&b).ok().map(|h| h.generation)
+    }
+
+    pub(crate) async fn write_hint(&self, generation: u64) {
+        let body = serde_json::to_vec(&LatestHint { generation }).unwrap_or_default();
+        // Best effort: a stale hint only costs readers a few probes.
+        if let Err(e) = self.store.put(&Lake::path(LATEST), PutPayload::from(Bytes::from(body))).await {
+            tracing::warn!(error = %e, "could not update latest.json hint");
+        }
+    }
+
+    /// Every generation number present, ascending.
+    pub async fn generations(&self) -> Result<Vec<u64>, IngestError> {
+        let prefix = Lake::path("commits");
+        let mut gens: Vec<u64> = self
+            .store
+            .list(Some(&prefix))
+            .map_ok(|m| m.location.filename().and_then(|f| f.strip_suffix(".json")).and_then(|n| n.parse().ok()))
+            .try_collect::<Vec<_>>()
+            .await?
+            .into_iter()
+            .flatten()
+            .collect();
+        gens.sort_unstable();
+        Ok(gens)
+    }
+
+    /// Number of the latest complete generation (0 = empty lake).
+    pub async fn latest_generation(&self) -> Result<u64, IngestError> {
+        let mut g = match self.hint().await {
+            Some(h) if h > 0 && self.exists(h).await? => h,
+            _ => self.generations().await?.last().copied().unwrap_or(0),
+        };
+        while self.exists(g + 1).await? {
+            g += 1;
+        }
+        Ok(g)
+    }
+
+    /// The latest commit, or the genesis commit of an empty lake.
+    pub async fn latest_commit(&self) -> Result<Commit, IngestError> {
+        let g = self.latest_generation().await?;
+        if g == 0 {
+            return Ok(Commit::genesis());
+        }
+        self.read_commit(g).await?.ok_or_else(|| IngestError::Validation(format!("generation {g} vanished")))
+    }
+
+    /// Reads a whole object (data files for the server's cache, staging checkpoints).
+    pub async fn get_bytes(&self, key: &str) -> Result<Bytes, IngestError> {
+        Ok(self.store.get(&Lake::path(key)).await?.bytes().await?)
+    }
+}

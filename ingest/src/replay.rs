@@ -1,0 +1,60 @@
+//! Source environment of a run: in replay mode a fixture server over the `normal` scenario of each
+//! upstream and the recordings' capture time as the clock; in live mode the upstreams and the wall clock.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use sitrep_pipelines::{
+    http::{Http, RetryPolicy},
+    replay::FixtureServer,
+    transport::Transport,
+    FetchContext, UpstreamConfig,
+};
+
+use crate::{
+    config::{upstream_from_env, Mode, SourceArgs},
+    IngestError,
+};
+
+pub const REPLAY_UPSTREAMS: [&str; 3] = ["acled", "ucdp", "hdx"];
+
+pub struct SourceEnv {
+    http: Http,
+    config: UpstreamConfig,
+    /// Fixed clock of replay mode.
+    replay_now: Option<DateTime<Utc>>,
+    _server: Option<Arc<FixtureServer>>,
+}
+
+impl SourceEnv {
+    pub async fn prepare(args: &SourceArgs) -> Result<Self, IngestError> {
+        match args.mode {
+            Mode::Live => Ok(SourceEnv {
+                http: Http::new(Transport::Live, RetryPolicy::default())?,
+                config: upstream_from_env(),
+                replay_now: None,
+                _server: None,
+            }),
+            Mode::Replay => {
+                let dirs: Vec<_> = REPLAY_UPSTREAMS.iter().map(|u| args.fixtures.join(u).join("normal")).collect();
+                let server = FixtureServer::start_dirs(&dirs).await?;
+                Self::replay(server, UpstreamConfig::replay(&args.fixtures), RetryPolicy::default())
+            }
+        }
+    }
+
+    /// Replay against an already started fixture server (tests pick other scenarios this way).
+    pub fn replay(server: FixtureServer, config: UpstreamConfig, retry: RetryPolicy) -> Result<Self, IngestError> {
+        let replay_now = server.recorded_at();
+        Ok(SourceEnv { http: Http::new(server.transport(), retry)?, config, replay_now, _server: Some(Arc::new(server)) })
+    }
+
+    /// A fetch context for one run, with that run's clock.
+    pub fn context(&self) -> FetchContext {
+        FetchContext { http: self.http.clone(), now: self.replay_now.unwrap_or_else(Utc::now), config: self.config.clone() }
+    }
+
+    pub fn is_replay(&self) -> bool {
+        self.replay_now.is_some()
+    }
+}

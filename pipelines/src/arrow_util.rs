@@ -1,0 +1,44 @@
+//! Small helpers for building record batches against a lake schema.
+
+use std::sync::Arc;
+
+use arrow::{
+    array::{ArrayRef, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder},
+    record_batch::RecordBatch,
+};
+use sitrep_schemas::{conflict::list_item, DatasetId};
+
+use crate::SourceError;
+
+pub fn batch(dataset: DatasetId, columns: Vec<ArrayRef>) -> Result<RecordBatch, SourceError> {
+    RecordBatch::try_new(dataset.schema(), columns).map_err(|e| SourceError::parse(dataset.as_str(), e))
+}
+
+pub fn strings(cap: usize) -> StringBuilder {
+    StringBuilder::with_capacity(cap, cap * 16)
+}
+pub fn f64s(cap: usize) -> Float64Builder {
+    Float64Builder::with_capacity(cap)
+}
+pub fn i64s(cap: usize) -> Int64Builder {
+    Int64Builder::with_capacity(cap)
+}
+pub fn i32s(cap: usize) -> Int32Builder {
+    Int32Builder::with_capacity(cap)
+}
+/// A list-of-strings builder whose item field matches the schema's (non-null `item`).
+pub fn string_lists(cap: usize) -> ListBuilder<StringBuilder> {
+    ListBuilder::with_capacity(strings(cap), cap).with_field(list_item())
+}
+
+pub fn finish<B: arrow::array::ArrayBuilder>(mut b: B) -> ArrayRef {
+    Arc::from(b.finish())
+}
+
+/// Cuts text to at most `max` characters (not bytes), on a char boundary.
+pub fn truncate_chars(s: &str, max: usize) -> &str {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}

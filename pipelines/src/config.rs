@@ -1,0 +1,44 @@
+//! What the connectors need from the deployment: credentials and upstream origins. Filled by the
+//! binaries from `SITREP_*` flags and the upstream env names of SUPPLEMENT.md; never logged.
+
+use std::{fmt, path::PathBuf};
+
+#[derive(Clone, Default)]
+pub struct UpstreamConfig {
+    pub acled_email: Option<String>,
+    pub acled_password: Option<String>,
+    pub acled_access_token: Option<String>,
+    pub ucdp_access_token: Option<String>,
+    pub hdx_app_identifier: Option<String>,
+    pub iran_events_enabled: bool,
+    pub iran_events_file: Option<PathBuf>,
+}
+
+impl UpstreamConfig {
+    /// Credentials used in replay mode: the fixture server ignores them, but the connectors still
+    /// run their real auth flows (token request, headers) against the recordings.
+    pub fn replay(fixtures: &std::path::Path) -> Self {
+        UpstreamConfig {
+            acled_email: Some("replay@sitrep.invalid".into()),
+            acled_password: Some("replay".into()),
+            acled_access_token: None,
+            ucdp_access_token: Some("replay".into()),
+            hdx_app_identifier: Some("c2l0cmVwOnJlcGxheUBzaXRyZXAuaW52YWxpZA==".into()),
+            iran_events_enabled: true,
+            iran_events_file: Some(fixtures.join("iran/normal/export.json")),
+        }
+    }
+}
+
+// Secrets never reach a log line: Debug prints only which credentials are present.
+impl fmt::Debug for UpstreamConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UpstreamConfig")
+            .field("acled", &(self.acled_access_token.is_some() || self.acled_email.is_some()))
+            .field("ucdp", &self.ucdp_access_token.is_some())
+            .field("hdx", &self.hdx_app_identifier.is_some())
+            .field("iran_events_enabled", &self.iran_events_enabled)
+            .field("iran_events_file", &self.iran_events_file)
+            .finish()
+    }
+}

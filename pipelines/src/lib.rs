@@ -1,0 +1,26 @@
+//! Upstream connectors: one module per upstream, each a connector (HTTP requests, paging, auth),
+//! a parser (the upstream's exact wire format) and a normaliser (→ Arrow rows of a lake schema).
+//!
+//! Architecture invariant: this crate knows nothing about the lake, scheduling or API serving.
+//! Live and replay modes share every line of parsing code; only [`transport::Transport`] differs
+//! (the upstream origin vs the local [`replay::FixtureServer`] that replays `data/fixtures/`).
+
+pub mod acled;
+pub mod arrow_util;
+pub mod config;
+pub mod error;
+pub mod hdx;
+pub mod http;
+pub mod iran;
+pub mod lenient;
+pub mod registry;
+pub mod replay;
+pub mod source;
+pub mod synthetic;
+pub mod time;
+pub mod transport;
+pub mod ucdp;
+
+pub use config::UpstreamConfig;
+pub use error::SourceError;
+pub use source::{FetchContext, Fetched, Scope, Source, Window};

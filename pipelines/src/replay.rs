@@ -1,0 +1,250 @@
+//! Replay transport: a small HTTP/1.1 server on 127.0.0.1 that answers with recorded upstream
+//! responses from `data/fixtures/<upstream>/<scenario>/` (a `<name>.meta.json` describing the
+//! request and response status/headers, and the body `<name>.body.<ext>` byte for byte).
+//!
+//! A request matches a recording by method, upstream host, path and the multiset of decoded query
+//! parameters. Misses answer 404 with a JSON note, so a connector that builds a different request
+//! than the recorded one fails loudly in tests instead of silently reading another file.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex},
+};
+
+use chrono::{DateTime, Utc};
+use serde::Deserialize;
+use tokio::{
+    io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader},
+    net::TcpListener,
+    task::JoinHandle,
+};
+use url::Url;
+
+use crate::SourceError;
+
+#[derive(Debug, Deserialize)]
+struct Meta {
+    request: MetaRequest,
+    response: MetaResponse,
+    #[serde(rename = "recordedAt")]
+    recorded_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Deserialize)]
+struct MetaRequest {
+    method: String,
+    url: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct MetaResponse {
+    status: u16,
+    #[serde(default)]
+    headers: HashMap<String, String>,
+}
+
+#[derive(Debug, Clone)]
+struct Recording {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: Arc<Vec<u8>>,
+}
+
+type Key = (String, String, String, Vec<(String, String)>);
+
+fn key_of(method: &str, host: &str, path: &str, query: Option<&str>) -> Key {
+    let mut pairs: Vec<(String, String)> = query
+        .map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect())
+        .unwrap_or_default();
+    pairs.sort();
+    (method.to_ascii_uppercase(), host.to_ascii_lowercase(), path.to_string(), pairs)
+}
+
+/// The recordings of one or more scenario directories.
+#[derive(Debug, Default, Clone)]
+pub struct FixtureSet {
+    recordings: HashMap<Key, Recording>,
+    recorded_at: Option<DateTime<Utc>>,
+}
+
+impl FixtureSet {
+    pub fn load(dirs: &[PathBuf]) -> Result<Self, SourceError> {
+        let mut set = FixtureSet::default();
+        for dir in dirs {
+            set.load_dir(dir)?;
+        }
+        Ok(set)
+    }
+
+    fn load_dir(&mut self, dir: &Path) -> Result<(), SourceError> {
+        let io = |e: std::io::Error| SourceError::Io(format!("{}: {e}", dir.display()));
+        for entry in std::fs::read_dir(dir).map_err(io)? {
+            let path = entry.map_err(io)?.path();
+            let Some(name) = path.file_name().and_then(|n| n.to_str()) else { continue };
+            let Some(stem) = name.strip_suffix(".meta.json") else { continue };
+            let meta: Meta = serde_json::from_slice(&std::fs::read(&path).map_err(io)?)
+                .map_err(|e| SourceError::parse(path.display().to_string(), e))?;
+            let body_path = std::fs::read_dir(dir)
+                .map_err(io)?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .find(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| n.starts_with(&format!("{stem}.body")))
+                })
+                .ok_or_else(|| SourceError::Io(format!("{}: no body file for {stem}", dir.display())))?;
+            let url = Url::parse(&meta.request.url).map_err(|e| SourceError::parse(&meta.request.url, e))?;
+            let key = key_of(&meta.request.method, url.host_str().unwrap_or(""), url.path(), url.query());
+            let recording = Recording {
+                status: meta.response.status,
+                headers: meta.response.headers.into_iter().collect(),
+                body: Arc::new(std::fs::read(&body_path).map_err(io)?),
+            };
+            self.recorded_at = self.recorded_at.max(Some(meta.recorded_at));
+            self.recordings.insert(key, recording);
+        }
+        Ok(())
+    }
+
+    /// Capture time of the newest recording: the as-of of data ingested from this set.
+    pub fn recorded_at(&self) -> Option<DateTime<Utc>> {
+        self.recorded_at
+    }
+
+    pub fn len(&self) -> usize {
+        self.recordings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.recordings.is_empty()
+    }
+}
+
+/// A running fixture server. Dropping it stops the accept loop.
+pub struct FixtureServer {
+    origin: String,
+    requests: Arc<Mutex<Vec<String>>>,
+    recorded_at: Option<DateTime<Utc>>,
+    task: JoinHandle<()>,
+}
+
+impl FixtureServer {
+    pub async fn start(set: FixtureSet) -> Result<Self, SourceError> {
+        let listener =
+            TcpListener::bind("127.0.0.1:0").await.map_err(|e| SourceError::Io(format!("fixture server bind: {e}")))?;
+        let addr = listener.local_addr().map_err(|e| SourceError::Io(e.to_string()))?;
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        let recorded_at = set.recorded_at();
+        let set = Arc::new(set);
+        let log = requests.clone();
+        let task = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let set = set.clone();
+                let log = log.clone();
+                tokio::spawn(async move {
+                    let _ = serve_connection(stream, &set, &log).await;
+                });
+            }
+        });
+        Ok(FixtureServer { origin: format!("http://{addr}"), requests, recorded_at, task })
+    }
+
+    pub async fn start_dirs(dirs: &[PathBuf]) -> Result<Self, SourceError> {
+        Self::start(FixtureSet::load(dirs)?).await
+    }
+
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub fn transport(&self) -> crate::transport::Transport {
+        crate::transport::Transport::Replay { origin: self.origin.clone() }
+    }
+
+    pub fn recorded_at(&self) -> Option<DateTime<Utc>> {
+        self.recorded_at
+    }
+
+    /// `METHOD /host/path?query` of every request served so far, in arrival order.
+    pub fn requests(&self) -> Vec<String> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for FixtureServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn serve_connection(
+    stream: tokio::net::TcpStream,
+    set: &FixtureSet,
+    log: &Mutex<Vec<String>>,
+) -> std::io::Result<()> {
+    let (read, mut write) = stream.into_split();
+    let mut reader = BufReader::new(read);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).await?;
+    let mut content_length = 0usize;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).await? == 0 || line == "\r\n" || line == "\n" {
+            break;
+        }
+        if let Some((name, value)) = line.split_once(':') {
+            if name.eq_ignore_ascii_case("content-length") {
+                content_length = value.trim().parse().unwrap_or(0);
+            }
+        }
+    }
+    let mut body = vec![0u8; content_length];
+    reader.read_exact(&mut body).await?;
+
+    let mut parts = request_line.split_whitespace();
+    let method = parts.next().unwrap_or("GET").to_string();
+    let target = parts.next().unwrap_or("/").to_string();
+    if let Ok(mut l) = log.lock() {
+        l.push(format!("{method} {target}"));
+    }
+    // Target is `/<upstream host>/<path>?<query>`.
+    let (path_part, query) = match target.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (target.as_str(), None),
+    };
+    let trimmed = path_part.trim_start_matches('/');
+    let (host, path) = match trimmed.split_once('/') {
+        Some((h, p)) => (h, format!("/{p}")),
+        None => (trimmed, "/".to_string()),
+    };
+    let found = set.recordings.get(&key_of(&method, host, &path, query)).cloned();
+    let (status, headers, body) = match found {
+        Some(r) => (r.status, r.headers, r.body),
+        None => (
+            404,
+            vec![("content-type".to_string(), "application/json".to_string())],
+            Arc::new(format!(r#"{{"fixture":"no recording for {method} {host}{path}"}}"#).into_bytes()),
+        ),
+    };
+    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
+    for (k, v) in &headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str(&format!("content-length: {}\r\nconnection: close\r\n\r\n", body.len()));
+    write.write_all(head.as_bytes()).await?;
+    write.write_all(&body).await?;
+    write.shutdown().await
+}
+
+fn reason(status: u16) -> &'static str {
+    match status {
+        200 => "OK",
+        404 => "Not Found",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        _ => "Status",
+    }
+}

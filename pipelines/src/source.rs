@@ -1,0 +1,55 @@
+//! The connector abstraction: a `Source` turns an upstream into one Arrow record batch of its
+//! dataset's schema, for a scheduled run or for one backfill window.
+
+use arrow::record_batch::RecordBatch;
+use chrono::{DateTime, Utc};
+use sitrep_schemas::DatasetId;
+
+use crate::{http::Http, time::YearMonth, SourceError, UpstreamConfig};
+
+/// What a fetch covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Window {
+    /// The dataset's regular scheduled window (e.g. ACLED's rolling 90 days).
+    Scheduled,
+    /// One historical month (backfill).
+    Month(YearMonth),
+}
+
+/// Which part of the dataset a fetch replaces when it is committed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Scope {
+    /// The whole dataset.
+    All,
+    /// Exactly these month partitions, including months that came back empty.
+    Months(Vec<YearMonth>),
+}
+
+#[derive(Debug)]
+pub struct Fetched {
+    pub batch: RecordBatch,
+    pub scope: Scope,
+    /// The instant the data describes: wall clock when live, recording time when replayed.
+    pub as_of: DateTime<Utc>,
+    pub upstream_version: Option<String>,
+}
+
+/// Everything a fetch may use. `now` is the as-of clock: live runs pass the wall clock, replay runs
+/// the fixtures' recording time, so windows ("the last 90 days") match what was recorded.
+pub struct FetchContext {
+    pub http: Http,
+    pub now: DateTime<Utc>,
+    pub config: UpstreamConfig,
+}
+
+#[async_trait::async_trait]
+pub trait Source: Send + Sync {
+    fn dataset(&self) -> DatasetId;
+
+    /// Whether [`Window::Month`] is meaningful for this upstream.
+    fn supports_backfill(&self) -> bool {
+        false
+    }
+
+    async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError>;
+}

@@ -1,0 +1,104 @@
+//! Calendar helpers shared by connectors: months, UTC-midnight epoch milliseconds.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc};
+
+/// A calendar month (`YYYY-MM`), the partition unit of event datasets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct YearMonth {
+    pub year: i32,
+    pub month: u32,
+}
+
+impl YearMonth {
+    pub fn of(date: NaiveDate) -> Self {
+        YearMonth { year: date.year(), month: date.month() }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        let (y, m) = s.split_once('-')?;
+        let ym = YearMonth { year: y.parse().ok()?, month: m.parse().ok()? };
+        (y.len() == 4 && (1..=12).contains(&ym.month)).then_some(ym)
+    }
+
+    pub fn first_day(self) -> NaiveDate {
+        NaiveDate::from_ymd_opt(self.year, self.month, 1).expect("valid month")
+    }
+
+    pub fn last_day(self) -> NaiveDate {
+        self.next().first_day() - Duration::days(1)
+    }
+
+    pub fn next(self) -> Self {
+        if self.month == 12 {
+            YearMonth { year: self.year + 1, month: 1 }
+        } else {
+            YearMonth { year: self.year, month: self.month + 1 }
+        }
+    }
+
+    pub fn prev(self) -> Self {
+        if self.month == 1 {
+            YearMonth { year: self.year - 1, month: 12 }
+        } else {
+            YearMonth { year: self.year, month: self.month - 1 }
+        }
+    }
+
+    /// Inclusive range of months.
+    pub fn range(from: YearMonth, to: YearMonth) -> Vec<YearMonth> {
+        let mut out = Vec::new();
+        let mut m = from;
+        while m <= to {
+            out.push(m);
+            m = m.next();
+        }
+        out
+    }
+
+    pub fn of_ms(ms: i64) -> Self {
+        YearMonth::of(DateTime::from_timestamp_millis(ms).unwrap_or_default().date_naive())
+    }
+}
+
+impl std::fmt::Display for YearMonth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}", self.year, self.month)
+    }
+}
+
+/// UTC midnight of a date, in epoch milliseconds.
+pub fn midnight_ms(date: NaiveDate) -> i64 {
+    date.and_hms_opt(0, 0, 0).expect("midnight").and_utc().timestamp_millis()
+}
+
+/// `YYYY-MM-DD` (optionally followed by a time part, as UCDP sends) → UTC midnight ms.
+pub fn date_prefix_ms(s: &str) -> Option<i64> {
+    let d = s.get(..10)?;
+    NaiveDate::parse_from_str(d, "%Y-%m-%d").ok().map(midnight_ms)
+}
+
+pub fn today(now: DateTime<Utc>) -> NaiveDate {
+    now.date_naive()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn months_walk_across_years() {
+        let d = YearMonth::parse("2026-12").unwrap();
+        assert_eq!(d.next().to_string(), "2027-01");
+        assert_eq!(d.next().prev(), d);
+        assert_eq!(YearMonth::parse("2026-02").unwrap().last_day().to_string(), "2026-02-28");
+        assert_eq!(YearMonth::range(YearMonth::parse("2026-11").unwrap(), d).len(), 2);
+        assert!(YearMonth::parse("2026-13").is_none() && YearMonth::parse("26-01").is_none());
+    }
+
+    #[test]
+    fn dates_become_utc_midnight() {
+        assert_eq!(date_prefix_ms("2026-05-30"), Some(1_780_099_200_000));
+        assert_eq!(date_prefix_ms("2025-12-30 00:00:00.000"), date_prefix_ms("2025-12-30"));
+        assert_eq!(date_prefix_ms(""), None);
+    }
+}

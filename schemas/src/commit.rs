@@ -1,0 +1,129 @@
+//! The commit document: one immutable JSON file per lake generation listing, for EVERY dataset, the
+//! files of its current version and its freshness. Readers need nothing else to see a complete view.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::DatasetId;
+
+pub const COMMIT_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Commit {
+    pub format: u32,
+    pub generation: u64,
+    /// Generation this commit was merged onto; `None` for the first.
+    pub parent: Option<u64>,
+    pub committed_at: DateTime<Utc>,
+    /// The ingest run that produced the commit (ULID); also the data folder of its new files.
+    pub run_id: String,
+    /// Operator-facing description of what the run did (`ingest`, `backfill armed-events 2026-05..2026-07`, `rollback to 3`).
+    pub operation: String,
+    pub datasets: BTreeMap<DatasetId, DatasetEntry>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct DatasetEntry {
+    /// Generation in which this dataset's data last changed; `None` = never published.
+    pub version: Option<u64>,
+    pub schema_fingerprint: String,
+    pub files: Vec<FileEntry>,
+    pub freshness: Freshness,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct FileEntry {
+    /// Key relative to the lake root: `data/<run>/<dataset>/part-<n>.parquet`.
+    pub path: String,
+    pub rows: u64,
+    pub bytes: u64,
+    pub sha256: String,
+    pub schema_fingerprint: String,
+    pub run_id: String,
+    pub fetched_at: DateTime<Utc>,
+    /// Partition value (`YYYY-MM` for month-partitioned datasets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DatasetStatus {
+    /// The last attempt succeeded.
+    Ok,
+    /// The last attempt failed; the previous version (if any) keeps serving.
+    Degraded,
+    /// Never published (not configured, or every attempt failed).
+    Unavailable,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Freshness {
+    pub status: DatasetStatus,
+    /// When the data of the current version was fetched (replay: the recording time).
+    pub fetched_at: Option<DateTime<Utc>>,
+    /// The as-of instant responses are computed from (SUPPLEMENT 1.3).
+    pub as_of: Option<DateTime<Utc>>,
+    /// Upstream release or version label, when the upstream has one (UCDP `26.1`).
+    pub upstream_version: Option<String>,
+    /// Rows in the current version, over all files.
+    pub rows: u64,
+    pub last_attempt_at: Option<DateTime<Utc>>,
+    /// Error of the last failed attempt (kind: detail), cleared on success.
+    pub last_error: Option<String>,
+}
+
+impl Freshness {
+    pub fn never(reason: Option<String>) -> Self {
+        Freshness {
+            status: DatasetStatus::Unavailable,
+            fetched_at: None,
+            as_of: None,
+            upstream_version: None,
+            rows: 0,
+            last_attempt_at: None,
+            last_error: reason,
+        }
+    }
+}
+
+impl DatasetEntry {
+    pub fn empty(dataset: DatasetId) -> Self {
+        DatasetEntry {
+            version: None,
+            schema_fingerprint: dataset.fingerprint(),
+            files: Vec::new(),
+            freshness: Freshness::never(None),
+        }
+    }
+}
+
+impl Commit {
+    /// The commit before the first one: every dataset present and unavailable.
+    pub fn genesis() -> Self {
+        Commit {
+            format: COMMIT_FORMAT,
+            generation: 0,
+            parent: None,
+            committed_at: DateTime::<Utc>::UNIX_EPOCH,
+            run_id: String::new(),
+            operation: "genesis".into(),
+            datasets: DatasetId::ALL.into_iter().map(|d| (d, DatasetEntry::empty(d))).collect(),
+        }
+    }
+
+    pub fn dataset(&self, id: DatasetId) -> Option<&DatasetEntry> {
+        self.datasets.get(&id)
+    }
+
+    /// Zero-padded key of a generation's commit file.
+    pub fn key(generation: u64) -> String {
+        format!("commits/{generation:020}.json")
+    }
+}

@@ -1,0 +1,109 @@
+//! Arrow schemas of the Conflict datasets. Column names are snake_case with units in the name
+//! (`_ms` = epoch milliseconds UTC) so analysts reading the Parquet need no codebook.
+
+use std::sync::{Arc, OnceLock};
+
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+fn utf8(name: &str) -> Field {
+    Field::new(name, DataType::Utf8, false)
+}
+
+fn cached(cell: &'static OnceLock<SchemaRef>, build: fn() -> Schema) -> SchemaRef {
+    cell.get_or_init(|| Arc::new(build())).clone()
+}
+
+/// The item field of list columns; one definition so writer and validator agree.
+pub fn list_item() -> Arc<Field> {
+    Arc::new(Field::new("item", DataType::Utf8, false))
+}
+
+/// ACLED events. One row per event; `occurred_at_ms` = UTC midnight of the event date.
+pub fn armed_events_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("id"),
+            utf8("event_type"),
+            utf8("sub_event_type"),
+            utf8("country"),
+            utf8("country_iso2"),
+            utf8("admin1"),
+            Field::new("latitude", DataType::Float64, false),
+            Field::new("longitude", DataType::Float64, false),
+            Field::new("occurred_at_ms", DataType::Int64, false),
+            Field::new("fatalities", DataType::Int32, false),
+            Field::new("actors", DataType::List(list_item()), false),
+            utf8("source"),
+        ])
+    })
+}
+
+/// UCDP GED events. `release` is the GED version a row came from (annual `26.1` or candidate `26.0.10`).
+pub fn violence_events_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("id"),
+            Field::new("date_start_ms", DataType::Int64, false),
+            Field::new("date_end_ms", DataType::Int64, false),
+            Field::new("latitude", DataType::Float64, false),
+            Field::new("longitude", DataType::Float64, false),
+            utf8("country"),
+            utf8("country_iso2"),
+            utf8("side_a"),
+            utf8("side_b"),
+            Field::new("deaths_best", DataType::Int32, false),
+            Field::new("deaths_low", DataType::Int32, false),
+            Field::new("deaths_high", DataType::Int32, false),
+            utf8("violence_type"),
+            utf8("source_original"),
+            utf8("release"),
+        ])
+    })
+}
+
+/// HDX HAPI conflict-event summary, one row per country (newest reference period).
+pub fn humanitarian_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("country_code"),
+            utf8("country_name"),
+            Field::new("conflict_events_total", DataType::Int64, false),
+            Field::new("conflict_political_violence_events", DataType::Int64, false),
+            Field::new("conflict_fatalities", DataType::Int64, false),
+            Field::new("conflict_demonstrations", DataType::Int64, false),
+            utf8("reference_period"),
+            Field::new("updated_at_ms", DataType::Int64, false),
+        ])
+    })
+}
+
+/// Operator-supplied Iran regional events export.
+pub fn iran_events_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("id"),
+            utf8("title"),
+            utf8("category"),
+            utf8("source_url"),
+            Field::new("latitude", DataType::Float64, false),
+            Field::new("longitude", DataType::Float64, false),
+            utf8("location_name"),
+            Field::new("timestamp_ms", DataType::Int64, false),
+            utf8("severity"),
+        ])
+    })
+}
+
+/// UCDP `type_of_violence` → the API enum name.
+pub fn ucdp_violence_type(code: i64) -> &'static str {
+    match code {
+        1 => "UCDP_VIOLENCE_TYPE_STATE_BASED",
+        2 => "UCDP_VIOLENCE_TYPE_NON_STATE",
+        3 => "UCDP_VIOLENCE_TYPE_ONE_SIDED",
+        _ => "UCDP_VIOLENCE_TYPE_UNSPECIFIED",
+    }
+}

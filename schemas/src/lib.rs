@@ -1,0 +1,15 @@
+//! The lake contract: dataset ids, their Arrow schemas and partitioning, schema fingerprints,
+//! the commit document, country reference tables and shared enums.
+//!
+//! Architecture invariant: this crate does no IO. Reference tables are compiled in with
+//! `include_str!`, so every other crate can depend on it without pulling a runtime.
+
+pub mod commit;
+pub mod conflict;
+pub mod countries;
+pub mod dataset;
+pub mod fingerprint;
+pub mod sql;
+
+pub use commit::{Commit, DatasetEntry, DatasetStatus, FileEntry, Freshness};
+pub use dataset::{DatasetId, Partitioning};

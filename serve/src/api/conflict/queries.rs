@@ -1,0 +1,141 @@
+//! SQL of the Conflict operations. Every value is a bound parameter; table and column names are ours.
+
+use duckdb::{params, types::Value, Connection};
+
+use super::model::*;
+
+pub struct EventFilter {
+    pub from_ms: i64,
+    pub to_ms: i64,
+    pub country: Option<String>,
+    pub limit: i64,
+    pub offset: i64,
+}
+
+fn page_sql(table: &str, time_col: &str, columns: &str, with_country: bool) -> (String, String) {
+    let country = if with_country { " AND country_iso2 = ?" } else { "" };
+    let filter = format!("WHERE {time_col} BETWEEN ? AND ?{country}");
+    (
+        format!("SELECT {columns} FROM {table} {filter} ORDER BY {time_col} DESC, id LIMIT ? OFFSET ?"),
+        format!("SELECT count(*) FROM {table} {filter}"),
+    )
+}
+
+fn strings(v: Value) -> Vec<String> {
+    match v {
+        Value::List(items) | Value::Array(items) => items
+            .into_iter()
+            .filter_map(|i| match i {
+                Value::Text(s) => Some(s),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn run_page<T>(
+    conn: &Connection,
+    (page, count): (String, String),
+    f: &EventFilter,
+    map: impl Fn(&duckdb::Row) -> duckdb::Result<T>,
+) -> duckdb::Result<(Vec<T>, i64)> {
+    let mut stmt = conn.prepare_cached(&page)?;
+    let mut cstmt = conn.prepare_cached(&count)?;
+    let (rows, total) = match &f.country {
+        Some(c) => (
+            stmt.query_map(params![f.from_ms, f.to_ms, c, f.limit, f.offset], |r| map(r))?.collect::<Result<Vec<_>, _>>()?,
+            cstmt.query_row(params![f.from_ms, f.to_ms, c], |r| r.get(0))?,
+        ),
+        None => (
+            stmt.query_map(params![f.from_ms, f.to_ms, f.limit, f.offset], |r| map(r))?.collect::<Result<Vec<_>, _>>()?,
+            cstmt.query_row(params![f.from_ms, f.to_ms], |r| r.get(0))?,
+        ),
+    };
+    Ok((rows, total))
+}
+
+pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<ArmedConflictEvent>, i64)> {
+    let cols = "id, event_type, country, latitude, longitude, occurred_at_ms, fatalities, actors, source, admin1";
+    run_page(conn, page_sql("armed_events", "occurred_at_ms", cols, f.country.is_some()), f, |r| {
+        Ok(ArmedConflictEvent {
+            id: r.get(0)?,
+            event_type: r.get(1)?,
+            country: r.get(2)?,
+            location: GeoCoordinates { latitude: r.get(3)?, longitude: r.get(4)? },
+            occurred_at: r.get(5)?,
+            fatalities: r.get(6)?,
+            actors: strings(r.get(7)?),
+            source: r.get(8)?,
+            admin1: r.get(9)?,
+        })
+    })
+}
+
+pub fn violence_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<UcdpViolenceEvent>, i64)> {
+    let cols = "id, date_start_ms, date_end_ms, latitude, longitude, country, side_a, side_b, deaths_best, deaths_low, deaths_high, violence_type, source_original";
+    run_page(conn, page_sql("violence_events", "date_start_ms", cols, f.country.is_some()), f, |r| {
+        Ok(UcdpViolenceEvent {
+            id: r.get(0)?,
+            date_start: r.get(1)?,
+            date_end: r.get(2)?,
+            location: GeoCoordinates { latitude: r.get(3)?, longitude: r.get(4)? },
+            country: r.get(5)?,
+            side_a: r.get(6)?,
+            side_b: r.get(7)?,
+            deaths_best: r.get(8)?,
+            deaths_low: r.get(9)?,
+            deaths_high: r.get(10)?,
+            violence_type: r.get(11)?,
+            source_original: r.get(12)?,
+        })
+    })
+}
+
+const SUMMARY_COLS: &str = "country_code, country_name, conflict_events_total, conflict_political_violence_events, conflict_fatalities, conflict_demonstrations, reference_period, updated_at_ms";
+
+fn summary(r: &duckdb::Row) -> duckdb::Result<HumanitarianSummary> {
+    Ok(HumanitarianSummary {
+        country_code: r.get(0)?,
+        country_name: r.get(1)?,
+        conflict_events_total: r.get(2)?,
+        conflict_political_violence_events: r.get(3)?,
+        conflict_fatalities: r.get(4)?,
+        conflict_demonstrations: r.get(5)?,
+        reference_period: r.get(6)?,
+        updated_at: r.get(7)?,
+    })
+}
+
+pub fn humanitarian_summary(conn: &Connection, code: &str) -> duckdb::Result<Option<HumanitarianSummary>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {SUMMARY_COLS} FROM humanitarian WHERE country_code = ?"))?;
+    let mut rows = stmt.query_map(params![code], summary)?;
+    rows.next().transpose()
+}
+
+/// All summaries (one row per country, a few hundred at most); the batch filters in memory.
+pub fn humanitarian_all(conn: &Connection) -> duckdb::Result<Vec<HumanitarianSummary>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {SUMMARY_COLS} FROM humanitarian ORDER BY country_code"))?;
+    let rows = stmt.query_map([], summary)?;
+    rows.collect()
+}
+
+pub fn iran_events(conn: &Connection) -> duckdb::Result<Vec<IranEvent>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, title, category, source_url, latitude, longitude, location_name, timestamp_ms, severity FROM iran_events ORDER BY timestamp_ms DESC, id",
+    )?;
+    let rows = stmt.query_map([], |r| {
+        Ok(IranEvent {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            category: r.get(2)?,
+            source_url: r.get(3)?,
+            latitude: r.get(4)?,
+            longitude: r.get(5)?,
+            location_name: r.get(6)?,
+            timestamp: r.get::<_, i64>(7)?.to_string(),
+            severity: r.get(8)?,
+        })
+    })?;
+    rows.collect()
+}

@@ -1,0 +1,96 @@
+//! Health, readiness and discovery endpoints (no credential needed).
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use poem::{handler, web::Data, Request, Response};
+use serde_json::json;
+use sitrep_schemas::DatasetId;
+
+use super::answer::DataState;
+use crate::app::AppState;
+
+fn json(status: u16, body: serde_json::Value, cache: &str) -> Response {
+    Response::builder()
+        .status(poem::http::StatusCode::from_u16(status).unwrap_or(poem::http::StatusCode::OK))
+        .content_type("application/json; charset=utf-8")
+        .header("cache-control", cache)
+        .body(serde_json::to_vec(&body).unwrap_or_default())
+}
+
+fn datasets(state: &AppState) -> (serde_json::Value, bool, Option<u64>) {
+    let generation = state.snapshots.current();
+    let now = Utc::now();
+    let mut degraded = false;
+    let mut map = serde_json::Map::new();
+    for id in DatasetId::ALL {
+        let entry = generation.as_ref().and_then(|g| g.commit.dataset(id));
+        let st = DataState::of(id, entry.map(|e| &e.freshness), now);
+        degraded |= st == DataState::Unavailable;
+        map.insert(
+            id.as_str().into(),
+            json!({
+                "state": format!("{st:?}").to_lowercase(),
+                "generation": entry.and_then(|e| e.version),
+                "asOf": entry.and_then(|e| e.freshness.as_of).map(|t| t.to_rfc3339()),
+                "fetchedAt": entry.and_then(|e| e.freshness.fetched_at).map(|t| t.to_rfc3339()),
+                "upstreamVersion": entry.and_then(|e| e.freshness.upstream_version.clone()),
+                "rows": entry.map(|e| e.freshness.rows).unwrap_or(0),
+                "status": entry.map(|e| format!("{:?}", e.freshness.status).to_lowercase()),
+                "lastError": entry.and_then(|e| e.freshness.last_error.clone()),
+            }),
+        );
+    }
+    (serde_json::Value::Object(map), degraded, generation.map(|g| g.number))
+}
+
+/// Liveness: the process answers.
+#[handler]
+pub fn healthz() -> Response {
+    json(200, json!({ "status": "ok" }), "no-store")
+}
+
+/// Readiness: 200 once a generation is loaded, with each dataset's freshness; 503 before.
+#[handler]
+pub fn readyz(state: Data<&Arc<AppState>>) -> Response {
+    let (datasets, _, generation) = datasets(&state);
+    let ready = generation.is_some();
+    json(if ready { 200 } else { 503 }, json!({ "ready": ready, "generation": generation, "datasets": datasets }), "no-store")
+}
+
+/// `GET /api/health` (SUPPLEMENT 5.3).
+#[handler]
+pub fn api_health(state: Data<&Arc<AppState>>) -> Response {
+    let (datasets, degraded, _) = datasets(&state);
+    json(
+        200,
+        json!({
+            "status": if degraded { "degraded" } else { "ok" },
+            "version": env!("CARGO_PKG_VERSION"),
+            "time": Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            "datasets": datasets,
+        }),
+        "no-store",
+    )
+}
+
+/// `GET /.well-known/oauth-protected-resource` (RFC 9728).
+#[handler]
+pub fn protected_resource(state: Data<&Arc<AppState>>, req: &Request) -> Response {
+    let origin = state.settings.origin_for(req);
+    let mut r = json(
+        200,
+        json!({
+            "resource": origin,
+            "authorization_servers": [origin],
+            "bearer_methods_supported": ["header"],
+            "scopes_supported": ["mcp", "company_monitoring:read", "company_monitoring:write"],
+            "resource_name": "sitrep",
+            "resource_documentation": format!("{}/docs", state.settings.site_origin()),
+        }),
+        "public, max-age=3600",
+    );
+    r.headers_mut().insert("access-control-allow-origin", "*".parse().expect("static"));
+    r.headers_mut().insert("vary", "Host".parse().expect("static"));
+    r
+}

@@ -1,0 +1,58 @@
+//! Server configuration: flags with `SITREP_*` env fallbacks, plus the spec-named settings
+//! (`DATA_CURSOR_SECRET`, `API_KEY_PREFIX`, `AUTH_REALM`, `PUBLIC_ORIGINS`, `IRAN_EVENTS_ENABLED`).
+//! Secrets come only from the environment and are never logged.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::app::Settings;
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "SITREP_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// Local cache of lake files and per-dataset DuckDB databases.
+    #[arg(long, env = "SITREP_CACHE_DIR", default_value = "./var/cache")]
+    pub cache_dir: PathBuf,
+    /// How often to look for a new generation, in seconds.
+    #[arg(long, env = "SITREP_POLL_SECONDS", default_value_t = 5)]
+    pub poll_seconds: u64,
+    /// DuckDB memory limit per dataset database.
+    #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
+    pub duckdb_memory: String,
+    /// Also run the ingest scheduler in this process (single-process deployments).
+    #[arg(long, env = "SITREP_WITH_INGEST")]
+    pub with_ingest: bool,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct StateArgs {
+    /// State store URL (`sqlite://path` or `sqlite::memory:`).
+    #[arg(long, env = "SITREP_STATE", default_value = "sqlite://var/state.db")]
+    pub state: String,
+    /// Prefix of minted API keys.
+    #[arg(long, env = "API_KEY_PREFIX", default_value = "di")]
+    pub api_key_prefix: String,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+pub fn settings_from_env(listen: &str, api_key_prefix: &str) -> Settings {
+    let origins = env("PUBLIC_ORIGINS")
+        .map(|v| v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect())
+        .unwrap_or_else(|| vec![format!("http://{listen}")]);
+    Settings {
+        realm: env("AUTH_REALM").unwrap_or_else(|| "data-intelligence".into()),
+        public_origins: origins,
+        iran_events_enabled: env("IRAN_EVENTS_ENABLED").is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
+        api_key_prefix: api_key_prefix.to_string(),
+    }
+}
+
+pub fn cursor_secret_from_env() -> Option<String> {
+    env("DATA_CURSOR_SECRET")
+}

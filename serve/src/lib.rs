@@ -1,0 +1,14 @@
+//! The serving side of sitrep: generation loader + DuckDB, the REST groups, jmespath, auth and the
+//! state store.
+//!
+//! Architecture invariant: only this crate knows HTTP, poem and JSON response shapes, and only it
+//! links DuckDB. It reads the lake, never writes it.
+
+pub mod api;
+pub mod app;
+pub mod auth;
+pub mod config;
+pub mod snapshot;
+pub mod state;
+
+pub use app::{build, AppState, Settings};

@@ -1,0 +1,168 @@
+//! `sitrep-serve`: the API server, and the operator's API-key commands.
+
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use sitrep_ingest::{
+    config::{LakeArgs, SourceArgs},
+    replay::SourceEnv,
+    runner::Runner,
+    Lake,
+};
+use sitrep_schemas::DatasetId;
+use sitrep_serve::{
+    config::{cursor_secret_from_env, settings_from_env, ServeArgs, StateArgs},
+    snapshot::Snapshots,
+    state::{Plan, StateStore},
+    AppState,
+};
+
+#[derive(Parser)]
+#[command(name = "sitrep-serve", version, about = "Serve the sitrep API from the lake")]
+struct Cli {
+    #[command(flatten)]
+    state: StateArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the API until Ctrl-C.
+    Serve {
+        #[command(flatten)]
+        lake: LakeArgs,
+        #[command(flatten)]
+        serve: ServeArgs,
+        #[command(flatten)]
+        source: SourceArgs,
+    },
+    /// Manage API keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+    /// Print the development API key, creating a Pro account and key the first time.
+    DevKey {
+        /// Where the development key is kept between runs (only on this machine).
+        #[arg(long, env = "SITREP_DEV_KEY_FILE", default_value = "./var/dev-api-key")]
+        file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Mint a key (shown once) for an account, creating the account if needed.
+    Create {
+        #[arg(long)]
+        account: String,
+        #[arg(long, default_value = "free")]
+        plan: String,
+        #[arg(long, default_value = "operator-cli")]
+        name: String,
+        /// Grant the operator right (client_credentials grant).
+        #[arg(long)]
+        operator: bool,
+    },
+    /// List keys (display prefix only).
+    List,
+    /// Revoke a key by id or display prefix.
+    Revoke { key: String },
+}
+
+async fn ensure_account(store: &StateStore, name: &str, plan: Plan) -> anyhow::Result<sitrep_serve::state::Account> {
+    Ok(match store.find_account_by_name(name).await? {
+        Some(a) => a,
+        None => store.create_account(name, plan).await?,
+    })
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SITREP_LOG").unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let store = StateStore::open(&cli.state.state).await.with_context(|| format!("opening state store {}", cli.state.state))?;
+    match cli.command {
+        Command::Keys { command } => match command {
+            KeysCommand::Create { account, plan, name, operator } => {
+                let plan = Plan::parse(&plan).context("plan must be free, pro or business")?;
+                let acct = ensure_account(&store, &account, plan).await?;
+                let key = store.create_key(&acct.id, &name, &cli.state.api_key_prefix, &["mcp"], operator).await?;
+                println!("key id: {}", key.record.id);
+                println!("API key: {}", key.secret);
+            }
+            KeysCommand::List => {
+                println!("{:<32} {:<10} {:<16} {:<9} {:<26} revoked", "id", "prefix", "account", "plan", "last used");
+                for (k, a) in store.list_keys().await? {
+                    println!(
+                        "{:<32} {:<10} {:<16} {:<9} {:<26} {}",
+                        k.id,
+                        k.display_prefix,
+                        a.name,
+                        a.plan.as_str(),
+                        k.last_used_at.as_deref().unwrap_or("-"),
+                        k.revoked_at.as_deref().unwrap_or("-")
+                    );
+                }
+            }
+            KeysCommand::Revoke { key } => {
+                if store.revoke_key(&key).await? {
+                    println!("revoked {key}");
+                } else {
+                    anyhow::bail!("no live key {key}");
+                }
+            }
+        },
+        Command::DevKey { file } => {
+            if let Ok(existing) = std::fs::read_to_string(&file) {
+                let existing = existing.trim();
+                if store.authenticate(existing).await?.is_some() {
+                    println!("API key: {existing}");
+                    return Ok(());
+                }
+            }
+            let acct = ensure_account(&store, "development", Plan::Pro).await?;
+            let key = store.create_key(&acct.id, "development", &cli.state.api_key_prefix, &["mcp"], false).await?;
+            if let Some(dir) = file.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            std::fs::write(&file, &key.secret)?;
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600))?;
+            }
+            println!("API key: {}", key.secret);
+        }
+        Command::Serve { lake, serve, source } => {
+            let lake_store = Lake::open(&lake.lake)?;
+            let snapshots = Arc::new(Snapshots::new(lake_store.clone(), serve.cache_dir.clone(), serve.duckdb_memory.clone()));
+            let started = std::time::Instant::now();
+            if let Err(e) = snapshots.refresh().await {
+                tracing::error!(error = %e, "initial generation load failed; serving unavailable until a good one arrives");
+            }
+            tracing::info!(ms = started.elapsed().as_millis() as u64, "cold start");
+            let _poller = snapshots.clone().spawn_poller(Duration::from_secs(serve.poll_seconds.max(1)));
+            let _scheduler = if serve.with_ingest {
+                let runner = Arc::new(Runner::new(lake_store, SourceEnv::prepare(&source).await?));
+                Some(sitrep_ingest::scheduler::start(runner, &DatasetId::ALL).await?)
+            } else {
+                None
+            };
+            let settings = settings_from_env(&serve.listen, &cli.state.api_key_prefix);
+            let server_url = settings.site_origin().to_string();
+            let state = Arc::new(AppState::new(snapshots, store, cursor_secret_from_env(), settings).await.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+            let app = sitrep_serve::build(state, &server_url);
+            let listener = poem::listener::TcpListener::bind(serve.listen.clone());
+            tracing::info!(listen = %serve.listen, "serving");
+            poem::Server::new(listener)
+                .run_with_graceful_shutdown(app, async { let _ = tokio::signal::ctrl_c().await; }, Some(Duration::from_secs(5)))
+                .await?;
+        }
+    }
+    Ok(())
+}

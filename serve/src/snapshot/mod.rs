@@ -1,0 +1,11 @@
+//! Serving snapshots of the lake. The server follows `latest.json` (poll + probe), downloads a new
+//! generation's files into the local cache, builds one DuckDB database per dataset VERSION (sorted
+//! tables, so carried-forward datasets are reused, not rebuilt), smoke-tests it, then swaps an
+//! `Arc<Generation>`. In-flight requests keep the generation they started with. A failed load never
+//! replaces a good generation. Recent dataset versions stay queryable for pinned cursors.
+
+mod dataset_db;
+mod manager;
+
+pub use dataset_db::{DatasetDb, DbError};
+pub use manager::{Generation, SnapshotError, Snapshots};

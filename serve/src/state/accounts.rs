@@ -1,0 +1,234 @@
+//! Accounts with a plan, and their API keys (only the SHA-256 of a key is stored).
+
+use chrono::Utc;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+use super::{StateError, StateStore};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    Free,
+    Pro,
+    Business,
+}
+
+impl Plan {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Plan::Free => "free",
+            Plan::Pro => "pro",
+            Plan::Business => "business",
+        }
+    }
+    pub fn tier(self) -> u8 {
+        match self {
+            Plan::Free => 0,
+            Plan::Pro => 1,
+            Plan::Business => 2,
+        }
+    }
+    pub fn parse(s: &str) -> Option<Plan> {
+        match s {
+            "free" => Some(Plan::Free),
+            "pro" => Some(Plan::Pro),
+            "business" => Some(Plan::Business),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Account {
+    pub id: String,
+    pub name: String,
+    pub plan: Plan,
+    pub status: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiKeyRecord {
+    pub id: String,
+    pub account_id: String,
+    pub name: String,
+    pub display_prefix: String,
+    pub scopes: Vec<String>,
+    pub operator: bool,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub revoked_at: Option<String>,
+}
+
+/// A freshly minted key: the secret is returned once and never stored.
+pub struct NewKey {
+    pub record: ApiKeyRecord,
+    pub secret: String,
+}
+
+pub fn hash_key(secret: &str) -> String {
+    hex::encode(Sha256::digest(secret.as_bytes()))
+}
+
+/// `<prefix>_` + 40 lowercase hex (20 random bytes), SUPPLEMENT 5.1.
+pub fn looks_like_api_key(s: &str) -> bool {
+    let Some((prefix, hexpart)) = s.split_once('_') else { return false };
+    (2..=8).contains(&prefix.len())
+        && prefix.bytes().all(|b| b.is_ascii_lowercase())
+        && hexpart.len() == 40
+        && hexpart.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
+    let scopes: String = row.try_get("scopes")?;
+    Ok(ApiKeyRecord {
+        id: row.try_get("id")?,
+        account_id: row.try_get("account_id")?,
+        name: row.try_get("name")?,
+        display_prefix: row.try_get("display_prefix")?,
+        scopes: scopes.split_whitespace().map(str::to_string).collect(),
+        operator: row.try_get::<i64, _>("operator")? != 0,
+        created_at: row.try_get("created_at")?,
+        last_used_at: row.try_get("last_used_at")?,
+        revoked_at: row.try_get("revoked_at")?,
+    })
+}
+
+impl StateStore {
+    pub async fn create_account(&self, name: &str, plan: Plan) -> Result<Account, StateError> {
+        let id = format!("acct_{}", ulid::Ulid::new().to_string().to_lowercase());
+        sqlx::query("INSERT INTO accounts (id, name, plan, status, created_at) VALUES (?, ?, ?, 'active', ?)")
+            .bind(&id)
+            .bind(name)
+            .bind(plan.as_str())
+            .bind(now())
+            .execute(&self.pool)
+            .await?;
+        Ok(Account { id, name: name.to_string(), plan, status: "active".into() })
+    }
+
+    pub async fn find_account_by_name(&self, name: &str) -> Result<Option<Account>, StateError> {
+        let row = sqlx::query("SELECT id, name, plan, status FROM accounts WHERE name = ? ORDER BY created_at LIMIT 1")
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| -> Result<Account, StateError> {
+            let plan: String = r.try_get("plan")?;
+            Ok(Account {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                plan: Plan::parse(&plan).ok_or_else(|| StateError::Invalid(format!("unknown plan {plan}")))?,
+                status: r.try_get("status")?,
+            })
+        })
+        .transpose()
+    }
+
+    pub async fn create_key(
+        &self,
+        account_id: &str,
+        name: &str,
+        prefix: &str,
+        scopes: &[&str],
+        operator: bool,
+    ) -> Result<NewKey, StateError> {
+        let mut raw = [0u8; 20];
+        rand::thread_rng().fill_bytes(&mut raw);
+        let hexpart = hex::encode(raw);
+        let secret = format!("{prefix}_{hexpart}");
+        if !looks_like_api_key(&secret) {
+            return Err(StateError::Invalid(format!("API key prefix `{prefix}` must be 2-8 lowercase letters")));
+        }
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = ?").bind(account_id).fetch_optional(&self.pool).await?;
+        if exists.is_none() {
+            return Err(StateError::NotFound(format!("no account {account_id}")));
+        }
+        let rec = ApiKeyRecord {
+            id: format!("key_{}", ulid::Ulid::new().to_string().to_lowercase()),
+            account_id: account_id.to_string(),
+            name: name.to_string(),
+            display_prefix: format!("{prefix}_{}", &hexpart[..5]),
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            operator,
+            created_at: now(),
+            last_used_at: None,
+            revoked_at: None,
+        };
+        sqlx::query(
+            "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, scopes, operator, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&rec.id)
+        .bind(&rec.account_id)
+        .bind(&rec.name)
+        .bind(hash_key(&secret))
+        .bind(&rec.display_prefix)
+        .bind(rec.scopes.join(" "))
+        .bind(operator as i64)
+        .bind(&rec.created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(NewKey { record: rec, secret })
+    }
+
+    pub async fn list_keys(&self) -> Result<Vec<(ApiKeyRecord, Account)>, StateError> {
+        let rows = sqlx::query(
+            "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
+             FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let plan: String = r.try_get("account_plan")?;
+                Ok((
+                    record(r)?,
+                    Account {
+                        id: r.try_get("account_id")?,
+                        name: r.try_get("account_name")?,
+                        plan: Plan::parse(&plan).unwrap_or(Plan::Free),
+                        status: r.try_get("account_status")?,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    /// Revokes by key id or display prefix; returns whether a live key was revoked.
+    pub async fn revoke_key(&self, id_or_prefix: &str) -> Result<bool, StateError> {
+        let done = sqlx::query("UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL")
+            .bind(now())
+            .bind(id_or_prefix)
+            .bind(id_or_prefix)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The live key with this secret and its account; touches `last_used_at`.
+    pub async fn authenticate(&self, secret: &str) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
+        let row = sqlx::query(
+            "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
+             FROM api_keys k JOIN accounts a ON a.id = k.account_id
+             WHERE k.key_hash = ? AND k.revoked_at IS NULL",
+        )
+        .bind(hash_key(secret))
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(r) = row else { return Ok(None) };
+        let plan: String = r.try_get("account_plan")?;
+        let rec = record(&r)?;
+        let account = Account {
+            id: r.try_get("account_id")?,
+            name: r.try_get("account_name")?,
+            plan: Plan::parse(&plan).unwrap_or(Plan::Free),
+            status: r.try_get("account_status")?,
+        };
+        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").bind(now()).bind(&rec.id).execute(&self.pool).await?;
+        Ok(Some((rec, account)))
+    }
+
+}

@@ -1,0 +1,116 @@
+//! Idempotency records (SUPPLEMENT 1.13): scope = (principal or IP, route, key); identity = SHA-256
+//! of the raw body; 24 h TTL; an in-flight lock of 180 s released when the handler finishes.
+
+use sqlx::Row;
+
+use super::{StateError, StateStore};
+
+const TTL_MS: i64 = 24 * 60 * 60 * 1000;
+const LOCK_MS: i64 = 180 * 1000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredResponse {
+    pub status: u16,
+    pub content_type: String,
+    pub body: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Claim {
+    /// First use (or an expired/abandoned record): the caller runs the handler.
+    Claimed,
+    /// Completed earlier with the same body.
+    Replay(StoredResponse),
+    /// Another request with this key holds the lock.
+    InFlight,
+    /// The key was used with a different body.
+    Mismatch,
+}
+
+impl StateStore {
+    pub async fn idempotency_claim(&self, scope_key: &str, body_hash: &str, now_ms: i64) -> Result<Claim, StateError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND created_at < ?")
+            .bind(scope_key)
+            .bind(now_ms - TTL_MS)
+            .execute(&mut *tx)
+            .await?;
+        let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until FROM idempotency WHERE scope_key = ?")
+            .bind(scope_key)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let claim = match row {
+            None => {
+                sqlx::query("INSERT INTO idempotency (scope_key, body_hash, completed, created_at, locked_until) VALUES (?, ?, 0, ?, ?)")
+                    .bind(scope_key)
+                    .bind(body_hash)
+                    .bind(now_ms)
+                    .bind(now_ms + LOCK_MS)
+                    .execute(&mut *tx)
+                    .await?;
+                Claim::Claimed
+            }
+            Some(r) => {
+                let stored_hash: String = r.try_get("body_hash")?;
+                if stored_hash != body_hash {
+                    Claim::Mismatch
+                } else if r.try_get::<i64, _>("completed")? != 0 {
+                    Claim::Replay(StoredResponse {
+                        status: r.try_get::<i64, _>("status")? as u16,
+                        content_type: r.try_get("content_type")?,
+                        body: r.try_get("body")?,
+                    })
+                } else if r.try_get::<i64, _>("locked_until")? > now_ms {
+                    Claim::InFlight
+                } else {
+                    sqlx::query("UPDATE idempotency SET locked_until = ? WHERE scope_key = ?")
+                        .bind(now_ms + LOCK_MS)
+                        .bind(scope_key)
+                        .execute(&mut *tx)
+                        .await?;
+                    Claim::Claimed
+                }
+            }
+        };
+        tx.commit().await?;
+        Ok(claim)
+    }
+
+    pub async fn idempotency_complete(&self, scope_key: &str, response: &StoredResponse) -> Result<(), StateError> {
+        sqlx::query("UPDATE idempotency SET completed = 1, status = ?, content_type = ?, body = ?, locked_until = 0 WHERE scope_key = ?")
+            .bind(response.status as i64)
+            .bind(&response.content_type)
+            .bind(&response.body)
+            .bind(scope_key)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Drops a claim whose response is not stored, so the next retry runs again.
+    pub async fn idempotency_release(&self, scope_key: &str) -> Result<(), StateError> {
+        sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND completed = 0").bind(scope_key).execute(&self.pool).await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn claim_replay_conflict_and_mismatch() {
+        let s = StateStore::open("sqlite::memory:").await.unwrap();
+        assert_eq!(s.idempotency_claim("k", "h1", 1000).await.unwrap(), Claim::Claimed);
+        assert_eq!(s.idempotency_claim("k", "h1", 1001).await.unwrap(), Claim::InFlight);
+        assert_eq!(s.idempotency_claim("k", "h2", 1001).await.unwrap(), Claim::Mismatch);
+        let stored = StoredResponse { status: 200, content_type: "application/json".into(), body: b"{}".to_vec() };
+        s.idempotency_complete("k", &stored).await.unwrap();
+        assert_eq!(s.idempotency_claim("k", "h1", 1002).await.unwrap(), Claim::Replay(stored));
+        // Expired after 24 h: claimable again.
+        assert_eq!(s.idempotency_claim("k", "h2", 1000 + TTL_MS + 1).await.unwrap(), Claim::Claimed);
+        // Released claims run again.
+        s.idempotency_release("k").await.unwrap();
+        assert_eq!(s.idempotency_claim("k", "h3", 1000 + TTL_MS + 2).await.unwrap(), Claim::Claimed);
+    }
+}
