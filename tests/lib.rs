@@ -1,1 +1,89 @@
+//! Shared harness of the end-to-end tests and the benchmarks: a lake built by the real pipelines in
+//! replay mode, and the real server on 127.0.0.1:0.
 
+use std::{path::PathBuf, sync::Arc};
+
+use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
+use sitrep_pipelines::{http::RetryPolicy, replay::FixtureServer, UpstreamConfig};
+use sitrep_serve::{snapshot::Snapshots, state::{Plan, StateStore}, AppState, Settings};
+
+pub fn repo_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+pub fn fixtures() -> PathBuf {
+    repo_root().join("data/fixtures")
+}
+
+/// A runner over the given scenario of each upstream (`normal`, `empty`, `server-error`, …).
+pub async fn replay_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
+    let dirs: Vec<PathBuf> = scenarios.iter().map(|(u, s)| fixtures().join(u).join(s)).collect();
+    let server = FixtureServer::start_dirs(&dirs).await.expect("fixture server");
+    let retry = RetryPolicy { max_retries: 2, base_delay: std::time::Duration::from_millis(10), max_retry_after: std::time::Duration::from_millis(50) };
+    let env = SourceEnv::replay(server, UpstreamConfig::replay(&fixtures()), retry).expect("source env");
+    Runner::new(lake, env)
+}
+
+pub const NORMAL: &[(&str, &str)] = &[("acled", "normal"), ("ucdp", "normal"), ("hdx", "normal")];
+
+pub struct TestApp {
+    pub base: String,
+    pub key: String,
+    pub lake: Lake,
+    pub snapshots: Arc<Snapshots>,
+    pub store: StateStore,
+    pub http: reqwest::Client,
+    pub _dir: tempfile::TempDir,
+    _server: tokio::task::JoinHandle<()>,
+}
+
+impl TestApp {
+    /// A lake ingested from the `normal` fixtures, loaded, and served.
+    pub async fn start() -> TestApp {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
+        replay_runner(lake.clone(), NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
+        Self::serve(dir, lake).await
+    }
+
+    pub async fn serve(dir: tempfile::TempDir, lake: Lake) -> TestApp {
+        let snapshots = Arc::new(Snapshots::new(lake.clone(), dir.path().join("cache"), "128MB".into()));
+        snapshots.refresh().await.expect("load generation");
+        let store = StateStore::open("sqlite::memory:").await.expect("state");
+        let acct = store.create_account("test", Plan::Pro).await.expect("account");
+        let key = store.create_key(&acct.id, "test", "di", &["mcp"], false).await.expect("key").secret;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        drop(listener);
+        let base = format!("http://{addr}");
+        let settings = Settings { realm: "data-intelligence".into(), public_origins: vec![base.clone()], iran_events_enabled: true, api_key_prefix: "di".into() };
+        let state = Arc::new(AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state"));
+        let app = sitrep_serve::build(state, &base);
+        let server = tokio::spawn(async move {
+            let _ = poem::Server::new(poem::listener::TcpListener::bind(addr.to_string())).run(app).await;
+        });
+        let http = reqwest::Client::builder().user_agent("sitrep-tests/0.1 (+https://sitrep.example)").build().expect("client");
+        for _ in 0..100 {
+            if http.get(format!("{base}/healthz")).send().await.is_ok() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        TestApp { base, key, lake, snapshots, store, http, _dir: dir, _server: server }
+    }
+
+    pub fn get(&self, path_and_query: &str) -> reqwest::RequestBuilder {
+        self.http.get(format!("{}{path_and_query}", self.base)).header("x-service-key", &self.key)
+    }
+
+    pub fn post(&self, path: &str) -> reqwest::RequestBuilder {
+        self.http.post(format!("{}{path}", self.base)).header("x-service-key", &self.key)
+    }
+
+    /// GET returning (status, JSON body).
+    pub async fn json(&self, path_and_query: &str) -> (u16, serde_json::Value) {
+        let r = self.get(path_and_query).send().await.expect("request");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(serde_json::Value::Null))
+    }
+}

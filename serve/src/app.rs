@@ -170,6 +170,10 @@ fn set_idempotency_headers(r: &mut Response, key: &str, replayed: bool) {
     r.headers_mut().insert("idempotent-replayed", if replayed { "true" } else { "false" }.parse().expect("static"));
 }
 
+fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    ApiError::Internal("handler panicked".into()).into_response()
+}
+
 /// The whole HTTP application.
 pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let api = openapi(state.clone(), server_url);
@@ -196,10 +200,10 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     });
     Route::new()
         .nest("/", api)
-        .at("/openapi.json", get(poem::endpoint::make_sync(move |_| {
+        .at("/openapi.json", get(poem::endpoint::make_sync(move |_: Request| {
             Response::builder().content_type("application/json; charset=utf-8").body(spec_json.clone())
         })))
-        .at("/openapi.yaml", get(poem::endpoint::make_sync(move |_| {
+        .at("/openapi.yaml", get(poem::endpoint::make_sync(move |_: Request| {
             Response::builder().content_type("application/yaml; charset=utf-8").body(spec_yaml.clone())
         })))
         .nest("/docs", docs)
@@ -209,7 +213,7 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .at("/.well-known/oauth-protected-resource", get(api::meta::protected_resource))
         .at("/.well-known/oauth-protected-resource/mcp", get(api::meta::protected_resource))
         .data(state)
-        .with(CatchPanic::new().with_handler(|_| ApiError::Internal("handler panicked".into()).into_response()))
+        .with(CatchPanic::new().with_handler(panic_response))
         .around(|next, req| async move {
             let id = request_id(&req);
             let path = req.uri().path().to_string();

@@ -1,1 +1,11 @@
+//! The one end-to-end test binary: real pipelines over recorded fixtures, the real lake protocol,
+//! the real server on 127.0.0.1:0. One module per feature.
 
+mod auth_and_errors;
+mod concurrency;
+mod conflict;
+mod connectors;
+mod crash;
+mod idempotency;
+mod lake;
+mod openapi;

@@ -1,0 +1,125 @@
+//! Every connector against every recorded scenario, through the real runner and lake: good data
+//! lands, bad upstream answers leave the last good version serving with the failure recorded.
+
+use std::sync::Arc;
+
+use sitrep_ingest::{backfill::backfill, Lake};
+use sitrep_pipelines::{acled::AcledSource, time::YearMonth};
+use sitrep_schemas::{DatasetId, DatasetStatus};
+use sitrep_tests::{replay_runner, NORMAL};
+
+async fn seeded() -> Lake {
+    let lake = Lake::in_memory();
+    let report = replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
+    assert!(report.datasets.iter().all(|d| d.ok), "{:?}", report.datasets);
+    lake
+}
+
+#[tokio::test]
+async fn normal_scenarios_fill_every_dataset() {
+    let lake = seeded().await;
+    let c = lake.latest_commit().await.unwrap();
+    let rows = |d: DatasetId| c.dataset(d).unwrap().freshness.rows;
+    assert_eq!(rows(DatasetId::ArmedEvents), 444);
+    assert_eq!(rows(DatasetId::Humanitarian), 35);
+    assert_eq!(rows(DatasetId::IranEvents), 42);
+    let v = c.dataset(DatasetId::ViolenceEvents).unwrap();
+    assert!(v.freshness.rows > 0 && v.freshness.rows <= 2000);
+    assert_eq!(v.freshness.upstream_version.as_deref(), Some("26.1+26.0.10"));
+    let armed = c.dataset(DatasetId::ArmedEvents).unwrap();
+    let parts: Vec<&str> = armed.files.iter().filter_map(|f| f.partition.as_deref()).collect();
+    assert_eq!(parts, ["2026-08", "2026-09", "2026-10", "2026-11"]);
+    assert_eq!(armed.freshness.as_of.unwrap().to_rfc3339(), "2026-11-20T06:00:00+00:00");
+}
+
+#[tokio::test]
+async fn acled_pages_until_a_short_page() {
+    let lake = Lake::in_memory();
+    let runner = replay_runner(lake.clone(), &[("acled", "paged")]).await.with_source(Arc::new(AcledSource::new(
+        sitrep_pipelines::acled::DEFAULT_BASE,
+        100,
+        20_000,
+    )));
+    let report = runner.run(&[DatasetId::ArmedEvents]).await.unwrap();
+    assert!(report.datasets[0].ok, "{:?}", report.datasets[0].error);
+    assert_eq!(report.datasets[0].rows, 237);
+}
+
+#[tokio::test]
+async fn bad_upstream_answers_keep_the_last_good_version() {
+    for (upstream, scenario, dataset) in [
+        ("acled", "error-false", DatasetId::ArmedEvents),
+        ("acled", "truncated", DatasetId::ArmedEvents),
+        ("acled", "html", DatasetId::ArmedEvents),
+        ("acled", "rate-limited", DatasetId::ArmedEvents),
+        ("acled", "server-error", DatasetId::ArmedEvents),
+        ("ucdp", "server-error", DatasetId::ViolenceEvents),
+        ("ucdp", "truncated", DatasetId::ViolenceEvents),
+        ("ucdp", "html", DatasetId::ViolenceEvents),
+        ("ucdp", "rate-limited", DatasetId::ViolenceEvents),
+        ("hdx", "truncated", DatasetId::Humanitarian),
+    ] {
+        let lake = seeded().await;
+        let before = lake.latest_commit().await.unwrap();
+        let report = replay_runner(lake.clone(), &[(upstream, scenario)]).await.run(&[dataset]).await.unwrap();
+        assert!(!report.datasets[0].ok, "{upstream}/{scenario} should fail");
+        let after = lake.latest_commit().await.unwrap();
+        let (b, a) = (before.dataset(dataset).unwrap(), after.dataset(dataset).unwrap());
+        assert_eq!(a.files, b.files, "{upstream}/{scenario}: data unchanged");
+        assert_eq!(a.version, b.version);
+        assert_eq!(a.freshness.status, DatasetStatus::Degraded);
+        assert!(a.freshness.last_error.is_some(), "{upstream}/{scenario}: failure recorded");
+    }
+}
+
+#[tokio::test]
+async fn legitimately_empty_answers_publish_empty_versions_and_hdx_falls_back_to_csv() {
+    let lake = seeded().await;
+    let report = replay_runner(lake.clone(), &[("ucdp", "empty"), ("hdx", "fallback")])
+        .await
+        .run(&[DatasetId::ViolenceEvents, DatasetId::Humanitarian])
+        .await
+        .unwrap();
+    assert!(report.datasets.iter().all(|d| d.ok), "{:?}", report.datasets);
+    let c = lake.latest_commit().await.unwrap();
+    assert_eq!(c.dataset(DatasetId::ViolenceEvents).unwrap().freshness.rows, 0);
+    let h = c.dataset(DatasetId::Humanitarian).unwrap();
+    assert_eq!(h.freshness.upstream_version.as_deref(), Some("ckan-csv"));
+    assert_eq!(h.freshness.rows, 12);
+}
+
+#[tokio::test]
+async fn missing_credentials_are_reported_not_faked() {
+    let lake = Lake::in_memory();
+    let server = sitrep_pipelines::replay::FixtureServer::start_dirs(&[]).await.unwrap();
+    let env = sitrep_ingest::replay::SourceEnv::replay(server, Default::default(), Default::default()).unwrap();
+    let report = sitrep_ingest::runner::Runner::new(lake.clone(), env).run(&DatasetId::ALL).await.unwrap();
+    assert!(report.datasets.iter().all(|d| !d.ok));
+    let c = lake.latest_commit().await.unwrap();
+    let armed = c.dataset(DatasetId::ArmedEvents).unwrap();
+    assert_eq!(armed.freshness.status, DatasetStatus::Unavailable);
+    assert!(armed.freshness.last_error.as_deref().unwrap().starts_with("missing_credentials"));
+    assert!(c.dataset(DatasetId::IranEvents).unwrap().freshness.last_error.as_deref().unwrap().starts_with("disabled"));
+}
+
+#[tokio::test]
+async fn backfill_adds_months_in_one_commit_and_keeps_as_of() {
+    let lake = seeded().await;
+    let before = lake.latest_commit().await.unwrap();
+    let runner = replay_runner(lake.clone(), NORMAL).await;
+    let mut seen = Vec::new();
+    let from = YearMonth::parse("2026-05").unwrap();
+    let to = YearMonth::parse("2026-07").unwrap();
+    let commit = backfill(&runner, DatasetId::ArmedEvents, from, to, |m, _| seen.push(m.to_string())).await.unwrap();
+    assert_eq!(seen, ["2026-05", "2026-06", "2026-07"]);
+    assert_eq!(commit.generation, before.generation + 1);
+    let a = commit.dataset(DatasetId::ArmedEvents).unwrap();
+    assert_eq!(a.freshness.rows, 444 + 61 + 64 + 68);
+    assert_eq!(a.freshness.as_of, before.dataset(DatasetId::ArmedEvents).unwrap().freshness.as_of);
+    assert_eq!(a.files.len(), 7);
+    // Other datasets are carried forward untouched.
+    assert_eq!(commit.dataset(DatasetId::Humanitarian), before.dataset(DatasetId::Humanitarian));
+    // Datasets without date windows refuse backfill clearly.
+    let err = backfill(&runner, DatasetId::Humanitarian, from, to, |_, _| {}).await.unwrap_err();
+    assert!(err.to_string().contains("does not support backfill"));
+}

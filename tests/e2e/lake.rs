@@ -1,0 +1,152 @@
+//! The lake protocol: racing publishers, crashes between data and commit, refusal of bad files, gc.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use chrono::Utc;
+use object_store::{memory::InMemory, ObjectStore};
+use sitrep_ingest::{
+    lake::{GcOptions, Outcome, Staged},
+    writer::write_dataset,
+    Lake,
+};
+use sitrep_pipelines::Scope;
+use sitrep_schemas::{DatasetId, FileEntry};
+use sitrep_tests::{replay_runner, NORMAL};
+
+fn failed(dataset: DatasetId, run: &str) -> Staged {
+    Staged {
+        run_id: run.into(),
+        operation: "test".into(),
+        outcomes: vec![Outcome::Failed { dataset, error: format!("test: {run}"), attempted_at: Utc::now() }],
+    }
+}
+
+#[tokio::test]
+async fn racing_publishers_lose_nothing() {
+    let lake = Lake::from_store(Arc::new(InMemory::new()), "memory://");
+    let tasks: Vec<_> = (0..16)
+        .map(|i| {
+            let lake = lake.clone();
+            tokio::spawn(async move {
+                let d = DatasetId::ALL[i % 4];
+                lake.publish(&failed(d, &format!("run{i}"))).await.unwrap().generation
+            })
+        })
+        .collect();
+    let mut gens: Vec<u64> = futures::future::join_all(tasks).await.into_iter().map(|r| r.unwrap()).collect();
+    gens.sort();
+    assert_eq!(gens, (1..=16).collect::<Vec<_>>(), "every publisher got its own generation");
+    assert_eq!(lake.latest_generation().await.unwrap(), 16);
+    // Each generation's parent is the one before: a linear history.
+    for g in 2..=16 {
+        assert_eq!(lake.read_commit(g).await.unwrap().unwrap().parent, Some(g - 1));
+    }
+}
+
+#[tokio::test]
+async fn crash_between_data_and_commit_leaves_the_last_generation_and_rerun_succeeds() {
+    let lake = Lake::in_memory();
+    let runner = replay_runner(lake.clone(), NORMAL).await;
+    runner.run(&DatasetId::ALL).await.unwrap();
+    let before = lake.latest_commit().await.unwrap();
+    // A run that wrote its Parquet and died before committing.
+    let ctx_batch = {
+        let fetched = sitrep_pipelines::registry::source_for(DatasetId::Humanitarian)
+            .fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled)
+            .await
+            .unwrap();
+        fetched.batch
+    };
+    let mut n = 0;
+    write_dataset(&lake, "01CRASHEDRUN0000000000000", DatasetId::Humanitarian, &ctx_batch, Utc::now(), &mut n).await.unwrap();
+    assert_eq!(lake.latest_commit().await.unwrap(), before, "orphan files change nothing");
+    let again = runner.run(&DatasetId::ALL).await.unwrap();
+    assert_eq!(again.commit.generation, before.generation + 1);
+    // gc removes the orphan folder, keeps everything referenced, never touches commits.
+    let report = lake
+        .gc(&GcOptions { keep: 1, grace: chrono::Duration::zero(), retention: chrono::Duration::zero(), dry_run: false }, |_, _| {})
+        .await
+        .unwrap();
+    assert!(report.runs_deleted.contains(&"01CRASHEDRUN0000000000000".to_string()));
+    assert_eq!(lake.generations().await.unwrap(), vec![1, 2]);
+    let latest = lake.latest_commit().await.unwrap();
+    for f in latest.datasets.values().flat_map(|e| &e.files) {
+        lake.get_bytes(&f.path).await.expect("referenced files survive gc");
+    }
+}
+
+fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged {
+    Staged {
+        run_id: "bad".into(),
+        operation: "test".into(),
+        outcomes: vec![Outcome::Fetched {
+            dataset,
+            files: vec![FileEntry {
+                path: path.into(),
+                rows,
+                bytes,
+                sha256: String::new(),
+                schema_fingerprint: dataset.fingerprint(),
+                run_id: "bad".into(),
+                fetched_at: Utc::now(),
+                partition: None,
+            }],
+            scope: Scope::All,
+            fetched_at: Utc::now(),
+            as_of: Utc::now(),
+            upstream_version: None,
+            keeps_as_of: false,
+        }],
+    }
+}
+
+#[tokio::test]
+async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
+    let store: Arc<dyn ObjectStore> = Arc::new(InMemory::new());
+    let lake = Lake::from_store(store.clone(), "memory://");
+    let garbage = Bytes::from_static(b"this is not parquet at all, PAR1");
+    lake.put_data("data/bad/humanitarian/part-00000.parquet", garbage.clone()).await.unwrap();
+    let err = lake.publish(&staged_file("data/bad/humanitarian/part-00000.parquet", 1, garbage.len() as u64, DatasetId::Humanitarian)).await;
+    assert!(err.unwrap_err().to_string().contains("refused before commit"));
+
+    // A valid Parquet of another dataset's schema.
+    let runner = replay_runner(Lake::in_memory(), NORMAL).await;
+    let iran = sitrep_pipelines::registry::source_for(DatasetId::IranEvents)
+        .fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled)
+        .await
+        .unwrap()
+        .batch;
+    let bytes = sitrep_ingest::writer::encode(&iran).unwrap();
+    lake.put_data("data/bad/humanitarian/part-00001.parquet", bytes.clone()).await.unwrap();
+    let err = lake
+        .publish(&staged_file("data/bad/humanitarian/part-00001.parquet", iran.num_rows() as u64, bytes.len() as u64, DatasetId::Humanitarian))
+        .await;
+    assert!(err.unwrap_err().to_string().contains("schema does not match"));
+    // Wrong row count.
+    let err = lake.publish(&staged_file("data/bad/humanitarian/part-00001.parquet", 1, bytes.len() as u64, DatasetId::Humanitarian)).await;
+    assert!(err.unwrap_err().to_string().contains("rows"));
+    assert_eq!(lake.latest_generation().await.unwrap(), 0, "nothing was committed");
+    // Data files are never overwritten.
+    assert!(lake.put_data("data/bad/humanitarian/part-00001.parquet", bytes).await.is_err());
+}
+
+#[tokio::test]
+async fn views_and_rollback() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = Lake::open(dir.path().to_str().unwrap()).unwrap();
+    let runner = replay_runner(lake.clone(), NORMAL).await;
+    runner.run(&DatasetId::ALL).await.unwrap();
+    runner.run(&[DatasetId::Humanitarian]).await.unwrap();
+    let c2 = lake.latest_commit().await.unwrap();
+    let sql = sitrep_ingest::lake::views_sql(&lake, &c2);
+    assert_eq!(sql.matches("CREATE OR REPLACE VIEW").count(), 4);
+    assert!(sql.contains(&dir.path().canonicalize().unwrap().display().to_string()));
+    let json = sitrep_ingest::lake::views_json(&lake, &c2);
+    assert_eq!(json["tables"]["armed_events"].as_array().unwrap().len(), 4);
+    let rolled = lake.rollback(1).await.unwrap();
+    assert_eq!(rolled.generation, 3);
+    assert_eq!(rolled.datasets, lake.read_commit(1).await.unwrap().unwrap().datasets);
+    let changes = sitrep_ingest::lake::describe_changes(Some(&c2), &rolled);
+    assert!(changes.iter().any(|l| l.starts_with("humanitarian")));
+}
