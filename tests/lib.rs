@@ -5,7 +5,11 @@ use std::{path::PathBuf, sync::Arc};
 
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{http::RetryPolicy, replay::FixtureServer, UpstreamConfig};
-use sitrep_serve::{snapshot::Snapshots, state::{Plan, StateStore}, AppState, Settings};
+use sitrep_serve::{
+    snapshot::Snapshots,
+    state::{Plan, StateStore},
+    AppState, Settings,
+};
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
@@ -19,7 +23,11 @@ pub fn fixtures() -> PathBuf {
 pub async fn replay_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
     let dirs: Vec<PathBuf> = scenarios.iter().map(|(u, s)| fixtures().join(u).join(s)).collect();
     let server = FixtureServer::start_dirs(&dirs).await.expect("fixture server");
-    let retry = RetryPolicy { max_retries: 2, base_delay: std::time::Duration::from_millis(10), max_retry_after: std::time::Duration::from_millis(50) };
+    let retry = RetryPolicy {
+        max_retries: 2,
+        base_delay: std::time::Duration::from_millis(10),
+        max_retry_after: std::time::Duration::from_millis(50),
+    };
     let env = SourceEnv::replay(server, UpstreamConfig::replay(&fixtures()), retry).expect("source env");
     Runner::new(lake, env)
 }
@@ -56,13 +64,23 @@ impl TestApp {
         let addr = listener.local_addr().expect("addr");
         drop(listener);
         let base = format!("http://{addr}");
-        let settings = Settings { realm: "data-intelligence".into(), public_origins: vec![base.clone()], iran_events_enabled: true, api_key_prefix: "di".into() };
-        let state = Arc::new(AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state"));
+        let settings = Settings {
+            realm: "data-intelligence".into(),
+            public_origins: vec![base.clone()],
+            iran_events_enabled: true,
+            api_key_prefix: "di".into(),
+        };
+        let state = Arc::new(
+            AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state"),
+        );
         let app = sitrep_serve::build(state, &base);
         let server = tokio::spawn(async move {
             let _ = poem::Server::new(poem::listener::TcpListener::bind(addr.to_string())).run(app).await;
         });
-        let http = reqwest::Client::builder().user_agent("sitrep-tests/0.1 (+https://sitrep.example)").build().expect("client");
+        let http = reqwest::Client::builder()
+            .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
+            .build()
+            .expect("client");
         for _ in 0..100 {
             if http.get(format!("{base}/healthz")).send().await.is_ok() {
                 break;

@@ -53,7 +53,9 @@ pub async fn backfill(
     }
     let source = runner.source(dataset).ok_or_else(|| IngestError::Usage(format!("no source for {dataset}")))?;
     if !source.supports_backfill() {
-        return Err(IngestError::Usage(format!("{dataset} does not support backfill (its upstream has no date windows)")));
+        return Err(IngestError::Usage(format!(
+            "{dataset} does not support backfill (its upstream has no date windows)"
+        )));
     }
     let lake = &runner.lake;
     let key = checkpoint_key(dataset, from, to);

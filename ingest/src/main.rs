@@ -167,7 +167,13 @@ async fn main() -> anyhow::Result<()> {
                         Some(p) => lake.read_commit(p).await?,
                         None => None,
                     };
-                    println!("generation {}  {}  {}  run {}", c.generation, c.committed_at.to_rfc3339(), c.operation, c.run_id);
+                    println!(
+                        "generation {}  {}  {}  run {}",
+                        c.generation,
+                        c.committed_at.to_rfc3339(),
+                        c.operation,
+                        c.run_id
+                    );
                     for line in describe_changes(parent.as_ref(), &c) {
                         println!("    {line}");
                     }

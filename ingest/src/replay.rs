@@ -46,12 +46,21 @@ impl SourceEnv {
     /// Replay against an already started fixture server (tests pick other scenarios this way).
     pub fn replay(server: FixtureServer, config: UpstreamConfig, retry: RetryPolicy) -> Result<Self, IngestError> {
         let replay_now = server.recorded_at();
-        Ok(SourceEnv { http: Http::new(server.transport(), retry)?, config, replay_now, _server: Some(Arc::new(server)) })
+        Ok(SourceEnv {
+            http: Http::new(server.transport(), retry)?,
+            config,
+            replay_now,
+            _server: Some(Arc::new(server)),
+        })
     }
 
     /// A fetch context for one run, with that run's clock.
     pub fn context(&self) -> FetchContext {
-        FetchContext { http: self.http.clone(), now: self.replay_now.unwrap_or_else(Utc::now), config: self.config.clone() }
+        FetchContext {
+            http: self.http.clone(),
+            now: self.replay_now.unwrap_or_else(Utc::now),
+            config: self.config.clone(),
+        }
     }
 
     pub fn is_replay(&self) -> bool {

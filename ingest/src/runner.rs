@@ -60,11 +60,14 @@ impl Runner {
         let ctx = self.env.context();
         let attempted_at = Utc::now();
         let result: Result<(Outcome, u64, u64, usize), IngestError> = async {
-            let source = self.sources.get(&dataset).ok_or_else(|| IngestError::Usage(format!("no source for {dataset}")))?;
+            let source =
+                self.sources.get(&dataset).ok_or_else(|| IngestError::Usage(format!("no source for {dataset}")))?;
             let fetched = source.fetch(&ctx, Window::Scheduled).await?;
             let mut next_part = 0;
-            let files = write_dataset(&self.lake, run_id, dataset, &fetched.batch, attempted_at, &mut next_part).await?;
-            let (rows, bytes, n) = (files.iter().map(|f| f.rows).sum(), files.iter().map(|f| f.bytes).sum(), files.len());
+            let files =
+                write_dataset(&self.lake, run_id, dataset, &fetched.batch, attempted_at, &mut next_part).await?;
+            let (rows, bytes, n) =
+                (files.iter().map(|f| f.rows).sum(), files.iter().map(|f| f.bytes).sum(), files.len());
             let outcome = Outcome::Fetched {
                 dataset,
                 files,

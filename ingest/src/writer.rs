@@ -38,7 +38,10 @@ pub fn encode(batch: &RecordBatch) -> Result<Bytes, IngestError> {
 }
 
 /// Splits by UTC month of the dataset's partition column, keeping row order within each month.
-pub fn split_by_month(dataset: DatasetId, batch: &RecordBatch) -> Result<Vec<(Option<YearMonth>, RecordBatch)>, IngestError> {
+pub fn split_by_month(
+    dataset: DatasetId,
+    batch: &RecordBatch,
+) -> Result<Vec<(Option<YearMonth>, RecordBatch)>, IngestError> {
     let (Partitioning::Month, Some(col)) = (dataset.partitioning(), dataset.partition_column()) else {
         return Ok(vec![(None, batch.clone())]);
     };
@@ -50,10 +53,7 @@ pub fn split_by_month(dataset: DatasetId, batch: &RecordBatch) -> Result<Vec<(Op
     for (i, v) in ms.values().iter().enumerate() {
         groups.entry(YearMonth::of_ms(*v)).or_default().push(i as u32);
     }
-    groups
-        .into_iter()
-        .map(|(m, idx)| Ok((Some(m), take_record_batch(batch, &UInt32Array::from(idx))?)))
-        .collect()
+    groups.into_iter().map(|(m, idx)| Ok((Some(m), take_record_batch(batch, &UInt32Array::from(idx))?))).collect()
 }
 
 /// Validates the batch against the dataset schema, writes its partitions and returns their entries.

@@ -1,7 +1,5 @@
 //! Small helpers for building record batches against a lake schema.
 
-use std::sync::Arc;
-
 use arrow::{
     array::{ArrayRef, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder},
     record_batch::RecordBatch,
@@ -32,7 +30,7 @@ pub fn string_lists(cap: usize) -> ListBuilder<StringBuilder> {
 }
 
 pub fn finish<B: arrow::array::ArrayBuilder>(mut b: B) -> ArrayRef {
-    Arc::from(b.finish())
+    b.finish()
 }
 
 /// Cuts text to at most `max` characters (not bytes), on a char boundary.

@@ -109,10 +109,8 @@ impl Http {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            let body = resp
-                .bytes()
-                .await
-                .map_err(|e| SourceError::Transport { url: redact(url), detail: e.to_string() })?;
+            let body =
+                resp.bytes().await.map_err(|e| SourceError::Transport { url: redact(url), detail: e.to_string() })?;
             return Ok(Reply { status, content_type, body });
         }
     }

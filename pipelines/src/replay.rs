@@ -54,9 +54,8 @@ struct Recording {
 type Key = (String, String, String, Vec<(String, String)>);
 
 fn key_of(method: &str, host: &str, path: &str, query: Option<&str>) -> Key {
-    let mut pairs: Vec<(String, String)> = query
-        .map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect())
-        .unwrap_or_default();
+    let mut pairs: Vec<(String, String)> =
+        query.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default();
     pairs.sort();
     (method.to_ascii_uppercase(), host.to_ascii_lowercase(), path.to_string(), pairs)
 }
@@ -89,9 +88,7 @@ impl FixtureSet {
                 .map_err(io)?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .find(|p| {
-                    p.file_name()
-                        .and_then(|n| n.to_str())
-                        .is_some_and(|n| n.starts_with(&format!("{stem}.body")))
+                    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&format!("{stem}.body")))
                 })
                 .ok_or_else(|| SourceError::Io(format!("{}: no body file for {stem}", dir.display())))?;
             let url = Url::parse(&meta.request.url).map_err(|e| SourceError::parse(&meta.request.url, e))?;

@@ -6,7 +6,8 @@ use chrono::{DateTime, Duration, Utc};
 use rand::{rngs::StdRng, Rng, SeedableRng};
 
 /// (ISO numeric, country, ISO3-like id prefix, admin1 names, centre lat, centre lon).
-const COUNTRIES: &[(&str, &str, &str, &[&str], f64, f64)] = &[
+type CountrySpec = (&'static str, &'static str, &'static str, &'static [&'static str], f64, f64);
+const COUNTRIES: &[CountrySpec] = &[
     ("887", "Yemen", "YEM", &["Taizz", "Marib", "Al Hudaydah", "Sanaa"], 15.3, 44.2),
     ("729", "Sudan", "SDN", &["Khartoum", "North Darfur", "South Kordofan"], 15.5, 32.5),
     ("804", "Ukraine", "UKR", &["Donetsk", "Kharkiv", "Zaporizhia", "Kherson"], 48.4, 35.0),
@@ -27,7 +28,10 @@ const COUNTRIES: &[(&str, &str, &str, &[&str], f64, f64)] = &[
 
 const EVENT_TYPES: &[(&str, &[&str])] = &[
     ("Battles", &["Armed clash", "Government regains territory"]),
-    ("Explosions/Remote violence", &["Shelling/artillery/missile attack", "Air/drone strike", "Remote explosive/landmine/IED"]),
+    (
+        "Explosions/Remote violence",
+        &["Shelling/artillery/missile attack", "Air/drone strike", "Remote explosive/landmine/IED"],
+    ),
     ("Violence against civilians", &["Attack", "Abduction/forced disappearance"]),
 ];
 
@@ -64,7 +68,9 @@ impl AcledGenerator {
         let n = page_size.min(self.remaining);
         self.remaining -= n;
         let mut out = Vec::with_capacity(n * 520);
-        out.extend_from_slice(format!(r#"{{"status":200,"success":true,"count":{n},"messages":[],"data":["#).as_bytes());
+        out.extend_from_slice(
+            format!(r#"{{"status":200,"success":true,"count":{n},"messages":[],"data":["#).as_bytes(),
+        );
         for i in 0..n {
             if i > 0 {
                 out.push(b',');

@@ -29,12 +29,8 @@ pub enum Partitioning {
 pub struct UnknownDataset(pub String);
 
 impl DatasetId {
-    pub const ALL: [DatasetId; 4] = [
-        DatasetId::ArmedEvents,
-        DatasetId::ViolenceEvents,
-        DatasetId::Humanitarian,
-        DatasetId::IranEvents,
-    ];
+    pub const ALL: [DatasetId; 4] =
+        [DatasetId::ArmedEvents, DatasetId::ViolenceEvents, DatasetId::Humanitarian, DatasetId::IranEvents];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -125,10 +121,7 @@ impl fmt::Display for DatasetId {
 impl FromStr for DatasetId {
     type Err = UnknownDataset;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        DatasetId::ALL
-            .into_iter()
-            .find(|d| d.as_str() == s)
-            .ok_or_else(|| UnknownDataset(s.to_string()))
+        DatasetId::ALL.into_iter().find(|d| d.as_str() == s).ok_or_else(|| UnknownDataset(s.to_string()))
     }
 }
 

@@ -23,8 +23,6 @@ pub fn fingerprint_matches(expected: &Schema, found: &Schema) -> bool {
         return false;
     }
     expected.fields().iter().zip(found.fields()).all(|(a, b)| {
-        a.name() == b.name()
-            && a.is_nullable() == b.is_nullable()
-            && a.data_type().equals_datatype(b.data_type())
+        a.name() == b.name() && a.is_nullable() == b.is_nullable() && a.data_type().equals_datatype(b.data_type())
     })
 }

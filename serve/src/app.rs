@@ -54,7 +54,12 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub async fn new(snapshots: Arc<Snapshots>, store: StateStore, cursor_secret: Option<String>, settings: Settings) -> Result<Self, ApiError> {
+    pub async fn new(
+        snapshots: Arc<Snapshots>,
+        store: StateStore,
+        cursor_secret: Option<String>,
+        settings: Settings,
+    ) -> Result<Self, ApiError> {
         // Cursors must survive restarts: without DATA_CURSOR_SECRET, one random secret is kept in the store.
         let secret = match cursor_secret {
             Some(s) => s,
@@ -189,7 +194,11 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
             let method_ok = known.is_some_and(|m| m == req.method().as_str());
             // Unknown paths and wrong methods fall through to routing errors before authentication.
             if !method_ok {
-                return Ok(next.call(req).await.map(IntoResponse::into_response).unwrap_or_else(|e| error_edge(e, &path)));
+                return Ok(next
+                    .call(req)
+                    .await
+                    .map(IntoResponse::into_response)
+                    .unwrap_or_else(|e| error_edge(e, &path)));
             }
             let req = match auth::authenticate(&state, req).await {
                 Ok(r) => r,
@@ -200,12 +209,18 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     });
     Route::new()
         .nest("/", api)
-        .at("/openapi.json", get(poem::endpoint::make_sync(move |_: Request| {
-            Response::builder().content_type("application/json; charset=utf-8").body(spec_json.clone())
-        })))
-        .at("/openapi.yaml", get(poem::endpoint::make_sync(move |_: Request| {
-            Response::builder().content_type("application/yaml; charset=utf-8").body(spec_yaml.clone())
-        })))
+        .at(
+            "/openapi.json",
+            get(poem::endpoint::make_sync(move |_: Request| {
+                Response::builder().content_type("application/json; charset=utf-8").body(spec_json.clone())
+            })),
+        )
+        .at(
+            "/openapi.yaml",
+            get(poem::endpoint::make_sync(move |_: Request| {
+                Response::builder().content_type("application/yaml; charset=utf-8").body(spec_yaml.clone())
+            })),
+        )
         .nest("/docs", docs)
         .at("/healthz", get(api::meta::healthz))
         .at("/readyz", get(api::meta::readyz))
@@ -225,7 +240,10 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
                 resp.headers_mut().insert("x-request-id", v);
             }
             if path.starts_with("/api/") {
-                resp.headers_mut().insert("vary", "Authorization, X-Service-Key, X-Api-Key, Accept-Encoding".parse().expect("static"));
+                resp.headers_mut().insert(
+                    "vary",
+                    "Authorization, X-Service-Key, X-Api-Key, Accept-Encoding".parse().expect("static"),
+                );
             }
             Ok(resp)
         })

@@ -53,13 +53,23 @@ fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
 pub async fn authenticate(state: &AppState, mut req: Request) -> Result<Request, ApiError> {
     let secret = match credential_of(&req) {
         None => return Err(ApiError::MissingCredential { challenge: challenge(state, &req, false) }),
-        Some(Credential::AccessToken) => return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) }),
+        Some(Credential::AccessToken) => {
+            return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) })
+        }
         Some(Credential::ApiKey(k)) => k,
     };
     let found = if crate::state::looks_like_api_key(&secret) { state.store.authenticate(&secret).await? } else { None };
     let Some((key, account)) = found else {
         return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) });
     };
-    req.extensions_mut().insert(Principal { account_id: account.id, key_id: key.id, plan: account.plan, scopes: key.scopes });
+    if account.status == "suspended" {
+        return Err(ApiError::Suspended);
+    }
+    req.extensions_mut().insert(Principal {
+        account_id: account.id,
+        key_id: key.id,
+        plan: account.plan,
+        scopes: key.scopes,
+    });
     Ok(req)
 }

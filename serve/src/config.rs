@@ -48,7 +48,8 @@ pub fn settings_from_env(listen: &str, api_key_prefix: &str) -> Settings {
     Settings {
         realm: env("AUTH_REALM").unwrap_or_else(|| "data-intelligence".into()),
         public_origins: origins,
-        iran_events_enabled: env("IRAN_EVENTS_ENABLED").is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
+        iran_events_enabled: env("IRAN_EVENTS_ENABLED")
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
         api_key_prefix: api_key_prefix.to_string(),
     }
 }

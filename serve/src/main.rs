@@ -85,7 +85,8 @@ async fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let store = StateStore::open(&cli.state.state).await.with_context(|| format!("opening state store {}", cli.state.state))?;
+    let store =
+        StateStore::open(&cli.state.state).await.with_context(|| format!("opening state store {}", cli.state.state))?;
     match cli.command {
         Command::Keys { command } => match command {
             KeysCommand::Create { account, plan, name, operator } => {
@@ -140,7 +141,8 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Serve { lake, serve, source } => {
             let lake_store = Lake::open(&lake.lake)?;
-            let snapshots = Arc::new(Snapshots::new(lake_store.clone(), serve.cache_dir.clone(), serve.duckdb_memory.clone()));
+            let snapshots =
+                Arc::new(Snapshots::new(lake_store.clone(), serve.cache_dir.clone(), serve.duckdb_memory.clone()));
             let started = std::time::Instant::now();
             if let Err(e) = snapshots.refresh().await {
                 tracing::error!(error = %e, "initial generation load failed; serving unavailable until a good one arrives");
@@ -155,12 +157,22 @@ async fn main() -> anyhow::Result<()> {
             };
             let settings = settings_from_env(&serve.listen, &cli.state.api_key_prefix);
             let server_url = settings.site_origin().to_string();
-            let state = Arc::new(AppState::new(snapshots, store, cursor_secret_from_env(), settings).await.map_err(|e| anyhow::anyhow!("{e:?}"))?);
+            let state = Arc::new(
+                AppState::new(snapshots, store, cursor_secret_from_env(), settings)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e:?}"))?,
+            );
             let app = sitrep_serve::build(state, &server_url);
             let listener = poem::listener::TcpListener::bind(serve.listen.clone());
             tracing::info!(listen = %serve.listen, "serving");
             poem::Server::new(listener)
-                .run_with_graceful_shutdown(app, async { let _ = tokio::signal::ctrl_c().await; }, Some(Duration::from_secs(5)))
+                .run_with_graceful_shutdown(
+                    app,
+                    async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    },
+                    Some(Duration::from_secs(5)),
+                )
                 .await?;
         }
     }

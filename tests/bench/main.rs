@@ -26,7 +26,11 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 fn rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0))
+        })
         .unwrap_or(0.0)
         / 1024.0
 }
@@ -54,10 +58,15 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>) -> Row {
     while let Some(page) = gen.next_page(50_000) {
         let parsed = acled::parse_page(&page).expect("parse");
         let batch = acled::normalise(parsed.data.iter(), usize::MAX).expect("normalise");
-        files.extend(write_dataset(&lake, &run_id, DatasetId::ArmedEvents, &batch, as_of, &mut part).await.expect("write"));
+        files.extend(
+            write_dataset(&lake, &run_id, DatasetId::ArmedEvents, &batch, as_of, &mut part).await.expect("write"),
+        );
     }
     let ingest_secs = t.elapsed().as_secs_f64();
-    let months = files.iter().filter_map(|f| f.partition.as_deref().and_then(sitrep_pipelines::time::YearMonth::parse)).collect();
+    let months = files
+        .iter()
+        .filter_map(|f| f.partition.as_deref().and_then(sitrep_pipelines::time::YearMonth::parse))
+        .collect();
     let staged = Staged {
         run_id,
         operation: "bench".into(),
@@ -100,15 +109,30 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>) -> Row {
     let mut clat = Vec::new();
     for i in 0..5000 {
         let t = Instant::now();
-        let prov = sitrep_serve::api::answer::Provenance { generation: 1, published_at: as_of, state: sitrep_serve::api::answer::DataState::Fresh };
-        let req = sitrep_serve::api::answer::GetRequest { if_none_match: None, jmespath: None, cache_key: Some("k".into()) };
+        let prov = sitrep_serve::api::answer::Provenance {
+            generation: 1,
+            published_at: as_of,
+            state: sitrep_serve::api::answer::DataState::Fresh,
+        };
+        let req =
+            sitrep_serve::api::answer::GetRequest { if_none_match: None, jmespath: None, cache_key: Some("k".into()) };
         let db = db.clone();
-        let a: sitrep_serve::api::answer::Answer<()> = sitrep_serve::api::answer::dataset_get(&cached, req, prov, async move {
-            let f = queries::EventFilter { from_ms: from, to_ms: to, country: Some("UA".into()), limit: 100, offset: 0 };
-            let (events, total) = db.query(move |c| queries::armed_events(c, &f)).await.map_err(sitrep_serve::api::error::ApiError::from)?;
-            Ok(serde_json::json!({"events": events, "total": total}))
-        })
-        .await;
+        let a: sitrep_serve::api::answer::Answer<()> =
+            sitrep_serve::api::answer::dataset_get(&cached, req, prov, async move {
+                let f = queries::EventFilter {
+                    from_ms: from,
+                    to_ms: to,
+                    country: Some("UA".into()),
+                    limit: 100,
+                    offset: 0,
+                };
+                let (events, total) = db
+                    .query(move |c| queries::armed_events(c, &f))
+                    .await
+                    .map_err(sitrep_serve::api::error::ApiError::from)?;
+                Ok(serde_json::json!({"events": events, "total": total}))
+            })
+            .await;
         std::hint::black_box(a.0);
         if i >= 100 {
             clat.push(t.elapsed().as_secs_f64() * 1e6);

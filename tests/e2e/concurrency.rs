@@ -21,7 +21,11 @@ async fn concurrent_readers_never_see_errors_or_partial_answers_while_generation
             tokio::spawn(async move {
                 let mut n = 0;
                 while !stop.load(Ordering::Relaxed) && n < 400 {
-                    let url = if i % 2 == 0 { ALL_ARMED.to_string() } else { format!("{ALL_ARMED}&country=UA&page_size={}", 1 + i) };
+                    let url = if i % 2 == 0 {
+                        ALL_ARMED.to_string()
+                    } else {
+                        format!("{ALL_ARMED}&country=UA&page_size={}", 1 + i)
+                    };
                     let (status, body) = app.json(&url).await;
                     assert_eq!(status, 200, "{body}");
                     let events = body["events"].as_array().expect("events");
@@ -61,11 +65,17 @@ async fn a_cursor_keeps_paging_its_dataset_version_after_a_new_generation() {
     let fresh = app.get("/api/conflict/v1/list-armed-events?start=0&page_size=100").send().await.unwrap();
     assert_eq!(fresh.headers()["x-snapshot-generation"], "2");
 
-    let r = app.get(&format!("/api/conflict/v1/list-armed-events?start=0&page_size=100&cursor={cursor}")).send().await.unwrap();
+    let r = app
+        .get(&format!("/api/conflict/v1/list-armed-events?start=0&page_size=100&cursor={cursor}"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["x-snapshot-generation"], "1", "answered from the pinned version");
     let second: serde_json::Value = r.json().await.unwrap();
     assert_eq!(second["pagination"]["totalCount"], 444);
-    let ids = |v: &serde_json::Value| v["events"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+    let ids = |v: &serde_json::Value| {
+        v["events"].as_array().unwrap().iter().map(|e| e["id"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
     assert!(ids(&first).iter().all(|id| !ids(&second).contains(id)));
 }

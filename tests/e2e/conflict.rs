@@ -114,7 +114,10 @@ async fn cursor_failures_in_check_order() {
     let cursor = first["pagination"]["nextCursor"].as_str().unwrap().to_string();
     let cases = [
         (format!("{ARMED}?start=0&cursor=garbage"), "cursor is malformed"),
-        (format!("{ARMED}?start=0&cursor={}", cursor.replace(&cursor[cursor.len() - 4..], "AAAA")), "cursor signature is invalid"),
+        (
+            format!("{ARMED}?start=0&cursor={}", cursor.replace(&cursor[cursor.len() - 4..], "AAAA")),
+            "cursor signature is invalid",
+        ),
         (format!("{VIOLENCE}?start=0&cursor={cursor}"), "cursor was issued for a different operation"),
         (format!("{ARMED}?start=0&country=YE&cursor={cursor}"), "cursor does not match the request filters"),
     ];
@@ -158,7 +161,9 @@ async fn humanitarian_summary_single_and_validation() {
     assert_eq!(s["referencePeriod"], "2026-10-01");
     assert_eq!(s.as_object().unwrap().len(), 8);
     let total = s["conflictEventsTotal"].as_i64().unwrap();
-    assert!(total >= s["conflictPoliticalViolenceEvents"].as_i64().unwrap() + s["conflictDemonstrations"].as_i64().unwrap());
+    assert!(
+        total >= s["conflictPoliticalViolenceEvents"].as_i64().unwrap() + s["conflictDemonstrations"].as_i64().unwrap()
+    );
     // A valid code without data answers {}.
     let (status, body) = app.json("/api/conflict/v1/get-humanitarian-summary?country_code=IS").await;
     assert_eq!((status, body), (200, serde_json::json!({})));

@@ -13,7 +13,11 @@ fn ingest_binary() -> PathBuf {
 
 fn ingest(lake: &str) -> Command {
     let mut c = Command::new(ingest_binary());
-    c.args(["--lake", lake, "run"]).env("SITREP_FIXTURES", fixtures()).env("SITREP_MODE", "replay").env("SITREP_LOG", "warn");
+    c.stdout(std::process::Stdio::null());
+    c.args(["--lake", lake, "run"])
+        .env("SITREP_FIXTURES", fixtures())
+        .env("SITREP_MODE", "replay")
+        .env("SITREP_LOG", "warn");
     c
 }
 

@@ -21,7 +21,8 @@ async fn first_use_replay_reuse_and_malformed_keys() {
     assert_eq!(again.headers()["cache-control"], "no-store");
     assert_eq!(again.bytes().await.unwrap(), first_body);
 
-    let other = app.post(BATCH).header("idempotency-key", "k-1").json(&json!({"countryCodes": ["UA"]})).send().await.unwrap();
+    let other =
+        app.post(BATCH).header("idempotency-key", "k-1").json(&json!({"countryCodes": ["UA"]})).send().await.unwrap();
     assert_eq!(other.status(), 422);
     assert_eq!(other.headers()["idempotency-key"], "k-1");
     assert_eq!(
@@ -54,7 +55,14 @@ async fn in_flight_key_answers_409_and_validation_errors_are_stored() {
         hex_sha256(&body)
     };
     app.store.idempotency_claim(&key_scope, &hash, chrono::Utc::now().timestamp_millis()).await.unwrap();
-    let r = app.post(BATCH).header("idempotency-key", "busy").header("content-type", "application/json").body(body).send().await.unwrap();
+    let r = app
+        .post(BATCH)
+        .header("idempotency-key", "busy")
+        .header("content-type", "application/json")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 409);
     assert_eq!(r.headers()["retry-after"], "2");
     assert_eq!(r.json::<serde_json::Value>().await.unwrap()["error"], "idempotency_conflict");

@@ -59,13 +59,23 @@ async fn crash_between_data_and_commit_leaves_the_last_generation_and_rerun_succ
         fetched.batch
     };
     let mut n = 0;
-    write_dataset(&lake, "01CRASHEDRUN0000000000000", DatasetId::Humanitarian, &ctx_batch, Utc::now(), &mut n).await.unwrap();
+    write_dataset(&lake, "01CRASHEDRUN0000000000000", DatasetId::Humanitarian, &ctx_batch, Utc::now(), &mut n)
+        .await
+        .unwrap();
     assert_eq!(lake.latest_commit().await.unwrap(), before, "orphan files change nothing");
     let again = runner.run(&DatasetId::ALL).await.unwrap();
     assert_eq!(again.commit.generation, before.generation + 1);
     // gc removes the orphan folder, keeps everything referenced, never touches commits.
     let report = lake
-        .gc(&GcOptions { keep: 1, grace: chrono::Duration::zero(), retention: chrono::Duration::zero(), dry_run: false }, |_, _| {})
+        .gc(
+            &GcOptions {
+                keep: 1,
+                grace: chrono::Duration::zero(),
+                retention: chrono::Duration::zero(),
+                dry_run: false,
+            },
+            |_, _| {},
+        )
         .await
         .unwrap();
     assert!(report.runs_deleted.contains(&"01CRASHEDRUN0000000000000".to_string()));
@@ -107,7 +117,14 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
     let lake = Lake::from_store(store.clone(), "memory://");
     let garbage = Bytes::from_static(b"this is not parquet at all, PAR1");
     lake.put_data("data/bad/humanitarian/part-00000.parquet", garbage.clone()).await.unwrap();
-    let err = lake.publish(&staged_file("data/bad/humanitarian/part-00000.parquet", 1, garbage.len() as u64, DatasetId::Humanitarian)).await;
+    let err = lake
+        .publish(&staged_file(
+            "data/bad/humanitarian/part-00000.parquet",
+            1,
+            garbage.len() as u64,
+            DatasetId::Humanitarian,
+        ))
+        .await;
     assert!(err.unwrap_err().to_string().contains("refused before commit"));
 
     // A valid Parquet of another dataset's schema.
@@ -120,11 +137,23 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
     let bytes = sitrep_ingest::writer::encode(&iran).unwrap();
     lake.put_data("data/bad/humanitarian/part-00001.parquet", bytes.clone()).await.unwrap();
     let err = lake
-        .publish(&staged_file("data/bad/humanitarian/part-00001.parquet", iran.num_rows() as u64, bytes.len() as u64, DatasetId::Humanitarian))
+        .publish(&staged_file(
+            "data/bad/humanitarian/part-00001.parquet",
+            iran.num_rows() as u64,
+            bytes.len() as u64,
+            DatasetId::Humanitarian,
+        ))
         .await;
     assert!(err.unwrap_err().to_string().contains("schema does not match"));
     // Wrong row count.
-    let err = lake.publish(&staged_file("data/bad/humanitarian/part-00001.parquet", 1, bytes.len() as u64, DatasetId::Humanitarian)).await;
+    let err = lake
+        .publish(&staged_file(
+            "data/bad/humanitarian/part-00001.parquet",
+            1,
+            bytes.len() as u64,
+            DatasetId::Humanitarian,
+        ))
+        .await;
     assert!(err.unwrap_err().to_string().contains("rows"));
     assert_eq!(lake.latest_generation().await.unwrap(), 0, "nothing was committed");
     // Data files are never overwritten.

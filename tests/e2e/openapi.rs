@@ -5,7 +5,8 @@ use sitrep_tests::TestApp;
 #[tokio::test]
 async fn openapi_document_and_a_response_are_pinned() {
     let app = TestApp::start().await;
-    let doc: serde_json::Value = app.http.get(format!("{}/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    let doc: serde_json::Value =
+        app.http.get(format!("{}/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
     let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
     assert_eq!(paths.len(), 5);
     let mut doc = doc;

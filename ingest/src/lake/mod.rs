@@ -15,7 +15,7 @@ mod store;
 mod validate;
 mod views;
 
-pub use gc::{GcReport, GcOptions};
+pub use gc::{GcOptions, GcReport};
 pub use log::describe_changes;
 pub use publish::{Outcome, Staged};
 pub use store::Lake;

@@ -7,9 +7,7 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use object_store::{PutMode, PutOptions, PutPayload};
 use sitrep_pipelines::{time::YearMonth, Scope};
-use sitrep_schemas::{
-    commit::COMMIT_FORMAT, Commit, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness,
-};
+use sitrep_schemas::{commit::COMMIT_FORMAT, Commit, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness};
 
 use super::{validate::validate_file, Lake};
 use crate::IngestError;
@@ -53,11 +51,9 @@ pub struct Staged {
 fn replaces(scope: &Scope, file: &FileEntry) -> bool {
     match scope {
         Scope::All => true,
-        Scope::Months(months) => file
-            .partition
-            .as_deref()
-            .and_then(YearMonth::parse)
-            .is_some_and(|m| months.contains(&m)),
+        Scope::Months(months) => {
+            file.partition.as_deref().and_then(YearMonth::parse).is_some_and(|m| months.contains(&m))
+        }
     }
 }
 
@@ -81,7 +77,13 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 entry.version = Some(generation);
                 entry.schema_fingerprint = dataset.fingerprint();
                 entry.freshness = if *keeps_as_of && previous.as_of.is_some() {
-                    Freshness { rows, status: DatasetStatus::Ok, last_attempt_at: Some(*fetched_at), last_error: None, ..previous }
+                    Freshness {
+                        rows,
+                        status: DatasetStatus::Ok,
+                        last_attempt_at: Some(*fetched_at),
+                        last_error: None,
+                        ..previous
+                    }
                 } else {
                     Freshness {
                         status: DatasetStatus::Ok,
@@ -158,7 +160,8 @@ impl Lake {
 
     /// A new commit equal to an older generation's view (rollback); the audit log keeps both.
     pub async fn rollback(&self, to: u64) -> Result<Commit, IngestError> {
-        let target = self.read_commit(to).await?.ok_or_else(|| IngestError::Usage(format!("generation {to} does not exist")))?;
+        let target =
+            self.read_commit(to).await?.ok_or_else(|| IngestError::Usage(format!("generation {to} does not exist")))?;
         self.create_next(|parent| {
             let mut commit = target.clone();
             commit.generation = parent.generation + 1;

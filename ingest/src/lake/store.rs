@@ -38,7 +38,8 @@ impl Lake {
             let prefix = prefix.trim_matches('/');
             let store: Arc<dyn ObjectStore> =
                 if prefix.is_empty() { Arc::new(s3) } else { Arc::new(PrefixStore::new(s3, prefix)) };
-            let display_root = if prefix.is_empty() { format!("s3://{bucket}/") } else { format!("s3://{bucket}/{prefix}/") };
+            let display_root =
+                if prefix.is_empty() { format!("s3://{bucket}/") } else { format!("s3://{bucket}/{prefix}/") };
             return Ok(Lake { store, display_root });
         }
         let path = url.strip_prefix("file://").unwrap_or(url);

@@ -16,11 +16,7 @@ use url::Url;
 pub use parse::{normalise, parse_page, AcledPage};
 pub use token::TokenCache;
 
-use crate::{
-    http::ensure_ok,
-    time::YearMonth,
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
-};
+use crate::{http::ensure_ok, time::YearMonth, FetchContext, Fetched, Scope, Source, SourceError, Window};
 
 pub const DEFAULT_BASE: &str = "https://acleddata.com";
 const EVENT_TYPES: &str = "Battles|Explosions/Remote violence|Violence against civilians";
@@ -44,7 +40,8 @@ impl AcledSource {
     }
 
     fn read_url(&self, from: chrono::NaiveDate, to: chrono::NaiveDate, page: usize) -> Result<Url, SourceError> {
-        let mut url = Url::parse(&format!("{}/api/acled/read", self.base)).map_err(|e| SourceError::parse("acled base url", e))?;
+        let mut url = Url::parse(&format!("{}/api/acled/read", self.base))
+            .map_err(|e| SourceError::parse("acled base url", e))?;
         url.query_pairs_mut()
             .append_pair("_format", "json")
             .append_pair("event_type", EVENT_TYPES)

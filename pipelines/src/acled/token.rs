@@ -37,9 +37,7 @@ impl TokenCache {
             return Ok(t.clone());
         }
         let (Some(email), Some(password)) = (&ctx.config.acled_email, &ctx.config.acled_password) else {
-            return Err(SourceError::NotConfigured(
-                "set ACLED_ACCESS_TOKEN, or ACLED_EMAIL and ACLED_PASSWORD".into(),
-            ));
+            return Err(SourceError::NotConfigured("set ACLED_ACCESS_TOKEN, or ACLED_EMAIL and ACLED_PASSWORD".into()));
         };
         let mut held = self.held.lock().await;
         let now = Utc::now();
@@ -51,7 +49,8 @@ impl TokenCache {
         let url = Url::parse(&format!("{base}/oauth/token")).map_err(|e| SourceError::parse("acled token url", e))?;
         let refreshed = match held.as_ref().and_then(|h| h.refresh.clone()) {
             Some(refresh) => {
-                let form = [("refresh_token", refresh.as_str()), ("grant_type", "refresh_token"), ("client_id", "acled")];
+                let form =
+                    [("refresh_token", refresh.as_str()), ("grant_type", "refresh_token"), ("client_id", "acled")];
                 request(ctx, &url, &form).await.ok()
             }
             None => None,

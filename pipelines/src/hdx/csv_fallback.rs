@@ -32,7 +32,8 @@ pub async fn fetch(ctx: &FetchContext, ckan_base: &str, years: &[i32]) -> Result
         .map_err(|e| SourceError::parse("hdx ckan url", e))?;
     url.query_pairs_mut().append_pair("id", "hdx-hapi-conflict-event");
     let reply = ctx.http.get_ok(&url, HeaderMap::new()).await?;
-    let pkg: PackageShow = serde_json::from_slice(&reply.body).map_err(|e| SourceError::parse("hdx package_show", e))?;
+    let pkg: PackageShow =
+        serde_json::from_slice(&reply.body).map_err(|e| SourceError::parse("hdx package_show", e))?;
     let resources = match (pkg.success, pkg.result) {
         (true, Some(p)) => p.resources,
         _ => return Err(SourceError::Upstream("hdx package_show success=false".into())),
@@ -57,7 +58,10 @@ pub fn parse_csv(body: &[u8]) -> Result<Vec<ConflictRow>, SourceError> {
     let err = |e: csv::Error| SourceError::parse("hdx conflict-event csv", e);
     let headers = reader.headers().map_err(err)?.clone();
     let col = |name: &str| {
-        headers.iter().position(|h| h.trim() == name).ok_or_else(|| SourceError::parse("hdx conflict-event csv", format!("missing column {name}")))
+        headers
+            .iter()
+            .position(|h| h.trim() == name)
+            .ok_or_else(|| SourceError::parse("hdx conflict-event csv", format!("missing column {name}")))
     };
     let (code, level, kind, events, fatalities, start) = (
         col("location_code")?,

@@ -30,7 +30,11 @@ pub struct HdxSource {
 
 impl Default for HdxSource {
     fn default() -> Self {
-        HdxSource { base: DEFAULT_BASE.into(), ckan_base: DEFAULT_CKAN_BASE.into(), page_pause: Duration::from_millis(1100) }
+        HdxSource {
+            base: DEFAULT_BASE.into(),
+            ckan_base: DEFAULT_CKAN_BASE.into(),
+            page_pause: Duration::from_millis(1100),
+        }
     }
 }
 
@@ -40,14 +44,20 @@ pub fn start_date(today: NaiveDate) -> NaiveDate {
 }
 
 impl HdxSource {
-    async fn from_api(&self, ctx: &FetchContext, headers: &HeaderMap, start: NaiveDate) -> Result<Vec<ConflictRow>, SourceError> {
+    async fn fetch_api(
+        &self,
+        ctx: &FetchContext,
+        headers: &HeaderMap,
+        start: NaiveDate,
+    ) -> Result<Vec<ConflictRow>, SourceError> {
         let mut rows = Vec::new();
         for page in 0.. {
             if page > 0 {
                 tokio::time::sleep(self.page_pause).await;
             }
-            let mut url = Url::parse(&format!("{}/api/v2/coordination-context/conflict-events", self.base.trim_end_matches('/')))
-                .map_err(|e| SourceError::parse("hdx base url", e))?;
+            let mut url =
+                Url::parse(&format!("{}/api/v2/coordination-context/conflict-events", self.base.trim_end_matches('/')))
+                    .map_err(|e| SourceError::parse("hdx base url", e))?;
             url.query_pairs_mut()
                 .append_pair("output_format", "json")
                 .append_pair("admin_level", "0")
@@ -74,7 +84,9 @@ impl Source for HdxSource {
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("humanitarian keeps the newest period per country; backfill is not offered".into()));
+            return Err(SourceError::Unsupported(
+                "humanitarian keeps the newest period per country; backfill is not offered".into(),
+            ));
         }
         let app = ctx
             .config
@@ -84,10 +96,11 @@ impl Source for HdxSource {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("x-hdx-hapi-app-identifier"),
-            HeaderValue::from_str(app).map_err(|_| SourceError::NotConfigured("HDX app identifier is not a valid header value".into()))?,
+            HeaderValue::from_str(app)
+                .map_err(|_| SourceError::NotConfigured("HDX app identifier is not a valid header value".into()))?,
         );
         let start = start_date(ctx.now.date_naive());
-        let (rows, upstream_version) = match self.from_api(ctx, &headers, start).await {
+        let (rows, upstream_version) = match self.fetch_api(ctx, &headers, start).await {
             Ok(rows) => (rows, "hapi-v2"),
             Err(api_error) => {
                 tracing::warn!(error = %api_error, "hdx hapi failed; trying the CKAN CSV fallback");

@@ -121,7 +121,16 @@ pub fn summarise(rows: &[ConflictRow], updated_at_ms: i64) -> Result<arrow::reco
     }
     batch(
         DatasetId::Humanitarian,
-        vec![finish(cc), finish(name), finish(total), finish(pv), finish(fat), finish(demo), finish(period), finish(updated)],
+        vec![
+            finish(cc),
+            finish(name),
+            finish(total),
+            finish(pv),
+            finish(fat),
+            finish(demo),
+            finish(period),
+            finish(updated),
+        ],
     )
 }
 

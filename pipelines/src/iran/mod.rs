@@ -108,7 +108,17 @@ pub fn normalise(export: &Export) -> Result<arrow::record_batch::RecordBatch, So
     }
     batch(
         DatasetId::IranEvents,
-        vec![finish(id), finish(title), finish(cat), finish(url), finish(lat), finish(lon), finish(loc), finish(ts), finish(sev)],
+        vec![
+            finish(id),
+            finish(title),
+            finish(cat),
+            finish(url),
+            finish(lat),
+            finish(lon),
+            finish(loc),
+            finish(ts),
+            finish(sev),
+        ],
     )
 }
 

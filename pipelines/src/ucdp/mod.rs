@@ -47,7 +47,9 @@ impl UcdpSource {
     fn url(&self, version: &str, page: usize) -> Result<Url, SourceError> {
         let mut url = Url::parse(&format!("{}/api/gedevents/{version}", self.base.trim_end_matches('/')))
             .map_err(|e| SourceError::parse("ucdp base url", e))?;
-        url.query_pairs_mut().append_pair("pagesize", &self.page_size.to_string()).append_pair("page", &page.to_string());
+        url.query_pairs_mut()
+            .append_pair("pagesize", &self.page_size.to_string())
+            .append_pair("page", &page.to_string());
         Ok(url)
     }
 
@@ -105,7 +107,8 @@ impl UcdpSource {
         let mut headers = HeaderMap::new();
         headers.insert(
             HeaderName::from_static("x-ucdp-access-token"),
-            HeaderValue::from_str(token).map_err(|_| SourceError::NotConfigured("UCDP token is not a valid header value".into()))?,
+            HeaderValue::from_str(token)
+                .map_err(|_| SourceError::NotConfigured("UCDP token is not a valid header value".into()))?,
         );
 
         let yy = ctx.now.year() % 100;
@@ -160,7 +163,9 @@ impl Source for UcdpSource {
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("violence-events is a rolling 365-day view; backfill is not offered".into()));
+            return Err(SourceError::Unsupported(
+                "violence-events is a rolling 365-day view; backfill is not offered".into(),
+            ));
         }
         let (annual, candidates) = self.fetch_releases(ctx).await?;
         let mut version_label: Vec<&str> = annual.iter().map(|r| r.version.as_str()).collect();

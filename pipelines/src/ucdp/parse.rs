@@ -75,7 +75,10 @@ fn int(v: &Lenient) -> i32 {
 /// De-duplicate by id (candidate rows win), keep the 365 days before the newest date_start, cap
 /// 2,000 rows with at least 500 reserved for annual rows when candidate rows exist, order by
 /// date_start desc then id.
-pub fn merge(annual: Option<&Release>, candidates: &[Release]) -> Result<arrow::record_batch::RecordBatch, SourceError> {
+pub fn merge(
+    annual: Option<&Release>,
+    candidates: &[Release],
+) -> Result<arrow::record_batch::RecordBatch, SourceError> {
     let mut parsed = Vec::new();
     for (release, is_candidate) in annual.into_iter().map(|r| (r, false)).chain(candidates.iter().map(|r| (r, true))) {
         for page in &release.pages {
@@ -188,7 +191,9 @@ mod tests {
         };
         let cand = Release {
             version: "26.0.10".into(),
-            pages: vec![page(r#"{"id":1,"date_start":"2026-10-01 00:00:00.000","date_end":"2026-10-02 00:00:00.000","country":"DR Congo (Zaire)","best":50,"low":40,"high":90,"type_of_violence":3}"#)],
+            pages: vec![page(
+                r#"{"id":1,"date_start":"2026-10-01 00:00:00.000","date_end":"2026-10-02 00:00:00.000","country":"DR Congo (Zaire)","best":50,"low":40,"high":90,"type_of_violence":3}"#,
+            )],
         };
         let b = merge(Some(&annual), &[cand]).unwrap();
         assert_eq!(b.num_rows(), 1, "id 1 deduplicated, id 2 older than 365 days");

@@ -50,9 +50,17 @@ impl<T: Type> ApiResponse for Answer<T> {
     fn meta() -> MetaResponses {
         MetaResponses {
             responses: vec![
-                meta_response("OK (may be a jmespath projection when `jmespath` is given)", 200, media(T::schema_ref())),
+                meta_response(
+                    "OK (may be a jmespath projection when `jmespath` is given)",
+                    200,
+                    media(T::schema_ref()),
+                ),
                 meta_response("Not modified (If-None-Match matched the ETag)", 304, vec![]),
-                meta_response("ValidationError, or a jmespath error envelope", 400, media(ValidationError::schema_ref())),
+                meta_response(
+                    "ValidationError, or a jmespath error envelope",
+                    400,
+                    media(ValidationError::schema_ref()),
+                ),
                 meta_response("Missing or invalid credential", 401, media(ErrorBody::schema_ref())),
             ],
         }
@@ -81,7 +89,9 @@ impl DataState {
     pub fn of(dataset: DatasetId, freshness: Option<&Freshness>, now: DateTime<Utc>) -> Self {
         match freshness.and_then(|f| f.fetched_at) {
             None => DataState::Unavailable,
-            Some(at) if now - at < chrono::Duration::from_std(dataset.cadence() * 2).unwrap_or_default() => DataState::Fresh,
+            Some(at) if now - at < chrono::Duration::from_std(dataset.cadence() * 2).unwrap_or_default() => {
+                DataState::Fresh
+            }
             Some(_) => DataState::Stale,
         }
     }
@@ -173,7 +183,8 @@ where
         }
     };
     let cache_control = if provenance.state == DataState::Unavailable { "no-store" } else { "private, max-age=60" };
-    let not_modified = req.if_none_match.is_some_and(|v| v.split(',').any(|t| t.trim() == served.etag || t.trim() == "*"));
+    let not_modified =
+        req.if_none_match.is_some_and(|v| v.split(',').any(|t| t.trim() == served.etag || t.trim() == "*"));
     let mut builder = Response::builder()
         .header("etag", served.etag.as_str())
         .header("cache-control", cache_control)

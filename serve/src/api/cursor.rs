@@ -72,7 +72,8 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-pub const NO_LONGER_AVAILABLE: &str = "cursor refers to a dataset version that is no longer available; restart from the first page";
+pub const NO_LONGER_AVAILABLE: &str =
+    "cursor refers to a dataset version that is no longer available; restart from the first page";
 
 #[cfg(test)]
 mod tests {
@@ -82,7 +83,8 @@ mod tests {
     fn round_trip_and_every_failure() {
         let key = b"secret";
         let fh = filter_hash(&[("start", None), ("country", Some("YE")), ("end", None)]);
-        let p = CursorPayload { op: "list-armed-events".into(), gen: 3, off: 100, fh: fh.clone(), s: Some(1), e: Some(2) };
+        let p =
+            CursorPayload { op: "list-armed-events".into(), gen: 3, off: 100, fh: fh.clone(), s: Some(1), e: Some(2) };
         let c = encode(key, &p);
         assert_eq!(decode(key, &c, "list-armed-events", &fh), Ok(p));
         assert_eq!(decode(key, "nope", "list-armed-events", &fh), Err("cursor is malformed"));

@@ -32,16 +32,31 @@ pub struct MessageBody {
 #[derive(Debug)]
 pub enum ApiError {
     Validation(Vec<Violation>),
-    Jmespath { error: String, original_keys: Vec<String> },
+    Jmespath {
+        error: String,
+        original_keys: Vec<String>,
+    },
     InvalidBody,
-    MissingCredential { challenge: String },
-    InvalidApiKey { challenge: String },
+    MissingCredential {
+        challenge: String,
+    },
+    InvalidApiKey {
+        challenge: String,
+    },
+    /// The account is suspended: every operation is refused.
+    Suspended,
     NotFound,
-    MethodNotAllowed { allow: &'static str },
+    MethodNotAllowed {
+        allow: &'static str,
+    },
     TooLarge,
     InvalidIdempotencyKey,
-    IdempotencyInFlight { key: String },
-    IdempotencyReused { key: String },
+    IdempotencyInFlight {
+        key: String,
+    },
+    IdempotencyReused {
+        key: String,
+    },
     Internal(String),
 }
 
@@ -65,23 +80,38 @@ impl ApiError {
                 r
             }
             ApiError::Jmespath { error, original_keys } => {
-                let mut r = json_response(StatusCode::BAD_REQUEST, json!({ "_jmespath_error": error, "original_keys": original_keys }));
+                let mut r = json_response(
+                    StatusCode::BAD_REQUEST,
+                    json!({ "_jmespath_error": error, "original_keys": original_keys }),
+                );
                 r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
                 r.headers_mut().insert("x-content-type-options", "nosniff".parse().expect("static"));
                 r
             }
-            ApiError::InvalidBody => json_response(StatusCode::BAD_REQUEST, json!({ "message": "Invalid request body" })),
+            ApiError::InvalidBody => {
+                json_response(StatusCode::BAD_REQUEST, json!({ "message": "Invalid request body" }))
+            }
             ApiError::MissingCredential { challenge } => {
-                let mut r = json_response(StatusCode::UNAUTHORIZED, json!({ "error": "API key or bearer token required" }));
-                r.headers_mut().insert("www-authenticate", challenge.parse().unwrap_or_else(|_| "Bearer".parse().expect("static")));
+                let mut r =
+                    json_response(StatusCode::UNAUTHORIZED, json!({ "error": "API key or bearer token required" }));
+                r.headers_mut().insert(
+                    "www-authenticate",
+                    challenge.parse().unwrap_or_else(|_| "Bearer".parse().expect("static")),
+                );
                 r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
                 r
             }
             ApiError::InvalidApiKey { challenge } => {
                 let mut r = json_response(StatusCode::UNAUTHORIZED, json!({ "error": "Invalid API key" }));
-                r.headers_mut().insert("www-authenticate", challenge.parse().unwrap_or_else(|_| "Bearer".parse().expect("static")));
+                r.headers_mut().insert(
+                    "www-authenticate",
+                    challenge.parse().unwrap_or_else(|_| "Bearer".parse().expect("static")),
+                );
                 r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
                 r
+            }
+            ApiError::Suspended => {
+                json_response(StatusCode::FORBIDDEN, json!({ "error": "API access requires an active subscription" }))
             }
             ApiError::NotFound => json_response(StatusCode::NOT_FOUND, json!({ "error": "Not found" })),
             ApiError::MethodNotAllowed { allow } => {
@@ -89,7 +119,9 @@ impl ApiError {
                 r.headers_mut().insert("allow", allow.parse().expect("static"));
                 r
             }
-            ApiError::TooLarge => json_response(StatusCode::PAYLOAD_TOO_LARGE, json!({ "message": "Request body too large" })),
+            ApiError::TooLarge => {
+                json_response(StatusCode::PAYLOAD_TOO_LARGE, json!({ "message": "Request body too large" }))
+            }
             ApiError::InvalidIdempotencyKey => json_response(
                 StatusCode::BAD_REQUEST,
                 json!({ "error": "invalid_idempotency_key", "message": "The Idempotency-Key header must be 1-255 printable ASCII characters." }),
@@ -99,7 +131,8 @@ impl ApiError {
                     StatusCode::CONFLICT,
                     json!({ "error": "idempotency_conflict", "message": "A request with this Idempotency-Key is still being processed. Retry shortly." }),
                 );
-                r.headers_mut().insert("idempotency-key", key.parse().unwrap_or_else(|_| "invalid".parse().expect("static")));
+                r.headers_mut()
+                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| "invalid".parse().expect("static")));
                 r.headers_mut().insert("retry-after", "2".parse().expect("static"));
                 r
             }
@@ -108,7 +141,8 @@ impl ApiError {
                     StatusCode::UNPROCESSABLE_ENTITY,
                     json!({ "error": "idempotency_key_reused", "message": "This Idempotency-Key was already used with a different request body." }),
                 );
-                r.headers_mut().insert("idempotency-key", key.parse().unwrap_or_else(|_| "invalid".parse().expect("static")));
+                r.headers_mut()
+                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| "invalid".parse().expect("static")));
                 r
             }
             ApiError::Internal(detail) => {

@@ -55,7 +55,11 @@ pub fn healthz() -> Response {
 pub fn readyz(state: Data<&Arc<AppState>>) -> Response {
     let (datasets, _, generation) = datasets(&state);
     let ready = generation.is_some();
-    json(if ready { 200 } else { 503 }, json!({ "ready": ready, "generation": generation, "datasets": datasets }), "no-store")
+    json(
+        if ready { 200 } else { 503 },
+        json!({ "ready": ready, "generation": generation, "datasets": datasets }),
+        "no-store",
+    )
 }
 
 /// `GET /api/health` (SUPPLEMENT 5.3).

@@ -83,7 +83,11 @@ impl DatasetDb {
         conn.execute_batch(&create)?;
         let rows: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
         if rows as u64 != freshness.rows {
-            return Err(DbError::Smoke { dataset, version, detail: format!("{rows} rows, commit says {}", freshness.rows) });
+            return Err(DbError::Smoke {
+                dataset,
+                version,
+                detail: format!("{rows} rows, commit says {}", freshness.rows),
+            });
         }
         conn.execute_batch(&format!(
             "CHECKPOINT; SET allowed_directories = [{}]; SET enable_external_access = false; SET lock_configuration = true;",
@@ -94,7 +98,14 @@ impl DatasetDb {
             conns.push(conn.try_clone()?);
         }
         conns.push(conn);
-        Ok(DatasetDb { dataset, version, freshness, path, permits: Semaphore::new(conns.len()), conns: Mutex::new(conns) })
+        Ok(DatasetDb {
+            dataset,
+            version,
+            freshness,
+            path,
+            permits: Semaphore::new(conns.len()),
+            conns: Mutex::new(conns),
+        })
     }
 
     pub fn as_of(&self) -> Option<DateTime<Utc>> {
@@ -108,7 +119,12 @@ impl DatasetDb {
         F: FnOnce(&Connection) -> Result<T, duckdb::Error> + Send + 'static,
     {
         let _permit = self.permits.acquire().await.map_err(|e| DbError::Task(e.to_string()))?;
-        let conn = self.conns.lock().map_err(|e| DbError::Task(e.to_string()))?.pop().ok_or_else(|| DbError::Task("pool empty".into()))?;
+        let conn = self
+            .conns
+            .lock()
+            .map_err(|e| DbError::Task(e.to_string()))?
+            .pop()
+            .ok_or_else(|| DbError::Task("pool empty".into()))?;
         let (conn, result) = tokio::task::spawn_blocking(move || {
             let r = f(&conn);
             (conn, r)

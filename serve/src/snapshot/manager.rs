@@ -86,7 +86,11 @@ impl Snapshots {
         if latest == 0 || latest <= have {
             return Ok(self.current());
         }
-        let commit = self.lake.read_commit(latest).await?.ok_or_else(|| SnapshotError::Task(format!("generation {latest} vanished")))?;
+        let commit = self
+            .lake
+            .read_commit(latest)
+            .await?
+            .ok_or_else(|| SnapshotError::Task(format!("generation {latest} vanished")))?;
         let generation = Arc::new(self.load(commit).await?);
         if let Ok(mut cur) = self.current.write() {
             *cur = Some(generation.clone());
@@ -110,7 +114,13 @@ impl Snapshots {
             let (db_dir, allowed) = (self.cache_dir.join("db"), self.cache_dir.clone());
             let (dataset, freshness, memory_limit) = (*id, entry.freshness.clone(), self.memory_limit.clone());
             let db = tokio::task::spawn_blocking(move || {
-                let opts = BuildOptions { db_dir: &db_dir, allowed_dir: &allowed, memory_limit: &memory_limit, threads: 2, pool_size: 8 };
+                let opts = BuildOptions {
+                    db_dir: &db_dir,
+                    allowed_dir: &allowed,
+                    memory_limit: &memory_limit,
+                    threads: 2,
+                    pool_size: 8,
+                };
                 DatasetDb::build(dataset, version, freshness, &local, &opts)
             })
             .await

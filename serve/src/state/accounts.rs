@@ -143,7 +143,10 @@ impl StateStore {
         if !looks_like_api_key(&secret) {
             return Err(StateError::Invalid(format!("API key prefix `{prefix}` must be 2-8 lowercase letters")));
         }
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = ?").bind(account_id).fetch_optional(&self.pool).await?;
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = ?")
+            .bind(account_id)
+            .fetch_optional(&self.pool)
+            .await?;
         if exists.is_none() {
             return Err(StateError::NotFound(format!("no account {account_id}")));
         }
@@ -174,6 +177,16 @@ impl StateStore {
         Ok(NewKey { record: rec, secret })
     }
 
+    /// Sets an account's status (`active`, `lapsed`, `suspended`).
+    pub async fn set_account_status(&self, account_id: &str, status: &str) -> Result<(), StateError> {
+        sqlx::query("UPDATE accounts SET status = ? WHERE id = ?")
+            .bind(status)
+            .bind(account_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     pub async fn list_keys(&self) -> Result<Vec<(ApiKeyRecord, Account)>, StateError> {
         let rows = sqlx::query(
             "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
@@ -199,12 +212,14 @@ impl StateStore {
 
     /// Revokes by key id or display prefix; returns whether a live key was revoked.
     pub async fn revoke_key(&self, id_or_prefix: &str) -> Result<bool, StateError> {
-        let done = sqlx::query("UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL")
-            .bind(now())
-            .bind(id_or_prefix)
-            .bind(id_or_prefix)
-            .execute(&self.pool)
-            .await?;
+        let done = sqlx::query(
+            "UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL",
+        )
+        .bind(now())
+        .bind(id_or_prefix)
+        .bind(id_or_prefix)
+        .execute(&self.pool)
+        .await?;
         Ok(done.rows_affected() > 0)
     }
 
@@ -227,8 +242,11 @@ impl StateStore {
             plan: Plan::parse(&plan).unwrap_or(Plan::Free),
             status: r.try_get("account_status")?,
         };
-        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?").bind(now()).bind(&rec.id).execute(&self.pool).await?;
+        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
+            .bind(now())
+            .bind(&rec.id)
+            .execute(&self.pool)
+            .await?;
         Ok(Some((rec, account)))
     }
-
 }

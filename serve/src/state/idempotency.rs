@@ -89,7 +89,10 @@ impl StateStore {
 
     /// Drops a claim whose response is not stored, so the next retry runs again.
     pub async fn idempotency_release(&self, scope_key: &str) -> Result<(), StateError> {
-        sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND completed = 0").bind(scope_key).execute(&self.pool).await?;
+        sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND completed = 0")
+            .bind(scope_key)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 }

@@ -55,7 +55,11 @@ impl StateStore {
 
     /// Returns the stored value, storing `value` first if the key is new.
     pub async fn setting_or_insert(&self, key: &str, value: &str) -> Result<String, StateError> {
-        sqlx::query("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)").bind(key).bind(value).execute(&self.pool).await?;
+        sqlx::query("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)")
+            .bind(key)
+            .bind(value)
+            .execute(&self.pool)
+            .await?;
         Ok(self.setting(key).await?.unwrap_or_else(|| value.to_string()))
     }
 }

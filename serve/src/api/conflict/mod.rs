@@ -45,7 +45,8 @@ struct ListSpec {
 }
 
 const ARMED: ListSpec = ListSpec { op: "list-armed-events", dataset: DatasetId::ArmedEvents, day_granular: true };
-const VIOLENCE: ListSpec = ListSpec { op: "list-violence-events", dataset: DatasetId::ViolenceEvents, day_granular: false };
+const VIOLENCE: ListSpec =
+    ListSpec { op: "list-violence-events", dataset: DatasetId::ViolenceEvents, day_granular: false };
 
 struct ListQuery<'a> {
     start: Option<&'a str>,
@@ -61,7 +62,13 @@ fn if_none_match(req: &Request) -> Option<&str> {
 }
 
 impl ConflictApi {
-    fn provenance(&self, generation: u64, published_at: chrono::DateTime<Utc>, db: Option<&DatasetDb>, dataset: DatasetId) -> Provenance {
+    fn provenance(
+        &self,
+        generation: u64,
+        published_at: chrono::DateTime<Utc>,
+        db: Option<&DatasetDb>,
+        dataset: DatasetId,
+    ) -> Provenance {
         Provenance { generation, published_at, state: DataState::of(dataset, db.map(|d| &d.freshness), Utc::now()) }
     }
 
@@ -70,7 +77,12 @@ impl ConflictApi {
         req: &Request,
         spec: &ListSpec,
         q: ListQuery<'_>,
-        render: impl FnOnce(Arc<DatasetDb>, EventFilter, u64, String) -> futures::future::BoxFuture<'static, Result<serde_json::Value, ApiError>>,
+        render: impl FnOnce(
+            Arc<DatasetDb>,
+            EventFilter,
+            u64,
+            String,
+        ) -> futures::future::BoxFuture<'static, Result<serde_json::Value, ApiError>>,
     ) -> Answer<T> {
         let mut v = Violations::default();
         let start = epoch_ms_param(&mut v, "start", q.start);
@@ -111,15 +123,24 @@ impl ConflictApi {
         if let Err(err) = v.into_result() {
             return err.into();
         }
-        let (gen_no, published) = generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
+        let (gen_no, published) =
+            generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
         let Some(db) = db else {
             let empty = serde_json::json!({ "events": [], "pagination": Pagination::empty() });
             let prov = Provenance { generation: gen_no, published_at: published, state: DataState::Unavailable };
-            return dataset_get(&self.state.cache, GetRequest { if_none_match: if_none_match(req), jmespath: q.jmespath, cache_key: None }, prov, async { Ok(empty) }).await;
+            return dataset_get(
+                &self.state.cache,
+                GetRequest { if_none_match: if_none_match(req), jmespath: q.jmespath, cache_key: None },
+                prov,
+                async { Ok(empty) },
+            )
+            .await;
         };
         let offset = pinned.as_ref().map(|(p, _)| p.off).unwrap_or(0);
-        let (from_ms, to_ms) = if spec.day_granular { (s.div_euclid(DAY_MS) * DAY_MS, e.div_euclid(DAY_MS) * DAY_MS) } else { (s, e) };
-        let filter = EventFilter { from_ms, to_ms, country: country.clone(), limit: page_size as i64, offset: offset as i64 };
+        let (from_ms, to_ms) =
+            if spec.day_granular { (s.div_euclid(DAY_MS) * DAY_MS, e.div_euclid(DAY_MS) * DAY_MS) } else { (s, e) };
+        let filter =
+            EventFilter { from_ms, to_ms, country: country.clone(), limit: page_size as i64, offset: offset as i64 };
         let next = CursorPayload { op: spec.op.into(), gen: db.version, off: offset, fh, s: Some(s), e: Some(e) };
         let next_cursor = cursor::encode(&self.state.cursor_secret, &next);
         let key = format!(
@@ -145,7 +166,9 @@ fn next_cursor(secret: &[u8], template: &str, offset: u64, rows: usize, total: i
     // The template was encoded with `off = offset`; re-encode with the next offset.
     let Some(payload) = template.strip_prefix("dsc1.").and_then(|r| r.split('.').next()) else { return String::new() };
     use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
-    let Some(mut p) = URL_SAFE_NO_PAD.decode(payload).ok().and_then(|b| serde_json::from_slice::<CursorPayload>(&b).ok()) else {
+    let Some(mut p) =
+        URL_SAFE_NO_PAD.decode(payload).ok().and_then(|b| serde_json::from_slice::<CursorPayload>(&b).ok())
+    else {
         return String::new();
     };
     p.off = next_off;
@@ -185,7 +208,10 @@ impl ConflictApi {
         self.list_events(req, &ARMED, q, move |db, filter, offset, template| {
             Box::pin(async move {
                 let (events, total) = db.query(move |c| queries::armed_events(c, &filter)).await?;
-                let pagination = Pagination { next_cursor: next_cursor(&secret, &template, offset, events.len(), total), total_count: total as i32 };
+                let pagination = Pagination {
+                    next_cursor: next_cursor(&secret, &template, offset, events.len(), total),
+                    total_count: total as i32,
+                };
                 serde_json::to_value(ListArmedEventsResponse { events, pagination }).map_err(ApiError::internal)
             })
         })
@@ -223,7 +249,10 @@ impl ConflictApi {
         self.list_events(req, &VIOLENCE, q, move |db, filter, offset, template| {
             Box::pin(async move {
                 let (events, total) = db.query(move |c| queries::violence_events(c, &filter)).await?;
-                let pagination = Pagination { next_cursor: next_cursor(&secret, &template, offset, events.len(), total), total_count: total as i32 };
+                let pagination = Pagination {
+                    next_cursor: next_cursor(&secret, &template, offset, events.len(), total),
+                    total_count: total as i32,
+                };
                 serde_json::to_value(ListViolenceEventsResponse { events, pagination }).map_err(ApiError::internal)
             })
         })
@@ -266,7 +295,8 @@ impl ConflictApi {
         let code = code.unwrap_or_default();
         let jm = value(&jmespath);
         let generation = self.state.snapshots.current();
-        let (gen_no, published) = generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
+        let (gen_no, published) =
+            generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
         let db = generation.as_ref().and_then(|g| g.dataset(DatasetId::Humanitarian)).cloned();
         let prov = self.provenance(gen_no, published, db.as_deref(), DatasetId::Humanitarian);
         let key = db.as_ref().map(|d| format!("get-humanitarian-summary|v{}|{code}|{}", d.version, jm.unwrap_or("")));
@@ -291,7 +321,8 @@ impl ConflictApi {
     ) -> Answer<ListIranEventsResponse> {
         let jm = value(&jmespath);
         let generation = self.state.snapshots.current();
-        let (gen_no, published) = generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
+        let (gen_no, published) =
+            generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
         let db = if self.state.settings.iran_events_enabled {
             generation.as_ref().and_then(|g| g.dataset(DatasetId::IranEvents)).cloned()
         } else {
@@ -328,8 +359,12 @@ impl ConflictApi {
             None => v.push("$request", "value must be an object"),
             Some(obj) => match obj.get("countryCodes") {
                 None | Some(serde_json::Value::Null) => v.push("countryCodes", "value is required"),
-                Some(serde_json::Value::Array(items)) if items.is_empty() => v.push("countryCodes", "array must contain at least 1 item(s)"),
-                Some(serde_json::Value::Array(items)) if items.len() > 25 => v.push("countryCodes", "array must contain at most 25 item(s)"),
+                Some(serde_json::Value::Array(items)) if items.is_empty() => {
+                    v.push("countryCodes", "array must contain at least 1 item(s)")
+                }
+                Some(serde_json::Value::Array(items)) if items.len() > 25 => {
+                    v.push("countryCodes", "array must contain at most 25 item(s)")
+                }
                 Some(serde_json::Value::Array(items)) => {
                     for (i, item) in items.iter().enumerate() {
                         match item.as_str() {
@@ -356,12 +391,22 @@ impl ConflictApi {
             },
             None => Vec::new(),
         };
-        let results: BTreeMap<String, HumanitarianSummary> =
-            all.into_iter().filter(|s| codes.binary_search(&s.country_code).is_ok()).map(|s| (s.country_code.clone(), s)).collect();
-        let response = GetHumanitarianSummaryBatchResponse { requested: codes.len() as i32, fetched: results.len() as i32, results };
+        let results: BTreeMap<String, HumanitarianSummary> = all
+            .into_iter()
+            .filter(|s| codes.binary_search(&s.country_code).is_ok())
+            .map(|s| (s.country_code.clone(), s))
+            .collect();
+        let response = GetHumanitarianSummaryBatchResponse {
+            requested: codes.len() as i32,
+            fetched: results.len() as i32,
+            results,
+        };
         let body = serde_json::to_vec(&response).unwrap_or_default();
         Answer::from_response(
-            poem::Response::builder().content_type("application/json; charset=utf-8").header("cache-control", "no-store").body(body),
+            poem::Response::builder()
+                .content_type("application/json; charset=utf-8")
+                .header("cache-control", "no-store")
+                .body(body),
         )
     }
 }

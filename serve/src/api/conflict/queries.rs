@@ -44,11 +44,13 @@ fn run_page<T>(
     let mut cstmt = conn.prepare_cached(&count)?;
     let (rows, total) = match &f.country {
         Some(c) => (
-            stmt.query_map(params![f.from_ms, f.to_ms, c, f.limit, f.offset], |r| map(r))?.collect::<Result<Vec<_>, _>>()?,
+            stmt.query_map(params![f.from_ms, f.to_ms, c, f.limit, f.offset], |r| map(r))?
+                .collect::<Result<Vec<_>, _>>()?,
             cstmt.query_row(params![f.from_ms, f.to_ms, c], |r| r.get(0))?,
         ),
         None => (
-            stmt.query_map(params![f.from_ms, f.to_ms, f.limit, f.offset], |r| map(r))?.collect::<Result<Vec<_>, _>>()?,
+            stmt.query_map(params![f.from_ms, f.to_ms, f.limit, f.offset], |r| map(r))?
+                .collect::<Result<Vec<_>, _>>()?,
             cstmt.query_row(params![f.from_ms, f.to_ms], |r| r.get(0))?,
         ),
     };
