@@ -80,8 +80,7 @@ impl ConflictApi {
         render: impl FnOnce(
             Arc<DatasetDb>,
             EventFilter,
-            u64,
-            String,
+            CursorPayload,
         ) -> futures::future::BoxFuture<'static, Result<serde_json::Value, ApiError>>,
     ) -> Answer<T> {
         let mut v = Violations::default();
@@ -141,8 +140,7 @@ impl ConflictApi {
             if spec.day_granular { (s.div_euclid(DAY_MS) * DAY_MS, e.div_euclid(DAY_MS) * DAY_MS) } else { (s, e) };
         let filter =
             EventFilter { from_ms, to_ms, country: country.clone(), limit: page_size as i64, offset: offset as i64 };
-        let next = CursorPayload { op: spec.op.into(), gen: db.version, off: offset, fh, s: Some(s), e: Some(e) };
-        let next_cursor = cursor::encode(&self.state.cursor_secret, &next);
+        let this_page = CursorPayload { op: spec.op.into(), gen: db.version, off: offset, fh, s: Some(s), e: Some(e) };
         let key = format!(
             "{}|v{}|{s}|{e}|{}|{offset}|{page_size}|{}",
             spec.op,
@@ -153,26 +151,17 @@ impl ConflictApi {
         let prov_generation = if pinned.is_some() { db.version } else { gen_no };
         let prov = self.provenance(prov_generation, published, Some(&db), spec.dataset);
         let get = GetRequest { if_none_match: if_none_match(req), jmespath: q.jmespath, cache_key: Some(key) };
-        dataset_get(&self.state.cache, get, prov, render(db, filter, offset, next_cursor)).await
+        dataset_get(&self.state.cache, get, prov, render(db, filter, this_page)).await
     }
 }
 
-/// `nextCursor` for the page after `rows` rows at `offset`, given the template cursor.
-fn next_cursor(secret: &[u8], template: &str, offset: u64, rows: usize, total: i64) -> String {
-    let next_off = offset + rows as u64;
-    if rows == 0 || next_off >= total.max(0) as u64 {
+/// `nextCursor` after a page of `rows` rows: the same pinned query at the next offset, or "" at the end.
+fn next_cursor(secret: &[u8], mut page: CursorPayload, rows: usize, total: i64) -> String {
+    page.off += rows as u64;
+    if rows == 0 || page.off >= total.max(0) as u64 {
         return String::new();
     }
-    // The template was encoded with `off = offset`; re-encode with the next offset.
-    let Some(payload) = template.strip_prefix("dsc1.").and_then(|r| r.split('.').next()) else { return String::new() };
-    use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
-    let Some(mut p) =
-        URL_SAFE_NO_PAD.decode(payload).ok().and_then(|b| serde_json::from_slice::<CursorPayload>(&b).ok())
-    else {
-        return String::new();
-    };
-    p.off = next_off;
-    cursor::encode(secret, &p)
+    cursor::encode(secret, &page)
 }
 
 #[OpenApi(prefix_path = "/api/conflict/v1", tag = "ApiTags::Conflict")]
@@ -205,11 +194,11 @@ impl ConflictApi {
             country: value(&country),
             jmespath: value(&jmespath),
         };
-        self.list_events(req, &ARMED, q, move |db, filter, offset, template| {
+        self.list_events(req, &ARMED, q, move |db, filter, page| {
             Box::pin(async move {
                 let (events, total) = db.query(move |c| queries::armed_events(c, &filter)).await?;
                 let pagination = Pagination {
-                    next_cursor: next_cursor(&secret, &template, offset, events.len(), total),
+                    next_cursor: next_cursor(&secret, page, events.len(), total),
                     total_count: total as i32,
                 };
                 serde_json::to_value(ListArmedEventsResponse { events, pagination }).map_err(ApiError::internal)
@@ -246,11 +235,11 @@ impl ConflictApi {
             country: value(&country),
             jmespath: value(&jmespath),
         };
-        self.list_events(req, &VIOLENCE, q, move |db, filter, offset, template| {
+        self.list_events(req, &VIOLENCE, q, move |db, filter, page| {
             Box::pin(async move {
                 let (events, total) = db.query(move |c| queries::violence_events(c, &filter)).await?;
                 let pagination = Pagination {
-                    next_cursor: next_cursor(&secret, &template, offset, events.len(), total),
+                    next_cursor: next_cursor(&secret, page, events.len(), total),
                     total_count: total as i32,
                 };
                 serde_json::to_value(ListViolenceEventsResponse { events, pagination }).map_err(ApiError::internal)

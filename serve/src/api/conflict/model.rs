@@ -113,14 +113,6 @@ pub struct GetHumanitarianSummaryResponse {
 #[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
-pub struct GetHumanitarianSummaryBatchRequest {
-    /// 1–25 ISO 3166-1 alpha-2 codes.
-    pub country_codes: Vec<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Object)]
-#[serde(rename_all = "camelCase")]
-#[oai(rename_all = "camelCase")]
 pub struct GetHumanitarianSummaryBatchResponse {
     pub requested: i32,
     pub fetched: i32,
