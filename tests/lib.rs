@@ -1,8 +1,9 @@
 //! Shared harness of the end-to-end tests and the benchmarks: a lake built by the real pipelines in
 //! replay mode, and the real server on 127.0.0.1:0.
 
-use std::{path::PathBuf, sync::Arc};
+use std::{path::PathBuf, sync::Arc, time::Duration};
 
+use poem::endpoint::BoxEndpoint;
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{http::RetryPolicy, replay::FixtureServer, UpstreamConfig};
 use sitrep_serve::{
@@ -32,6 +33,9 @@ pub async fn replay_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
     Runner::new(lake, env)
 }
 
+/// The server's default (`SITREP_KEY_CACHE_SECONDS`).
+pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
+
 pub const NORMAL: &[(&str, &str)] = &[("acled", "normal"), ("ucdp", "normal"), ("hdx", "normal")];
 
 pub struct TestApp {
@@ -48,14 +52,33 @@ pub struct TestApp {
 impl TestApp {
     /// A lake ingested from the `normal` fixtures, loaded, and served.
     pub async fn start() -> TestApp {
+        Self::start_with_key_ttl(KEY_CACHE_TTL).await
+    }
+
+    /// As [`TestApp::start`], trusting a resolved API key for `ttl` (zero: every request asks the store).
+    pub async fn start_with_key_ttl(ttl: Duration) -> TestApp {
         let dir = tempfile::tempdir().expect("tempdir");
         let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
         replay_runner(lake.clone(), NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
-        Self::serve(dir, lake).await
+        Self::serve_with_key_ttl(dir, lake, ttl).await
     }
 
     pub async fn serve(dir: tempfile::TempDir, lake: Lake) -> TestApp {
-        let snapshots = Arc::new(Snapshots::new(lake.clone(), dir.path().join("cache"), "128MB".into()));
+        Self::serve_with_key_ttl(dir, lake, KEY_CACHE_TTL).await
+    }
+
+    async fn serve_with_key_ttl(dir: tempfile::TempDir, lake: Lake, key_cache_ttl: Duration) -> TestApp {
+        Self::serve_wrapped(dir, lake, key_cache_ttl, |app| app).await
+    }
+
+    /// Serves `wrap(app)`: the benchmarks add a route next to the real application this way.
+    pub async fn serve_wrapped(
+        dir: tempfile::TempDir,
+        lake: Lake,
+        key_cache_ttl: Duration,
+        wrap: impl FnOnce(BoxEndpoint<'static>) -> BoxEndpoint<'static>,
+    ) -> TestApp {
+        let snapshots = Arc::new(Snapshots::new(lake.clone(), dir.path().join("cache"), "256MB".into()));
         snapshots.refresh().await.expect("load generation");
         let store = StateStore::open("sqlite::memory:").await.expect("state");
         let acct = store.create_account("test", Plan::Pro).await.expect("account");
@@ -69,11 +92,12 @@ impl TestApp {
             public_origins: vec![base.clone()],
             iran_events_enabled: true,
             api_key_prefix: "di".into(),
+            key_cache_ttl,
         };
         let state = Arc::new(
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state"),
         );
-        let app = sitrep_serve::build(state, &base);
+        let app = wrap(sitrep_serve::build(state, &base));
         let server = tokio::spawn(async move {
             let _ = poem::Server::new(poem::listener::TcpListener::bind(addr.to_string())).run(app).await;
         });

@@ -24,17 +24,19 @@ use crate::{IngestError, Lake};
 /// Row groups the size DuckDB uses, so zone maps line up with its own.
 const ROW_GROUP: usize = 122_880;
 
-pub fn encode(batch: &RecordBatch) -> Result<Bytes, IngestError> {
-    let props = WriterProperties::builder()
+fn properties() -> WriterProperties {
+    WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(ROW_GROUP))
         .set_statistics_enabled(EnabledStatistics::Chunk)
-        .build();
-    let mut buf = Vec::with_capacity(batch.get_array_memory_size() / 2);
-    let mut w = ArrowWriter::try_new(&mut buf, batch.schema(), Some(props))?;
+        .build()
+}
+
+/// One batch as one Parquet file (tests use it to stage files by hand).
+pub fn encode(batch: &RecordBatch) -> Result<Bytes, IngestError> {
+    let mut w = ArrowWriter::try_new(Vec::new(), batch.schema(), Some(properties()))?;
     w.write(batch)?;
-    w.close()?;
-    Ok(Bytes::from(buf))
+    Ok(Bytes::from(w.into_inner()?))
 }
 
 /// Splits by UTC month of the dataset's partition column, keeping row order within each month.
@@ -56,7 +58,128 @@ pub fn split_by_month(
     groups.into_iter().map(|(m, idx)| Ok((Some(m), take_record_batch(batch, &UInt32Array::from(idx))?))).collect()
 }
 
-/// Validates the batch against the dataset schema, writes its partitions and returns their entries.
+/// Rows per data file at most: ten row groups, so a large dataset becomes a few files of tens of
+/// MB instead of one per input batch, and a reader still loads files in parallel.
+pub const FILE_ROWS: usize = 10 * ROW_GROUP;
+
+/// A Parquet file being written in memory, for one partition.
+struct OpenFile {
+    writer: ArrowWriter<Vec<u8>>,
+    rows: usize,
+}
+
+/// Streams the record batches of one dataset into immutable Parquet objects: one open file per
+/// month partition, rolled over at [`FILE_ROWS`]. Encoding runs on a blocking thread.
+pub struct DatasetWriter<'l> {
+    lake: &'l Lake,
+    run_id: String,
+    dataset: DatasetId,
+    fetched_at: DateTime<Utc>,
+    next_part: usize,
+    file_rows: usize,
+    open: BTreeMap<Option<YearMonth>, OpenFile>,
+    written: Vec<FileEntry>,
+}
+
+type Closed = Vec<(Option<YearMonth>, Vec<u8>, usize)>;
+
+impl<'l> DatasetWriter<'l> {
+    /// Files are numbered from `first_part` (a backfill continues its numbering across months).
+    pub fn new(lake: &'l Lake, run_id: &str, dataset: DatasetId, fetched_at: DateTime<Utc>, first_part: usize) -> Self {
+        DatasetWriter {
+            lake,
+            run_id: run_id.to_string(),
+            dataset,
+            fetched_at,
+            next_part: first_part,
+            file_rows: FILE_ROWS,
+            open: BTreeMap::new(),
+            written: Vec::new(),
+        }
+    }
+
+    /// Rolls files over at `rows` rows instead of [`FILE_ROWS`].
+    pub fn with_file_rows(mut self, rows: usize) -> Self {
+        self.file_rows = rows.max(1);
+        self
+    }
+
+    /// Appends a batch, which must follow the dataset's schema; writes out files that filled up.
+    pub async fn write(&mut self, batch: RecordBatch) -> Result<(), IngestError> {
+        let dataset = self.dataset;
+        if !sitrep_schemas::fingerprint::fingerprint_matches(&dataset.schema(), &batch.schema()) {
+            return Err(IngestError::Validation(format!("{dataset}: batch schema differs from the lake contract")));
+        }
+        let (mut open, file_rows) = (std::mem::take(&mut self.open), self.file_rows);
+        let (open, closed) = blocking(move || {
+            let mut closed = Closed::new();
+            for (month, part) in split_by_month(dataset, &batch)? {
+                if part.num_rows() == 0 {
+                    continue;
+                }
+                let file = match open.entry(month) {
+                    std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(e) => e.insert(OpenFile {
+                        writer: ArrowWriter::try_new(Vec::new(), dataset.schema(), Some(properties()))?,
+                        rows: 0,
+                    }),
+                };
+                file.writer.write(&part)?;
+                file.rows += part.num_rows();
+                if file.rows >= file_rows {
+                    if let Some(full) = open.remove(&month) {
+                        closed.push((month, full.writer.into_inner()?, full.rows));
+                    }
+                }
+            }
+            Ok((open, closed))
+        })
+        .await?;
+        self.open = open;
+        self.put(closed).await
+    }
+
+    /// Closes every open file, writes it, and returns the entries of all files written, in order.
+    pub async fn finish(mut self) -> Result<Vec<FileEntry>, IngestError> {
+        let open = std::mem::take(&mut self.open);
+        let closed = blocking(move || {
+            open.into_iter()
+                .map(|(month, f)| Ok((month, f.writer.into_inner()?, f.rows)))
+                .collect::<Result<Closed, _>>()
+        })
+        .await?;
+        self.put(closed).await?;
+        Ok(self.written)
+    }
+
+    async fn put(&mut self, closed: Closed) -> Result<(), IngestError> {
+        for (month, bytes, rows) in closed {
+            let path = format!("data/{}/{}/part-{:05}.parquet", self.run_id, self.dataset, self.next_part);
+            self.next_part += 1;
+            let entry = FileEntry {
+                path: path.clone(),
+                rows: rows as u64,
+                bytes: bytes.len() as u64,
+                sha256: hex::encode(Sha256::digest(&bytes)),
+                schema_fingerprint: self.dataset.fingerprint(),
+                run_id: self.run_id.clone(),
+                fetched_at: self.fetched_at,
+                partition: month.map(|m| m.to_string()),
+            };
+            self.lake.put_data(&path, Bytes::from(bytes)).await?;
+            self.written.push(entry);
+        }
+        Ok(())
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, IngestError> + Send + 'static,
+) -> Result<T, IngestError> {
+    tokio::task::spawn_blocking(f).await.map_err(|e| IngestError::Validation(format!("encoder task: {e}")))?
+}
+
+/// One batch as a dataset's files (see [`DatasetWriter`]); `next_part` advances past them.
 pub async fn write_dataset(
     lake: &Lake,
     run_id: &str,
@@ -65,32 +188,69 @@ pub async fn write_dataset(
     fetched_at: DateTime<Utc>,
     next_part: &mut usize,
 ) -> Result<Vec<FileEntry>, IngestError> {
-    if !sitrep_schemas::fingerprint::fingerprint_matches(&dataset.schema(), &batch.schema()) {
-        return Err(IngestError::Validation(format!("{dataset}: batch schema differs from the lake contract")));
-    }
-    let mut entries = Vec::new();
-    for (month, part) in split_by_month(dataset, batch)? {
-        if part.num_rows() == 0 {
-            continue;
+    let mut writer = DatasetWriter::new(lake, run_id, dataset, fetched_at, *next_part);
+    writer.write(batch.clone()).await?;
+    let files = writer.finish().await?;
+    // Files are numbered consecutively from `next_part`.
+    *next_part += files.len();
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use arrow::array::AsArray;
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use sitrep_pipelines::{acled, synthetic::AcledGenerator};
+
+    use super::*;
+
+    #[tokio::test]
+    async fn streams_batches_into_month_files_rolled_over_at_the_row_limit() {
+        let lake = Lake::in_memory();
+        let as_of = DateTime::parse_from_rfc3339("2026-11-20T06:00:00Z").unwrap().with_timezone(&Utc);
+        let mut gen = AcledGenerator::new(2_500, 7, as_of, 90);
+        let mut writer = DatasetWriter::new(&lake, "01TESTRUN", DatasetId::ArmedEvents, as_of, 3).with_file_rows(500);
+        while let Some(page) = gen.next_page(300) {
+            let parsed = acled::parse_page(&page).unwrap();
+            writer.write(acled::normalise(parsed.data.iter(), usize::MAX).unwrap()).await.unwrap();
         }
-        let bytes = tokio::task::spawn_blocking(move || encode(&part).map(|b| (b, part.num_rows())))
-            .await
-            .map_err(|e| IngestError::Validation(format!("encoder task: {e}")))??;
-        let (bytes, rows) = bytes;
-        let path = format!("data/{run_id}/{dataset}/part-{:05}.parquet", *next_part);
-        *next_part += 1;
-        let entry = FileEntry {
-            path: path.clone(),
-            rows: rows as u64,
-            bytes: bytes.len() as u64,
-            sha256: hex::encode(Sha256::digest(&bytes)),
-            schema_fingerprint: dataset.fingerprint(),
-            run_id: run_id.to_string(),
-            fetched_at,
-            partition: month.map(|m| m.to_string()),
-        };
-        lake.put_data(&path, bytes).await?;
-        entries.push(entry);
+        let files = writer.finish().await.unwrap();
+
+        let numbers: Vec<String> = files.iter().map(|f| f.path.rsplit('/').next().unwrap().to_string()).collect();
+        let expected: Vec<String> = (3..3 + files.len()).map(|n| format!("part-{n:05}.parquet")).collect();
+        assert_eq!(numbers, expected, "files are numbered consecutively from the first part");
+        assert_eq!(files.iter().map(|f| f.rows).sum::<u64>(), 2_500);
+        let mut per_month: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+        for f in &files {
+            let bytes = lake.get_bytes(&f.path).await.unwrap();
+            let mut rows = 0;
+            for batch in ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap().build().unwrap() {
+                let batch = batch.unwrap();
+                let ms = batch.column_by_name("occurred_at_ms").unwrap().as_primitive::<Int64Type>();
+                for v in ms.values() {
+                    assert_eq!(Some(YearMonth::of_ms(*v).to_string()), f.partition, "{}", f.path);
+                }
+                rows += batch.num_rows() as u64;
+            }
+            assert_eq!(rows, f.rows, "{}: the entry matches the file", f.path);
+            per_month.entry(f.partition.clone().unwrap()).or_default().push(f.rows);
+        }
+        assert!(per_month.len() >= 3, "90 days span at least three months");
+        for (month, sizes) in per_month {
+            // Every file but a month's last was rolled over once it reached the limit.
+            assert!(sizes[..sizes.len() - 1].iter().all(|r| *r >= 500), "{month}: {sizes:?}");
+        }
     }
-    Ok(entries)
+
+    #[tokio::test]
+    async fn refuses_a_batch_of_another_schema() {
+        let lake = Lake::in_memory();
+        let mut writer = DatasetWriter::new(&lake, "01TESTRUN", DatasetId::Humanitarian, Utc::now(), 0);
+        let as_of = Utc::now();
+        let page = AcledGenerator::new(10, 1, as_of, 5).next_page(10).unwrap();
+        let parsed = acled::parse_page(&page).unwrap();
+        let armed = acled::normalise(parsed.data.iter(), usize::MAX).unwrap();
+        assert!(matches!(writer.write(armed).await, Err(IngestError::Validation(_))));
+        assert!(writer.finish().await.unwrap().is_empty(), "nothing was written");
+    }
 }

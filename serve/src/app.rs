@@ -20,6 +20,9 @@ use crate::{
 
 pub const MAX_BODY: usize = 262_144;
 
+/// Memory for rendered response bodies (a page of 100 events renders to about 40 KB).
+const BODY_CACHE_BYTES: usize = 64 << 20;
+
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub realm: String,
@@ -27,6 +30,9 @@ pub struct Settings {
     pub public_origins: Vec<String>,
     pub iran_events_enabled: bool,
     pub api_key_prefix: String,
+    /// How long a resolved API key is trusted before the state store is asked again: the delay
+    /// before a revocation or suspension made elsewhere takes effect.
+    pub key_cache_ttl: std::time::Duration,
 }
 
 impl Settings {
@@ -50,6 +56,7 @@ pub struct AppState {
     pub store: StateStore,
     pub cursor_secret: Vec<u8>,
     pub cache: BodyCache,
+    pub keys: auth::KeyCache,
     pub settings: Settings,
 }
 
@@ -69,7 +76,14 @@ impl AppState {
                 store.setting_or_insert("data_cursor_secret", &hex::encode(raw)).await?
             }
         };
-        Ok(AppState { snapshots, store, cursor_secret: secret.into_bytes(), cache: BodyCache::new(20_000), settings })
+        Ok(AppState {
+            snapshots,
+            store,
+            cursor_secret: secret.into_bytes(),
+            cache: BodyCache::new(BODY_CACHE_BYTES),
+            keys: auth::KeyCache::new(settings.key_cache_ttl),
+            settings,
+        })
     }
 }
 

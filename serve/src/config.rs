@@ -25,6 +25,10 @@ pub struct ServeArgs {
     /// Also run the ingest scheduler in this process (single-process deployments).
     #[arg(long, env = "SITREP_WITH_INGEST")]
     pub with_ingest: bool,
+    /// Seconds a resolved API key is trusted before the state store is asked again (the most a
+    /// revocation or suspension made by another process takes to apply).
+    #[arg(long, env = "SITREP_KEY_CACHE_SECONDS", default_value_t = 5)]
+    pub key_cache_seconds: u64,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -41,7 +45,8 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-pub fn settings_from_env(listen: &str, api_key_prefix: &str) -> Settings {
+pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> Settings {
+    let listen = &serve.listen;
     let origins = env("PUBLIC_ORIGINS")
         .map(|v| v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect())
         .unwrap_or_else(|| vec![format!("http://{listen}")]);
@@ -51,6 +56,7 @@ pub fn settings_from_env(listen: &str, api_key_prefix: &str) -> Settings {
         iran_events_enabled: env("IRAN_EVENTS_ENABLED")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
         api_key_prefix: api_key_prefix.to_string(),
+        key_cache_ttl: std::time::Duration::from_secs(serve.key_cache_seconds),
     }
 }
 

@@ -121,7 +121,7 @@ async fn main() -> anyhow::Result<()> {
         Command::DevKey { file } => {
             if let Ok(existing) = std::fs::read_to_string(&file) {
                 let existing = existing.trim();
-                if store.authenticate(existing).await?.is_some() {
+                if store.live_key(&sitrep_serve::state::hash_key(existing)).await?.is_some() {
                     println!("API key: {existing}");
                     return Ok(());
                 }
@@ -155,7 +155,7 @@ async fn main() -> anyhow::Result<()> {
             } else {
                 None
             };
-            let settings = settings_from_env(&serve.listen, &cli.state.api_key_prefix);
+            let settings = settings_from_env(&serve, &cli.state.api_key_prefix);
             let server_url = settings.site_origin().to_string();
             let state = Arc::new(
                 AppState::new(snapshots, store, cursor_secret_from_env(), settings)

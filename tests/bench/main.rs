@@ -1,79 +1,78 @@
-//! `make bench`: the figures of the Foundation issue, printed as a table.
+//! `make bench`: the figures of the Foundation issue, printed as two tables.
 //!
-//! For each size (env `BENCH_SIZES`, default 10k,100k,1M,5M synthetic ACLED events):
-//! - ingest: parse + normalise + write Parquet throughput (events/s) and commit latency;
-//! - serving: generation load time (cold start to ready) and ListArmedEvents latency in process
-//!   (one country, 30-day range, page_size 100): the DuckDB query + render path with the body cache
-//!   bypassed (p50/p99), and the cached path through the full pipeline;
-//! - resident memory after the generation is loaded.
+//! For each size (env `BENCH_SIZES`, default 10k,100k,1M,5M synthetic ACLED events in ACLED's wire
+//! format, dated over the 90 days before the as-of time):
+//! - ingest: parse + normalise + write Parquet throughput (page generation is not timed) and the
+//!   commit latency of the generation;
+//! - the real `sitrep-serve` binary over that lake: cold start to ready, and its peak RSS after a
+//!   burst of uncached requests;
+//! - in process: ListArmedEvents (one country, 30-day range, page_size 100) through the DuckDB query
+//!   and rendering with no body cache (p50/p99), and through the cached answer path;
+//! - over HTTP with `wrk` (concurrency 32, loopback): the same request repeated (cached), distinct
+//!   uncached requests, and the ceiling: the same server returning a pre-rendered body of the same
+//!   size from a plain route.
 
-use std::{sync::Arc, time::Instant};
+mod http_load;
+mod served_binary;
+
+use std::{
+    sync::{Arc, OnceLock},
+    time::{Duration as StdDuration, Instant},
+};
 
 use chrono::{DateTime, Duration, Utc};
+use poem::{endpoint::BoxEndpoint, get, EndpointExt, Response, Route};
 use sitrep_ingest::{
     lake::{Outcome, Staged},
-    writer::write_dataset,
+    writer::DatasetWriter,
     Lake,
 };
 use sitrep_pipelines::{acled, synthetic::AcledGenerator, Scope};
 use sitrep_schemas::DatasetId;
-use sitrep_serve::{api::conflict::queries, snapshot::Snapshots};
+use sitrep_serve::api::{
+    answer::{dataset_get, Answer, BodyCache, DataState, GetRequest, Provenance},
+    conflict::queries,
+    error::ApiError,
+};
+use sitrep_tests::TestApp;
+
+const DAY_MS: i64 = 86_400_000;
+const PAGE_EVENTS: usize = 50_000;
+const REQUEST: &str = "/api/conflict/v1/list-armed-events?country=UA&page_size=100";
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-fn rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0))
-        })
-        .unwrap_or(0.0)
-        / 1024.0
-}
-
-struct Row {
-    n: usize,
-    ingest_eps: f64,
+struct Ingested {
+    events_per_s: f64,
     commit_ms: f64,
-    load_ms: f64,
-    p50_us: f64,
-    p99_us: f64,
-    cached_p50_us: f64,
-    cached_p99_us: f64,
-    rss_mb: f64,
 }
 
-async fn bench_size(n: usize, as_of: DateTime<Utc>) -> Row {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
-    let run_id = ulid_like(n);
+/// Generates `n` events page by page and times only parse + normalise + Parquet writing.
+async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
+    let run_id = format!("01BENCH{n:019}");
     let mut gen = AcledGenerator::new(n, 42, as_of, 90);
-    let mut files = Vec::new();
-    let mut part = 0;
-    let t = Instant::now();
-    while let Some(page) = gen.next_page(50_000) {
+    let mut writer = DatasetWriter::new(lake, &run_id, DatasetId::ArmedEvents, as_of, 0);
+    let mut busy = StdDuration::ZERO;
+    while let Some(page) = gen.next_page(PAGE_EVENTS) {
+        let t = Instant::now();
         let parsed = acled::parse_page(&page).expect("parse");
         let batch = acled::normalise(parsed.data.iter(), usize::MAX).expect("normalise");
-        files.extend(
-            write_dataset(&lake, &run_id, DatasetId::ArmedEvents, &batch, as_of, &mut part).await.expect("write"),
-        );
+        writer.write(batch).await.expect("write");
+        busy += t.elapsed();
     }
-    let ingest_secs = t.elapsed().as_secs_f64();
-    let months = files
-        .iter()
-        .filter_map(|f| f.partition.as_deref().and_then(sitrep_pipelines::time::YearMonth::parse))
-        .collect();
+    let t = Instant::now();
+    let files = writer.finish().await.expect("finish");
+    busy += t.elapsed();
+    let months = files.iter().filter_map(|f| f.partition.as_deref().and_then(sitrep_pipelines::time::YearMonth::parse));
     let staged = Staged {
         run_id,
         operation: "bench".into(),
         outcomes: vec![Outcome::Fetched {
             dataset: DatasetId::ArmedEvents,
+            scope: Scope::Months(months.collect()),
             files,
-            scope: Scope::Months(months),
             fetched_at: as_of,
             as_of,
             upstream_version: None,
@@ -82,22 +81,37 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>) -> Row {
     };
     let t = Instant::now();
     lake.publish(&staged).await.expect("publish");
-    let commit_ms = t.elapsed().as_secs_f64() * 1e3;
+    Ingested { events_per_s: n as f64 / busy.as_secs_f64(), commit_ms: t.elapsed().as_secs_f64() * 1e3 }
+}
 
-    let snapshots = Arc::new(Snapshots::new(lake.clone(), dir.path().join("cache"), "256MB".into()));
-    let t = Instant::now();
-    let generation = snapshots.refresh().await.expect("load").expect("generation");
-    let load_ms = t.elapsed().as_secs_f64() * 1e3;
-    let db = generation.dataset(DatasetId::ArmedEvents).expect("armed").clone();
+struct InProcess {
+    p50_us: f64,
+    p99_us: f64,
+    cached_p50_us: f64,
+    cached_p99_us: f64,
+}
 
-    let to = as_of.timestamp_millis() / 86_400_000 * 86_400_000;
-    let from = to - 30 * 86_400_000;
+/// The query + render path, then the cached answer path, on the served generation.
+async fn in_process(app: &TestApp) -> InProcess {
+    let generation = app.snapshots.current().expect("generation");
+    let db = generation.dataset(DatasetId::ArmedEvents).expect("armed-events").clone();
+    let to = db.as_of().expect("as of").timestamp_millis().div_euclid(DAY_MS) * DAY_MS;
+    let filter = move || queries::EventFilter {
+        from_ms: to - 30 * DAY_MS,
+        to_ms: to,
+        country: Some("UA".into()),
+        limit: 100,
+        offset: 0,
+    };
+    let render = |db: Arc<sitrep_serve::snapshot::DatasetDb>| async move {
+        let f = filter();
+        let (events, total) = db.query(move |c| queries::armed_events(c, &f)).await.map_err(ApiError::from)?;
+        Ok::<_, ApiError>(serde_json::json!({ "events": events, "total": total }))
+    };
     let mut lat = Vec::new();
     for i in 0..1200 {
-        let f = queries::EventFilter { from_ms: from, to_ms: to, country: Some("UA".into()), limit: 100, offset: 0 };
         let t = Instant::now();
-        let (events, total) = db.query(move |c| queries::armed_events(c, &f)).await.expect("query");
-        let body = serde_json::to_vec(&serde_json::json!({"events": events, "total": total})).expect("render");
+        let body = serde_json::to_vec(&render(db.clone()).await.expect("query")).expect("render");
         std::hint::black_box(body);
         if i >= 200 {
             lat.push(t.elapsed().as_secs_f64() * 1e6);
@@ -105,55 +119,73 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>) -> Row {
     }
     lat.sort_by(f64::total_cmp);
 
-    let cached = sitrep_serve::api::answer::BodyCache::new(16);
-    let mut clat = Vec::new();
+    let cache = BodyCache::new(1 << 20);
+    let mut cached = Vec::new();
     for i in 0..5000 {
         let t = Instant::now();
-        let prov = sitrep_serve::api::answer::Provenance {
-            generation: 1,
-            published_at: as_of,
-            state: sitrep_serve::api::answer::DataState::Fresh,
-        };
-        let req =
-            sitrep_serve::api::answer::GetRequest { if_none_match: None, jmespath: None, cache_key: Some("k".into()) };
-        let db = db.clone();
-        let a: sitrep_serve::api::answer::Answer<()> =
-            sitrep_serve::api::answer::dataset_get(&cached, req, prov, async move {
-                let f = queries::EventFilter {
-                    from_ms: from,
-                    to_ms: to,
-                    country: Some("UA".into()),
-                    limit: 100,
-                    offset: 0,
-                };
-                let (events, total) = db
-                    .query(move |c| queries::armed_events(c, &f))
-                    .await
-                    .map_err(sitrep_serve::api::error::ApiError::from)?;
-                Ok(serde_json::json!({"events": events, "total": total}))
-            })
-            .await;
+        let prov = Provenance { generation: 1, published_at: Utc::now(), state: DataState::Fresh };
+        let req = GetRequest { if_none_match: None, jmespath: None, cache_key: Some("k".into()) };
+        let a: Answer<()> = dataset_get(&cache, req, prov, render(db.clone())).await;
         std::hint::black_box(a.0);
         if i >= 100 {
-            clat.push(t.elapsed().as_secs_f64() * 1e6);
+            cached.push(t.elapsed().as_secs_f64() * 1e6);
         }
     }
-    clat.sort_by(f64::total_cmp);
-    Row {
-        n,
-        ingest_eps: n as f64 / ingest_secs,
-        commit_ms,
-        load_ms,
+    cached.sort_by(f64::total_cmp);
+    InProcess {
         p50_us: percentile(&lat, 0.5),
         p99_us: percentile(&lat, 0.99),
-        cached_p50_us: percentile(&clat, 0.5),
-        cached_p99_us: percentile(&clat, 0.99),
-        rss_mb: rss_mb(),
+        cached_p50_us: percentile(&cached, 0.5),
+        cached_p99_us: percentile(&cached, 0.99),
     }
 }
 
-fn ulid_like(n: usize) -> String {
-    format!("01BENCH{n:019}")
+struct Row {
+    n: usize,
+    ingest: Ingested,
+    served: Option<served_binary::Measured>,
+    query: InProcess,
+    http: Option<http_load::Figures>,
+}
+
+async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>) -> Row {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lake_dir = dir.path().join("lake");
+    let lake = Lake::open(lake_dir.to_str().expect("utf8")).expect("lake");
+    let ingest = ingest(&lake, n, as_of).await;
+    let served = served_binary::measure(&lake_dir, wrk).await;
+
+    // The real application in this process, plus the ceiling route: a body of the same size,
+    // rendered once, answered by the same HTTP server without auth, query or rendering.
+    let ceiling: Arc<OnceLock<bytes::Bytes>> = Arc::new(OnceLock::new());
+    let body = ceiling.clone();
+    let wrap = move |app: BoxEndpoint<'static>| -> BoxEndpoint<'static> {
+        Route::new()
+            .at(
+                "/bench/ceiling",
+                get(poem::endpoint::make_sync(move |_| {
+                    Response::builder()
+                        .content_type("application/json; charset=utf-8")
+                        .body(body.get().cloned().unwrap_or_default())
+                })),
+            )
+            .nest("/", app)
+            .boxed()
+    };
+    let app = TestApp::serve_wrapped(dir, lake, sitrep_tests::KEY_CACHE_TTL, wrap).await;
+    let real = app.get(REQUEST).send().await.expect("request");
+    assert_eq!(real.status(), 200, "the benchmark request must succeed");
+    let _ = ceiling.set(real.bytes().await.expect("body"));
+    let query = in_process(&app).await;
+    let http = match wrk {
+        Some(w) => Some(w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling").await),
+        None => None,
+    };
+    Row { n, ingest, served, query, http }
+}
+
+fn fmt_opt(v: Option<f64>, decimals: usize) -> String {
+    v.map(|v| format!("{v:.decimals$}")).unwrap_or_else(|| "n/a".into())
 }
 
 #[tokio::main]
@@ -163,14 +195,52 @@ async fn main() {
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
+    let wrk = http_load::Wrk::find();
+    if wrk.is_none() {
+        eprintln!("wrk not found on PATH: HTTP columns are n/a (make bench installs it with apt-get)");
+    }
     let as_of = Utc::now() - Duration::days(1);
-    println!("| events | ingest events/s | commit ms | load (cold→ready) ms | query p50 µs | query p99 µs | cached p50 µs | cached p99 µs | RSS MB |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let mut rows = Vec::new();
     for n in sizes {
-        let r = bench_size(n, as_of).await;
+        eprintln!("bench: {n} events …");
+        rows.push(bench_size(n, as_of, wrk.as_ref()).await);
+    }
+    println!("\nIngest, serving binary, in-process ListArmedEvents (one country, 30 days, page_size 100)\n");
+    println!("| events | ingest events/s | commit ms | cold start→ready ms | server peak RSS MB | query p50 µs | query p99 µs | cached p50 µs | cached p99 µs |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
         println!(
-            "| {} | {:.0} | {:.1} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} |",
-            r.n, r.ingest_eps, r.commit_ms, r.load_ms, r.p50_us, r.p99_us, r.cached_p50_us, r.cached_p99_us, r.rss_mb
+            "| {} | {:.0} | {:.1} | {} | {} | {:.0} | {:.0} | {:.1} | {:.1} |",
+            r.n,
+            r.ingest.events_per_s,
+            r.ingest.commit_ms,
+            fmt_opt(r.served.as_ref().map(|s| s.cold_start_ms), 0),
+            fmt_opt(r.served.as_ref().map(|s| s.peak_rss_mb), 0),
+            r.query.p50_us,
+            r.query.p99_us,
+            r.query.cached_p50_us,
+            r.query.cached_p99_us
+        );
+    }
+    println!("\nHTTP under load: wrk, 2 threads, concurrency 32, loopback (wrk and the server share the 2 cores)\n");
+    println!("| events | ceiling req/s | ceiling p99 ms | cached req/s | cached ÷ ceiling | cached p99 ms | uncached req/s | uncached ÷ ceiling | uncached p99 ms |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        let Some(h) = &r.http else {
+            println!("| {} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |", r.n);
+            continue;
+        };
+        println!(
+            "| {} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} |",
+            r.n,
+            h.ceiling.rps,
+            h.ceiling.p99_ms,
+            h.cached.rps,
+            h.cached.rps / h.ceiling.rps,
+            h.cached.p99_ms,
+            h.uncached.rps,
+            h.uncached.rps / h.ceiling.rps,
+            h.uncached.p99_ms
         );
     }
 }

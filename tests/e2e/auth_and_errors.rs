@@ -5,7 +5,8 @@ use sitrep_tests::TestApp;
 
 #[tokio::test]
 async fn missing_and_invalid_credentials() {
-    let app = TestApp::start().await;
+    // Suspension and revocation below must show on the very next request: no key cache.
+    let app = TestApp::start_with_key_ttl(std::time::Duration::ZERO).await;
     let url = format!("{}/api/conflict/v1/list-armed-events", app.base);
     let r = app.http.get(&url).send().await.unwrap();
     assert_eq!(r.status(), 401);

@@ -179,3 +179,38 @@ async fn views_and_rollback() {
     let changes = sitrep_ingest::lake::describe_changes(Some(&c2), &rolled);
     assert!(changes.iter().any(|l| l.starts_with("humanitarian")));
 }
+
+#[tokio::test]
+async fn the_serving_cache_keeps_only_the_files_of_retained_versions() {
+    let app = sitrep_tests::TestApp::start().await;
+    let runner = replay_runner(app.lake.clone(), NORMAL).await;
+    for _ in 0..4 {
+        runner.run(&DatasetId::ALL).await.unwrap();
+        app.snapshots.refresh().await.unwrap();
+    }
+    assert_eq!(app.snapshots.current().unwrap().number, 5);
+    // Three versions per dataset stay queryable (generations 3, 4 and 5): exactly their files stay cached.
+    let mut expected = std::collections::BTreeSet::new();
+    for g in 3..=5 {
+        for entry in app.lake.read_commit(g).await.unwrap().unwrap().datasets.values() {
+            assert_eq!(entry.version, Some(g), "every dataset was refreshed by every run");
+            expected.extend(entry.files.iter().map(|f| f.path.clone()));
+        }
+    }
+    let root = app._dir.path().join("cache/files");
+    let mut cached = std::collections::BTreeSet::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                cached.insert(p.strip_prefix(&root).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    assert_eq!(cached, expected);
+    let (status, _) = app.json("/api/conflict/v1/list-armed-events?country=UA").await;
+    assert_eq!(status, 200);
+}

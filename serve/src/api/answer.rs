@@ -116,26 +116,50 @@ pub struct Served {
     pub etag: String,
 }
 
-/// Bounded cache of rendered bodies. Entries are immutable functions of their key, so eviction is
-/// only about memory: when full, the cache starts over.
+/// Bounded cache of rendered bodies, by bytes. Entries are immutable functions of their key, so
+/// eviction is only about memory. Two halves approximate LRU at O(1) per operation: a hit in the
+/// older half moves to the newer one; when the newer half holds half the budget, the older half
+/// is dropped and the newer one becomes the older.
 pub struct BodyCache {
-    entries: Mutex<HashMap<String, Arc<Served>>>,
-    capacity: usize,
+    halves: Mutex<Halves>,
+    half_budget: usize,
+}
+
+#[derive(Default)]
+struct Halves {
+    newer: HashMap<String, Arc<Served>>,
+    newer_bytes: usize,
+    older: HashMap<String, Arc<Served>>,
+}
+
+impl Halves {
+    fn insert(&mut self, key: String, served: Arc<Served>, half_budget: usize) {
+        self.newer_bytes += served.body.len() + key.len();
+        self.newer.insert(key, served);
+        if self.newer_bytes >= half_budget {
+            self.older = std::mem::take(&mut self.newer);
+            self.newer_bytes = 0;
+        }
+    }
 }
 
 impl BodyCache {
-    pub fn new(capacity: usize) -> Self {
-        BodyCache { entries: Mutex::new(HashMap::new()), capacity }
+    /// A cache holding at most about `budget_bytes` of bodies and keys.
+    pub fn new(budget_bytes: usize) -> Self {
+        BodyCache { halves: Mutex::new(Halves::default()), half_budget: (budget_bytes / 2).max(1) }
     }
     fn get(&self, key: &str) -> Option<Arc<Served>> {
-        self.entries.lock().ok()?.get(key).cloned()
+        let mut h = self.halves.lock().ok()?;
+        if let Some(hit) = h.newer.get(key) {
+            return Some(hit.clone());
+        }
+        let (key, hit) = h.older.remove_entry(key)?;
+        h.insert(key, hit.clone(), self.half_budget);
+        Some(hit)
     }
     fn put(&self, key: String, served: Arc<Served>) {
-        if let Ok(mut m) = self.entries.lock() {
-            if m.len() >= self.capacity {
-                m.clear();
-            }
-            m.insert(key, served);
+        if let Ok(mut h) = self.halves.lock() {
+            h.insert(key, served, self.half_budget);
         }
     }
 }
@@ -196,4 +220,28 @@ where
         return Answer::from_response(builder.finish());
     }
     Answer::from_response(builder.content_type("application/json; charset=utf-8").body(served.body.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn served(n: usize) -> Arc<Served> {
+        Arc::new(Served { body: Bytes::from(vec![b'x'; n]), etag: String::new() })
+    }
+
+    #[test]
+    fn body_cache_keeps_recently_used_entries_within_its_budget() {
+        // Budget 400 bytes: each half rotates once it holds 200.
+        let cache = BodyCache::new(400);
+        cache.put("a".into(), served(99));
+        cache.put("b".into(), served(99)); // newer half full (200 bytes): {a, b} become the older half
+        assert!(cache.get("a").is_some()); // promoted back into the newer half
+        cache.put("c".into(), served(99)); // newer {a, c} full: rotates, b is dropped
+        assert!(cache.get("b").is_none());
+        assert!(cache.get("a").is_some() && cache.get("c").is_some());
+        let h = cache.halves.lock().unwrap();
+        let held: usize = h.newer.values().chain(h.older.values()).map(|s| s.body.len()).sum();
+        assert!(held <= 400, "held {held} bytes");
+    }
 }

@@ -27,6 +27,8 @@ pub struct DatasetDb {
     pub dataset: DatasetId,
     pub version: u64,
     pub freshness: Freshness,
+    /// The cached lake files this version was built from.
+    pub sources: Vec<PathBuf>,
     path: PathBuf,
     conns: Mutex<Vec<Connection>>,
     permits: Semaphore,
@@ -102,6 +104,7 @@ impl DatasetDb {
             dataset,
             version,
             freshness,
+            sources: files.to_vec(),
             path,
             permits: Semaphore::new(conns.len()),
             conns: Mutex::new(conns),

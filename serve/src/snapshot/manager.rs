@@ -1,7 +1,7 @@
 //! Follows the lake and holds the current generation plus recent dataset versions.
 
 use std::{
-    collections::{BTreeMap, HashMap},
+    collections::{BTreeMap, HashMap, HashSet},
     path::PathBuf,
     sync::{Arc, Mutex, RwLock},
     time::Duration,
@@ -11,7 +11,10 @@ use chrono::{DateTime, Utc};
 use sitrep_ingest::Lake;
 use sitrep_schemas::{Commit, DatasetId};
 
-use super::dataset_db::{BuildOptions, DatasetDb, DbError};
+use super::{
+    cache_prune::prune_files,
+    dataset_db::{BuildOptions, DatasetDb, DbError},
+};
 
 /// Dataset versions kept queryable per dataset (SUPPLEMENT 1.7: at least the last 3).
 const RETAINED_VERSIONS: usize = 3;
@@ -53,7 +56,12 @@ pub struct Snapshots {
 }
 
 impl Snapshots {
+    /// `cache_dir` belongs to this server alone: database files found there are left over from an
+    /// earlier process and are deleted.
     pub fn new(lake: Lake, cache_dir: PathBuf, memory_limit: String) -> Self {
+        if let Err(e) = prune_files(&cache_dir.join("db"), &HashSet::new()) {
+            tracing::warn!(error = %e, "could not clear stale databases from the cache");
+        }
         Snapshots {
             lake,
             cache_dir,
@@ -96,7 +104,23 @@ impl Snapshots {
             *cur = Some(generation.clone());
         }
         tracing::info!(generation = generation.number, "serving generation");
+        self.prune_cached_files().await;
         Ok(Some(generation))
+    }
+
+    /// Drops cached lake files that no retained dataset version was built from.
+    async fn prune_cached_files(&self) {
+        let keep: HashSet<PathBuf> = match self.retained.lock() {
+            Ok(r) => r.values().flatten().flat_map(|db| db.sources.iter().cloned()).collect(),
+            Err(_) => return,
+        };
+        let dir = self.cache_dir.join("files");
+        match tokio::task::spawn_blocking(move || prune_files(&dir, &keep)).await {
+            Ok(Ok(0)) => {}
+            Ok(Ok(n)) => tracing::info!(files = n, "pruned cached lake files"),
+            Ok(Err(e)) => tracing::warn!(error = %e, "could not prune the file cache"),
+            Err(e) => tracing::warn!(error = %e, "file cache pruning task failed"),
+        }
     }
 
     async fn load(&self, commit: Commit) -> Result<Generation, SnapshotError> {

@@ -4,6 +4,7 @@
 //! `Arc<Generation>`. In-flight requests keep the generation they started with. A failed load never
 //! replaces a good generation. Recent dataset versions stay queryable for pinned cursors.
 
+mod cache_prune;
 mod dataset_db;
 mod manager;
 

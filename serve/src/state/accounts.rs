@@ -98,6 +98,20 @@ fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
     })
 }
 
+const KEY_WITH_ACCOUNT: &str = "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
+     FROM api_keys k JOIN accounts a ON a.id = k.account_id";
+
+/// The account columns of a [`KEY_WITH_ACCOUNT`] row.
+fn account_of_key_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
+    let plan: String = row.try_get("account_plan")?;
+    Ok(Account {
+        id: row.try_get("account_id")?,
+        name: row.try_get("account_name")?,
+        plan: Plan::parse(&plan).ok_or_else(|| StateError::Invalid(format!("unknown plan {plan}")))?,
+        status: row.try_get("account_status")?,
+    })
+}
+
 impl StateStore {
     pub async fn create_account(&self, name: &str, plan: Plan) -> Result<Account, StateError> {
         let id = format!("acct_{}", ulid::Ulid::new().to_string().to_lowercase());
@@ -188,26 +202,8 @@ impl StateStore {
     }
 
     pub async fn list_keys(&self) -> Result<Vec<(ApiKeyRecord, Account)>, StateError> {
-        let rows = sqlx::query(
-            "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
-             FROM api_keys k JOIN accounts a ON a.id = k.account_id ORDER BY k.created_at",
-        )
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let plan: String = r.try_get("account_plan")?;
-                Ok((
-                    record(r)?,
-                    Account {
-                        id: r.try_get("account_id")?,
-                        name: r.try_get("account_name")?,
-                        plan: Plan::parse(&plan).unwrap_or(Plan::Free),
-                        status: r.try_get("account_status")?,
-                    },
-                ))
-            })
-            .collect()
+        let rows = sqlx::query(&format!("{KEY_WITH_ACCOUNT} ORDER BY k.created_at")).fetch_all(&self.pool).await?;
+        rows.iter().map(|r| Ok((record(r)?, account_of_key_row(r)?))).collect()
     }
 
     /// Revokes by key id or display prefix; returns whether a live key was revoked.
@@ -223,30 +219,23 @@ impl StateStore {
         Ok(done.rows_affected() > 0)
     }
 
-    /// The live key with this secret and its account; touches `last_used_at`.
-    pub async fn authenticate(&self, secret: &str) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
-        let row = sqlx::query(
-            "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
-             FROM api_keys k JOIN accounts a ON a.id = k.account_id
-             WHERE k.key_hash = ? AND k.revoked_at IS NULL",
-        )
-        .bind(hash_key(secret))
-        .fetch_optional(&self.pool)
-        .await?;
-        let Some(r) = row else { return Ok(None) };
-        let plan: String = r.try_get("account_plan")?;
-        let rec = record(&r)?;
-        let account = Account {
-            id: r.try_get("account_id")?,
-            name: r.try_get("account_name")?,
-            plan: Plan::parse(&plan).unwrap_or(Plan::Free),
-            status: r.try_get("account_status")?,
-        };
+    /// The live (unrevoked) key whose secret hashes to `key_hash`, and its account. A pure read:
+    /// callers on the request path cache it and record use with [`StateStore::touch_key`].
+    pub async fn live_key(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
+        let row = sqlx::query(&format!("{KEY_WITH_ACCOUNT} WHERE k.key_hash = ? AND k.revoked_at IS NULL"))
+            .bind(key_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| Ok((record(&r)?, account_of_key_row(&r)?))).transpose()
+    }
+
+    /// Records that a key was used now (`lastUsedAt`).
+    pub async fn touch_key(&self, key_id: &str) -> Result<(), StateError> {
         sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
             .bind(now())
-            .bind(&rec.id)
+            .bind(key_id)
             .execute(&self.pool)
             .await?;
-        Ok(Some((rec, account)))
+        Ok(())
     }
 }

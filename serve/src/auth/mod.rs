@@ -2,6 +2,10 @@
 //! `X-WorldMonitor-Key` (or sent as `Authorization: Bearer <key>`), resolved to its account.
 //! Bearer access tokens arrive with OAuth in a later version: `credential_of` is the seam.
 
+mod key_cache;
+
+pub use key_cache::KeyCache;
+
 use poem::Request;
 
 use crate::{api::error::ApiError, app::AppState, state::Plan};
@@ -58,7 +62,11 @@ pub async fn authenticate(state: &AppState, mut req: Request) -> Result<Request,
         }
         Some(Credential::ApiKey(k)) => k,
     };
-    let found = if crate::state::looks_like_api_key(&secret) { state.store.authenticate(&secret).await? } else { None };
+    let found = if crate::state::looks_like_api_key(&secret) {
+        state.keys.resolve(&state.store, &crate::state::hash_key(&secret)).await?
+    } else {
+        None
+    };
     let Some((key, account)) = found else {
         return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) });
     };

@@ -1,0 +1,113 @@
+//! Resolved API keys, remembered for a short time. Without it every data request would cost a
+//! state-store read and a `lastUsedAt` write — a SQLite write serialises the whole server. With it,
+//! a key is read (and its use recorded) at most once per TTL, so revocation, suspension and plan
+//! changes made elsewhere (the `keys` CLI, another replica) take effect within one TTL.
+
+use std::{
+    collections::HashMap,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
+
+use crate::state::{Account, ApiKeyRecord, StateError, StateStore};
+
+/// Entries kept at most; past it the cache starts over (each entry is one live key).
+const CAPACITY: usize = 10_000;
+
+pub struct KeyCache {
+    ttl: Duration,
+    entries: Mutex<HashMap<String, (Instant, ApiKeyRecord, Account)>>,
+}
+
+impl KeyCache {
+    pub fn new(ttl: Duration) -> Self {
+        KeyCache { ttl, entries: Mutex::new(HashMap::new()) }
+    }
+
+    /// The live key with this hash and its account: from the cache while fresh, else from the store
+    /// (recording the use). Unknown keys are not remembered, so a key minted a moment ago works.
+    pub async fn resolve(
+        &self,
+        store: &StateStore,
+        key_hash: &str,
+    ) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
+        self.resolve_at(store, key_hash, Instant::now()).await
+    }
+
+    async fn resolve_at(
+        &self,
+        store: &StateStore,
+        key_hash: &str,
+        now: Instant,
+    ) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
+        if let Some((at, key, account)) = self.entries.lock().ok().and_then(|m| m.get(key_hash).cloned()) {
+            if now.duration_since(at) < self.ttl {
+                return Ok(Some((key, account)));
+            }
+        }
+        let found = store.live_key(key_hash).await?;
+        if let Ok(mut m) = self.entries.lock() {
+            match &found {
+                Some((key, account)) if !self.ttl.is_zero() => {
+                    if m.len() >= CAPACITY {
+                        m.clear();
+                    }
+                    m.insert(key_hash.to_string(), (now, key.clone(), account.clone()));
+                }
+                _ => {
+                    m.remove(key_hash);
+                }
+            }
+        }
+        if let Some((key, _)) = &found {
+            // Losing a lastUsedAt update is harmless; failing the request over it is not.
+            if let Err(e) = store.touch_key(&key.id).await {
+                tracing::warn!(error = %e, "could not record key use");
+            }
+        }
+        Ok(found)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::{hash_key, Plan};
+
+    #[tokio::test]
+    async fn serves_from_memory_within_the_ttl_and_rereads_after_it() {
+        let store = StateStore::open("sqlite::memory:").await.unwrap();
+        let acct = store.create_account("a", Plan::Pro).await.unwrap();
+        let key = store.create_key(&acct.id, "k", "di", &[], false).await.unwrap();
+        let hash = hash_key(&key.secret);
+        let cache = KeyCache::new(Duration::from_secs(5));
+        let t0 = Instant::now();
+
+        let (rec, _) = cache.resolve_at(&store, &hash, t0).await.unwrap().expect("live key");
+        assert_eq!(rec.id, key.record.id);
+        let used = store.list_keys().await.unwrap()[0].0.last_used_at.clone();
+        assert!(used.is_some(), "the first resolution records the use");
+
+        // Revoked in the store: still served from memory inside the TTL, without touching the store.
+        assert!(store.revoke_key(&key.record.id).await.unwrap());
+        let (_, account) = cache.resolve_at(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
+        assert_eq!(account.status, "active");
+        // Past the TTL the store is asked again and the revocation shows.
+        assert!(cache.resolve_at(&store, &hash, t0 + Duration::from_secs(5)).await.unwrap().is_none());
+        assert!(cache.entries.lock().unwrap().is_empty(), "a revoked key is forgotten");
+    }
+
+    #[tokio::test]
+    async fn a_zero_ttl_always_reads_the_store() {
+        let store = StateStore::open("sqlite::memory:").await.unwrap();
+        let acct = store.create_account("a", Plan::Pro).await.unwrap();
+        let key = store.create_key(&acct.id, "k", "di", &[], false).await.unwrap();
+        let hash = hash_key(&key.secret);
+        let cache = KeyCache::new(Duration::ZERO);
+        assert!(cache.resolve(&store, &hash).await.unwrap().is_some());
+        store.set_account_status(&acct.id, "suspended").await.unwrap();
+        let (_, account) = cache.resolve(&store, &hash).await.unwrap().unwrap();
+        assert_eq!(account.status, "suspended");
+        assert!(cache.resolve(&store, &hash_key("di_unknown")).await.unwrap().is_none());
+    }
+}

@@ -1,0 +1,120 @@
+//! HTTP load with `wrk` (a real load generator), driven through Lua scripts: throughput and p99 of
+//! the cached request, of distinct uncached requests, and of the ceiling route.
+
+use std::{path::PathBuf, time::Duration};
+
+/// Connections held open by wrk, as the issue asks.
+const CONCURRENCY: u32 = 32;
+/// Synthetic events come from these countries (see `sitrep_pipelines::synthetic`).
+const COUNTRIES: &str = "YE SD UA SY MM CD ML SO PK MX PS NG BF AF ET CO";
+
+pub struct Wrk {
+    path: PathBuf,
+    duration: Duration,
+}
+
+/// One wrk run.
+#[derive(Debug)]
+pub struct Run {
+    pub rps: f64,
+    pub p99_ms: f64,
+}
+
+pub struct Figures {
+    pub ceiling: Run,
+    pub cached: Run,
+    pub uncached: Run,
+}
+
+/// Prints one machine-readable line at the end of a run (latency in µs, duration in µs).
+const DONE: &str = r#"
+function done(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("SITREP %d %d %d %.1f\n", summary.requests, summary.duration,
+    e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(99)))
+end
+"#;
+
+impl Wrk {
+    /// `wrk` on PATH; each run lasts `BENCH_HTTP_SECONDS` (default 5).
+    pub fn find() -> Option<Wrk> {
+        let secs = std::env::var("BENCH_HTTP_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(5);
+        std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).map(|d| d.join("wrk")).collect::<Vec<_>>())
+            .unwrap_or_default()
+            .into_iter()
+            .find(|p| p.is_file())
+            .map(|path| Wrk { path, duration: Duration::from_secs(secs) })
+    }
+
+    /// One request repeated: `key` (if any) as X-Service-Key.
+    fn repeated_script(key: Option<&str>) -> String {
+        let header = key.map(|k| format!("wrk.headers[\"X-Service-Key\"] = \"{k}\"\n")).unwrap_or_default();
+        format!("{header}{DONE}")
+    }
+
+    /// Every request distinct, so none is answered from the body cache: the country cycles and
+    /// `start` (epoch ms, same UTC day) carries a counter unique across wrk's threads.
+    fn distinct_script(key: &str, path: &str, start_ms: i64) -> String {
+        let countries: Vec<String> = COUNTRIES.split(' ').map(|c| format!("\"{c}\"")).collect();
+        format!(
+            r#"wrk.headers["X-Service-Key"] = "{key}"
+local countries = {{{countries}}}
+local next_id = 0
+function setup(thread)
+  thread:set("tid", next_id)
+  next_id = next_id + 1
+end
+function init(args)
+  n = 0
+end
+function request()
+  n = n + 1
+  local k = n * 16 + tid
+  local c = countries[(k % #countries) + 1]
+  return wrk.format(nil, string.format("{path}&country=%s&start=%d", c, {start_ms} + k))
+end
+{DONE}"#,
+            countries = countries.join(", ")
+        )
+    }
+
+    /// Runs wrk with `script` against `url`.
+    pub async fn run(&self, url: &str, script: &str) -> Run {
+        let file = tempfile::Builder::new().suffix(".lua").tempfile().expect("script file");
+        std::fs::write(file.path(), script).expect("write script");
+        let out = tokio::process::Command::new(&self.path)
+            .args(["-t2", &format!("-c{CONCURRENCY}"), &format!("-d{}s", self.duration.as_secs()), "--latency", "-s"])
+            .arg(file.path())
+            .arg(url)
+            .output()
+            .await
+            .expect("run wrk");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let line = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("SITREP "))
+            .unwrap_or_else(|| panic!("wrk printed no summary: {stdout}{}", String::from_utf8_lossy(&out.stderr)));
+        let f: Vec<f64> = line.split_whitespace().filter_map(|v| v.parse().ok()).collect();
+        let (requests, duration_us, errors, p99_us) = (f[0], f[1], f[2], f[3]);
+        if errors > 0.0 {
+            eprintln!("wrk: {errors} failed or non-2xx responses of {requests} against {url}");
+        }
+        Run { rps: requests / (duration_us / 1e6), p99_ms: p99_us / 1e3 }
+    }
+
+    /// Ceiling, cached and uncached figures for `request` (a path with a query string).
+    pub async fn figures(&self, base: &str, key: &str, request: &str, ceiling_path: &str) -> Figures {
+        let ceiling = self.run(&format!("{base}{ceiling_path}"), &Self::repeated_script(None)).await;
+        let cached = self.run(&format!("{base}{request}"), &Self::repeated_script(Some(key))).await;
+        let uncached = self.uncached(base, key).await;
+        Figures { ceiling, cached, uncached }
+    }
+
+    /// Distinct ListArmedEvents pages (30-day windows of each country) with no body-cache hit.
+    pub async fn uncached(&self, base: &str, key: &str) -> Run {
+        let start = (chrono::Utc::now() - chrono::Duration::days(31)).timestamp_millis() / 86_400_000 * 86_400_000;
+        let script = Self::distinct_script(key, "/api/conflict/v1/list-armed-events?page_size=100", start);
+        self.run(base, &script).await
+    }
+}

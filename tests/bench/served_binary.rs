@@ -1,0 +1,74 @@
+//! The real `sitrep-serve` binary (built next to this one) over a benchmark lake: cold start to
+//! ready, and peak resident memory after a burst of uncached requests.
+
+use std::{
+    path::Path,
+    time::{Duration, Instant},
+};
+
+use sitrep_serve::state::{Plan, StateStore};
+
+use crate::http_load::Wrk;
+
+pub struct Measured {
+    pub cold_start_ms: f64,
+    pub peak_rss_mb: f64,
+}
+
+fn peak_rss_mb(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: f64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>) -> Option<Measured> {
+    let binary = std::env::current_exe().ok()?.with_file_name("sitrep-serve");
+    if !binary.is_file() {
+        eprintln!("{} not built: cold start and RSS are n/a (make bench builds it)", binary.display());
+        return None;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let state_url = format!("sqlite://{}", dir.path().join("state.db").display());
+    let store = StateStore::open(&state_url).await.expect("state store");
+    let account = store.create_account("bench", Plan::Pro).await.expect("account");
+    let key = store.create_key(&account.id, "bench", "di", &[], false).await.expect("key").secret;
+    drop(store);
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();
+    let base = format!("http://127.0.0.1:{port}");
+
+    let started = Instant::now();
+    let mut child = tokio::process::Command::new(&binary)
+        .args(["--state", &state_url, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "3600"])
+        .arg("--lake")
+        .arg(lake_dir)
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .env("SITREP_LOG", "warn")
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn sitrep-serve");
+    let http = reqwest::Client::new();
+    let ready = loop {
+        if let Ok(r) = http.get(format!("{base}/readyz")).send().await {
+            if r.status() == 200 {
+                break true;
+            }
+        }
+        if started.elapsed() > Duration::from_secs(600) || child.try_wait().ok().flatten().is_some() {
+            break false;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    };
+    let cold_start_ms = started.elapsed().as_secs_f64() * 1e3;
+    if !ready {
+        eprintln!("sitrep-serve never became ready");
+        return None;
+    }
+    if let Some(w) = wrk {
+        w.uncached(&base, &key).await;
+    }
+    let pid = child.id()?;
+    let peak_rss_mb = peak_rss_mb(pid)?;
+    let _ = child.kill().await;
+    Some(Measured { cold_start_ms, peak_rss_mb })
+}
