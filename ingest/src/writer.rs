@@ -68,8 +68,13 @@ struct OpenFile {
     rows: usize,
 }
 
+/// Open files by partition.
+type OpenFiles = BTreeMap<Option<YearMonth>, OpenFile>;
+
 /// Streams the record batches of one dataset into immutable Parquet objects: one open file per
-/// month partition, rolled over at [`FILE_ROWS`]. Encoding runs on a blocking thread.
+/// month partition, rolled over at [`FILE_ROWS`]. Encoding runs on a blocking thread while the
+/// caller prepares the next batch (a pipeline one batch deep), so parsing and encoding use two
+/// cores; an encoding error surfaces at the next `write`, `flush` or `finish`.
 pub struct DatasetWriter<'l> {
     lake: &'l Lake,
     run_id: String,
@@ -77,7 +82,10 @@ pub struct DatasetWriter<'l> {
     fetched_at: DateTime<Utc>,
     next_part: usize,
     file_rows: usize,
-    open: BTreeMap<Option<YearMonth>, OpenFile>,
+    /// The open files while no encoding is in flight.
+    open: OpenFiles,
+    /// The encoding in flight: it owns the open files until it hands them back.
+    encoding: Option<tokio::task::JoinHandle<Result<(OpenFiles, Closed), IngestError>>>,
     written: Vec<FileEntry>,
 }
 
@@ -94,6 +102,7 @@ impl<'l> DatasetWriter<'l> {
             next_part: first_part,
             file_rows: FILE_ROWS,
             open: BTreeMap::new(),
+            encoding: None,
             written: Vec::new(),
         }
     }
@@ -104,50 +113,38 @@ impl<'l> DatasetWriter<'l> {
         self
     }
 
-    /// Appends a batch, which must follow the dataset's schema; writes out files that filled up.
+    /// Appends a batch, which must follow the dataset's schema. Returns once the previous batch is
+    /// encoded (and the files it filled are written) and this one's encoding has started.
     pub async fn write(&mut self, batch: RecordBatch) -> Result<(), IngestError> {
         let dataset = self.dataset;
         if !sitrep_schemas::fingerprint::fingerprint_matches(&dataset.schema(), &batch.schema()) {
             return Err(IngestError::Validation(format!("{dataset}: batch schema differs from the lake contract")));
         }
-        let (mut open, file_rows) = (std::mem::take(&mut self.open), self.file_rows);
-        let (open, closed) = blocking(move || {
-            let mut closed = Closed::new();
-            for (month, part) in split_by_month(dataset, &batch)? {
-                if part.num_rows() == 0 {
-                    continue;
-                }
-                let file = match open.entry(month) {
-                    std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
-                    std::collections::btree_map::Entry::Vacant(e) => e.insert(OpenFile {
-                        writer: ArrowWriter::try_new(Vec::new(), dataset.schema(), Some(properties()))?,
-                        rows: 0,
-                    }),
-                };
-                file.writer.write(&part)?;
-                file.rows += part.num_rows();
-                if file.rows >= file_rows {
-                    if let Some(full) = open.remove(&month) {
-                        closed.push((month, full.writer.into_inner()?, full.rows));
-                    }
-                }
-            }
-            Ok((open, closed))
-        })
-        .await?;
+        self.flush().await?;
+        let (open, file_rows) = (std::mem::take(&mut self.open), self.file_rows);
+        self.encoding = Some(tokio::task::spawn_blocking(move || encode_into(open, dataset, &batch, file_rows)));
+        Ok(())
+    }
+
+    /// Waits for the encoding in flight and writes the files it filled.
+    pub async fn flush(&mut self) -> Result<(), IngestError> {
+        let Some(task) = self.encoding.take() else { return Ok(()) };
+        let (open, closed) = task.await.map_err(|e| IngestError::Validation(format!("encoder task: {e}")))??;
         self.open = open;
         self.put(closed).await
     }
 
     /// Closes every open file, writes it, and returns the entries of all files written, in order.
     pub async fn finish(mut self) -> Result<Vec<FileEntry>, IngestError> {
+        self.flush().await?;
         let open = std::mem::take(&mut self.open);
-        let closed = blocking(move || {
+        let closed = tokio::task::spawn_blocking(move || {
             open.into_iter()
                 .map(|(month, f)| Ok((month, f.writer.into_inner()?, f.rows)))
-                .collect::<Result<Closed, _>>()
+                .collect::<Result<Closed, IngestError>>()
         })
-        .await?;
+        .await
+        .map_err(|e| IngestError::Validation(format!("encoder task: {e}")))??;
         self.put(closed).await?;
         Ok(self.written)
     }
@@ -173,10 +170,35 @@ impl<'l> DatasetWriter<'l> {
     }
 }
 
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> Result<T, IngestError> + Send + 'static,
-) -> Result<T, IngestError> {
-    tokio::task::spawn_blocking(f).await.map_err(|e| IngestError::Validation(format!("encoder task: {e}")))?
+/// Encodes `batch` into the open files of its partitions; hands back the files that reached
+/// `file_rows`, closed.
+fn encode_into(
+    mut open: OpenFiles,
+    dataset: DatasetId,
+    batch: &RecordBatch,
+    file_rows: usize,
+) -> Result<(OpenFiles, Closed), IngestError> {
+    let mut closed = Closed::new();
+    for (month, part) in split_by_month(dataset, batch)? {
+        if part.num_rows() == 0 {
+            continue;
+        }
+        let file = match open.entry(month) {
+            std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::btree_map::Entry::Vacant(e) => e.insert(OpenFile {
+                writer: ArrowWriter::try_new(Vec::new(), dataset.schema(), Some(properties()))?,
+                rows: 0,
+            }),
+        };
+        file.writer.write(&part)?;
+        file.rows += part.num_rows();
+        if file.rows >= file_rows {
+            if let Some(full) = open.remove(&month) {
+                closed.push((month, full.writer.into_inner()?, full.rows));
+            }
+        }
+    }
+    Ok((open, closed))
 }
 
 /// One batch as a dataset's files (see [`DatasetWriter`]); `next_part` advances past them.

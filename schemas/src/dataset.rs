@@ -101,6 +101,16 @@ impl DatasetId {
         }
     }
 
+    /// Event datasets served by position ranges: (group column, time column). Their sort key is
+    /// `group, time DESC, id`, so one group's rows in a time range are consecutive in API order.
+    pub fn position_key(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            DatasetId::ArmedEvents => Some(("country_iso2", "occurred_at_ms")),
+            DatasetId::ViolenceEvents => Some(("country_iso2", "date_start_ms")),
+            DatasetId::Humanitarian | DatasetId::IranEvents => None,
+        }
+    }
+
     /// Column order the serving tables are sorted by, so range filters prune row groups.
     pub fn sort_key(self) -> &'static str {
         match self {
@@ -151,5 +161,14 @@ mod tests {
             assert!(seen.insert(d.fingerprint()), "fingerprint collision for {d}");
         }
         assert!("nope".parse::<DatasetId>().is_err());
+    }
+
+    #[test]
+    fn position_keyed_datasets_sort_by_group_then_newest_time_then_id() {
+        for d in DatasetId::ALL {
+            if let Some((group, time)) = d.position_key() {
+                assert_eq!(d.sort_key(), format!("{group}, {time} DESC, id"), "{d}");
+            }
+        }
     }
 }

@@ -262,3 +262,55 @@ async fn etag_and_if_none_match_and_snapshot_headers() {
     assert_eq!(r2.status(), 304);
     assert_eq!(r2.headers()["etag"].to_str().unwrap(), etag);
 }
+
+/// The position index answers exactly what sorting at query time answers: every country, ranges
+/// that cut through days, and offsets across and past the end.
+#[tokio::test]
+async fn positioned_pages_equal_sorted_pages() {
+    use sitrep_schemas::DatasetId;
+    use sitrep_serve::api::conflict::queries::{armed_events, violence_events, EventFilter};
+
+    let app = TestApp::start().await;
+    let generation = app.snapshots.current().unwrap();
+    const DAY: i64 = 86_400_000;
+    let mut compared = 0;
+    for dataset in [DatasetId::ArmedEvents, DatasetId::ViolenceEvents] {
+        let db = generation.dataset(dataset).unwrap().clone();
+        let to = db.as_of().unwrap().timestamp_millis();
+        let countries: Vec<String> = ["UA", "SD", "YE", "SY", "MM", "CD", "PS", "XX"].map(String::from).to_vec();
+        for country in countries {
+            for (from_ms, to_ms) in [(0, to), (to - 30 * DAY, to), (to - 45 * DAY + 1, to - 10 * DAY - 1), (to, 0)] {
+                for (limit, offset) in [(100, 0), (7, 0), (7, 7), (5, 40), (10, 10_000)] {
+                    let filter = |positions| EventFilter {
+                        from_ms,
+                        to_ms,
+                        country: Some(country.clone()),
+                        positions,
+                        limit,
+                        offset,
+                    };
+                    let positions = db.positions(&country, from_ms, to_ms);
+                    assert!(positions.is_some(), "{dataset} is indexed");
+                    let (sorted, positioned) = (filter(None), filter(positions));
+                    let ids = |dataset| {
+                        let db = db.clone();
+                        move |f: EventFilter| async move {
+                            db.query(move |c| match dataset {
+                                DatasetId::ArmedEvents => armed_events(c, &f)
+                                    .map(|(e, t)| (e.into_iter().map(|e| e.id).collect::<Vec<_>>(), t)),
+                                _ => violence_events(c, &f).map(|(e, t)| (e.into_iter().map(|e| e.id).collect(), t)),
+                            })
+                            .await
+                            .unwrap()
+                        }
+                    };
+                    let expected = ids(dataset)(sorted).await;
+                    let got = ids(dataset)(positioned).await;
+                    assert_eq!(got, expected, "{dataset} {country} {from_ms}..{to_ms} limit {limit} offset {offset}");
+                    compared += usize::from(!expected.0.is_empty());
+                }
+            }
+        }
+    }
+    assert!(compared > 50, "the comparison covered non-empty pages ({compared})");
+}

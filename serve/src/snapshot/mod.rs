@@ -7,6 +7,8 @@
 mod cache_prune;
 mod dataset_db;
 mod manager;
+mod position_index;
 
 pub use dataset_db::{DatasetDb, DbError};
 pub use manager::{Generation, SnapshotError, Snapshots};
+pub use position_index::PositionRange;

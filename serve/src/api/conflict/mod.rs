@@ -138,8 +138,15 @@ impl ConflictApi {
         let offset = pinned.as_ref().map(|(p, _)| p.off).unwrap_or(0);
         let (from_ms, to_ms) =
             if spec.day_granular { (s.div_euclid(DAY_MS) * DAY_MS, e.div_euclid(DAY_MS) * DAY_MS) } else { (s, e) };
-        let filter =
-            EventFilter { from_ms, to_ms, country: country.clone(), limit: page_size as i64, offset: offset as i64 };
+        let positions = country.as_deref().and_then(|c| db.positions(c, from_ms, to_ms));
+        let filter = EventFilter {
+            from_ms,
+            to_ms,
+            country: country.clone(),
+            positions,
+            limit: page_size as i64,
+            offset: offset as i64,
+        };
         let this_page = CursorPayload { op: spec.op.into(), gen: db.version, off: offset, fh, s: Some(s), e: Some(e) };
         let key = format!(
             "{}|v{}|{s}|{e}|{}|{offset}|{page_size}|{}",

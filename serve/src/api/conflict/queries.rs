@@ -3,11 +3,15 @@
 use duckdb::{params, types::Value, Connection};
 
 use super::model::*;
+use crate::snapshot::PositionRange;
 
 pub struct EventFilter {
     pub from_ms: i64,
     pub to_ms: i64,
     pub country: Option<String>,
+    /// Where the filter's rows sit in the table, when the dataset's position index knows (one
+    /// country, a time range): the page is then read by position, with no sort and no count.
+    pub positions: Option<PositionRange>,
     pub limit: i64,
     pub offset: i64,
 }
@@ -19,6 +23,26 @@ fn page_sql(table: &str, time_col: &str, columns: &str, with_country: bool) -> (
         format!("SELECT {columns} FROM {table} {filter} ORDER BY {time_col} DESC, id LIMIT ? OFFSET ?"),
         format!("SELECT count(*) FROM {table} {filter}"),
     )
+}
+
+/// Rows `offset .. offset + limit` of a known run of positions, in table (= API) order.
+fn positioned_page<T>(
+    conn: &Connection,
+    table: &str,
+    columns: &str,
+    range: PositionRange,
+    f: &EventFilter,
+    map: impl Fn(&duckdb::Row) -> duckdb::Result<T>,
+) -> duckdb::Result<(Vec<T>, i64)> {
+    let first = range.first + f.offset;
+    let last = (range.first + range.rows).min(first + f.limit) - 1;
+    if last < first {
+        return Ok((Vec::new(), range.rows));
+    }
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {columns} FROM {table} WHERE _pos BETWEEN ? AND ? ORDER BY _pos"))?;
+    let rows = stmt.query_map(params![first, last], |r| map(r))?.collect::<Result<Vec<_>, _>>()?;
+    Ok((rows, range.rows))
 }
 
 fn strings(v: Value) -> Vec<String> {
@@ -36,10 +60,14 @@ fn strings(v: Value) -> Vec<String> {
 
 fn run_page<T>(
     conn: &Connection,
-    (page, count): (String, String),
+    (table, time_col, columns): (&str, &str, &str),
     f: &EventFilter,
     map: impl Fn(&duckdb::Row) -> duckdb::Result<T>,
 ) -> duckdb::Result<(Vec<T>, i64)> {
+    if let Some(range) = f.positions {
+        return positioned_page(conn, table, columns, range, f, map);
+    }
+    let (page, count) = page_sql(table, time_col, columns, f.country.is_some());
     let mut stmt = conn.prepare_cached(&page)?;
     let mut cstmt = conn.prepare_cached(&count)?;
     let (rows, total) = match &f.country {
@@ -59,7 +87,7 @@ fn run_page<T>(
 
 pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<ArmedConflictEvent>, i64)> {
     let cols = "id, event_type, country, latitude, longitude, occurred_at_ms, fatalities, actors, source, admin1";
-    run_page(conn, page_sql("armed_events", "occurred_at_ms", cols, f.country.is_some()), f, |r| {
+    run_page(conn, ("armed_events", "occurred_at_ms", cols), f, |r| {
         Ok(ArmedConflictEvent {
             id: r.get(0)?,
             event_type: r.get(1)?,
@@ -76,7 +104,7 @@ pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<A
 
 pub fn violence_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<UcdpViolenceEvent>, i64)> {
     let cols = "id, date_start_ms, date_end_ms, latitude, longitude, country, side_a, side_b, deaths_best, deaths_low, deaths_high, violence_type, source_original";
-    run_page(conn, page_sql("violence_events", "date_start_ms", cols, f.country.is_some()), f, |r| {
+    run_page(conn, ("violence_events", "date_start_ms", cols), f, |r| {
         Ok(UcdpViolenceEvent {
             id: r.get(0)?,
             date_start: r.get(1)?,
