@@ -73,8 +73,16 @@ pub fn midnight_ms(date: NaiveDate) -> i64 {
 
 /// `YYYY-MM-DD` (optionally followed by a time part, as UCDP sends) → UTC midnight ms.
 pub fn date_prefix_ms(s: &str) -> Option<i64> {
-    let d = s.get(..10)?;
-    NaiveDate::parse_from_str(d, "%Y-%m-%d").ok().map(midnight_ms)
+    // Parsed by hand: this runs once per upstream row, and a format-string parse dominates it.
+    let b = s.as_bytes().get(..10)?;
+    if b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let digits = |from: usize, to: usize| {
+        b[from..to].iter().try_fold(0u32, |n, c| c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0')))
+    };
+    let date = NaiveDate::from_ymd_opt(digits(0, 4)? as i32, digits(5, 7)?, digits(8, 10)?)?;
+    Some(midnight_ms(date))
 }
 
 pub fn today(now: DateTime<Utc>) -> NaiveDate {
@@ -84,6 +92,17 @@ pub fn today(now: DateTime<Utc>) -> NaiveDate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn date_prefixes_parse_strictly() {
+        let ms = |s| date_prefix_ms(s);
+        assert_eq!(ms("2026-05-30"), Some(1_780_099_200_000));
+        assert_eq!(ms("2026-05-30 00:00:00.000"), ms("2026-05-30"), "a time part is ignored");
+        for bad in ["2026-5-30", "2026-02-30", "2026/05/30", "26-05-30", "2026-05-3", "", "2026-05-3x", "２026-05-30"]
+        {
+            assert_eq!(ms(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn months_walk_across_years() {

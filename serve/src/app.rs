@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use poem::{
-    endpoint::BoxEndpoint, get, http::StatusCode, middleware::CatchPanic, Endpoint, EndpointExt, IntoResponse, Request,
-    Response, Route,
+    endpoint::BoxEndpoint, get, http::HeaderValue, http::StatusCode, middleware::CatchPanic, Endpoint, EndpointExt,
+    IntoResponse, Request, Response, Route,
 };
 use poem_openapi::OpenApiService;
 use rand::RngCore;
@@ -114,7 +114,12 @@ fn request_id(req: &Request) -> String {
         .and_then(|v| v.to_str().ok())
         .filter(|v| (8..=128).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
         .map(str::to_string)
-        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
+        // From the thread-local generator: `Uuid::new_v4` makes a getrandom syscall per request.
+        .unwrap_or_else(|| {
+            let mut bytes = [0u8; 16];
+            rand::thread_rng().fill_bytes(&mut bytes);
+            uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+        })
 }
 
 /// Body-size limit and the idempotency layer for POST operations (SUPPLEMENT 1.13).
@@ -186,7 +191,7 @@ fn set_idempotency_headers(r: &mut Response, key: &str, replayed: bool) {
     if let Ok(v) = key.parse() {
         r.headers_mut().insert("idempotency-key", v);
     }
-    r.headers_mut().insert("idempotent-replayed", if replayed { "true" } else { "false" }.parse().expect("static"));
+    r.headers_mut().insert("idempotent-replayed", HeaderValue::from_static(if replayed { "true" } else { "false" }));
 }
 
 fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
@@ -256,7 +261,7 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
             if path.starts_with("/api/") {
                 resp.headers_mut().insert(
                     "vary",
-                    "Authorization, X-Service-Key, X-Api-Key, Accept-Encoding".parse().expect("static"),
+                    HeaderValue::from_static("Authorization, X-Service-Key, X-Api-Key, Accept-Encoding"),
                 );
             }
             Ok(resp)

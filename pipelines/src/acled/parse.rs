@@ -88,7 +88,7 @@ pub fn normalise<'r, 'a: 'r>(
         let Some((la, lo)) = valid_coordinates(r.latitude.f64(), r.longitude.f64()) else { continue };
         let Some(ms) = date_prefix_ms(r.event_date.as_str()) else { continue };
         let raw_id = r.event_id_cnty.as_str();
-        if raw_id.is_empty() || !seen.insert(raw_id.to_string()) {
+        if raw_id.is_empty() || !seen.insert(raw_id) {
             continue;
         }
         id_buf.clear();

@@ -168,10 +168,11 @@ pub fn etag_of(body: &[u8]) -> String {
     format!("\"{}\"", &hex::encode(Sha256::digest(body))[..32])
 }
 
-fn serve_bytes(value: &serde_json::Value, jmespath: Option<&str>) -> Result<Served, ApiError> {
+/// Renders straight to bytes; only a jmespath projection needs the JSON value tree.
+fn serve_bytes<R: serde::Serialize>(rendered: &R, jmespath: Option<&str>) -> Result<Served, ApiError> {
     let body = match jmespath {
-        Some(expr) => super::jmes::project(expr, value)?,
-        None => serde_json::to_vec(value).map_err(ApiError::internal)?,
+        Some(expr) => super::jmes::project(expr, &serde_json::to_value(rendered).map_err(ApiError::internal)?)?,
+        None => serde_json::to_vec(rendered).map_err(ApiError::internal)?,
     };
     let etag = etag_of(&body);
     Ok(Served { body: Bytes::from(body), etag })
@@ -185,9 +186,15 @@ pub struct GetRequest<'a> {
 }
 
 /// Renders (or reuses) a dataset answer and builds the final response.
-pub async fn dataset_get<T, F>(cache: &BodyCache, req: GetRequest<'_>, provenance: Provenance, render: F) -> Answer<T>
+pub async fn dataset_get<T, R, F>(
+    cache: &BodyCache,
+    req: GetRequest<'_>,
+    provenance: Provenance,
+    render: F,
+) -> Answer<T>
 where
-    F: Future<Output = Result<serde_json::Value, ApiError>>,
+    R: serde::Serialize,
+    F: Future<Output = Result<R, ApiError>>,
 {
     let served = match req.cache_key.as_deref().and_then(|k| cache.get(k)) {
         Some(hit) => hit,

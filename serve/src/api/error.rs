@@ -4,7 +4,7 @@
 //! Policy: handlers return `ApiError` for client-visible outcomes; internal faults (store, DuckDB)
 //! are logged with their cause and rendered as the generic 500 body, never with their message.
 
-use poem::{http::StatusCode, Response};
+use poem::{http::HeaderValue, http::StatusCode, Response};
 use serde::Serialize;
 use serde_json::json;
 
@@ -76,7 +76,7 @@ impl ApiError {
         match self {
             ApiError::Validation(violations) => {
                 let mut r = json_response(StatusCode::BAD_REQUEST, json!({ "violations": violations }));
-                r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
+                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
                 r
             }
             ApiError::Jmespath { error, original_keys } => {
@@ -84,8 +84,8 @@ impl ApiError {
                     StatusCode::BAD_REQUEST,
                     json!({ "_jmespath_error": error, "original_keys": original_keys }),
                 );
-                r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
-                r.headers_mut().insert("x-content-type-options", "nosniff".parse().expect("static"));
+                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
+                r.headers_mut().insert("x-content-type-options", HeaderValue::from_static("nosniff"));
                 r
             }
             ApiError::InvalidBody => {
@@ -96,18 +96,18 @@ impl ApiError {
                     json_response(StatusCode::UNAUTHORIZED, json!({ "error": "API key or bearer token required" }));
                 r.headers_mut().insert(
                     "www-authenticate",
-                    challenge.parse().unwrap_or_else(|_| "Bearer".parse().expect("static")),
+                    challenge.parse().unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
                 );
-                r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
+                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
                 r
             }
             ApiError::InvalidApiKey { challenge } => {
                 let mut r = json_response(StatusCode::UNAUTHORIZED, json!({ "error": "Invalid API key" }));
                 r.headers_mut().insert(
                     "www-authenticate",
-                    challenge.parse().unwrap_or_else(|_| "Bearer".parse().expect("static")),
+                    challenge.parse().unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
                 );
-                r.headers_mut().insert("cache-control", "no-store".parse().expect("static"));
+                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
                 r
             }
             ApiError::Suspended => {
@@ -116,7 +116,7 @@ impl ApiError {
             ApiError::NotFound => json_response(StatusCode::NOT_FOUND, json!({ "error": "Not found" })),
             ApiError::MethodNotAllowed { allow } => {
                 let mut r = json_response(StatusCode::METHOD_NOT_ALLOWED, json!({ "error": "Method not allowed" }));
-                r.headers_mut().insert("allow", allow.parse().expect("static"));
+                r.headers_mut().insert("allow", HeaderValue::from_static(allow));
                 r
             }
             ApiError::TooLarge => {
@@ -132,8 +132,8 @@ impl ApiError {
                     json!({ "error": "idempotency_conflict", "message": "A request with this Idempotency-Key is still being processed. Retry shortly." }),
                 );
                 r.headers_mut()
-                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| "invalid".parse().expect("static")));
-                r.headers_mut().insert("retry-after", "2".parse().expect("static"));
+                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| HeaderValue::from_static("invalid")));
+                r.headers_mut().insert("retry-after", HeaderValue::from_static("2"));
                 r
             }
             ApiError::IdempotencyReused { key } => {
@@ -142,7 +142,7 @@ impl ApiError {
                     json!({ "error": "idempotency_key_reused", "message": "This Idempotency-Key was already used with a different request body." }),
                 );
                 r.headers_mut()
-                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| "invalid".parse().expect("static")));
+                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| HeaderValue::from_static("invalid")));
                 r
             }
             ApiError::Internal(detail) => {

@@ -5,7 +5,7 @@
 
 use std::{
     collections::HashMap,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -16,8 +16,11 @@ const CAPACITY: usize = 10_000;
 
 pub struct KeyCache {
     ttl: Duration,
-    entries: Mutex<HashMap<String, (Instant, ApiKeyRecord, Account)>>,
+    entries: Mutex<HashMap<String, (Instant, Arc<ResolvedKey>)>>,
 }
+
+/// A live key and its account.
+pub type ResolvedKey = (ApiKeyRecord, Account);
 
 impl KeyCache {
     pub fn new(ttl: Duration) -> Self {
@@ -26,11 +29,7 @@ impl KeyCache {
 
     /// The live key with this hash and its account: from the cache while fresh, else from the store
     /// (recording the use). Unknown keys are not remembered, so a key minted a moment ago works.
-    pub async fn resolve(
-        &self,
-        store: &StateStore,
-        key_hash: &str,
-    ) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
+    pub async fn resolve(&self, store: &StateStore, key_hash: &str) -> Result<Option<Arc<ResolvedKey>>, StateError> {
         self.resolve_at(store, key_hash, Instant::now()).await
     }
 
@@ -39,27 +38,28 @@ impl KeyCache {
         store: &StateStore,
         key_hash: &str,
         now: Instant,
-    ) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
-        if let Some((at, key, account)) = self.entries.lock().ok().and_then(|m| m.get(key_hash).cloned()) {
+    ) -> Result<Option<Arc<ResolvedKey>>, StateError> {
+        if let Some((at, resolved)) = self.entries.lock().ok().and_then(|m| m.get(key_hash).cloned()) {
             if now.duration_since(at) < self.ttl {
-                return Ok(Some((key, account)));
+                return Ok(Some(resolved));
             }
         }
-        let found = store.live_key(key_hash).await?;
+        let found = store.live_key(key_hash).await?.map(Arc::new);
         if let Ok(mut m) = self.entries.lock() {
             match &found {
-                Some((key, account)) if !self.ttl.is_zero() => {
+                Some(resolved) if !self.ttl.is_zero() => {
                     if m.len() >= CAPACITY {
                         m.clear();
                     }
-                    m.insert(key_hash.to_string(), (now, key.clone(), account.clone()));
+                    m.insert(key_hash.to_string(), (now, resolved.clone()));
                 }
                 _ => {
                     m.remove(key_hash);
                 }
             }
         }
-        if let Some((key, _)) = &found {
+        if let Some(resolved) = &found {
+            let key = &resolved.0;
             // Losing a lastUsedAt update is harmless; failing the request over it is not.
             if let Err(e) = store.touch_key(&key.id).await {
                 tracing::warn!(error = %e, "could not record key use");
@@ -83,15 +83,15 @@ mod tests {
         let cache = KeyCache::new(Duration::from_secs(5));
         let t0 = Instant::now();
 
-        let (rec, _) = cache.resolve_at(&store, &hash, t0).await.unwrap().expect("live key");
-        assert_eq!(rec.id, key.record.id);
+        let resolved = cache.resolve_at(&store, &hash, t0).await.unwrap().expect("live key");
+        assert_eq!(resolved.0.id, key.record.id);
         let used = store.list_keys().await.unwrap()[0].0.last_used_at.clone();
         assert!(used.is_some(), "the first resolution records the use");
 
         // Revoked in the store: still served from memory inside the TTL, without touching the store.
         assert!(store.revoke_key(&key.record.id).await.unwrap());
-        let (_, account) = cache.resolve_at(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
-        assert_eq!(account.status, "active");
+        let cached = cache.resolve_at(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
+        assert_eq!(cached.1.status, "active");
         // Past the TTL the store is asked again and the revocation shows.
         assert!(cache.resolve_at(&store, &hash, t0 + Duration::from_secs(5)).await.unwrap().is_none());
         assert!(cache.entries.lock().unwrap().is_empty(), "a revoked key is forgotten");
@@ -106,8 +106,8 @@ mod tests {
         let cache = KeyCache::new(Duration::ZERO);
         assert!(cache.resolve(&store, &hash).await.unwrap().is_some());
         store.set_account_status(&acct.id, "suspended").await.unwrap();
-        let (_, account) = cache.resolve(&store, &hash).await.unwrap().unwrap();
-        assert_eq!(account.status, "suspended");
+        let resolved = cache.resolve(&store, &hash).await.unwrap().unwrap();
+        assert_eq!(resolved.1.status, "suspended");
         assert!(cache.resolve(&store, &hash_key("di_unknown")).await.unwrap().is_none());
     }
 }

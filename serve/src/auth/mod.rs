@@ -67,17 +67,18 @@ pub async fn authenticate(state: &AppState, mut req: Request) -> Result<Request,
     } else {
         None
     };
-    let Some((key, account)) = found else {
+    let Some(resolved) = found else {
         return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) });
     };
+    let (key, account) = &*resolved;
     if account.status == "suspended" {
         return Err(ApiError::Suspended);
     }
     req.extensions_mut().insert(Principal {
-        account_id: account.id,
-        key_id: key.id,
+        account_id: account.id.clone(),
+        key_id: key.id.clone(),
         plan: account.plan,
-        scopes: key.scopes,
+        scopes: key.scopes.clone(),
     });
     Ok(req)
 }

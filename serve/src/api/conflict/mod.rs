@@ -72,7 +72,7 @@ impl ConflictApi {
         Provenance { generation, published_at, state: DataState::of(dataset, db.map(|d| &d.freshness), Utc::now()) }
     }
 
-    async fn list_events<T>(
+    async fn list_events<T: serde::Serialize>(
         &self,
         req: &Request,
         spec: &ListSpec,
@@ -81,7 +81,7 @@ impl ConflictApi {
             Arc<DatasetDb>,
             EventFilter,
             CursorPayload,
-        ) -> futures::future::BoxFuture<'static, Result<serde_json::Value, ApiError>>,
+        ) -> futures::future::BoxFuture<'static, Result<T, ApiError>>,
     ) -> Answer<T> {
         let mut v = Violations::default();
         let start = epoch_ms_param(&mut v, "start", q.start);
@@ -208,7 +208,7 @@ impl ConflictApi {
                     next_cursor: next_cursor(&secret, page, events.len(), total),
                     total_count: total as i32,
                 };
-                serde_json::to_value(ListArmedEventsResponse { events, pagination }).map_err(ApiError::internal)
+                Ok(ListArmedEventsResponse { events, pagination })
             })
         })
         .await
@@ -249,7 +249,7 @@ impl ConflictApi {
                     next_cursor: next_cursor(&secret, page, events.len(), total),
                     total_count: total as i32,
                 };
-                serde_json::to_value(ListViolenceEventsResponse { events, pagination }).map_err(ApiError::internal)
+                Ok(ListViolenceEventsResponse { events, pagination })
             })
         })
         .await
@@ -302,7 +302,7 @@ impl ConflictApi {
                 Some(db) => db.query(move |c| queries::humanitarian_summary(c, &code)).await?,
                 None => None,
             };
-            serde_json::to_value(GetHumanitarianSummaryResponse { summary }).map_err(ApiError::internal)
+            Ok(GetHumanitarianSummaryResponse { summary })
         })
         .await
     }
@@ -335,7 +335,7 @@ impl ConflictApi {
                 }
                 None => ListIranEventsResponse { events: vec![], scraped_at: "0".into() },
             };
-            serde_json::to_value(response).map_err(ApiError::internal)
+            Ok(response)
         })
         .await
     }
