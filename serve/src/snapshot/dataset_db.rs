@@ -72,10 +72,11 @@ impl DatasetDb {
     ) -> Result<Self, DbError> {
         std::fs::create_dir_all(opts.db_dir)?;
         let path = opts.db_dir.join(format!("{dataset}-v{version}-{}.duckdb", ulid::Ulid::new()));
-        // Small row groups: a page is a few rows found through zone maps, and DuckDB scans whole
-        // row groups, so their size is the floor of a page's cost (122,880 rows by default).
+        // The table lives in an attached file with small row groups: a page is a few rows found
+        // through zone maps, and DuckDB scans whole row groups, so their size is the floor of a
+        // page's cost (122,880 rows by default). The default database is in memory, so say where
+        // sorts larger than memory spill.
         let conn = Connection::open_in_memory()?;
-        // The default database is in memory, so say where sorts larger than memory spill.
         conn.execute_batch(&format!(
             "ATTACH {} AS ds (ROW_GROUP_SIZE {SERVING_ROW_GROUP}); USE ds; SET temp_directory = {};
              SET memory_limit = {}; SET threads = {}; SET preserve_insertion_order = true;",
