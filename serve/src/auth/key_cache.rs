@@ -72,14 +72,20 @@ impl KeyCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{hash_key, Plan};
+    use crate::state::{hash_key, NewKey, Plan};
 
-    #[tokio::test]
-    async fn serves_from_memory_within_the_ttl_and_rereads_after_it() {
+    /// A store with one account and one key: (store, account id, key, key hash).
+    async fn store_with_key() -> (StateStore, String, NewKey, String) {
         let store = StateStore::open("sqlite::memory:").await.unwrap();
         let acct = store.create_account("a", Plan::Pro).await.unwrap();
         let key = store.create_key(&acct.id, "k", "di", &[], false).await.unwrap();
         let hash = hash_key(&key.secret);
+        (store, acct.id, key, hash)
+    }
+
+    #[tokio::test]
+    async fn serves_from_memory_within_the_ttl_and_rereads_after_it() {
+        let (store, _, key, hash) = store_with_key().await;
         let cache = KeyCache::new(Duration::from_secs(5));
         let t0 = Instant::now();
 
@@ -99,13 +105,10 @@ mod tests {
 
     #[tokio::test]
     async fn a_zero_ttl_always_reads_the_store() {
-        let store = StateStore::open("sqlite::memory:").await.unwrap();
-        let acct = store.create_account("a", Plan::Pro).await.unwrap();
-        let key = store.create_key(&acct.id, "k", "di", &[], false).await.unwrap();
-        let hash = hash_key(&key.secret);
+        let (store, account_id, _, hash) = store_with_key().await;
         let cache = KeyCache::new(Duration::ZERO);
         assert!(cache.resolve(&store, &hash).await.unwrap().is_some());
-        store.set_account_status(&acct.id, "suspended").await.unwrap();
+        store.set_account_status(&account_id, "suspended").await.unwrap();
         let resolved = cache.resolve(&store, &hash).await.unwrap().unwrap();
         assert_eq!(resolved.1.status, "suspended");
         assert!(cache.resolve(&store, &hash_key("di_unknown")).await.unwrap().is_none());

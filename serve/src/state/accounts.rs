@@ -101,8 +101,8 @@ fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
 const KEY_WITH_ACCOUNT: &str = "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
      FROM api_keys k JOIN accounts a ON a.id = k.account_id";
 
-/// The account columns of a [`KEY_WITH_ACCOUNT`] row.
-fn account_of_key_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
+/// The account columns of a [`KEY_WITH_ACCOUNT`] row (or of an accounts row aliased the same way).
+fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
     let plan: String = row.try_get("account_plan")?;
     Ok(Account {
         id: row.try_get("account_id")?,
@@ -126,20 +126,14 @@ impl StateStore {
     }
 
     pub async fn find_account_by_name(&self, name: &str) -> Result<Option<Account>, StateError> {
-        let row = sqlx::query("SELECT id, name, plan, status FROM accounts WHERE name = ? ORDER BY created_at LIMIT 1")
-            .bind(name)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| -> Result<Account, StateError> {
-            let plan: String = r.try_get("plan")?;
-            Ok(Account {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                plan: Plan::parse(&plan).ok_or_else(|| StateError::Invalid(format!("unknown plan {plan}")))?,
-                status: r.try_get("status")?,
-            })
-        })
-        .transpose()
+        let row = sqlx::query(
+            "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status
+             FROM accounts WHERE name = ? ORDER BY created_at LIMIT 1",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(account_of_row).transpose()
     }
 
     pub async fn create_key(
@@ -203,7 +197,7 @@ impl StateStore {
 
     pub async fn list_keys(&self) -> Result<Vec<(ApiKeyRecord, Account)>, StateError> {
         let rows = sqlx::query(&format!("{KEY_WITH_ACCOUNT} ORDER BY k.created_at")).fetch_all(&self.pool).await?;
-        rows.iter().map(|r| Ok((record(r)?, account_of_key_row(r)?))).collect()
+        rows.iter().map(|r| Ok((record(r)?, account_of_row(r)?))).collect()
     }
 
     /// Revokes by key id or display prefix; returns whether a live key was revoked.
@@ -226,7 +220,7 @@ impl StateStore {
             .bind(key_hash)
             .fetch_optional(&self.pool)
             .await?;
-        row.map(|r| Ok((record(&r)?, account_of_key_row(&r)?))).transpose()
+        row.map(|r| Ok((record(&r)?, account_of_row(&r)?))).transpose()
     }
 
     /// Records that a key was used now (`lastUsedAt`).
