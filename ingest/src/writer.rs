@@ -14,6 +14,7 @@ use parquet::{
     arrow::ArrowWriter,
     basic::Compression,
     file::properties::{EnabledStatistics, WriterProperties},
+    schema::types::ColumnPath,
 };
 use sha2::{Digest, Sha256};
 use sitrep_pipelines::time::YearMonth;
@@ -24,11 +25,18 @@ use crate::{IngestError, Lake};
 /// Row groups the size DuckDB uses, so zone maps line up with its own.
 const ROW_GROUP: usize = 122_880;
 
+/// Columns whose values are (nearly) all distinct: dictionary encoding would only cost a hash per
+/// value before falling back to plain pages.
+const HIGH_CARDINALITY: [&str; 3] = ["id", "latitude", "longitude"];
+
 fn properties() -> WriterProperties {
-    WriterProperties::builder()
+    let builder = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(ROW_GROUP))
-        .set_statistics_enabled(EnabledStatistics::Chunk)
+        .set_statistics_enabled(EnabledStatistics::Chunk);
+    HIGH_CARDINALITY
+        .into_iter()
+        .fold(builder, |b, column| b.set_column_dictionary_enabled(ColumnPath::from(column), false))
         .build()
 }
 
