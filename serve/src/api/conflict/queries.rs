@@ -16,20 +16,64 @@ pub struct EventFilter {
     pub offset: i64,
 }
 
-fn page_sql(table: &str, time_col: &str, columns: &str, with_country: bool) -> (String, String) {
+/// An event table: its name, the time column of its range filter, and the columns of a page.
+struct EventTable {
+    name: &'static str,
+    time_col: &'static str,
+    columns: &'static [&'static str],
+}
+
+const ARMED_EVENTS: EventTable = EventTable {
+    name: "armed_events",
+    time_col: "occurred_at_ms",
+    columns: &[
+        "id",
+        "event_type",
+        "country",
+        "latitude",
+        "longitude",
+        "occurred_at_ms",
+        "fatalities",
+        "actors",
+        "source",
+        "admin1",
+    ],
+};
+
+const VIOLENCE_EVENTS: EventTable = EventTable {
+    name: "violence_events",
+    time_col: "date_start_ms",
+    columns: &[
+        "id",
+        "date_start_ms",
+        "date_end_ms",
+        "latitude",
+        "longitude",
+        "country",
+        "side_a",
+        "side_b",
+        "deaths_best",
+        "deaths_low",
+        "deaths_high",
+        "violence_type",
+        "source_original",
+    ],
+};
+
+fn page_sql(table: &EventTable, with_country: bool) -> (String, String) {
+    let (name, time_col, columns) = (table.name, table.time_col, table.columns.join(", "));
     let country = if with_country { " AND country_iso2 = ?" } else { "" };
     let filter = format!("WHERE {time_col} BETWEEN ? AND ?{country}");
     (
-        format!("SELECT {columns} FROM {table} {filter} ORDER BY {time_col} DESC, id LIMIT ? OFFSET ?"),
-        format!("SELECT count(*) FROM {table} {filter}"),
+        format!("SELECT {columns} FROM {name} {filter} ORDER BY {time_col} DESC, id LIMIT ? OFFSET ?"),
+        format!("SELECT count(*) FROM {name} {filter}"),
     )
 }
 
 /// Rows `offset .. offset + limit` of a known run of positions, in table (= API) order.
 fn positioned_page<T>(
     conn: &Connection,
-    table: &str,
-    columns: &str,
+    table: &EventTable,
     range: PositionRange,
     f: &EventFilter,
     map: impl Fn(&duckdb::Row) -> duckdb::Result<T>,
@@ -40,8 +84,10 @@ fn positioned_page<T>(
         return Ok((Vec::new(), range.rows));
     }
     // Ordered here rather than by an ORDER BY: DuckDB's sort operator costs more than the scan.
-    let pos_col = columns.split(',').count();
-    let mut stmt = conn.prepare_cached(&format!("SELECT {columns}, _pos FROM {table} WHERE _pos BETWEEN ? AND ?"))?;
+    // `_pos` comes after the page's columns, which `map` reads from index 0.
+    let pos_col = table.columns.len();
+    let sql = format!("SELECT {}, _pos FROM {} WHERE _pos BETWEEN ? AND ?", table.columns.join(", "), table.name);
+    let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt
         .query_map(params![first, last], |r| Ok((r.get::<_, i64>(pos_col)?, map(r)?)))?
         .collect::<Result<Vec<_>, _>>()?;
@@ -65,14 +111,14 @@ fn strings(v: Value) -> Vec<String> {
 
 fn run_page<T>(
     conn: &Connection,
-    (table, time_col, columns): (&str, &str, &str),
+    table: &EventTable,
     f: &EventFilter,
     map: impl Fn(&duckdb::Row) -> duckdb::Result<T>,
 ) -> duckdb::Result<(Vec<T>, i64)> {
     if let Some(range) = f.positions {
-        return positioned_page(conn, table, columns, range, f, map);
+        return positioned_page(conn, table, range, f, map);
     }
-    let (page, count) = page_sql(table, time_col, columns, f.country.is_some());
+    let (page, count) = page_sql(table, f.country.is_some());
     let mut stmt = conn.prepare_cached(&page)?;
     let mut cstmt = conn.prepare_cached(&count)?;
     let (rows, total) = match &f.country {
@@ -91,8 +137,7 @@ fn run_page<T>(
 }
 
 pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<ArmedConflictEvent>, i64)> {
-    let cols = "id, event_type, country, latitude, longitude, occurred_at_ms, fatalities, actors, source, admin1";
-    run_page(conn, ("armed_events", "occurred_at_ms", cols), f, |r| {
+    run_page(conn, &ARMED_EVENTS, f, |r| {
         Ok(ArmedConflictEvent {
             id: r.get(0)?,
             event_type: r.get(1)?,
@@ -108,8 +153,7 @@ pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<A
 }
 
 pub fn violence_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<UcdpViolenceEvent>, i64)> {
-    let cols = "id, date_start_ms, date_end_ms, latitude, longitude, country, side_a, side_b, deaths_best, deaths_low, deaths_high, violence_type, source_original";
-    run_page(conn, ("violence_events", "date_start_ms", cols), f, |r| {
+    run_page(conn, &VIOLENCE_EVENTS, f, |r| {
         Ok(UcdpViolenceEvent {
             id: r.get(0)?,
             date_start: r.get(1)?,
