@@ -79,6 +79,9 @@ struct OpenFile {
 /// Open files by partition.
 type OpenFiles = BTreeMap<Option<YearMonth>, OpenFile>;
 
+/// Finished files: (partition, Parquet bytes, rows).
+type Closed = Vec<(Option<YearMonth>, Vec<u8>, usize)>;
+
 /// Streams the record batches of one dataset into immutable Parquet objects: one open file per
 /// month partition, rolled over at [`FILE_ROWS`]. Encoding runs on a blocking thread while the
 /// caller prepares the next batch (a pipeline one batch deep), so parsing and encoding use two
@@ -96,8 +99,6 @@ pub struct DatasetWriter<'l> {
     encoding: Option<tokio::task::JoinHandle<Result<(OpenFiles, Closed), IngestError>>>,
     written: Vec<FileEntry>,
 }
-
-type Closed = Vec<(Option<YearMonth>, Vec<u8>, usize)>;
 
 impl<'l> DatasetWriter<'l> {
     /// Files are numbered from `first_part` (a backfill continues its numbering across months).
