@@ -60,15 +60,11 @@ impl TestApp {
         let dir = tempfile::tempdir().expect("tempdir");
         let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
         replay_runner(lake.clone(), NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
-        Self::serve_with_key_ttl(dir, lake, ttl).await
+        Self::serve_wrapped(dir, lake, ttl, |app| app).await
     }
 
     pub async fn serve(dir: tempfile::TempDir, lake: Lake) -> TestApp {
-        Self::serve_with_key_ttl(dir, lake, KEY_CACHE_TTL).await
-    }
-
-    async fn serve_with_key_ttl(dir: tempfile::TempDir, lake: Lake, key_cache_ttl: Duration) -> TestApp {
-        Self::serve_wrapped(dir, lake, key_cache_ttl, |app| app).await
+        Self::serve_wrapped(dir, lake, KEY_CACHE_TTL, |app| app).await
     }
 
     /// Serves `wrap(app)`: the benchmarks add a route next to the real application this way.

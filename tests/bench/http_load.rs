@@ -103,17 +103,25 @@ end
         Run { rps: requests / (duration_us / 1e6), p99_ms: p99_us / 1e3 }
     }
 
-    /// Ceiling, cached and uncached figures for `request` (a path with a query string).
-    pub async fn figures(&self, base: &str, key: &str, request: &str, ceiling_path: &str) -> Figures {
+    /// Ceiling, cached and uncached figures for `request` (a path with a query string) on a
+    /// dataset as of `as_of`.
+    pub async fn figures(
+        &self,
+        base: &str,
+        key: &str,
+        request: &str,
+        ceiling_path: &str,
+        as_of: chrono::DateTime<chrono::Utc>,
+    ) -> Figures {
         let ceiling = self.run(&format!("{base}{ceiling_path}"), &Self::repeated_script(None)).await;
         let cached = self.run(&format!("{base}{request}"), &Self::repeated_script(Some(key))).await;
-        let uncached = self.uncached(base, key).await;
+        let uncached = self.uncached(base, key, as_of).await;
         Figures { ceiling, cached, uncached }
     }
 
-    /// Distinct ListArmedEvents pages (30-day windows of each country) with no body-cache hit.
-    pub async fn uncached(&self, base: &str, key: &str) -> Run {
-        let start = (chrono::Utc::now() - chrono::Duration::days(31)).timestamp_millis() / 86_400_000 * 86_400_000;
+    /// Distinct ListArmedEvents pages (the 30 days before `as_of`, each country) with no body-cache hit.
+    pub async fn uncached(&self, base: &str, key: &str, as_of: chrono::DateTime<chrono::Utc>) -> Run {
+        let start = (as_of - chrono::Duration::days(30)).timestamp_millis().div_euclid(86_400_000) * 86_400_000;
         let script = Self::distinct_script(key, "/api/conflict/v1/list-armed-events?page_size=100", start);
         self.run(base, &script).await
     }

@@ -165,7 +165,7 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let lake_dir = dir.path().join("lake");
     let lake = Lake::open(lake_dir.to_str().expect("utf8")).expect("lake");
     let ingest = ingest(&lake, n, as_of).await;
-    let served = served_binary::measure(&lake_dir, wrk).await;
+    let served = served_binary::measure(&lake_dir, wrk, as_of).await;
 
     // The real application in this process, plus the ceiling route: a body of the same size,
     // rendered once, answered by the same HTTP server without auth, query or rendering.
@@ -190,7 +190,7 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let _ = ceiling.set(real.bytes().await.expect("body"));
     let query = in_process(&app).await;
     let http = match wrk {
-        Some(w) => Some(w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling").await),
+        Some(w) => Some(w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling", as_of).await),
         None => None,
     };
     Row { n, ingest, served, query, http }

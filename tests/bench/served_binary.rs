@@ -21,7 +21,7 @@ fn peak_rss_mb(pid: u32) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>) -> Option<Measured> {
+pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime<chrono::Utc>) -> Option<Measured> {
     let binary = std::env::current_exe().ok()?.with_file_name("sitrep-serve");
     if !binary.is_file() {
         eprintln!("{} not built: cold start and RSS are n/a (make bench builds it)", binary.display());
@@ -65,7 +65,7 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>) -> Option<Measured> {
         return None;
     }
     if let Some(w) = wrk {
-        w.uncached(&base, &key).await;
+        w.uncached(&base, &key, as_of).await;
     }
     let pid = child.id()?;
     let peak_rss_mb = peak_rss_mb(pid)?;
