@@ -9,7 +9,6 @@ export SITREP_LAKE ?= ./var/lake
 export SITREP_STATE ?= sqlite://var/state.db
 export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
-export SITREP_MODE ?= replay
 export SITREP_FIXTURES ?= ./data/fixtures
 
 .PHONY: run build test ingest backfill serve bench lint clean
@@ -17,18 +16,22 @@ export SITREP_FIXTURES ?= ./data/fixtures
 build:
 	$(CARGO) build --workspace --bins
 
-## make run: build, ingest every dataset in replay mode, print the dev API key, serve until Ctrl-C.
+## make run: build, ingest every dataset in replay mode (chosen explicitly: the binaries default to
+## live), print the dev API key, serve until Ctrl-C.
 run: build
-	$(BIN)/sitrep-ingest run
+	$(BIN)/sitrep-ingest run --mode replay
 	$(BIN)/sitrep-serve dev-key
 	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} $(BIN)/sitrep-serve serve
 
-## make test: the whole suite (unit, connector, end-to-end), no network needed.
+## make test: the whole suite, no network needed: the contract tests with real clients (a standard
+## OpenAPI validator and schemathesis against the real server; tools/contract-test.sh installs them
+## pinned into $HOME/.cache/sitrep-venv), then unit, connector and end-to-end tests.
 test:
 	$(CARGO) build --workspace --bins
+	tools/contract-test.sh
 	$(CARGO) test --workspace --no-fail-fast
 
-## make ingest [DATASET=armed-events]: one ingest run.
+## make ingest [DATASET=armed-events]: one ingest run (live; SITREP_MODE=replay reads the fixtures).
 ingest: build
 	$(BIN)/sitrep-ingest run $(if $(DATASET),--dataset $(DATASET))
 

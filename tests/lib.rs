@@ -7,6 +7,7 @@ use poem::endpoint::BoxEndpoint;
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{http::RetryPolicy, replay::FixtureServer, UpstreamConfig};
 use sitrep_serve::{
+    edge::rate_limit::{Limits, RateLimiter},
     snapshot::Snapshots,
     state::{Plan, StateStore},
     AppState, Settings,
@@ -44,27 +45,60 @@ pub struct TestApp {
     pub lake: Lake,
     pub snapshots: Arc<Snapshots>,
     pub store: StateStore,
+    pub state: Arc<AppState>,
     pub http: reqwest::Client,
     pub _dir: tempfile::TempDir,
     _server: tokio::task::JoinHandle<()>,
 }
 
+/// How a test server differs from the defaults.
+pub struct Options {
+    /// How long a resolved API key is trusted (zero: every request asks the store).
+    pub key_cache_ttl: Duration,
+    pub rate_limits: Limits,
+    /// Replaces the in-process rate limiter (tests make it fail this way).
+    pub limiter: Option<Arc<dyn RateLimiter>>,
+    /// The state store URL (default: in memory).
+    pub state_url: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            key_cache_ttl: KEY_CACHE_TTL,
+            rate_limits: Limits::default(),
+            limiter: None,
+            state_url: "sqlite::memory:".into(),
+        }
+    }
+}
+
+/// A lake ingested from the `normal` fixtures in replay mode, in `dir`.
+pub async fn normal_lake(dir: &tempfile::TempDir) -> Lake {
+    let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
+    replay_runner(lake.clone(), NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
+    lake
+}
+
 impl TestApp {
     /// A lake ingested from the `normal` fixtures, loaded, and served.
     pub async fn start() -> TestApp {
-        Self::start_with_key_ttl(KEY_CACHE_TTL).await
+        Self::start_with(Options::default()).await
     }
 
     /// As [`TestApp::start`], trusting a resolved API key for `ttl` (zero: every request asks the store).
     pub async fn start_with_key_ttl(ttl: Duration) -> TestApp {
+        Self::start_with(Options { key_cache_ttl: ttl, ..Options::default() }).await
+    }
+
+    pub async fn start_with(options: Options) -> TestApp {
         let dir = tempfile::tempdir().expect("tempdir");
-        let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
-        replay_runner(lake.clone(), NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
-        Self::serve_wrapped(dir, lake, ttl, |app| app).await
+        let lake = normal_lake(&dir).await;
+        Self::serve_with(dir, lake, options, |app| app).await
     }
 
     pub async fn serve(dir: tempfile::TempDir, lake: Lake) -> TestApp {
-        Self::serve_wrapped(dir, lake, KEY_CACHE_TTL, |app| app).await
+        Self::serve_with(dir, lake, Options::default(), |app| app).await
     }
 
     /// Serves `wrap(app)`: the benchmarks add a route next to the real application this way.
@@ -74,10 +108,22 @@ impl TestApp {
         key_cache_ttl: Duration,
         wrap: impl FnOnce(BoxEndpoint<'static>) -> BoxEndpoint<'static>,
     ) -> TestApp {
+        Self::serve_with(dir, lake, Options { key_cache_ttl, ..Options::default() }, wrap).await
+    }
+
+    pub async fn serve_with(
+        dir: tempfile::TempDir,
+        lake: Lake,
+        options: Options,
+        wrap: impl FnOnce(BoxEndpoint<'static>) -> BoxEndpoint<'static>,
+    ) -> TestApp {
         let snapshots = Arc::new(Snapshots::new(lake.clone(), dir.path().join("cache"), "256MB".into()));
         snapshots.refresh().await.expect("load generation");
-        let store = StateStore::open("sqlite::memory:").await.expect("state");
-        let acct = store.create_account("test", Plan::Pro).await.expect("account");
+        let store = StateStore::open(&options.state_url).await.expect("state");
+        let acct = match store.find_account_by_name("test").await.expect("account lookup") {
+            Some(a) => a,
+            None => store.create_account("test", Plan::Pro).await.expect("account"),
+        };
         let key = store.create_key(&acct.id, "test", "di", &["mcp"], false).await.expect("key").secret;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
@@ -88,12 +134,16 @@ impl TestApp {
             public_origins: vec![base.clone()],
             iran_events_enabled: true,
             api_key_prefix: "di".into(),
-            key_cache_ttl,
+            key_cache_ttl: options.key_cache_ttl,
+            rate_limits: options.rate_limits,
         };
-        let state = Arc::new(
-            AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state"),
-        );
-        let app = wrap(sitrep_serve::build(state, &base));
+        let mut state =
+            AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");
+        if let Some(limiter) = options.limiter {
+            state = state.with_limiter(limiter);
+        }
+        let state = Arc::new(state);
+        let app = wrap(sitrep_serve::build(state.clone(), &base));
         let server = tokio::spawn(async move {
             let _ = poem::Server::new(poem::listener::TcpListener::bind(addr.to_string())).run(app).await;
         });
@@ -107,7 +157,12 @@ impl TestApp {
             }
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }
-        TestApp { base, key, lake, snapshots, store, http, _dir: dir, _server: server }
+        TestApp { base, key, lake, snapshots, store, state, http, _dir: dir, _server: server }
+    }
+
+    /// The application in process (no socket): requests are futures the test can drop.
+    pub fn endpoint(&self) -> BoxEndpoint<'static> {
+        sitrep_serve::build(self.state.clone(), &self.base)
     }
 
     pub fn get(&self, path_and_query: &str) -> reqwest::RequestBuilder {

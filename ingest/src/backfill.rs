@@ -98,6 +98,7 @@ pub async fn backfill(
             as_of: runner.env.context().now,
             upstream_version: None,
             keeps_as_of: true,
+            mode: runner.env.mode(),
         }],
     };
     let commit = lake.publish(&staged).await?;

@@ -23,8 +23,9 @@ pub struct LakeArgs {
 
 #[derive(Debug, Clone, Args)]
 pub struct SourceArgs {
-    /// Where connectors get their data: recorded fixtures (`replay`) or the upstreams (`live`).
-    #[arg(long, env = "SITREP_MODE", value_enum, default_value = "replay")]
+    /// Where connectors get their data: the upstreams (`live`, the default) or recorded fixtures
+    /// (`replay`; `make run` and the tests choose it explicitly, and its data is labelled as such).
+    #[arg(long, env = "SITREP_MODE", value_enum, default_value = "live")]
     pub mode: Mode,
     /// Recorded upstream responses used by replay mode.
     #[arg(long, env = "SITREP_FIXTURES", default_value = "./data/fixtures")]

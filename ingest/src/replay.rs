@@ -63,6 +63,14 @@ impl SourceEnv {
         }
     }
 
+    pub fn mode(&self) -> sitrep_schemas::DataMode {
+        if self.is_replay() {
+            sitrep_schemas::DataMode::Replay
+        } else {
+            sitrep_schemas::DataMode::Live
+        }
+    }
+
     pub fn is_replay(&self) -> bool {
         self.replay_now.is_some()
     }

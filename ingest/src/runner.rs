@@ -76,6 +76,7 @@ impl Runner {
                 as_of: fetched.as_of,
                 upstream_version: fetched.upstream_version,
                 keeps_as_of: false,
+                mode: self.env.mode(),
             };
             Ok((outcome, rows, bytes, n))
         }

@@ -171,6 +171,7 @@ impl<'l> DatasetWriter<'l> {
                 run_id: self.run_id.clone(),
                 fetched_at: self.fetched_at,
                 partition: month.map(|m| m.to_string()),
+                extra: Default::default(),
             };
             self.lake.put_data(&path, Bytes::from(bytes)).await?;
             self.written.push(entry);

@@ -22,7 +22,9 @@ pub struct Commit {
     pub run_id: String,
     /// Operator-facing description of what the run did (`ingest`, `backfill armed-events 2026-05..2026-07`, `rollback to 3`).
     pub operation: String,
-    pub datasets: BTreeMap<DatasetId, DatasetEntry>,
+    /// Every dataset by id string. A dataset this build does not know stays here untouched: ingest
+    /// carries it forward, serve ignores it (`Commit::known`).
+    pub datasets: BTreeMap<String, DatasetEntry>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -33,6 +35,9 @@ pub struct DatasetEntry {
     pub schema_fingerprint: String,
     pub files: Vec<FileEntry>,
     pub freshness: Freshness,
+    /// Fields written by a newer build, carried forward as they are.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -49,6 +54,9 @@ pub struct FileEntry {
     /// Partition value (`YYYY-MM` for month-partitioned datasets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// Fields written by a newer build, carried forward as they are.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -62,10 +70,33 @@ pub enum DatasetStatus {
     Unavailable,
 }
 
+/// Where a dataset version's data came from. Fixture data never passes as live (DESIGN §7).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DataMode {
+    /// Fetched from the real upstream.
+    #[default]
+    Live,
+    /// Read from recorded fixtures (`data/fixtures`).
+    Replay,
+}
+
+impl DataMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DataMode::Live => "live",
+            DataMode::Replay => "replay",
+        }
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Freshness {
     pub status: DatasetStatus,
+    /// Live or replayed data (of the current version).
+    #[serde(default)]
+    pub mode: DataMode,
     /// When the data of the current version was fetched (replay: the recording time).
     pub fetched_at: Option<DateTime<Utc>>,
     /// The as-of instant responses are computed from (SUPPLEMENT 1.3).
@@ -77,18 +108,23 @@ pub struct Freshness {
     pub last_attempt_at: Option<DateTime<Utc>>,
     /// Error of the last failed attempt (kind: detail), cleared on success.
     pub last_error: Option<String>,
+    /// Fields written by a newer build, carried forward as they are.
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
 }
 
 impl Freshness {
     pub fn never(reason: Option<String>) -> Self {
         Freshness {
             status: DatasetStatus::Unavailable,
+            mode: DataMode::Live,
             fetched_at: None,
             as_of: None,
             upstream_version: None,
             rows: 0,
             last_attempt_at: None,
             last_error: reason,
+            extra: BTreeMap::new(),
         }
     }
 }
@@ -100,6 +136,7 @@ impl DatasetEntry {
             schema_fingerprint: dataset.fingerprint(),
             files: Vec::new(),
             freshness: Freshness::never(None),
+            extra: BTreeMap::new(),
         }
     }
 }
@@ -114,12 +151,21 @@ impl Commit {
             committed_at: DateTime::<Utc>::UNIX_EPOCH,
             run_id: String::new(),
             operation: "genesis".into(),
-            datasets: DatasetId::ALL.into_iter().map(|d| (d, DatasetEntry::empty(d))).collect(),
+            datasets: DatasetId::ALL.into_iter().map(|d| (d.to_string(), DatasetEntry::empty(d))).collect(),
         }
     }
 
     pub fn dataset(&self, id: DatasetId) -> Option<&DatasetEntry> {
-        self.datasets.get(&id)
+        self.datasets.get(id.as_str())
+    }
+
+    pub fn dataset_mut(&mut self, id: DatasetId) -> Option<&mut DatasetEntry> {
+        self.datasets.get_mut(id.as_str())
+    }
+
+    /// The datasets this build knows, with their ids; the others are ignored when serving.
+    pub fn known(&self) -> impl Iterator<Item = (DatasetId, &DatasetEntry)> {
+        self.datasets.iter().filter_map(|(k, e)| k.parse::<DatasetId>().ok().map(|id| (id, e)))
     }
 
     /// Zero-padded key of a generation's commit file.

@@ -11,5 +11,5 @@ pub mod dataset;
 pub mod fingerprint;
 pub mod sql;
 
-pub use commit::{Commit, DatasetEntry, DatasetStatus, FileEntry, Freshness};
+pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness};
 pub use dataset::{DatasetId, Partitioning};

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::app::Settings;
+use crate::{app_state::Settings, edge::rate_limit::Limits};
 
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -45,21 +45,52 @@ fn env(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> Settings {
-    let listen = &serve.listen;
+/// The origin a client on this machine reaches a server listening on `listen`: a wildcard address
+/// (`0.0.0.0`, `[::]`) is not an address a client can use, so it becomes the loopback one.
+pub fn reachable_origin(listen: &str) -> String {
+    match listen.parse::<std::net::SocketAddr>() {
+        Ok(addr) if addr.ip().is_unspecified() => {
+            let ip: std::net::IpAddr = if addr.is_ipv4() {
+                std::net::Ipv4Addr::LOCALHOST.into()
+            } else {
+                std::net::Ipv6Addr::LOCALHOST.into()
+            };
+            format!("http://{}", std::net::SocketAddr::new(ip, addr.port()))
+        }
+        _ => format!("http://{listen}"),
+    }
+}
+
+pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Result<Settings> {
     let origins = env("PUBLIC_ORIGINS")
         .map(|v| v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect())
-        .unwrap_or_else(|| vec![format!("http://{listen}")]);
-    Settings {
+        .unwrap_or_else(|| vec![reachable_origin(&serve.listen)]);
+    let rate_limits = Limits::parse(&env("SITREP_RATE_LIMITS").unwrap_or_default())
+        .map_err(|e| anyhow::anyhow!("SITREP_RATE_LIMITS: {e}"))?;
+    Ok(Settings {
         realm: env("AUTH_REALM").unwrap_or_else(|| "data-intelligence".into()),
         public_origins: origins,
         iran_events_enabled: env("IRAN_EVENTS_ENABLED")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
         api_key_prefix: api_key_prefix.to_string(),
         key_cache_ttl: std::time::Duration::from_secs(serve.key_cache_seconds),
-    }
+        rate_limits,
+    })
 }
 
 pub fn cursor_secret_from_env() -> Option<String> {
     env("DATA_CURSOR_SECRET")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_listen_addresses_become_reachable_origins() {
+        assert_eq!(reachable_origin("0.0.0.0:8080"), "http://127.0.0.1:8080");
+        assert_eq!(reachable_origin("[::]:9000"), "http://[::1]:9000");
+        assert_eq!(reachable_origin("127.0.0.1:8080"), "http://127.0.0.1:8080");
+        assert_eq!(reachable_origin("api.example:80"), "http://api.example:80");
+    }
 }

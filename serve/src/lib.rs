@@ -6,9 +6,14 @@
 
 pub mod api;
 pub mod app;
+pub mod app_state;
 pub mod auth;
 pub mod config;
+pub mod edge;
+pub mod metrics;
+pub mod registry;
 pub mod snapshot;
 pub mod state;
 
-pub use app::{build, AppState, Settings};
+pub use app::build;
+pub use app_state::{AppState, Settings};

@@ -155,13 +155,15 @@ async fn main() -> anyhow::Result<()> {
             } else {
                 None
             };
-            let settings = settings_from_env(&serve, &cli.state.api_key_prefix);
+            let settings = settings_from_env(&serve, &cli.state.api_key_prefix)?;
             let server_url = settings.site_origin().to_string();
             let state = Arc::new(
                 AppState::new(snapshots, store, cursor_secret_from_env(), settings)
                     .await
                     .map_err(|e| anyhow::anyhow!("{e:?}"))?,
             );
+            let _sweeper =
+                sitrep_serve::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
             let app = sitrep_serve::build(state, &server_url);
             let listener = poem::listener::TcpListener::bind(serve.listen.clone());
             tracing::info!(listen = %serve.listen, "serving");

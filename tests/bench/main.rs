@@ -30,7 +30,7 @@ use sitrep_ingest::{
 use sitrep_pipelines::{acled, synthetic::AcledGenerator, Scope};
 use sitrep_schemas::DatasetId;
 use sitrep_serve::api::{
-    answer::{dataset_get, Answer, BodyCache, DataState, GetRequest, Provenance},
+    answer::{dataset_get, Answer, BodyCache, DataState, Provenance},
     conflict::queries,
     error::ApiError,
 };
@@ -87,6 +87,7 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
             as_of,
             upstream_version: None,
             keeps_as_of: false,
+            mode: sitrep_schemas::DataMode::Live,
         }],
     };
     let t = Instant::now();
@@ -133,11 +134,11 @@ async fn in_process(app: &TestApp) -> InProcess {
 
     let cache = BodyCache::new(1 << 20);
     let mut cached = Vec::new();
+    let req = poem::Request::default();
     for i in 0..5000 {
         let t = Instant::now();
-        let prov = Provenance { generation: 1, published_at: Utc::now(), state: DataState::Fresh };
-        let req = GetRequest { if_none_match: None, jmespath: None, cache_key: Some("k".into()) };
-        let a: Answer<()> = dataset_get(&cache, req, prov, render(db.clone())).await;
+        let prov = Provenance { generation: 1, published_at: Utc::now(), state: DataState::Fresh, replay: false };
+        let a: Answer<()> = dataset_get(&cache, &req, Some("k".into()), None, prov, render(db.clone())).await;
         std::hint::black_box(a.0);
         if i >= 100 {
             cached.push(t.elapsed().as_secs_f64() * 1e6);

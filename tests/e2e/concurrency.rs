@@ -12,7 +12,9 @@ const ALL_ARMED: &str = "/api/conflict/v1/list-armed-events?start=0&end=18000000
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_readers_never_see_errors_or_partial_answers_while_generations_change() {
-    let app = Arc::new(TestApp::start().await);
+    // Thousands of requests a minute from one key: lift the rate limit, this test is about generations.
+    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=1000000").unwrap();
+    let app = Arc::new(TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await);
     let stop = Arc::new(AtomicBool::new(false));
     let served = Arc::new(AtomicUsize::new(0));
     let readers: Vec<_> = (0..16)

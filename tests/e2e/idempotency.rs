@@ -1,5 +1,6 @@
 //! The Idempotency-Key layer on GetHumanitarianSummaryBatch (SUPPLEMENT 1.13).
 
+use poem::Endpoint;
 use serde_json::json;
 use sitrep_tests::TestApp;
 
@@ -81,4 +82,97 @@ mod sha2_shim {
     pub fn hex_sha256(bytes: &[u8]) -> String {
         sitrep_serve::state::hash_key(std::str::from_utf8(bytes).expect("utf8 body"))
     }
+}
+
+/// Holds every pooled connection of the humanitarian dataset for `for_ms`, so a request that
+/// needs it waits: the window in which a second request with the same key really is concurrent.
+fn occupy_humanitarian_pool(app: &TestApp, for_ms: u64) -> Vec<tokio::task::JoinHandle<()>> {
+    let db = app.snapshots.current().unwrap().dataset(sitrep_schemas::DatasetId::Humanitarian).unwrap().clone();
+    (0..db.idle_connections())
+        .map(|_| {
+            let db = db.clone();
+            tokio::spawn(async move {
+                db.query(move |_| {
+                    std::thread::sleep(std::time::Duration::from_millis(for_ms));
+                    Ok(())
+                })
+                .await
+                .unwrap();
+            })
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn truly_concurrent_requests_with_one_key_run_once() {
+    let app = std::sync::Arc::new(TestApp::start().await);
+    let blockers = occupy_humanitarian_pool(&app, 800);
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let body = json!({"countryCodes": ["SD"]});
+    let first = {
+        let (app, body) = (app.clone(), body.clone());
+        tokio::spawn(async move { app.post(BATCH).header("idempotency-key", "race").json(&body).send().await.unwrap() })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    // The first request holds the key while it waits for a connection.
+    let second = app.post(BATCH).header("idempotency-key", "race").json(&body).send().await.unwrap();
+    assert_eq!(second.status(), 409);
+    assert_eq!(second.headers()["idempotency-key"], "race");
+    assert_eq!(second.headers()["retry-after"], "2");
+    let first = first.await.unwrap();
+    assert_eq!(first.status(), 200);
+    assert_eq!(first.headers()["idempotent-replayed"], "false");
+    for b in blockers {
+        b.await.unwrap();
+    }
+    let third = app.post(BATCH).header("idempotency-key", "race").json(&body).send().await.unwrap();
+    assert_eq!(third.headers()["idempotent-replayed"], "true");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_cancelled_request_releases_its_key() {
+    let app = TestApp::start().await;
+    let endpoint = app.endpoint();
+    let blockers = occupy_humanitarian_pool(&app, 400);
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let body = serde_json::to_vec(&json!({"countryCodes": ["YE"]})).unwrap();
+    let request = || {
+        poem::Request::builder()
+            .method(poem::http::Method::POST)
+            .uri(format!("{}{BATCH}", app.base).parse().unwrap())
+            .header("x-service-key", &app.key)
+            .header("idempotency-key", "abandoned")
+            .content_type("application/json")
+            .body(body.clone())
+    };
+    // The caller gives up while the handler waits: the request's future is dropped mid-flight.
+    let gave_up = tokio::time::timeout(std::time::Duration::from_millis(100), endpoint.call(request())).await;
+    assert!(gave_up.is_err(), "the request was still in flight when dropped");
+    for b in blockers {
+        b.await.unwrap();
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    // Not 409 for the 180 s lock: the claim was released and the retry runs.
+    let retry = endpoint.call(request()).await.unwrap();
+    assert_eq!(retry.status(), 200);
+    assert_eq!(retry.headers()["idempotent-replayed"], "false");
+}
+
+#[tokio::test]
+async fn a_replay_survives_a_server_restart_on_the_sqlite_file() {
+    let state_dir = tempfile::tempdir().unwrap();
+    let state_url = format!("sqlite://{}", state_dir.path().join("state.db").display());
+    let options = || sitrep_tests::Options { state_url: state_url.clone(), ..Default::default() };
+    let body = json!({"countryCodes": ["SD", "UA"]});
+    let first_body = {
+        let app = TestApp::start_with(options()).await;
+        let r = app.post(BATCH).header("idempotency-key", "restart-1").json(&body).send().await.unwrap();
+        assert_eq!(r.headers()["idempotent-replayed"], "false");
+        r.bytes().await.unwrap()
+    };
+    let app = TestApp::start_with(options()).await;
+    let r = app.post(BATCH).header("idempotency-key", "restart-1").json(&body).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["idempotent-replayed"], "true");
+    assert_eq!(r.bytes().await.unwrap(), first_body);
 }

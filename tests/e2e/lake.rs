@@ -101,12 +101,14 @@ fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged 
                 run_id: "bad".into(),
                 fetched_at: Utc::now(),
                 partition: None,
+                extra: Default::default(),
             }],
             scope: Scope::All,
             fetched_at: Utc::now(),
             as_of: Utc::now(),
             upstream_version: None,
             keeps_as_of: false,
+            mode: sitrep_schemas::DataMode::Live,
         }],
     }
 }
@@ -213,4 +215,40 @@ async fn the_serving_cache_keeps_only_the_files_of_retained_versions() {
     assert_eq!(cached, expected);
     let (status, _) = app.json("/api/conflict/v1/list-armed-events?country=UA").await;
     assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn a_dataset_unknown_to_this_build_is_served_around_and_carried_forward_intact() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_tests::normal_lake(&dir).await;
+    // A newer build published generation 2 with a dataset (and a field) this build does not know.
+    let mut commit: serde_json::Value =
+        serde_json::from_slice(&lake.get_bytes(&sitrep_schemas::Commit::key(1)).await.unwrap()).unwrap();
+    let mut future = commit["datasets"]["humanitarian"].clone();
+    future["futureField"] = serde_json::json!({"kept": true});
+    future["files"][0]["path"] = serde_json::json!("data/FUTURE/future-dataset/part-00000.parquet");
+    commit["datasets"]["future-dataset"] = future.clone();
+    commit["generation"] = serde_json::json!(2);
+    commit["parent"] = serde_json::json!(1);
+    let opts = object_store::PutOptions { mode: object_store::PutMode::Create, ..Default::default() };
+    lake.store()
+        .put_opts(
+            &object_store::path::Path::from(sitrep_schemas::Commit::key(2)),
+            serde_json::to_vec(&commit).unwrap().into(),
+            opts,
+        )
+        .await
+        .unwrap();
+    // The server serves generation 2 and ignores the unknown dataset.
+    let app = sitrep_tests::TestApp::serve(dir, lake.clone()).await;
+    assert_eq!(app.snapshots.current().unwrap().number, 2);
+    let r = app.get("/api/conflict/v1/get-humanitarian-summary?country_code=SD").send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-snapshot-generation"], "2");
+    // The next publish carries it forward untouched, unknown field included.
+    replay_runner(lake.clone(), NORMAL).await.run(&[DatasetId::Humanitarian]).await.unwrap();
+    let third: serde_json::Value =
+        serde_json::from_slice(&lake.get_bytes(&sitrep_schemas::Commit::key(3)).await.unwrap()).unwrap();
+    assert_eq!(third["datasets"]["future-dataset"], future);
+    assert_eq!(third["generation"], 3);
 }

@@ -9,3 +9,4 @@ mod crash;
 mod idempotency;
 mod lake;
 mod openapi;
+mod platform;

@@ -7,7 +7,9 @@ use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use object_store::{PutMode, PutOptions, PutPayload};
 use sitrep_pipelines::{time::YearMonth, Scope};
-use sitrep_schemas::{commit::COMMIT_FORMAT, Commit, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness};
+use sitrep_schemas::{
+    commit::COMMIT_FORMAT, Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness,
+};
 
 use super::{validate::validate_file, Lake};
 use crate::IngestError;
@@ -27,6 +29,8 @@ pub enum Outcome {
         upstream_version: Option<String>,
         /// Backfills add history without moving the dataset's as-of.
         keeps_as_of: bool,
+        /// Live upstream or recorded fixtures.
+        mode: DataMode,
     },
     /// The attempt failed; the previous version keeps serving.
     Failed { dataset: DatasetId, error: String, attempted_at: DateTime<Utc> },
@@ -62,12 +66,12 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
     let generation = parent.generation + 1;
     let mut datasets = parent.datasets.clone();
     for d in DatasetId::ALL {
-        datasets.entry(d).or_insert_with(|| DatasetEntry::empty(d));
+        datasets.entry(d.to_string()).or_insert_with(|| DatasetEntry::empty(d));
     }
     for outcome in &staged.outcomes {
-        let Some(entry) = datasets.get_mut(&outcome.dataset()) else { continue };
+        let Some(entry) = datasets.get_mut(outcome.dataset().as_str()) else { continue };
         match outcome {
-            Outcome::Fetched { dataset, files, scope, fetched_at, as_of, upstream_version, keeps_as_of } => {
+            Outcome::Fetched { dataset, files, scope, fetched_at, as_of, upstream_version, keeps_as_of, mode } => {
                 let mut kept: Vec<FileEntry> = entry.files.iter().filter(|f| !replaces(scope, f)).cloned().collect();
                 kept.extend(files.iter().cloned());
                 kept.sort_by(|a, b| a.partition.cmp(&b.partition).then_with(|| a.path.cmp(&b.path)));
@@ -80,6 +84,7 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                     Freshness {
                         rows,
                         status: DatasetStatus::Ok,
+                        mode: *mode,
                         last_attempt_at: Some(*fetched_at),
                         last_error: None,
                         ..previous
@@ -87,12 +92,14 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 } else {
                     Freshness {
                         status: DatasetStatus::Ok,
+                        mode: *mode,
                         fetched_at: Some(*fetched_at),
                         as_of: Some(*as_of),
                         upstream_version: upstream_version.clone(),
                         rows,
                         last_attempt_at: Some(*fetched_at),
                         last_error: None,
+                        extra: previous.extra,
                     }
                 };
             }

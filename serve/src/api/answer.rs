@@ -7,12 +7,15 @@ use std::{
     collections::HashMap,
     future::Future,
     marker::PhantomData,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
 };
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use poem::{http::StatusCode, IntoResponse, Response};
+use poem::{http::StatusCode, IntoResponse, Request, Response};
 use poem_openapi::{
     registry::{MetaMediaType, MetaResponse, MetaResponses, Registry},
     types::Type,
@@ -21,7 +24,10 @@ use poem_openapi::{
 use sha2::{Digest, Sha256};
 use sitrep_schemas::{DatasetId, Freshness};
 
-use super::error::{ApiError, ErrorBody, ValidationError};
+use super::{
+    encoding::{negotiate, Encodings},
+    error::ApiError,
+};
 
 /// A fully built response documented as `T` in the OpenAPI document.
 pub struct Answer<T>(pub Response, PhantomData<T>);
@@ -46,6 +52,8 @@ fn meta_response(description: &'static str, status: u16, content: Vec<MetaMediaT
     MetaResponse { description, status: Some(status), status_range: None, content, headers: vec![] }
 }
 
+/// The 200 and 304 of a dataset GET; the error responses are added from the operation registry
+/// (`openapi_doc`).
 impl<T: Type> ApiResponse for Answer<T> {
     fn meta() -> MetaResponses {
         MetaResponses {
@@ -56,19 +64,11 @@ impl<T: Type> ApiResponse for Answer<T> {
                     media(T::schema_ref()),
                 ),
                 meta_response("Not modified (If-None-Match matched the ETag)", 304, vec![]),
-                meta_response(
-                    "ValidationError, or a jmespath error envelope",
-                    400,
-                    media(ValidationError::schema_ref()),
-                ),
-                meta_response("Missing or invalid credential", 401, media(ErrorBody::schema_ref())),
             ],
         }
     }
     fn register(registry: &mut Registry) {
         T::register(registry);
-        ValidationError::register(registry);
-        ErrorBody::register(registry);
     }
 }
 
@@ -95,7 +95,7 @@ impl DataState {
             Some(_) => DataState::Stale,
         }
     }
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             DataState::Fresh => "fresh",
             DataState::Stale => "stale",
@@ -104,16 +104,24 @@ impl DataState {
     }
 }
 
-/// Where a dataset answer came from.
-pub struct Provenance {
-    pub generation: u64,
-    pub published_at: DateTime<Utc>,
-    pub state: DataState,
-}
-
 pub struct Served {
     pub body: Bytes,
     pub etag: String,
+    /// Compressed forms, made on first request for each.
+    pub encodings: Encodings,
+}
+
+impl Served {
+    pub fn new(body: Bytes) -> Self {
+        let etag = etag_of(&body);
+        Served { body, etag, encodings: Encodings::default() }
+    }
+
+    /// What the cache charges for an entry: the body plus an allowance for its compressed forms,
+    /// which are made later and are each smaller than the body (JSON compresses 5–10×).
+    fn cost(&self) -> usize {
+        self.body.len() + self.body.len() / 2
+    }
 }
 
 /// Bounded cache of rendered bodies, by bytes. Entries are immutable functions of their key, so
@@ -123,6 +131,8 @@ pub struct Served {
 pub struct BodyCache {
     halves: Mutex<Halves>,
     half_budget: usize,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 #[derive(Default)]
@@ -130,15 +140,16 @@ struct Halves {
     newer: HashMap<String, Arc<Served>>,
     newer_bytes: usize,
     older: HashMap<String, Arc<Served>>,
+    older_bytes: usize,
 }
 
 impl Halves {
     fn insert(&mut self, key: String, served: Arc<Served>, half_budget: usize) {
-        self.newer_bytes += served.body.len() + key.len();
+        self.newer_bytes += served.cost() + key.len();
         self.newer.insert(key, served);
         if self.newer_bytes >= half_budget {
             self.older = std::mem::take(&mut self.newer);
-            self.newer_bytes = 0;
+            self.older_bytes = std::mem::take(&mut self.newer_bytes);
         }
     }
 }
@@ -146,9 +157,20 @@ impl Halves {
 impl BodyCache {
     /// A cache holding at most about `budget_bytes` of bodies and keys.
     pub fn new(budget_bytes: usize) -> Self {
-        BodyCache { halves: Mutex::new(Halves::default()), half_budget: (budget_bytes / 2).max(1) }
+        BodyCache {
+            halves: Mutex::new(Halves::default()),
+            half_budget: (budget_bytes / 2).max(1),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
     }
     fn get(&self, key: &str) -> Option<Arc<Served>> {
+        let found = self.lookup(key);
+        let counter = if found.is_some() { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+        found
+    }
+    fn lookup(&self, key: &str) -> Option<Arc<Served>> {
         let mut h = self.halves.lock().ok()?;
         if let Some(hit) = h.newer.get(key) {
             return Some(hit.clone());
@@ -156,6 +178,12 @@ impl BodyCache {
         let (key, hit) = h.older.remove_entry(key)?;
         h.insert(key, hit.clone(), self.half_budget);
         Some(hit)
+    }
+    /// (hits, misses, bytes charged), for `/metrics`. A promoted entry is charged in both halves
+    /// until the older one is dropped, so bytes can overstate by at most one half.
+    pub fn stats(&self) -> (u64, u64, usize) {
+        let bytes = self.halves.lock().map(|h| h.newer_bytes + h.older_bytes).unwrap_or(0);
+        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed), bytes)
     }
     fn put(&self, key: String, served: Arc<Served>) {
         if let Ok(mut h) = self.halves.lock() {
@@ -174,21 +202,27 @@ fn serve_bytes<R: serde::Serialize>(rendered: &R, jmespath: Option<&str>) -> Res
         Some(expr) => super::jmes::project(expr, &serde_json::to_value(rendered).map_err(ApiError::internal)?)?,
         None => serde_json::to_vec(rendered).map_err(ApiError::internal)?,
     };
-    let etag = etag_of(&body);
-    Ok(Served { body: Bytes::from(body), etag })
+    Ok(Served::new(Bytes::from(body)))
 }
 
-pub struct GetRequest<'a> {
-    pub if_none_match: Option<&'a str>,
-    pub jmespath: Option<&'a str>,
-    /// `None` disables caching (unavailable answers).
-    pub cache_key: Option<String>,
+/// The dataset version a request is answered from, and how it is described in the headers:
+/// `X-Snapshot-Generation` and `X-Data-As-Of` always describe the same generation.
+pub struct Provenance {
+    pub generation: u64,
+    pub published_at: DateTime<Utc>,
+    pub state: DataState,
+    /// The data came from recorded fixtures (`X-Data-Mode: replay`).
+    pub replay: bool,
 }
 
-/// Renders (or reuses) a dataset answer and builds the final response.
+/// Builds the final response of a dataset GET: the rendered body is taken from the body cache
+/// under `cache_key` (`None`: not cached, e.g. unavailable answers) or rendered by `render`, then
+/// ETag, conditional 304 and the headers of SUPPLEMENT 1.14.
 pub async fn dataset_get<T, R, F>(
     cache: &BodyCache,
-    req: GetRequest<'_>,
+    req: &Request,
+    cache_key: Option<String>,
+    jmespath: Option<&str>,
     provenance: Provenance,
     render: F,
 ) -> Answer<T>
@@ -196,37 +230,74 @@ where
     R: serde::Serialize,
     F: Future<Output = Result<R, ApiError>>,
 {
-    let served = match req.cache_key.as_deref().and_then(|k| cache.get(k)) {
+    let served = match cache_key.as_deref().and_then(|k| cache.get(k)) {
         Some(hit) => hit,
         None => {
             let value = match render.await {
                 Ok(v) => v,
                 Err(e) => return e.into(),
             };
-            let served = match serve_bytes(&value, req.jmespath) {
+            let served = match serve_bytes(&value, jmespath) {
                 Ok(s) => Arc::new(s),
                 Err(e) => return e.into(),
             };
-            if let Some(k) = req.cache_key {
+            if let Some(k) = cache_key {
                 cache.put(k, served.clone());
             }
             served
         }
     };
     let cache_control = if provenance.state == DataState::Unavailable { "no-store" } else { "private, max-age=60" };
-    let not_modified =
-        req.if_none_match.is_some_and(|v| v.split(',').any(|t| t.trim() == served.etag || t.trim() == "*"));
     let mut builder = Response::builder()
         .header("etag", served.etag.as_str())
         .header("cache-control", cache_control)
         .header("x-snapshot-generation", provenance.generation.to_string())
         .header("x-data-as-of", provenance.published_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
         .header("x-data-state", provenance.state.as_str());
-    if not_modified {
-        builder = builder.status(StatusCode::NOT_MODIFIED);
-        return Answer::from_response(builder.finish());
+    if provenance.replay {
+        builder = builder.header("x-data-mode", "replay");
     }
-    Answer::from_response(builder.content_type("application/json; charset=utf-8").body(served.body.clone()))
+    let if_none_match = req.headers().get("if-none-match").and_then(|v| v.to_str().ok());
+    if if_none_match.is_some_and(|v| etag_matches(v, &served.etag)) {
+        return Answer::from_response(builder.status(StatusCode::NOT_MODIFIED).finish());
+    }
+    let accept = req.headers().get("accept-encoding").and_then(|v| v.to_str().ok());
+    let body = match negotiate(accept).and_then(|c| Some((c, served.encodings.get(c, &served.body)?))) {
+        Some((coding, compressed)) => {
+            builder = builder.header("content-encoding", coding.token());
+            compressed
+        }
+        None => served.body.clone(),
+    };
+    Answer::from_response(builder.content_type("application/json; charset=utf-8").body(body))
+}
+
+/// `If-None-Match` against our strong ETag with the weak comparison of RFC 9110 13.1.2: `*`, or
+/// any listed tag whose opaque part equals ours (`W/` prefixes ignored).
+pub fn etag_matches(if_none_match: &str, etag: &str) -> bool {
+    if_none_match.split(',').map(str::trim).any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
+}
+
+/// The documented top-level keys of `T`, for a jmespath error raised before anything is rendered.
+pub fn documented_keys<T: Type>() -> Vec<String> {
+    let mut registry = Registry::new();
+    T::register(&mut registry);
+    registry
+        .schemas
+        .get(T::name().as_ref())
+        .map(|s| s.properties.iter().map(|(name, _)| name.to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The jmespath expression's 1,024-byte limit, checked before any query runs.
+pub fn check_jmespath_length<T: Type>(jmespath: Option<&str>) -> Result<(), ApiError> {
+    match jmespath {
+        Some(expr) if expr.len() > super::jmes::MAX_EXPRESSION_BYTES => Err(ApiError::Jmespath {
+            error: format!("expression_too_long: {} > {}", expr.len(), super::jmes::MAX_EXPRESSION_BYTES),
+            original_keys: documented_keys::<T>(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]
@@ -234,7 +305,7 @@ mod tests {
     use super::*;
 
     fn served(n: usize) -> Arc<Served> {
-        Arc::new(Served { body: Bytes::from(vec![b'x'; n]), etag: String::new() })
+        Arc::new(Served::new(Bytes::from(vec![b'x'; n])))
     }
 
     #[test]
@@ -250,5 +321,16 @@ mod tests {
         let h = cache.halves.lock().unwrap();
         let held: usize = h.newer.values().chain(h.older.values()).map(|s| s.body.len()).sum();
         assert!(held <= 400, "held {held} bytes");
+    }
+
+    #[test]
+    fn if_none_match_uses_weak_comparison() {
+        let tag = "\"abc\"";
+        assert!(etag_matches("\"abc\"", tag));
+        assert!(etag_matches("W/\"abc\"", tag));
+        assert!(etag_matches("\"x\", W/\"abc\"", tag));
+        assert!(etag_matches("*", tag));
+        assert!(!etag_matches("\"abcd\"", tag));
+        assert!(!etag_matches("abc", tag));
     }
 }

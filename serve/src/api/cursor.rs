@@ -4,7 +4,7 @@
 use base64::{engine::general_purpose::URL_SAFE_NO_PAD, Engine};
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct CursorPayload {
@@ -16,14 +16,6 @@ pub struct CursorPayload {
     pub s: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub e: Option<i64>,
-}
-
-/// First 16 hex of SHA-256 of `name=value&…` over the filters as sent, in name order.
-pub fn filter_hash(filters: &[(&str, Option<&str>)]) -> String {
-    let mut sorted: Vec<_> = filters.to_vec();
-    sorted.sort_by_key(|(n, _)| *n);
-    let canonical: Vec<String> = sorted.iter().map(|(n, v)| format!("{n}={}", v.unwrap_or(""))).collect();
-    hex::encode(&Sha256::digest(canonical.join("&").as_bytes())[..8])
 }
 
 fn sign(secret: &[u8], signed: &str) -> String {
@@ -38,6 +30,9 @@ pub fn encode(secret: &[u8], payload: &CursorPayload) -> String {
     let sig = sign(secret, &signed);
     format!("{signed}.{sig}")
 }
+
+/// The documented form of a dataset cursor (a regex body, without anchors).
+pub const FORM: &str = "dsc1\\.[A-Za-z0-9_-]{8,512}\\.[A-Za-z0-9_-]{43}";
 
 fn well_formed(c: &str) -> Option<(&str, &str)> {
     let rest = c.strip_prefix("dsc1.")?;
@@ -82,7 +77,7 @@ mod tests {
     #[test]
     fn round_trip_and_every_failure() {
         let key = b"secret";
-        let fh = filter_hash(&[("start", None), ("country", Some("YE")), ("end", None)]);
+        let fh = crate::api::canonical::Canonical::new(vec![("country", "YE".into())]).filter_hash();
         let p =
             CursorPayload { op: "list-armed-events".into(), gen: 3, off: 100, fh: fh.clone(), s: Some(1), e: Some(2) };
         let c = encode(key, &p);

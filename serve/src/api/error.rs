@@ -8,25 +8,10 @@ use poem::{http::HeaderValue, http::StatusCode, Response};
 use serde::Serialize;
 use serde_json::json;
 
-#[derive(Debug, Clone, Serialize, PartialEq, poem_openapi::Object)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Violation {
     pub field: String,
     pub description: String,
-}
-
-#[derive(Debug, Clone, Serialize, poem_openapi::Object)]
-pub struct ValidationError {
-    pub violations: Vec<Violation>,
-}
-
-#[derive(Debug, Clone, Serialize, poem_openapi::Object)]
-pub struct ErrorBody {
-    pub error: String,
-}
-
-#[derive(Debug, Clone, Serialize, poem_openapi::Object)]
-pub struct MessageBody {
-    pub message: String,
 }
 
 #[derive(Debug)]
@@ -43,8 +28,24 @@ pub enum ApiError {
     InvalidApiKey {
         challenge: String,
     },
+    InvalidAccessToken {
+        challenge: String,
+    },
     /// The account is suspended: every operation is refused.
     Suspended,
+    ProRequired {
+        current_tier: u8,
+        plan_key: &'static str,
+    },
+    Lapsed {
+        plan_key: &'static str,
+    },
+    InsufficientScope {
+        scope: &'static str,
+    },
+    CmAccessDenied {
+        lapsed: bool,
+    },
     NotFound,
     MethodNotAllowed {
         allow: &'static str,
@@ -57,6 +58,13 @@ pub enum ApiError {
     IdempotencyReused {
         key: String,
     },
+    RateLimited {
+        retry_after: u64,
+    },
+    /// The limiter could not be asked on a fail-closed policy.
+    LimiterUnavailable,
+    /// The account or entitlement store could not be read.
+    EntitlementUnavailable,
     Internal(String),
 }
 
@@ -67,87 +75,138 @@ fn json_response(status: StatusCode, body: serde_json::Value) -> Response {
         .body(serde_json::to_vec(&body).unwrap_or_default())
 }
 
+fn with(mut r: Response, headers: &[(&'static str, &str)]) -> Response {
+    for (name, value) in headers {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            r.headers_mut().insert(*name, v);
+        }
+    }
+    r
+}
+
 impl ApiError {
     pub fn internal(e: impl std::fmt::Display) -> Self {
         ApiError::Internal(e.to_string())
     }
 
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Validation(_)
+            | ApiError::Jmespath { .. }
+            | ApiError::InvalidBody
+            | ApiError::InvalidIdempotencyKey => StatusCode::BAD_REQUEST,
+            ApiError::MissingCredential { .. }
+            | ApiError::InvalidApiKey { .. }
+            | ApiError::InvalidAccessToken { .. } => StatusCode::UNAUTHORIZED,
+            ApiError::Suspended
+            | ApiError::ProRequired { .. }
+            | ApiError::Lapsed { .. }
+            | ApiError::InsufficientScope { .. }
+            | ApiError::CmAccessDenied { .. } => StatusCode::FORBIDDEN,
+            ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::IdempotencyInFlight { .. } => StatusCode::CONFLICT,
+            ApiError::IdempotencyReused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::LimiterUnavailable | ApiError::EntitlementUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
     pub fn into_response(self) -> Response {
+        let status = self.status();
+        let no_store = [("cache-control", "no-store")];
         match self {
             ApiError::Validation(violations) => {
-                let mut r = json_response(StatusCode::BAD_REQUEST, json!({ "violations": violations }));
-                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
-                r
+                with(json_response(status, json!({ "violations": violations })), &no_store)
             }
-            ApiError::Jmespath { error, original_keys } => {
-                let mut r = json_response(
-                    StatusCode::BAD_REQUEST,
-                    json!({ "_jmespath_error": error, "original_keys": original_keys }),
-                );
-                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
-                r.headers_mut().insert("x-content-type-options", HeaderValue::from_static("nosniff"));
-                r
-            }
-            ApiError::InvalidBody => {
-                json_response(StatusCode::BAD_REQUEST, json!({ "message": "Invalid request body" }))
-            }
-            ApiError::MissingCredential { challenge } => {
-                let mut r =
-                    json_response(StatusCode::UNAUTHORIZED, json!({ "error": "API key or bearer token required" }));
-                r.headers_mut().insert(
-                    "www-authenticate",
-                    challenge.parse().unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
-                );
-                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
-                r
-            }
-            ApiError::InvalidApiKey { challenge } => {
-                let mut r = json_response(StatusCode::UNAUTHORIZED, json!({ "error": "Invalid API key" }));
-                r.headers_mut().insert(
-                    "www-authenticate",
-                    challenge.parse().unwrap_or_else(|_| HeaderValue::from_static("Bearer")),
-                );
-                r.headers_mut().insert("cache-control", HeaderValue::from_static("no-store"));
-                r
-            }
+            ApiError::Jmespath { error, original_keys } => with(
+                json_response(status, json!({ "_jmespath_error": error, "original_keys": original_keys })),
+                &[("cache-control", "no-store"), ("x-content-type-options", "nosniff")],
+            ),
+            ApiError::InvalidBody => json_response(status, json!({ "message": "Invalid request body" })),
+            ApiError::MissingCredential { challenge } => with(
+                json_response(status, json!({ "error": "API key or bearer token required" })),
+                &[("www-authenticate", &challenge), no_store[0]],
+            ),
+            ApiError::InvalidApiKey { challenge } => with(
+                json_response(status, json!({ "error": "Invalid API key" })),
+                &[("www-authenticate", &challenge), no_store[0]],
+            ),
+            ApiError::InvalidAccessToken { challenge } => with(
+                json_response(status, json!({ "error": "Invalid or expired access token" })),
+                &[("www-authenticate", &challenge), no_store[0]],
+            ),
             ApiError::Suspended => {
-                json_response(StatusCode::FORBIDDEN, json!({ "error": "API access requires an active subscription" }))
+                json_response(status, json!({ "error": "API access requires an active subscription" }))
             }
-            ApiError::NotFound => json_response(StatusCode::NOT_FOUND, json!({ "error": "Not found" })),
+            ApiError::ProRequired { current_tier, plan_key } => json_response(
+                status,
+                json!({ "error": "Pro subscription required", "requiredTier": 1, "currentTier": current_tier, "planKey": plan_key }),
+            ),
+            ApiError::Lapsed { plan_key } => with(
+                json_response(
+                    status,
+                    json!({ "error": "Subscription lapsed", "code": "subscription_lapsed", "requiredTier": 1, "currentTier": 0, "planKey": plan_key }),
+                ),
+                &[("x-billing-verification", "subscription_lapsed")],
+            ),
+            ApiError::InsufficientScope { scope } => with(
+                json_response(
+                    status,
+                    json!({ "error": "insufficient_scope", "message": format!("This operation requires scope {scope}.") }),
+                ),
+                &[("www-authenticate", &format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""))],
+            ),
+            ApiError::CmAccessDenied { lapsed } => json_response(
+                status,
+                json!({
+                    "code": "ACCESS_DENIED",
+                    "message": if lapsed { "company monitoring entitlement has lapsed" } else { "company monitoring is not available for this account" },
+                }),
+            ),
+            ApiError::NotFound => json_response(status, json!({ "error": "Not found" })),
             ApiError::MethodNotAllowed { allow } => {
-                let mut r = json_response(StatusCode::METHOD_NOT_ALLOWED, json!({ "error": "Method not allowed" }));
-                r.headers_mut().insert("allow", HeaderValue::from_static(allow));
-                r
+                with(json_response(status, json!({ "error": "Method not allowed" })), &[("allow", allow)])
             }
-            ApiError::TooLarge => {
-                json_response(StatusCode::PAYLOAD_TOO_LARGE, json!({ "message": "Request body too large" }))
-            }
+            ApiError::TooLarge => json_response(status, json!({ "message": "Request body too large" })),
             ApiError::InvalidIdempotencyKey => json_response(
-                StatusCode::BAD_REQUEST,
+                status,
                 json!({ "error": "invalid_idempotency_key", "message": "The Idempotency-Key header must be 1-255 printable ASCII characters." }),
             ),
-            ApiError::IdempotencyInFlight { key } => {
-                let mut r = json_response(
-                    StatusCode::CONFLICT,
+            ApiError::IdempotencyInFlight { key } => with(
+                json_response(
+                    status,
                     json!({ "error": "idempotency_conflict", "message": "A request with this Idempotency-Key is still being processed. Retry shortly." }),
-                );
-                r.headers_mut()
-                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| HeaderValue::from_static("invalid")));
-                r.headers_mut().insert("retry-after", HeaderValue::from_static("2"));
-                r
-            }
-            ApiError::IdempotencyReused { key } => {
-                let mut r = json_response(
-                    StatusCode::UNPROCESSABLE_ENTITY,
+                ),
+                &[("idempotency-key", &key), ("retry-after", "2")],
+            ),
+            ApiError::IdempotencyReused { key } => with(
+                json_response(
+                    status,
                     json!({ "error": "idempotency_key_reused", "message": "This Idempotency-Key was already used with a different request body." }),
-                );
-                r.headers_mut()
-                    .insert("idempotency-key", key.parse().unwrap_or_else(|_| HeaderValue::from_static("invalid")));
-                r
-            }
+                ),
+                &[("idempotency-key", &key)],
+            ),
+            ApiError::RateLimited { retry_after } => with(
+                json_response(status, json!({ "error": "Too many requests" })),
+                &[("retry-after", &retry_after.to_string())],
+            ),
+            ApiError::LimiterUnavailable => with(
+                json_response(status, json!({ "error": "Rate-limit service temporarily unavailable" })),
+                &[("retry-after", "5"), ("x-ratelimit-mode", "degraded")],
+            ),
+            ApiError::EntitlementUnavailable => with(
+                json_response(
+                    status,
+                    json!({ "error": "Entitlement verification unavailable", "code": "entitlement_verification_unavailable" }),
+                ),
+                &[("retry-after", "5")],
+            ),
             ApiError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");
-                json_response(StatusCode::INTERNAL_SERVER_ERROR, json!({ "message": "Internal server error" }))
+                json_response(status, json!({ "message": "Internal server error" }))
             }
         }
     }

@@ -8,7 +8,7 @@ use serde_json::json;
 use sitrep_schemas::DatasetId;
 
 use super::answer::DataState;
-use crate::app::AppState;
+use crate::app_state::AppState;
 
 fn json(status: u16, body: serde_json::Value, cache: &str) -> Response {
     Response::builder()
@@ -30,18 +30,39 @@ fn datasets(state: &AppState) -> (serde_json::Value, bool, Option<u64>) {
         map.insert(
             id.as_str().into(),
             json!({
-                "state": format!("{st:?}").to_lowercase(),
+                "state": st.as_str(),
+                "mode": entry.map(|e| e.freshness.mode.as_str()),
                 "generation": entry.and_then(|e| e.version),
                 "asOf": entry.and_then(|e| e.freshness.as_of).map(|t| t.to_rfc3339()),
                 "fetchedAt": entry.and_then(|e| e.freshness.fetched_at).map(|t| t.to_rfc3339()),
                 "upstreamVersion": entry.and_then(|e| e.freshness.upstream_version.clone()),
                 "rows": entry.map(|e| e.freshness.rows).unwrap_or(0),
                 "status": entry.map(|e| format!("{:?}", e.freshness.status).to_lowercase()),
-                "lastError": entry.and_then(|e| e.freshness.last_error.clone()),
+                // Public: the class of the last failure, never an upstream's response text.
+                "lastErrorClass": entry.and_then(|e| e.freshness.last_error.as_deref()).map(error_class),
             }),
         );
     }
     (serde_json::Value::Object(map), degraded, generation.map(|g| g.number))
+}
+
+/// The leading `kind` of a recorded failure (`http_status: … answered 503: <body>` → `http_status`).
+fn error_class(recorded: &str) -> &str {
+    let kind = recorded.split(':').next().unwrap_or("").trim();
+    if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+        kind
+    } else {
+        "error"
+    }
+}
+
+/// `GET /metrics`: the OpenMetrics exposition Prometheus scrapes.
+#[handler]
+pub fn metrics(state: Data<&Arc<AppState>>) -> Response {
+    Response::builder()
+        .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
+        .header("cache-control", "no-store")
+        .body(state.metrics.render(&state))
 }
 
 /// Liveness: the process answers.
@@ -97,4 +118,14 @@ pub fn protected_resource(state: Data<&Arc<AppState>>, req: &Request) -> Respons
     r.headers_mut().insert("access-control-allow-origin", "*".parse().expect("static"));
     r.headers_mut().insert("vary", "Host".parse().expect("static"));
     r
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_the_error_class_is_public() {
+        assert_eq!(super::error_class("http_status: https://x answered 503: <html>secret</html>"), "http_status");
+        assert_eq!(super::error_class("missing_credentials: ACLED_ACCESS_TOKEN"), "missing_credentials");
+        assert_eq!(super::error_class("<html>oops</html>"), "error");
+    }
 }

@@ -1,97 +1,189 @@
-//! Query parameters arrive as raw strings (`RawParam`) so that every malformed value produces the
-//! exact violation messages of SUPPLEMENT 1.2–1.4 instead of poem's defaults; the OpenAPI document
-//! still declares their real types.
+//! Query parameters, declared once: a [`Param`] names a parameter, its kind and its range, and the
+//! same declaration parses the raw value into the exact violation messages of SUPPLEMENT 1.2–1.4,
+//! documents it in the OpenAPI document and (later) in the MCP tool's input schema.
 
-use std::{borrow::Cow, marker::PhantomData};
+use std::borrow::Cow;
 
-use poem_openapi::{
-    registry::{MetaSchema, MetaSchemaRef},
-    types::{ParseFromParameter, ParseResult, Type},
-};
+use serde_json::{json, Value};
 
 use super::error::Violations;
 
-pub trait Kind: Send + Sync + 'static {
-    const NAME: &'static str;
-    fn schema() -> MetaSchema;
+#[derive(Debug, Clone, Copy)]
+pub enum ParamKind {
+    /// int32; absent or 0 = `default`; otherwise `min..=max`.
+    Int32 { min: i32, max: i32, default: i32 },
+    /// int64 epoch milliseconds as a decimal string, ≥ 0.
+    EpochMs,
+    /// Optional ISO 3166-1 alpha-2 filter, any case (normalised to upper case).
+    Country,
+    /// Required upper-case alpha-2 code from API.md 4.6's fixed list.
+    CountryCode,
+    /// A dataset cursor (SUPPLEMENT 1.7's format; checked by `cursor::decode`).
+    Cursor,
+    /// A free string.
+    Text { max_bytes: Option<usize> },
 }
 
-pub struct Int32;
-pub struct Int64String;
-pub struct Text;
-
-impl Kind for Int32 {
-    const NAME: &'static str = "integer_int32";
-    fn schema() -> MetaSchema {
-        MetaSchema::new_with_format("integer", "int32")
-    }
-}
-impl Kind for Int64String {
-    const NAME: &'static str = "string_int64";
-    fn schema() -> MetaSchema {
-        MetaSchema::new_with_format("string", "int64")
-    }
-}
-impl Kind for Text {
-    const NAME: &'static str = "string";
-    fn schema() -> MetaSchema {
-        MetaSchema::new("string")
-    }
+#[derive(Debug, Clone, Copy)]
+pub struct Param {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    pub required: bool,
+    pub description: &'static str,
 }
 
-/// A query value as sent (first occurrence wins), validated by the handler.
-pub struct RawParam<K: Kind>(pub String, PhantomData<K>);
+/// `page_size` of the dataset lists (SUPPLEMENT 1.6).
+pub const PAGE_SIZE: Param = Param {
+    name: "page_size",
+    kind: ParamKind::Int32 { min: 1, max: 100, default: 100 },
+    required: false,
+    description: "Rows per page, 1–100; 0 or absent = 100.",
+};
 
-impl<K: Kind> Type for RawParam<K> {
-    const IS_REQUIRED: bool = true;
-    type RawValueType = Self;
-    type RawElementValueType = Self;
-    fn name() -> Cow<'static, str> {
-        Cow::Borrowed(K::NAME)
-    }
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(K::schema()))
-    }
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
-    fn raw_element_iter<'a>(&'a self) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(std::iter::once(self))
-    }
-}
+pub const CURSOR: Param = Param {
+    name: "cursor",
+    kind: ParamKind::Cursor,
+    required: false,
+    description: "Dataset cursor from `pagination.nextCursor`; pins the dataset version of the first page.",
+};
 
-impl<K: Kind> ParseFromParameter for RawParam<K> {
-    fn parse_from_parameter(value: &str) -> ParseResult<Self> {
-        Ok(RawParam(value.to_string(), PhantomData))
+/// Added to every GET by the pipeline (API.md 1 rule 4).
+pub const JMESPATH: Param = Param {
+    name: "jmespath",
+    kind: ParamKind::Text { max_bytes: Some(super::jmes::MAX_EXPRESSION_BYTES) },
+    required: false,
+    description: "JMESPath projection of the response (at most 1024 UTF-8 bytes; output at most 256 KB).",
+};
+
+impl Param {
+    /// The violation `field`: the camelCase form of the name (`page_size` → `pageSize`).
+    pub fn field(&self) -> Cow<'static, str> {
+        if !self.name.contains('_') {
+            return Cow::Borrowed(self.name);
+        }
+        let mut out = String::with_capacity(self.name.len());
+        let mut upper = false;
+        for c in self.name.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        Cow::Owned(out)
     }
-}
 
-/// The value, with "empty = absent" applied.
-pub fn value<K: Kind>(p: &Option<RawParam<K>>) -> Option<&str> {
-    p.as_ref().map(|p| p.0.as_str()).filter(|s| !s.is_empty())
-}
+    /// The raw value, with "empty = absent" applied.
+    pub fn raw<'q>(&self, q: &'q RawQuery) -> Option<&'q str> {
+        q.first(self.name)
+    }
 
-/// int32 with "absent or 0 = default" and an inclusive range.
-pub fn int32_param(v: &mut Violations, field: &str, raw: Option<&str>, min: i32, max: i32, default: i32) -> i32 {
-    let Some(s) = raw else { return default };
-    let n = match parse_int(s) {
-        Ok(n) => n,
-        Err(msg) => {
-            v.push(field, msg);
+    /// An int32 parameter with "absent or 0 = default" and its inclusive range.
+    pub fn int32(&self, q: &RawQuery, v: &mut Violations) -> i32 {
+        let ParamKind::Int32 { min, max, default } = self.kind else {
+            unreachable!("{} is not an int32 parameter", self.name)
+        };
+        let Some(s) = self.raw(q) else { return default };
+        let n = match parse_int(s) {
+            Ok(n) => n,
+            Err(msg) => {
+                v.push(&self.field(), msg);
+                return default;
+            }
+        };
+        if n == 0 {
             return default;
         }
-    };
-    if n == 0 {
-        return default;
+        if n < min as i64 {
+            v.push(&self.field(), format!("number must be greater than or equal to {min}"));
+            default
+        } else if n > max as i64 {
+            v.push(&self.field(), format!("number must be less than or equal to {max}"));
+            default
+        } else {
+            n as i32
+        }
     }
-    if n < min as i64 {
-        v.push(field, format!("number must be greater than or equal to {min}"));
-        default
-    } else if n > max as i64 {
-        v.push(field, format!("number must be less than or equal to {max}"));
-        default
-    } else {
-        n as i32
+
+    /// An int64 epoch-ms decimal string, ≥ 0.
+    pub fn epoch_ms(&self, q: &RawQuery, v: &mut Violations) -> Option<i64> {
+        let s = self.raw(q)?;
+        let digits = s.strip_prefix('-').unwrap_or(s);
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            v.push(&self.field(), "value must be a base-10 integer string");
+            return None;
+        }
+        match s.parse::<i64>() {
+            Ok(n) if n < 0 => {
+                v.push(&self.field(), "number must be greater than or equal to 0");
+                None
+            }
+            Ok(n) => Some(n),
+            Err(_) => {
+                v.push(&self.field(), "value must be a base-10 integer string");
+                None
+            }
+        }
+    }
+
+    /// An optional alpha-2 filter, normalised to upper case.
+    pub fn country(&self, q: &RawQuery, v: &mut Violations) -> Option<String> {
+        let s = self.raw(q)?;
+        if s.len() != 2 || !s.bytes().all(|b| b.is_ascii_alphabetic()) {
+            v.push(&self.field(), "string must match pattern ^[A-Za-z]{2}$");
+            return None;
+        }
+        Some(s.to_ascii_uppercase())
+    }
+
+    /// A required code of API.md 4.6's fixed list (exact case).
+    pub fn country_code(&self, q: &RawQuery, v: &mut Violations) -> Option<String> {
+        let field = self.field();
+        match self.raw(q) {
+            None => v.push(&field, "value is required"),
+            Some(c) if c.chars().count() != 2 => v.push(&field, "string length must be exactly 2"),
+            Some(c) if !c.bytes().all(|b| b.is_ascii_uppercase()) => {
+                v.push(&field, "string must match pattern ^[A-Z]{2}$")
+            }
+            Some(c) if !sitrep_schemas::countries::is_api_country_code(c) => {
+                v.push(&field, "enum value must be defined")
+            }
+            Some(c) => return Some(c.to_string()),
+        }
+        None
+    }
+
+    /// The parameter's JSON Schema (OpenAPI 3.0 subset). Patterns of optional parameters also
+    /// accept the empty string: an empty value is an absent one (SUPPLEMENT 1.2).
+    pub fn schema(&self) -> Value {
+        match self.kind {
+            ParamKind::Int32 { min, max, .. } => {
+                json!({"type": "integer", "format": "int32", "minimum": if min > 0 { 0 } else { min }, "maximum": max})
+            }
+            ParamKind::EpochMs => json!({"type": "string", "format": "int64", "pattern": "^[0-9]*$"}),
+            ParamKind::Country => json!({"type": "string", "pattern": "^([A-Za-z]{2})?$"}),
+            ParamKind::CountryCode => json!({
+                "type": "string",
+                "enum": sitrep_schemas::countries::API_COUNTRY_CODES,
+            }),
+            ParamKind::Cursor => json!({"type": "string", "pattern": format!("^({})?$", super::cursor::FORM)}),
+            ParamKind::Text { max_bytes: Some(n) } => json!({"type": "string", "maxLength": n}),
+            ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
+        }
+    }
+
+    /// The OpenAPI parameter object.
+    pub fn openapi(&self) -> Value {
+        json!({
+            "name": self.name,
+            "in": "query",
+            "required": self.required,
+            "description": self.description,
+            "schema": self.schema(),
+        })
     }
 }
 
@@ -106,71 +198,89 @@ fn parse_int(s: &str) -> Result<i64, &'static str> {
     }
 }
 
-/// int64 epoch-ms decimal string, ≥ 0.
-pub fn epoch_ms_param(v: &mut Violations, field: &str, raw: Option<&str>) -> Option<i64> {
-    let s = raw?;
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        v.push(field, "value must be a base-10 integer string");
-        return None;
-    }
-    match s.parse::<i64>() {
-        Ok(n) if n < 0 => {
-            v.push(field, "number must be greater than or equal to 0");
-            None
-        }
-        Ok(n) => Some(n),
-        Err(_) => {
-            v.push(field, "value must be a base-10 integer string");
-            None
-        }
-    }
+/// The decoded query string (SUPPLEMENT 1.2): for scalars the first occurrence wins and an empty
+/// value is absent; unknown parameters are ignored.
+#[derive(Debug, Default, Clone)]
+pub struct RawQuery {
+    pairs: Vec<(String, String)>,
 }
 
-/// Optional ISO 3166-1 alpha-2 filter, upper-cased.
-pub fn country_param(v: &mut Violations, field: &str, raw: Option<&str>) -> Option<String> {
-    let s = raw?;
-    if s.len() != 2 || !s.bytes().all(|b| b.is_ascii_alphabetic()) {
-        v.push(field, "string must match pattern ^[A-Za-z]{2}$");
-        return None;
+impl RawQuery {
+    pub fn parse(query: Option<&str>) -> Self {
+        let pairs = query
+            .map(|q| url::form_urlencoded::parse(q.as_bytes()).map(|(k, v)| (k.into_owned(), v.into_owned())).collect())
+            .unwrap_or_default();
+        RawQuery { pairs }
     }
-    Some(s.to_ascii_uppercase())
+
+    pub fn of(req: &poem::Request) -> Self {
+        Self::parse(req.uri().query())
+    }
+
+    /// The first occurrence of `name`, unless it is empty.
+    pub fn first(&self, name: &str) -> Option<&str> {
+        self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn q(s: &str) -> RawQuery {
+        RawQuery::parse(Some(s))
+    }
+
     #[test]
     fn int32_messages() {
         let mut v = Violations::default();
-        assert_eq!(int32_param(&mut v, "pageSize", None, 1, 100, 100), 100);
-        assert_eq!(int32_param(&mut v, "pageSize", Some("0"), 1, 100, 100), 100);
-        assert_eq!(int32_param(&mut v, "pageSize", Some("7"), 1, 100, 100), 7);
-        int32_param(&mut v, "pageSize", Some("abc"), 1, 100, 100);
-        int32_param(&mut v, "pageSize", Some("1.5"), 1, 100, 100);
-        int32_param(&mut v, "pageSize", Some("101"), 1, 100, 100);
-        int32_param(&mut v, "pageSize", Some("-1"), 1, 100, 100);
-        let d: Vec<&str> = v.0.iter().map(|x| x.description.as_str()).collect();
+        assert_eq!(PAGE_SIZE.int32(&q(""), &mut v), 100);
+        assert_eq!(PAGE_SIZE.int32(&q("page_size=0"), &mut v), 100);
+        assert_eq!(PAGE_SIZE.int32(&q("page_size=7&page_size=9"), &mut v), 7, "first occurrence wins");
+        assert_eq!(PAGE_SIZE.int32(&q("page_size="), &mut v), 100, "empty = absent");
+        for bad in ["abc", "1.5", "101", "-1"] {
+            PAGE_SIZE.int32(&q(&format!("page_size={bad}")), &mut v);
+        }
+        let d: Vec<(&str, &str)> = v.0.iter().map(|x| (x.field.as_str(), x.description.as_str())).collect();
         assert_eq!(
             d,
             [
-                "value must be a finite number",
-                "value must be an integer",
-                "number must be less than or equal to 100",
-                "number must be greater than or equal to 1"
+                ("pageSize", "value must be a finite number"),
+                ("pageSize", "value must be an integer"),
+                ("pageSize", "number must be less than or equal to 100"),
+                ("pageSize", "number must be greater than or equal to 1")
             ]
         );
     }
 
     #[test]
-    fn epoch_and_country() {
+    fn epoch_country_and_codes() {
+        const START: Param = Param { name: "start", kind: ParamKind::EpochMs, required: false, description: "" };
+        const COUNTRY: Param = Param { name: "country", kind: ParamKind::Country, required: false, description: "" };
+        const CODE: Param =
+            Param { name: "country_code", kind: ParamKind::CountryCode, required: true, description: "" };
         let mut v = Violations::default();
-        assert_eq!(epoch_ms_param(&mut v, "start", Some("1780099200000")), Some(1_780_099_200_000));
-        assert_eq!(epoch_ms_param(&mut v, "start", Some("12.5")), None);
-        assert_eq!(epoch_ms_param(&mut v, "end", Some("-3")), None);
-        assert_eq!(country_param(&mut v, "country", Some("ye")), Some("YE".into()));
-        assert_eq!(country_param(&mut v, "country", Some("YEM")), None);
-        assert_eq!(v.0.len(), 3);
+        assert_eq!(START.epoch_ms(&q("start=1780099200000"), &mut v), Some(1_780_099_200_000));
+        assert_eq!(START.epoch_ms(&q("start=12.5"), &mut v), None);
+        assert_eq!(START.epoch_ms(&q("start=-3"), &mut v), None);
+        assert_eq!(COUNTRY.country(&q("country=ye"), &mut v), Some("YE".into()));
+        assert_eq!(COUNTRY.country(&q("country=YEM"), &mut v), None);
+        assert_eq!(CODE.country_code(&q("country_code=YE"), &mut v), Some("YE".into()));
+        assert_eq!(CODE.country_code(&q("country_code=ye"), &mut v), None);
+        assert_eq!(CODE.country_code(&q("country_code=QQ"), &mut v), None);
+        assert_eq!(CODE.country_code(&q(""), &mut v), None);
+        let d: Vec<&str> = v.0.iter().map(|x| x.description.as_str()).collect();
+        assert_eq!(
+            d,
+            [
+                "value must be a base-10 integer string",
+                "number must be greater than or equal to 0",
+                "string must match pattern ^[A-Za-z]{2}$",
+                "string must match pattern ^[A-Z]{2}$",
+                "enum value must be defined",
+                "value is required"
+            ]
+        );
+        assert_eq!(CODE.field(), "countryCode");
     }
 }

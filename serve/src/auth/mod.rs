@@ -1,14 +1,21 @@
-//! Authentication of data operations: an API key in `X-Service-Key`, `X-Api-Key` or
-//! `X-WorldMonitor-Key` (or sent as `Authorization: Bearer <key>`), resolved to its account.
-//! Bearer access tokens arrive with OAuth in a later version: `credential_of` is the seam.
+//! Authentication of operations: an API key in `X-Service-Key`, `X-Api-Key` or
+//! `X-WorldMonitor-Key` (or sent as `Authorization: Bearer <key>`), resolved to its account; then
+//! the operation's access rule ([`gate`]). Bearer access tokens arrive with the OAuth server:
+//! [`Credential::AccessToken`] is the seam.
 
+mod gate;
 mod key_cache;
 
+pub use gate::gate;
 pub use key_cache::KeyCache;
 
 use poem::Request;
 
-use crate::{api::error::ApiError, app::AppState, state::Plan};
+use crate::{
+    api::error::ApiError,
+    app_state::AppState,
+    state::{Plan, Standing},
+};
 
 /// The account a credential resolved to; placed in the request extensions.
 #[derive(Debug, Clone)]
@@ -16,12 +23,13 @@ pub struct Principal {
     pub account_id: String,
     pub key_id: String,
     pub plan: Plan,
+    pub standing: Standing,
     pub scopes: Vec<String>,
 }
 
 enum Credential {
     ApiKey(String),
-    /// A bearer value that is not an API key: an OAuth access token (not issued yet).
+    /// A bearer value that is not an API key: an OAuth access token.
     AccessToken,
 }
 
@@ -42,7 +50,8 @@ fn credential_of(req: &Request) -> Option<Credential> {
     }
 }
 
-fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
+/// The `WWW-Authenticate` challenge of SUPPLEMENT 5.2.
+pub fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
     let origin = state.settings.origin_for(req);
     let mut c = format!(
         "Bearer realm=\"{}\", resource_metadata=\"{origin}/.well-known/oauth-protected-resource\"",
@@ -54,31 +63,35 @@ fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
     c
 }
 
-pub async fn authenticate(state: &AppState, mut req: Request) -> Result<Request, ApiError> {
-    let secret = match credential_of(&req) {
-        None => return Err(ApiError::MissingCredential { challenge: challenge(state, &req, false) }),
+/// Resolves the request's credential. `Ok(None)` = no credential was sent (the caller decides
+/// whether that is allowed); a credential that was sent and is not live is always refused.
+pub async fn authenticate(state: &AppState, req: &Request) -> Result<Option<Principal>, ApiError> {
+    let secret = match credential_of(req) {
+        None => return Ok(None),
+        // No access tokens are issued yet, so none can be valid.
         Some(Credential::AccessToken) => {
-            return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) })
+            return Err(ApiError::InvalidAccessToken { challenge: challenge(state, req, true) })
         }
         Some(Credential::ApiKey(k)) => k,
     };
     let found = if crate::state::looks_like_api_key(&secret) {
-        state.keys.resolve(&state.store, &crate::state::hash_key(&secret)).await?
+        let hash = crate::state::hash_key(&secret);
+        state.keys.resolve(&state.store, &hash).await.map_err(|e| {
+            tracing::error!(error = %e, "state store unavailable while resolving a credential");
+            ApiError::EntitlementUnavailable
+        })?
     } else {
         None
     };
     let Some(resolved) = found else {
-        return Err(ApiError::InvalidApiKey { challenge: challenge(state, &req, true) });
+        return Err(ApiError::InvalidApiKey { challenge: challenge(state, req, true) });
     };
     let (key, account) = &*resolved;
-    if account.status == "suspended" {
-        return Err(ApiError::Suspended);
-    }
-    req.extensions_mut().insert(Principal {
+    Ok(Some(Principal {
         account_id: account.id.clone(),
         key_id: key.id.clone(),
         plan: account.plan,
+        standing: account.standing(chrono::Utc::now()),
         scopes: key.scopes.clone(),
-    });
-    Ok(req)
+    }))
 }

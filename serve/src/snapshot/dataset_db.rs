@@ -3,7 +3,7 @@
 
 use std::{
     path::{Path, PathBuf},
-    sync::Mutex,
+    sync::{Arc, Mutex},
 };
 
 use chrono::{DateTime, Utc};
@@ -28,14 +28,40 @@ pub enum DbError {
 pub struct DatasetDb {
     pub dataset: DatasetId,
     pub version: u64,
+    /// When the generation that published this version was committed (`X-Data-As-Of` of a pinned page).
+    pub published_at: DateTime<Utc>,
     pub freshness: Freshness,
     /// The cached lake files this version was built from.
     pub sources: Vec<PathBuf>,
     /// For datasets with a position key: where each (country, time range) sits in the table.
     index: Option<PositionIndex>,
     path: PathBuf,
-    conns: Mutex<Vec<Connection>>,
-    permits: Semaphore,
+    conns: Arc<Mutex<Vec<Connection>>>,
+    /// One permit per pooled connection, held until the query's blocking work has ended.
+    permits: Arc<Semaphore>,
+    pool_size: usize,
+}
+
+/// A connection taken from the pool; it goes back when this is dropped, whether the query
+/// finished, failed or panicked.
+struct Checkout<'a> {
+    pool: &'a Mutex<Vec<Connection>>,
+    conn: Option<Connection>,
+}
+
+impl<'a> Checkout<'a> {
+    fn take(pool: &'a Mutex<Vec<Connection>>) -> Option<Self> {
+        let conn = pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop()?;
+        Some(Checkout { pool, conn: Some(conn) })
+    }
+}
+
+impl Drop for Checkout<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            self.pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(conn);
+        }
+    }
 }
 
 impl std::fmt::Debug for DatasetDb {
@@ -66,6 +92,7 @@ impl DatasetDb {
     pub fn build(
         dataset: DatasetId,
         version: u64,
+        published_at: DateTime<Utc>,
         freshness: Freshness,
         files: &[PathBuf],
         opts: &BuildOptions,
@@ -141,12 +168,14 @@ impl DatasetDb {
         Ok(DatasetDb {
             dataset,
             version,
+            published_at,
             freshness,
             sources: files.to_vec(),
             index,
             path,
-            permits: Semaphore::new(conns.len()),
-            conns: Mutex::new(conns),
+            permits: Arc::new(Semaphore::new(conns.len())),
+            pool_size: conns.len(),
+            conns: Arc::new(Mutex::new(conns)),
         })
     }
 
@@ -159,29 +188,40 @@ impl DatasetDb {
         self.index.as_ref().map(|i| i.lookup(country, from_ms, to_ms))
     }
 
-    /// Runs `f` on a pooled connection on a blocking thread.
+    /// Whether this version's data came from recorded fixtures.
+    pub fn is_replay(&self) -> bool {
+        self.freshness.mode == sitrep_schemas::DataMode::Replay
+    }
+
+    /// Runs `f` on a pooled connection on a blocking thread. Cancellation-safe: if the caller's
+    /// future is dropped (client gone, timeout), the blocking work still ends by returning the
+    /// connection and the permit; a panic in `f` returns them too.
     pub async fn query<T, F>(&self, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, duckdb::Error> + Send + 'static,
     {
-        let _permit = self.permits.acquire().await.map_err(|e| DbError::Task(e.to_string()))?;
-        let conn = self
-            .conns
-            .lock()
-            .map_err(|e| DbError::Task(e.to_string()))?
-            .pop()
-            .ok_or_else(|| DbError::Task("pool empty".into()))?;
-        let (conn, result) = tokio::task::spawn_blocking(move || {
-            let r = f(&conn);
-            (conn, r)
+        let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
+        let pool = self.conns.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            let _permit = permit; // released after the connection is back (drop order: reverse)
+            let checkout = Checkout::take(&pool).ok_or_else(|| DbError::Task("pool empty".into()))?;
+            let conn = checkout.conn.as_ref().ok_or_else(|| DbError::Task("pool empty".into()))?;
+            f(conn).map_err(DbError::from)
         })
         .await
         .map_err(|e| DbError::Task(e.to_string()))?;
-        if let Ok(mut pool) = self.conns.lock() {
-            pool.push(conn);
-        }
-        Ok(result?)
+        result
+    }
+
+    /// Connections checked out by running queries.
+    pub fn connections_in_use(&self) -> usize {
+        self.pool_size.saturating_sub(self.idle_connections())
+    }
+
+    /// Connections idle in the pool (all of them when no query runs).
+    pub fn idle_connections(&self) -> usize {
+        self.conns.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
     }
 }
 
@@ -192,5 +232,55 @@ impl Drop for DatasetDb {
         }
         let _ = std::fs::remove_file(&self.path);
         let _ = std::fs::remove_file(self.path.with_extension("duckdb.wal"));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    fn empty_db(dir: &Path) -> DatasetDb {
+        let opts =
+            BuildOptions { db_dir: &dir.join("db"), allowed_dir: dir, memory_limit: "64MB", threads: 1, pool_size: 4 };
+        let freshness = Freshness::never(None);
+        DatasetDb::build(DatasetId::Humanitarian, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn cancelled_and_panicking_queries_give_their_connections_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = Arc::new(empty_db(dir.path()));
+        assert_eq!(db.idle_connections(), 4);
+        // A few hundred queries whose callers give up while the query runs or waits for a connection.
+        let mut dropped = 0;
+        for _ in 0..300 {
+            let db = db.clone();
+            let slow = db.query(|c| {
+                std::thread::sleep(Duration::from_millis(2));
+                c.query_row("SELECT count(*) FROM humanitarian", [], |r| r.get::<_, i64>(0))
+            });
+            if tokio::time::timeout(Duration::from_micros(200), slow).await.is_err() {
+                dropped += 1;
+            }
+        }
+        assert!(dropped > 250, "most callers gave up mid-query ({dropped})");
+        // A query that panics on its connection.
+        let panicked = db.query(|_| -> Result<(), duckdb::Error> { panic!("boom") }).await;
+        assert!(matches!(panicked, Err(DbError::Task(_))));
+        // Once the abandoned work has ended, the whole pool is back and serves.
+        for _ in 0..200 {
+            if db.idle_connections() == 4 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(db.idle_connections(), 4);
+        let counts = futures::future::join_all(
+            (0..16).map(|_| db.query(|c| c.query_row("SELECT count(*) FROM humanitarian", [], |r| r.get::<_, i64>(0)))),
+        )
+        .await;
+        assert!(counts.iter().all(|c| matches!(c, Ok(0))));
     }
 }

@@ -125,18 +125,24 @@ impl Snapshots {
 
     async fn load(&self, commit: Commit) -> Result<Generation, SnapshotError> {
         let mut datasets = BTreeMap::new();
-        for (id, entry) in &commit.datasets {
+        for (id, entry) in commit.known() {
             let Some(version) = entry.version else { continue };
-            if let Some(db) = self.version(*id, version) {
-                datasets.insert(*id, db);
+            if let Some(db) = self.version(id, version) {
+                datasets.insert(id, db);
                 continue;
             }
             let mut local = Vec::with_capacity(entry.files.len());
             for f in &entry.files {
                 local.push(self.fetch_file(&f.path, f.bytes).await?);
             }
+            // The version was published by generation `version`: its commit time is the version's as-of header.
+            let published_at = if version == commit.generation {
+                commit.committed_at
+            } else {
+                self.lake.read_commit(version).await?.map(|c| c.committed_at).unwrap_or(commit.committed_at)
+            };
             let (db_dir, allowed) = (self.cache_dir.join("db"), self.cache_dir.clone());
-            let (dataset, freshness, memory_limit) = (*id, entry.freshness.clone(), self.memory_limit.clone());
+            let (dataset, freshness, memory_limit) = (id, entry.freshness.clone(), self.memory_limit.clone());
             let db = tokio::task::spawn_blocking(move || {
                 let opts = BuildOptions {
                     db_dir: &db_dir,
@@ -145,18 +151,18 @@ impl Snapshots {
                     threads: 2,
                     pool_size: 8,
                 };
-                DatasetDb::build(dataset, version, freshness, &local, &opts)
+                DatasetDb::build(dataset, version, published_at, freshness, &local, &opts)
             })
             .await
             .map_err(|e| SnapshotError::Task(e.to_string()))??;
             let db = Arc::new(db);
             if let Ok(mut r) = self.retained.lock() {
-                let list = r.entry(*id).or_default();
+                let list = r.entry(id).or_default();
                 list.push(db.clone());
                 list.sort_by_key(|d| std::cmp::Reverse(d.version));
                 list.truncate(RETAINED_VERSIONS);
             }
-            datasets.insert(*id, db);
+            datasets.insert(id, db);
         }
         Ok(Generation { number: commit.generation, committed_at: commit.committed_at, commit, datasets })
     }

@@ -29,6 +29,14 @@ impl Plan {
             Plan::Business => 2,
         }
     }
+    /// `pro_data`: the PRO operations (SUPPLEMENT 1.10).
+    pub fn has_pro_data(self) -> bool {
+        self != Plan::Free
+    }
+    /// `company_monitoring`.
+    pub fn has_company_monitoring(self) -> bool {
+        self == Plan::Business
+    }
     pub fn parse(s: &str) -> Option<Plan> {
         match s {
             "free" => Some(Plan::Free),
@@ -44,7 +52,41 @@ pub struct Account {
     pub id: String,
     pub name: String,
     pub plan: Plan,
+    /// As stored: `active`, `lapsed` or `suspended`. See [`Account::standing`].
     pub status: String,
+    /// End of a paid plan's validity (RFC 3339); past it, the plan's paid entitlements lapse.
+    pub valid_until: Option<String>,
+}
+
+/// What an account may do right now (SUPPLEMENT 1.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    Active,
+    /// A paid plan past its `validUntil` (or marked lapsed): paid entitlements are refused,
+    /// free-level operations keep working.
+    Lapsed,
+    Suspended,
+}
+
+impl Account {
+    pub fn standing(&self, now: chrono::DateTime<Utc>) -> Standing {
+        match self.status.as_str() {
+            "suspended" => Standing::Suspended,
+            "lapsed" => Standing::Lapsed,
+            _ => {
+                let expired = self
+                    .valid_until
+                    .as_deref()
+                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
+                    .is_some_and(|t| t < now);
+                if expired && self.plan != Plan::Free {
+                    Standing::Lapsed
+                } else {
+                    Standing::Active
+                }
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -98,7 +140,8 @@ fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
     })
 }
 
-const KEY_WITH_ACCOUNT: &str = "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status
+const KEY_WITH_ACCOUNT: &str = "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status,
+     a.valid_until AS account_valid_until
      FROM api_keys k JOIN accounts a ON a.id = k.account_id";
 
 /// The account columns of a [`KEY_WITH_ACCOUNT`] row (or of an accounts row aliased the same way).
@@ -109,6 +152,7 @@ fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> 
         name: row.try_get("account_name")?,
         plan: Plan::parse(&plan).ok_or_else(|| StateError::Invalid(format!("unknown plan {plan}")))?,
         status: row.try_get("account_status")?,
+        valid_until: row.try_get("account_valid_until")?,
     })
 }
 
@@ -122,12 +166,13 @@ impl StateStore {
             .bind(now())
             .execute(&self.pool)
             .await?;
-        Ok(Account { id, name: name.to_string(), plan, status: "active".into() })
+        Ok(Account { id, name: name.to_string(), plan, status: "active".into(), valid_until: None })
     }
 
     pub async fn find_account_by_name(&self, name: &str) -> Result<Option<Account>, StateError> {
         let row = sqlx::query(
-            "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status
+            "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status,
+                    valid_until AS account_valid_until
              FROM accounts WHERE name = ? ORDER BY created_at LIMIT 1",
         )
         .bind(name)
@@ -189,6 +234,20 @@ impl StateStore {
     pub async fn set_account_status(&self, account_id: &str, status: &str) -> Result<(), StateError> {
         sqlx::query("UPDATE accounts SET status = ? WHERE id = ?")
             .bind(status)
+            .bind(account_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Sets or clears the end of a paid plan's validity.
+    pub async fn set_account_valid_until(
+        &self,
+        account_id: &str,
+        valid_until: Option<chrono::DateTime<Utc>>,
+    ) -> Result<(), StateError> {
+        sqlx::query("UPDATE accounts SET valid_until = ? WHERE id = ?")
+            .bind(valid_until.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)))
             .bind(account_id)
             .execute(&self.pool)
             .await?;

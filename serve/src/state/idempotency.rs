@@ -28,52 +28,78 @@ pub enum Claim {
 }
 
 impl StateStore {
+    /// What a claim would find, without claiming: `None` when the key is free (absent, expired or
+    /// abandoned). Lets a replay answer before the rate limiter counts the request (SUPPLEMENT 1.13).
+    pub async fn idempotency_peek(
+        &self,
+        scope_key: &str,
+        body_hash: &str,
+        now_ms: i64,
+    ) -> Result<Option<Claim>, StateError> {
+        let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until, created_at FROM idempotency WHERE scope_key = ?")
+            .bind(scope_key)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(r) = row else { return Ok(None) };
+        if r.try_get::<i64, _>("created_at")? < now_ms - TTL_MS {
+            return Ok(None);
+        }
+        Ok(match existing(&r, body_hash, now_ms)? {
+            Claim::Claimed => None,
+            other => Some(other),
+        })
+    }
+
+    /// Deletes records past their 24 h TTL; returns how many. Run periodically, so records expire
+    /// even when their key is never used again.
+    pub async fn idempotency_sweep(&self, now_ms: i64) -> Result<u64, StateError> {
+        let done = sqlx::query("DELETE FROM idempotency WHERE created_at < ?")
+            .bind(now_ms - TTL_MS)
+            .execute(&self.pool)
+            .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Claims the key for a request with `body_hash`. Each statement is atomic on its own, so two
+    /// truly concurrent requests cannot both claim: the loser sees `InFlight`.
     pub async fn idempotency_claim(&self, scope_key: &str, body_hash: &str, now_ms: i64) -> Result<Claim, StateError> {
-        let mut tx = self.pool.begin().await?;
         sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND created_at < ?")
             .bind(scope_key)
             .bind(now_ms - TTL_MS)
-            .execute(&mut *tx)
+            .execute(&self.pool)
             .await?;
+        let inserted = sqlx::query(
+            "INSERT INTO idempotency (scope_key, body_hash, completed, created_at, locked_until) VALUES (?, ?, 0, ?, ?)
+             ON CONFLICT (scope_key) DO NOTHING",
+        )
+        .bind(scope_key)
+        .bind(body_hash)
+        .bind(now_ms)
+        .bind(now_ms + LOCK_MS)
+        .execute(&self.pool)
+        .await?;
+        if inserted.rows_affected() == 1 {
+            return Ok(Claim::Claimed);
+        }
         let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until FROM idempotency WHERE scope_key = ?")
             .bind(scope_key)
-            .fetch_optional(&mut *tx)
+            .fetch_optional(&self.pool)
             .await?;
-        let claim = match row {
-            None => {
-                sqlx::query("INSERT INTO idempotency (scope_key, body_hash, completed, created_at, locked_until) VALUES (?, ?, 0, ?, ?)")
-                    .bind(scope_key)
-                    .bind(body_hash)
-                    .bind(now_ms)
-                    .bind(now_ms + LOCK_MS)
-                    .execute(&mut *tx)
-                    .await?;
-                Claim::Claimed
-            }
-            Some(r) => {
-                let stored_hash: String = r.try_get("body_hash")?;
-                if stored_hash != body_hash {
-                    Claim::Mismatch
-                } else if r.try_get::<i64, _>("completed")? != 0 {
-                    Claim::Replay(StoredResponse {
-                        status: r.try_get::<i64, _>("status")? as u16,
-                        content_type: r.try_get("content_type")?,
-                        body: r.try_get("body")?,
-                    })
-                } else if r.try_get::<i64, _>("locked_until")? > now_ms {
-                    Claim::InFlight
-                } else {
-                    sqlx::query("UPDATE idempotency SET locked_until = ? WHERE scope_key = ?")
-                        .bind(now_ms + LOCK_MS)
-                        .bind(scope_key)
-                        .execute(&mut *tx)
-                        .await?;
-                    Claim::Claimed
-                }
-            }
-        };
-        tx.commit().await?;
-        Ok(claim)
+        let Some(r) = row else { return Ok(Claim::InFlight) }; // released between the two statements
+        let found = existing(&r, body_hash, now_ms)?;
+        if found != Claim::Claimed {
+            return Ok(found);
+        }
+        // An abandoned claim whose lock ran out: take it over, unless another request just did.
+        let taken = sqlx::query(
+            "UPDATE idempotency SET locked_until = ? WHERE scope_key = ? AND completed = 0 AND locked_until <= ?",
+        )
+        .bind(now_ms + LOCK_MS)
+        .bind(scope_key)
+        .bind(now_ms)
+        .execute(&self.pool)
+        .await?;
+        Ok(if taken.rows_affected() == 1 { Claim::Claimed } else { Claim::InFlight })
     }
 
     pub async fn idempotency_complete(&self, scope_key: &str, response: &StoredResponse) -> Result<(), StateError> {
@@ -97,6 +123,24 @@ impl StateStore {
     }
 }
 
+/// What an unexpired record means for a request with `body_hash`; `Claimed` = free to take.
+fn existing(r: &sqlx::sqlite::SqliteRow, body_hash: &str, now_ms: i64) -> Result<Claim, sqlx::Error> {
+    let stored_hash: String = r.try_get("body_hash")?;
+    Ok(if stored_hash != body_hash {
+        Claim::Mismatch
+    } else if r.try_get::<i64, _>("completed")? != 0 {
+        Claim::Replay(StoredResponse {
+            status: r.try_get::<i64, _>("status")? as u16,
+            content_type: r.try_get("content_type")?,
+            body: r.try_get("body")?,
+        })
+    } else if r.try_get::<i64, _>("locked_until")? > now_ms {
+        Claim::InFlight
+    } else {
+        Claim::Claimed
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -115,5 +159,19 @@ mod tests {
         // Released claims run again.
         s.idempotency_release("k").await.unwrap();
         assert_eq!(s.idempotency_claim("k", "h3", 1000 + TTL_MS + 2).await.unwrap(), Claim::Claimed);
+    }
+
+    #[tokio::test]
+    async fn peek_claims_nothing_and_the_sweep_expires_unused_keys() {
+        let s = StateStore::open("sqlite::memory:").await.unwrap();
+        assert_eq!(s.idempotency_peek("k", "h1", 1000).await.unwrap(), None);
+        assert_eq!(s.idempotency_claim("k", "h1", 1000).await.unwrap(), Claim::Claimed, "peeking took nothing");
+        assert_eq!(s.idempotency_peek("k", "h1", 1001).await.unwrap(), Some(Claim::InFlight));
+        assert_eq!(s.idempotency_peek("k", "h2", 1001).await.unwrap(), Some(Claim::Mismatch));
+        // The lock ran out: the key is free again.
+        assert_eq!(s.idempotency_peek("k", "h1", 1000 + LOCK_MS + 1).await.unwrap(), None);
+        s.idempotency_claim("young", "h", 1000 + TTL_MS).await.unwrap();
+        assert_eq!(s.idempotency_sweep(1000 + TTL_MS + 1).await.unwrap(), 1, "only the expired record");
+        assert_eq!(s.idempotency_peek("young", "h", 1000 + TTL_MS + 2).await.unwrap(), Some(Claim::InFlight));
     }
 }

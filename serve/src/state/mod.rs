@@ -4,7 +4,7 @@
 mod accounts;
 mod idempotency;
 
-pub use accounts::{hash_key, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan};
+pub use accounts::{hash_key, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan, Standing};
 pub use idempotency::{Claim, StoredResponse};
 
 use sqlx::{
@@ -47,6 +47,11 @@ impl StateStore {
         let pool = SqlitePoolOptions::new().max_connections(max).connect_with(opts).await?;
         sqlx::migrate!("./migrations").run(&pool).await?;
         Ok(StateStore { pool })
+    }
+
+    /// Closes every connection; later calls fail (tests use it to take the store away).
+    pub async fn close(&self) {
+        self.pool.close().await;
     }
 
     pub async fn setting(&self, key: &str) -> Result<Option<String>, StateError> {

@@ -6,28 +6,14 @@ use std::collections::BTreeMap;
 use poem_openapi::Object;
 use serde::Serialize;
 
+pub use crate::api::paged_list::Pagination;
+
 #[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct GeoCoordinates {
     pub latitude: f64,
     pub longitude: f64,
-}
-
-#[derive(Debug, Clone, Serialize, Object)]
-#[serde(rename_all = "camelCase")]
-#[oai(rename_all = "camelCase")]
-pub struct Pagination {
-    /// Cursor of the next page; empty when no rows remain.
-    pub next_cursor: String,
-    /// Rows matching the filters in the dataset version.
-    pub total_count: i32,
-}
-
-impl Pagination {
-    pub fn empty() -> Self {
-        Pagination { next_cursor: String::new(), total_count: 0 }
-    }
 }
 
 #[derive(Debug, Clone, Serialize, Object)]
@@ -47,7 +33,7 @@ pub struct ArmedConflictEvent {
     pub admin1: String,
 }
 
-#[derive(Debug, Clone, Serialize, Object)]
+#[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct ListArmedEventsResponse {
@@ -76,7 +62,7 @@ pub struct UcdpViolenceEvent {
     pub source_original: String,
 }
 
-#[derive(Debug, Clone, Serialize, Object)]
+#[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct ListViolenceEventsResponse {
@@ -100,7 +86,7 @@ pub struct HumanitarianSummary {
     pub updated_at: i64,
 }
 
-#[derive(Debug, Clone, Serialize, Object)]
+#[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct GetHumanitarianSummaryResponse {
@@ -135,7 +121,7 @@ pub struct IranEvent {
     pub severity: String,
 }
 
-#[derive(Debug, Clone, Serialize, Object)]
+#[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct ListIranEventsResponse {

@@ -1,0 +1,42 @@
+//! Which dataset version a GET reads, and how its answer is described: the current generation's
+//! version, or (for a cursor) the version the cursor pins.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use sitrep_schemas::DatasetId;
+
+use super::answer::{DataState, Provenance};
+use crate::{app_state::AppState, snapshot::DatasetDb};
+
+/// The current generation's version of `dataset` (None: never published or not loaded), with the
+/// provenance of an answer built from it.
+pub fn current(state: &AppState, dataset: DatasetId) -> (Provenance, Option<Arc<DatasetDb>>) {
+    let generation = state.snapshots.current();
+    let db = generation.as_ref().and_then(|g| g.dataset(dataset)).cloned();
+    let (number, published_at) =
+        generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
+    let provenance = Provenance {
+        generation: number,
+        published_at,
+        state: DataState::of(dataset, db.as_ref().map(|d| &d.freshness), Utc::now()),
+        replay: db.as_ref().is_some_and(|d| d.is_replay()),
+    };
+    (provenance, db)
+}
+
+/// The provenance of an answer from a pinned version: the generation that published it.
+pub fn pinned(db: &DatasetDb) -> Provenance {
+    Provenance {
+        generation: db.version,
+        published_at: db.published_at,
+        state: DataState::of(db.dataset, Some(&db.freshness), Utc::now()),
+        replay: db.is_replay(),
+    }
+}
+
+/// The answer of a dataset that is not available: never cached, `X-Data-State: unavailable`.
+pub fn unavailable(mut provenance: Provenance) -> Provenance {
+    provenance.state = DataState::Unavailable;
+    provenance
+}

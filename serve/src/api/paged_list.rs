@@ -1,0 +1,172 @@
+//! The one GET pipeline of paged dataset lists (SUPPLEMENT 1.6, 1.7). A list operation declares a
+//! [`PagedList`] — its dataset, the bounds it pins on the first page, its page query and its
+//! response shape — plus a [`ListParams`] struct for its filters; everything else (page size,
+//! cursors and their checks, the dataset version, the canonical request behind the cache key
+//! and the cursor's filter hash, jmespath, unavailable answers) happens here once.
+
+use std::sync::Arc;
+
+use duckdb::Connection;
+use poem::Request;
+use poem_openapi::{types::Type, Object};
+use serde::Serialize;
+use sitrep_schemas::DatasetId;
+
+use super::{
+    answer::{check_jmespath_length, dataset_get, Answer},
+    canonical::Canonical,
+    cursor::{self, CursorPayload},
+    dataset_read,
+    error::{ApiError, Violations},
+    params::{Param, RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
+};
+use crate::{app_state::AppState, snapshot::DatasetDb};
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Pagination {
+    /// Cursor of the next page; empty when no rows remain.
+    pub next_cursor: String,
+    /// Rows matching the filters in the dataset version.
+    pub total_count: i32,
+}
+
+/// A list's filters, parsed from the query.
+pub trait ListParams: Send + Sync + 'static {
+    fn parse(q: &RawQuery, v: &mut Violations) -> Self;
+    /// The filters in canonical form: the cursor's filter hash and part of the cache key.
+    fn canonical(&self) -> Canonical;
+}
+
+/// Inclusive bounds fixed on the first page and carried by its cursors (SUPPLEMENT 1.7 `s`, `e`),
+/// so defaults such as "end = as-of" do not move while paging.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Bounds {
+    pub start: i64,
+    pub end: i64,
+}
+
+/// Rows `offset .. offset + limit` of the filtered list.
+#[derive(Debug, Clone, Copy)]
+pub struct Page {
+    pub limit: i64,
+    pub offset: i64,
+}
+
+/// A page of rows and the total count of rows matching the filters.
+pub type PageOf<Row> = duckdb::Result<(Vec<Row>, i64)>;
+
+/// What a paged list operation declares.
+pub struct PagedList<P, Row, Body> {
+    /// The operation's path segment: the cursor's `op`.
+    pub op: &'static str,
+    pub dataset: DatasetId,
+    /// The operation's declared parameters (their order is the violations' field order).
+    pub params: &'static [Param],
+    /// The bounds of a first page, from its filters and the version's as-of (epoch ms).
+    pub bounds: fn(&P, as_of_ms: i64) -> Bounds,
+    /// The page and the total count of rows matching the filters, on a pooled connection.
+    pub page: fn(&Connection, &DatasetDb, &P, Bounds, Page) -> PageOf<Row>,
+    pub respond: fn(Vec<Row>, Pagination) -> Body,
+}
+
+/// Orders violations as the parameters are declared.
+fn in_declared_order(mut v: Violations, params: &[Param]) -> Violations {
+    let rank = |field: &str| params.iter().position(|p| p.field() == field).unwrap_or(usize::MAX);
+    v.0.sort_by_key(|x| rank(&x.field));
+    v
+}
+
+impl<P, Row, Body> PagedList<P, Row, Body>
+where
+    P: ListParams,
+    Row: Send + 'static,
+    Body: Serialize + Type + Default + Send + 'static,
+{
+    pub async fn answer(&'static self, state: &AppState, req: &Request) -> Answer<Body> {
+        let q = RawQuery::of(req);
+        let mut v = Violations::default();
+        let page_size = PAGE_SIZE.int32(&q, &mut v);
+        let params = P::parse(&q, &mut v);
+        let filters = params.canonical();
+        let fh = filters.filter_hash();
+        let (current_provenance, current) = dataset_read::current(state, self.dataset);
+        let mut pinned: Option<(CursorPayload, Arc<DatasetDb>)> = None;
+        if let Some(c) = CURSOR.raw(&q) {
+            match cursor::decode(&state.cursor_secret, c, self.op, &fh) {
+                Err(msg) => v.push("cursor", msg),
+                Ok(p) => {
+                    let db = current
+                        .clone()
+                        .filter(|d| d.version == p.gen)
+                        .or_else(|| state.snapshots.version(self.dataset, p.gen));
+                    match db {
+                        Some(db) => pinned = Some((p, db)),
+                        None => v.push("cursor", cursor::NO_LONGER_AVAILABLE),
+                    }
+                }
+            }
+        }
+        let db = pinned.as_ref().map(|(_, d)| d.clone()).or(current);
+        let as_of_ms = db.as_ref().and_then(|d| d.as_of()).map(|t| t.timestamp_millis()).unwrap_or(0);
+        let bounds = match &pinned {
+            Some((p, _)) => Bounds { start: p.s.unwrap_or(0), end: p.e.unwrap_or(as_of_ms) },
+            None => {
+                let b = (self.bounds)(&params, as_of_ms);
+                if b.start > b.end {
+                    v.push("start", "start must be less than or equal to end");
+                }
+                b
+            }
+        };
+        if let Err(e) = in_declared_order(v, self.params).into_result() {
+            return e.into();
+        }
+        let jmespath = JMESPATH.raw(&q);
+        if let Err(e) = check_jmespath_length::<Body>(jmespath) {
+            return e.into();
+        }
+        let Some(db) = db else {
+            let empty = (self.respond)(Vec::new(), Pagination::default());
+            let provenance = dataset_read::unavailable(current_provenance);
+            return dataset_get(&state.cache, req, None, jmespath, provenance, async { Ok(empty) }).await;
+        };
+        let offset = pinned.as_ref().map(|(p, _)| p.off).unwrap_or(0);
+        let provenance = if pinned.is_some() { dataset_read::pinned(&db) } else { current_provenance };
+        let paging = format!("{}|{}|{offset}|{page_size}", bounds.start, bounds.end);
+        let key = filters.cache_key(self.op, db.version, &paging, jmespath);
+        let this_page = CursorPayload {
+            op: self.op.into(),
+            gen: db.version,
+            off: offset,
+            fh,
+            s: Some(bounds.start),
+            e: Some(bounds.end),
+        };
+        let secret = state.cursor_secret.clone();
+        let render = async move {
+            let page = Page { limit: page_size as i64, offset: offset as i64 };
+            let query_db = db.clone();
+            let (rows, total) = db
+                .query(move |conn| (self.page)(conn, &query_db, &params, bounds, page))
+                .await
+                .map_err(ApiError::from)?;
+            let pagination = Pagination {
+                next_cursor: next_cursor(&secret, this_page, rows.len(), total),
+                total_count: total as i32,
+            };
+            Ok((self.respond)(rows, pagination))
+        };
+        dataset_get(&state.cache, req, Some(key), jmespath, provenance, render).await
+    }
+}
+
+/// `nextCursor` after a page of `rows` rows: the same pinned query at the next offset, or "" at the end.
+fn next_cursor(secret: &[u8], mut page: CursorPayload, rows: usize, total: i64) -> String {
+    page.off += rows as u64;
+    if rows == 0 || page.off >= total.max(0) as u64 {
+        return String::new();
+    }
+    cursor::encode(secret, &page)
+}

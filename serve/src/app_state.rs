@@ -1,0 +1,95 @@
+//! What every request can reach: the loaded snapshots, the state store, caches, the rate limiter
+//! and the settings. Its own module so that `app` (assembly), `api` (handlers), `edge` (the
+//! per-operation pipeline) and `auth` all depend on it and not on each other.
+
+use std::sync::Arc;
+
+use poem::Request;
+use rand::RngCore;
+
+use crate::{
+    api::{answer::BodyCache, error::ApiError},
+    auth,
+    edge::rate_limit::{InProcessLimiter, Limits, RateLimiter},
+    metrics::Metrics,
+    snapshot::Snapshots,
+    state::StateStore,
+};
+
+/// Memory for rendered response bodies (a page of 100 events renders to about 40 KB).
+const BODY_CACHE_BYTES: usize = 64 << 20;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub realm: String,
+    /// Allowed public origins; the first is the site origin.
+    pub public_origins: Vec<String>,
+    pub iran_events_enabled: bool,
+    pub api_key_prefix: String,
+    /// How long a resolved API key is trusted before the state store is asked again: the delay
+    /// before a revocation or suspension made elsewhere takes effect.
+    pub key_cache_ttl: std::time::Duration,
+    pub rate_limits: Limits,
+}
+
+impl Settings {
+    pub fn site_origin(&self) -> &str {
+        self.public_origins.first().map(String::as_str).unwrap_or("http://127.0.0.1:8080")
+    }
+
+    /// The request's origin if it is in the allowlist, else the site origin (SUPPLEMENT 5.2).
+    pub fn origin_for(&self, req: &Request) -> String {
+        let host = req.headers().get("host").and_then(|h| h.to_str().ok()).unwrap_or("");
+        self.public_origins
+            .iter()
+            .find(|o| o.split("://").nth(1) == Some(host))
+            .cloned()
+            .unwrap_or_else(|| self.site_origin().to_string())
+    }
+}
+
+pub struct AppState {
+    pub snapshots: Arc<Snapshots>,
+    pub store: StateStore,
+    pub cursor_secret: Vec<u8>,
+    pub cache: BodyCache,
+    pub keys: auth::KeyCache,
+    pub limiter: Arc<dyn RateLimiter>,
+    pub metrics: Metrics,
+    pub settings: Settings,
+}
+
+impl AppState {
+    pub async fn new(
+        snapshots: Arc<Snapshots>,
+        store: StateStore,
+        cursor_secret: Option<String>,
+        settings: Settings,
+    ) -> Result<Self, ApiError> {
+        // Cursors must survive restarts: without DATA_CURSOR_SECRET, one random secret is kept in the store.
+        let secret = match cursor_secret {
+            Some(s) => s,
+            None => {
+                let mut raw = [0u8; 32];
+                rand::thread_rng().fill_bytes(&mut raw);
+                store.setting_or_insert("data_cursor_secret", &hex::encode(raw)).await?
+            }
+        };
+        Ok(AppState {
+            snapshots,
+            store,
+            cursor_secret: secret.into_bytes(),
+            cache: BodyCache::new(BODY_CACHE_BYTES),
+            keys: auth::KeyCache::new(settings.key_cache_ttl),
+            limiter: Arc::new(InProcessLimiter::default()),
+            metrics: Metrics::new(),
+            settings,
+        })
+    }
+
+    /// Replaces the rate limiter (a shared store when replicas run; tests fail it on purpose).
+    pub fn with_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
+        self.limiter = limiter;
+        self
+    }
+}

@@ -1,0 +1,177 @@
+//! The per-operation pipeline in the processing order of SUPPLEMENT 1.1, driven by the operation
+//! registry: routing (404, 405) → authentication (401) → entitlement and scope (403) →
+//! idempotency lookup → rate limit (429/503) → idempotency claim → handler. The handler itself
+//! does validation, rendering, jmespath and the ETag.
+
+pub mod idempotency;
+pub mod rate_limit;
+
+use poem::{http::HeaderValue, Endpoint, IntoResponse, Request, Response};
+
+use self::{
+    idempotency::Keyed,
+    rate_limit::{Decision, Policy},
+};
+use crate::{
+    api::error::ApiError,
+    app_state::AppState,
+    auth,
+    registry::{self, Method, Operation},
+};
+
+pub const MAX_BODY: usize = 262_144;
+
+/// The rate-limit key of an anonymous caller.
+fn client_ip(req: &Request) -> String {
+    req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
+}
+
+/// Runs one `/api/*` request through the pipeline; `next` is the route tree of the handlers.
+pub async fn run<E: Endpoint>(
+    next: &E,
+    state: &AppState,
+    req: Request,
+    on_error: fn(poem::Error) -> Response,
+) -> Response {
+    let ip = client_ip(&req);
+    let Some(op) = registry::find(req.uri().path()) else {
+        // Not declared: never reaches a handler, whatever the route tree holds.
+        return refused(state, &ip, ApiError::NotFound).await;
+    };
+    if req.method().as_str() != op.method.as_str() {
+        return refused(state, &ip, ApiError::MethodNotAllowed { allow: op.method.as_str() }).await;
+    }
+    let principal = match auth::authenticate(state, &req).await {
+        Ok(p) => p,
+        Err(e) => return refused(state, &ip, e).await,
+    };
+    let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, &req, false) };
+    if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {
+        return refused(state, &ip, e).await;
+    }
+    let caller = principal.as_ref().map(|p| p.account_id.clone()).unwrap_or(ip);
+    let mut req = req;
+    if let Some(p) = principal {
+        req.extensions_mut().insert(p);
+    }
+    match authorised(next, state, op, &caller, req, on_error).await {
+        Ok(r) => r,
+        Err(e) => e.into_response(),
+    }
+}
+
+/// From the idempotency lookup on, for a caller allowed to call `op`.
+async fn authorised<E: Endpoint>(
+    next: &E,
+    state: &AppState,
+    op: &'static Operation,
+    caller: &str,
+    mut req: Request,
+    on_error: fn(poem::Error) -> Response,
+) -> Result<Response, ApiError> {
+    let keyed = if op.method == Method::Post {
+        let body = req.take_body().into_bytes_limit(MAX_BODY).await.map_err(|_| ApiError::TooLarge)?;
+        let keyed = if op.idempotent {
+            Keyed::from_header(req.headers().get("idempotency-key"), caller, op.path, &body)?
+        } else {
+            None
+        };
+        req.set_body(body);
+        keyed
+    } else {
+        None
+    };
+    if let Some(k) = &keyed {
+        if let Some(mut replay) = idempotency::lookup(state, k).await? {
+            if let Ok(d) = peek(state, op.rate, caller).await {
+                rate_headers(&mut replay, op.rate, &d);
+            }
+            return Ok(replay);
+        }
+    }
+    let decision = match limit(state, op.rate, caller).await {
+        Ok(d) => d,
+        Err(refusal) => return Ok(refusal),
+    };
+    let with_rate = |mut r: Response| {
+        match &decision {
+            Some(d) => rate_headers(&mut r, op.rate, d),
+            None => degraded_rate_headers(&mut r, op.rate, state.settings.rate_limits.of(op.rate)),
+        }
+        r
+    };
+    let guard = match &keyed {
+        Some(k) => match idempotency::claim(state, k).await {
+            Ok(Ok(guard)) => guard,
+            Ok(Err(settled)) => return Ok(with_rate(settled)),
+            Err(e) => return Ok(with_rate(e.into_response())),
+        },
+        None => None,
+    };
+    let r = next.call(req).await.map(IntoResponse::into_response).unwrap_or_else(on_error);
+    let r = match guard {
+        Some(g) => g.finish(r).await,
+        None => r,
+    };
+    let mut r = with_rate(r);
+    if let Some(k) = &keyed {
+        idempotency::set_headers(&mut r, &k.key, false);
+    }
+    Ok(r)
+}
+
+/// Counts the request. `Ok(None)`: the limiter failed on a fail-open policy; `Err`: the 429 or 503.
+async fn limit(state: &AppState, policy: Policy, caller: &str) -> Result<Option<Decision>, Response> {
+    let max = state.settings.rate_limits.of(policy);
+    match state.limiter.hit(policy, max, caller).await {
+        Ok(d) if d.allowed => Ok(Some(d)),
+        Ok(d) => {
+            state.metrics.refused(policy);
+            let mut r = ApiError::RateLimited { retry_after: d.reset_secs }.into_response();
+            rate_headers(&mut r, policy, &d);
+            Err(r)
+        }
+        Err(e) if policy.fails_open() => {
+            tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing open");
+            Ok(None)
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing closed");
+            Err(ApiError::LimiterUnavailable.into_response())
+        }
+    }
+}
+
+async fn peek(state: &AppState, policy: Policy, caller: &str) -> Result<Decision, rate_limit::LimiterUnavailable> {
+    state.limiter.peek(policy, state.settings.rate_limits.of(policy), caller).await
+}
+
+/// An answer refused before the limiter step: not counted, but it still carries the caller's
+/// current `default` window (RateLimit headers are on every `/api/*` response).
+async fn refused(state: &AppState, ip: &str, e: ApiError) -> Response {
+    let mut r = e.into_response();
+    if let Ok(d) = peek(state, Policy::Default, ip).await {
+        rate_headers(&mut r, Policy::Default, &d);
+    }
+    r
+}
+
+fn set(r: &mut Response, name: &'static str, value: String) {
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        r.headers_mut().insert(name, v);
+    }
+}
+
+pub fn rate_headers(r: &mut Response, policy: Policy, d: &Decision) {
+    set(r, "ratelimit-policy", format!("\"{}\";q={};w={}", policy.name(), d.limit, rate_limit::WINDOW.as_secs()));
+    set(r, "ratelimit-limit", d.limit.to_string());
+    set(r, "ratelimit-remaining", d.remaining.to_string());
+    set(r, "ratelimit-reset", d.reset_secs.to_string());
+}
+
+/// The limiter could not be asked and the policy failed open: what is known, and that it is degraded.
+fn degraded_rate_headers(r: &mut Response, policy: Policy, limit: u32) {
+    set(r, "ratelimit-policy", format!("\"{}\";q={limit};w={}", policy.name(), rate_limit::WINDOW.as_secs()));
+    set(r, "ratelimit-limit", limit.to_string());
+    set(r, "x-ratelimit-mode", "degraded".into());
+}

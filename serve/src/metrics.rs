@@ -1,0 +1,155 @@
+//! `/metrics` (DESIGN §6): requests and latency per operation and status, body-cache hits, misses
+//! and bytes, the loaded generation, each dataset's age and state, DuckDB connections in use and
+//! rate-limit refusals, in the OpenMetrics text format Prometheus scrapes. Gauges that describe
+//! the current state are set when scraped, so nothing on the request path maintains them.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use prometheus_client::{
+    encoding::EncodeLabelSet,
+    metrics::{counter::Counter, family::Family, gauge::Gauge, histogram::Histogram},
+    registry::Registry,
+};
+use sitrep_schemas::DatasetId;
+
+use crate::{api::answer::DataState, app_state::AppState, edge::rate_limit::Policy};
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    operation: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OperationLabel {
+    operation: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DatasetLabel {
+    dataset: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DatasetStateLabels {
+    dataset: String,
+    state: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PolicyLabel {
+    policy: String,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<OperationLabel, Histogram>,
+    refusals: Family<PolicyLabel, Counter>,
+    cache_hits: Counter,
+    cache_misses: Counter,
+    cache_bytes: Gauge,
+    generation: Gauge,
+    dataset_age: Family<DatasetLabel, Gauge>,
+    dataset_state: Family<DatasetStateLabels, Gauge>,
+    duckdb_in_use: Gauge,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Metrics {
+    pub fn new() -> Self {
+        let mut registry = Registry::with_prefix("sitrep");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register("http_requests", "API requests by operation and status", requests.clone());
+        let latency = Family::<OperationLabel, Histogram>::new_with_constructor(|| {
+            // 100 µs … ~3 s: cached answers sit in the first buckets, cold queries further up.
+            Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(0.0001, 2.0, 16))
+        });
+        registry.register("http_request_duration_seconds", "API request latency by operation", latency.clone());
+        let refusals = Family::<PolicyLabel, Counter>::default();
+        registry.register("rate_limit_refusals", "Requests refused with 429 by rate-limit policy", refusals.clone());
+        let cache_hits = Counter::default();
+        registry.register("body_cache_hits", "Answers served from the rendered-body cache", cache_hits.clone());
+        let cache_misses = Counter::default();
+        registry.register("body_cache_misses", "Answers that had to be rendered", cache_misses.clone());
+        let cache_bytes = Gauge::default();
+        registry.register("body_cache_bytes", "Bytes charged to the rendered-body cache", cache_bytes.clone());
+        let generation = Gauge::default();
+        registry.register("loaded_generation", "The lake generation being served (0: none)", generation.clone());
+        let dataset_age = Family::<DatasetLabel, Gauge>::default();
+        registry.register("dataset_age_seconds", "Seconds since each dataset's data was fetched", dataset_age.clone());
+        let dataset_state = Family::<DatasetStateLabels, Gauge>::default();
+        registry.register(
+            "dataset_state",
+            "1 for each dataset's current state (fresh, stale, unavailable)",
+            dataset_state.clone(),
+        );
+        let duckdb_in_use = Gauge::default();
+        registry.register(
+            "duckdb_connections_in_use",
+            "Pooled DuckDB connections running a query",
+            duckdb_in_use.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            latency,
+            refusals,
+            cache_hits,
+            cache_misses,
+            cache_bytes,
+            generation,
+            dataset_age,
+            dataset_state,
+            duckdb_in_use,
+        }
+    }
+
+    /// One answered `/api/*` request (`operation`: the registry id, or `unknown`).
+    pub fn observe(&self, operation: &str, status: u16, elapsed: Duration) {
+        self.requests.get_or_create(&RequestLabels { operation: operation.to_string(), status }).inc();
+        self.latency.get_or_create(&OperationLabel { operation: operation.to_string() }).observe(elapsed.as_secs_f64());
+    }
+
+    pub fn refused(&self, policy: Policy) {
+        self.refusals.get_or_create(&PolicyLabel { policy: policy.name().to_string() }).inc();
+    }
+
+    /// The exposition, with the state gauges read now.
+    pub fn render(&self, state: &AppState) -> String {
+        let (hits, misses, bytes) = state.cache.stats();
+        self.cache_hits.inner().store(hits, std::sync::atomic::Ordering::Relaxed);
+        self.cache_misses.inner().store(misses, std::sync::atomic::Ordering::Relaxed);
+        self.cache_bytes.set(bytes as i64);
+        let current = state.snapshots.current();
+        self.generation.set(current.as_ref().map(|g| g.number as i64).unwrap_or(0));
+        let now = Utc::now();
+        let mut in_use = 0;
+        for id in DatasetId::ALL {
+            let entry = current.as_ref().and_then(|g| g.commit.dataset(id));
+            let freshness = entry.map(|e| &e.freshness);
+            let age = freshness.and_then(|f| f.fetched_at).map(|t| (now - t).num_seconds()).unwrap_or(-1);
+            self.dataset_age.get_or_create(&DatasetLabel { dataset: id.to_string() }).set(age);
+            let st = DataState::of(id, freshness, now);
+            for s in [DataState::Fresh, DataState::Stale, DataState::Unavailable] {
+                let labels = DatasetStateLabels { dataset: id.to_string(), state: s.as_str().to_string() };
+                self.dataset_state.get_or_create(&labels).set(i64::from(s == st));
+            }
+            if let Some(db) = current.as_ref().and_then(|g| g.dataset(id)) {
+                in_use += db.connections_in_use();
+            }
+        }
+        self.duckdb_in_use.set(in_use as i64);
+        let mut out = String::new();
+        if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
+            tracing::error!(error = %e, "could not encode metrics");
+        }
+        out
+    }
+}

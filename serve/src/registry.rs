@@ -1,0 +1,218 @@
+//! The operation registry: every REST operation is declared here once, and everything about how it
+//! is reached reads this declaration — routing (404, 405 with `Allow`), authentication (deny by
+//! default), entitlement and scope gating, the idempotency layer, rate-limit policies, the OpenAPI
+//! parameters and security requirements, and (later) the MCP tool list and batch dispatch.
+//!
+//! A path that is not declared here never reaches a handler, and an operation cannot be declared
+//! without an access rule: [`Operation`] has no defaults.
+
+use crate::{
+    api::{conflict, params::Param},
+    edge::rate_limit::Policy,
+};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Get,
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Group {
+    Aviation,
+    Batch,
+    Climate,
+    CompanyMonitoring,
+    Conflict,
+    ConsumerPrices,
+    Intelligence,
+}
+
+/// Who may call an operation (SUPPLEMENT 1.10, 1.11, 4.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// No credential needed; a credential that is sent is still checked.
+    Public,
+    /// Any valid credential of an account that is not suspended (`api_access`, every plan).
+    Subscription,
+    /// `pro_data`: a Pro-or-better plan that has not lapsed.
+    Pro,
+    /// Company monitoring reads: scope `company_monitoring:read` and the `company_monitoring` entitlement.
+    CmRead,
+    /// Company monitoring writes: scope `company_monitoring:write` and the entitlement.
+    CmWrite,
+    /// GetCompanyMonitoringStatus: any valid credential, so every client can discover its access state.
+    CmStatus,
+}
+
+impl Access {
+    pub fn needs_credential(self) -> bool {
+        self != Access::Public
+    }
+}
+
+/// How an operation is exposed as an MCP tool (SUPPLEMENT 6.4).
+#[derive(Debug, Clone, Copy)]
+pub struct McpTool {
+    pub name: &'static str,
+    pub title: &'static str,
+    /// True for read-through tools (live upstream calls), false for dataset tools.
+    pub open_world: bool,
+}
+
+pub struct Operation {
+    /// The OpenAPI operation id (`ListArmedEvents`).
+    pub id: &'static str,
+    pub method: Method,
+    pub path: &'static str,
+    pub group: Group,
+    pub access: Access,
+    /// Whether the `Idempotency-Key` layer applies (SUPPLEMENT 1.13).
+    pub idempotent: bool,
+    pub rate: Policy,
+    /// The lake datasets the operation answers from.
+    pub datasets: &'static [&'static str],
+    /// Whether ExecuteBatch may call it.
+    pub batchable: bool,
+    pub mcp: Option<McpTool>,
+    /// Query parameters (GET); `jmespath` is added to every GET by the pipeline.
+    pub params: &'static [Param],
+    /// JSON Schema of the request body (POST).
+    pub body: Option<fn() -> serde_json::Value>,
+}
+
+impl Operation {
+    /// The last path segment (`list-armed-events`): the cursor's `op` and the MCP tool's stem.
+    pub fn segment(&self) -> &'static str {
+        self.path.rsplit('/').next().unwrap_or(self.path)
+    }
+}
+
+pub static OPERATIONS: &[Operation] = &[
+    Operation {
+        id: "ListArmedEvents",
+        method: Method::Get,
+        path: "/api/conflict/v1/list-armed-events",
+        group: Group::Conflict,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["armed-events"],
+        batchable: true,
+        mcp: Some(McpTool { name: "list_armed_events", title: "List armed-conflict events", open_world: false }),
+        params: conflict::params::ARMED_EVENTS,
+        body: None,
+    },
+    Operation {
+        id: "ListViolenceEvents",
+        method: Method::Get,
+        path: "/api/conflict/v1/list-violence-events",
+        group: Group::Conflict,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["violence-events"],
+        batchable: true,
+        mcp: Some(McpTool { name: "list_violence_events", title: "List violence events", open_world: false }),
+        params: conflict::params::VIOLENCE_EVENTS,
+        body: None,
+    },
+    Operation {
+        id: "GetHumanitarianSummary",
+        method: Method::Get,
+        path: "/api/conflict/v1/get-humanitarian-summary",
+        group: Group::Conflict,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["humanitarian"],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "get_humanitarian_summary",
+            title: "Get a country's humanitarian summary",
+            open_world: false,
+        }),
+        params: conflict::params::HUMANITARIAN_SUMMARY,
+        body: None,
+    },
+    Operation {
+        id: "ListIranEvents",
+        method: Method::Get,
+        path: "/api/conflict/v1/list-iran-events",
+        group: Group::Conflict,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["iran-events"],
+        batchable: true,
+        mcp: Some(McpTool { name: "list_iran_events", title: "List regional conflict records", open_world: false }),
+        params: &[],
+        body: None,
+    },
+    Operation {
+        id: "GetHumanitarianSummaryBatch",
+        method: Method::Post,
+        path: "/api/conflict/v1/get-humanitarian-summary-batch",
+        group: Group::Conflict,
+        access: Access::Subscription,
+        idempotent: true,
+        rate: Policy::HumanitarianBatch,
+        datasets: &["humanitarian"],
+        batchable: false,
+        mcp: None,
+        params: &[],
+        body: Some(conflict::params::humanitarian_batch_body),
+    },
+];
+
+/// The operation declared at `path`, whatever the method.
+pub fn find(path: &str) -> Option<&'static Operation> {
+    OPERATIONS.iter().find(|op| op.path == path)
+}
+
+/// The operation with this OpenAPI operation id.
+pub fn by_id(id: &str) -> Option<&'static Operation> {
+    OPERATIONS.iter().find(|op| op.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    #[test]
+    fn declarations_are_consistent() {
+        let mut paths = HashSet::new();
+        let mut ids = HashSet::new();
+        for op in OPERATIONS {
+            assert!(paths.insert(op.path), "{} declared twice", op.path);
+            assert!(ids.insert(op.id), "{} declared twice", op.id);
+            // API.md 1 rule 1: /api/<group>/v1/<operation-in-kebab-case>.
+            let parts: Vec<&str> = op.path.split('/').collect();
+            assert_eq!(parts.len(), 5, "{}", op.path);
+            assert_eq!((parts[1], parts[3]), ("api", "v1"), "{}", op.path);
+            assert!(op.segment().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", op.path);
+            // Reads are GET, so only POSTs take the idempotency layer; MCP tools are GET reads.
+            assert!(!op.idempotent || op.method == Method::Post, "{}", op.id);
+            if let Some(tool) = op.mcp {
+                assert_eq!(op.method, Method::Get, "{}", op.id);
+                assert_eq!(tool.name, op.segment().replace('-', "_"), "{}", op.id);
+            }
+            for d in op.datasets {
+                assert!(d.parse::<sitrep_schemas::DatasetId>().is_ok(), "{}: unknown dataset {d}", op.id);
+            }
+            assert!(op.method == Method::Get || op.params.is_empty(), "POST parameters are in the body");
+            assert_eq!(op.body.is_some(), op.method == Method::Post, "{}: POSTs declare their body", op.id);
+        }
+    }
+}
