@@ -61,7 +61,7 @@ pub async fn backfill(
     let key = checkpoint_key(dataset, from, to);
     let mut cp = match lake.get_bytes(&key).await {
         Ok(b) => serde_json::from_slice(&b).map_err(|e| IngestError::Validation(format!("{key}: {e}")))?,
-        Err(IngestError::Store(object_store::Error::NotFound { .. })) => Checkpoint {
+        Err(sitrep_lake::LakeError::Store(object_store::Error::NotFound { .. })) => Checkpoint {
             run_id: ulid::Ulid::new().to_string(),
             dataset,
             from: from.to_string(),
@@ -69,7 +69,7 @@ pub async fn backfill(
             next_part: 0,
             done: BTreeMap::new(),
         },
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     let months = YearMonth::range(from, to);
     for &month in &months {

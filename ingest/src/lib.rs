@@ -1,5 +1,5 @@
-//! The ingest side of sitrep: the lake commit protocol on object storage, the runner
-//! (fetch → validate → write Parquet → commit), the scheduler and backfill.
+//! The ingest side of sitrep: the runner (fetch → validate → write Parquet → commit through
+//! `sitrep-lake`), the scheduler and backfill.
 //!
 //! Architecture invariant: only this crate writes the lake, and it never overwrites a commit or a
 //! data file. Readers (the server, analysts) use [`lake::Lake`]'s read side only.
@@ -7,11 +7,10 @@
 pub mod backfill;
 pub mod config;
 pub mod error;
-pub mod lake;
 pub mod replay;
 pub mod runner;
 pub mod scheduler;
 pub mod writer;
 
 pub use error::IngestError;
-pub use lake::Lake;
+pub use sitrep_lake::{self as lake, Lake};

@@ -16,14 +16,7 @@ pub enum Window {
     Month(YearMonth),
 }
 
-/// Which part of the dataset a fetch replaces when it is committed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Scope {
-    /// The whole dataset.
-    All,
-    /// Exactly these month partitions, including months that came back empty.
-    Months(Vec<YearMonth>),
-}
+pub use sitrep_schemas::partition::Scope;
 
 #[derive(Debug)]
 pub struct Fetched {

@@ -9,6 +9,7 @@ pub mod conflict;
 pub mod countries;
 pub mod dataset;
 pub mod fingerprint;
+pub mod partition;
 pub mod sql;
 
 pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness};

@@ -9,6 +9,13 @@ use clap::Args;
 use crate::{app_state::Settings, edge::rate_limit::Limits};
 
 #[derive(Debug, Clone, Args)]
+pub struct LakeArgs {
+    /// Lake location: a directory, `file://…`, `memory://` or `s3://bucket/prefix`.
+    #[arg(long, env = "SITREP_LAKE", default_value = "./var/lake")]
+    pub lake: String,
+}
+
+#[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "SITREP_LISTEN", default_value = "127.0.0.1:8080")]

@@ -4,15 +4,9 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use sitrep_ingest::{
-    config::{LakeArgs, SourceArgs},
-    replay::SourceEnv,
-    runner::Runner,
-    Lake,
-};
-use sitrep_schemas::DatasetId;
+use sitrep_lake::Lake;
 use sitrep_serve::{
-    config::{cursor_secret_from_env, settings_from_env, ServeArgs, StateArgs},
+    config::{cursor_secret_from_env, settings_from_env, LakeArgs, ServeArgs, StateArgs},
     snapshot::Snapshots,
     state::{Plan, StateStore},
     AppState,
@@ -35,8 +29,10 @@ enum Command {
         lake: LakeArgs,
         #[command(flatten)]
         serve: ServeArgs,
+        /// Where the embedded scheduler's connectors get their data (with `--with-ingest`).
+        #[cfg(feature = "with-ingest")]
         #[command(flatten)]
-        source: SourceArgs,
+        source: sitrep_ingest::config::SourceArgs,
     },
     /// Manage API keys.
     Keys {
@@ -139,7 +135,13 @@ async fn main() -> anyhow::Result<()> {
             }
             println!("API key: {}", key.secret);
         }
-        Command::Serve { lake, serve, source } => {
+        #[cfg_attr(not(feature = "with-ingest"), allow(unused_variables))]
+        Command::Serve {
+            lake,
+            serve,
+            #[cfg(feature = "with-ingest")]
+            source,
+        } => {
             let lake_store = Lake::open(&lake.lake)?;
             let snapshots =
                 Arc::new(Snapshots::new(lake_store.clone(), serve.cache_dir.clone(), serve.duckdb_memory.clone()));
@@ -149,12 +151,18 @@ async fn main() -> anyhow::Result<()> {
             }
             tracing::info!(ms = started.elapsed().as_millis() as u64, "cold start");
             let _poller = snapshots.clone().spawn_poller(Duration::from_secs(serve.poll_seconds.max(1)));
+            #[cfg(feature = "with-ingest")]
             let _scheduler = if serve.with_ingest {
-                let runner = Arc::new(Runner::new(lake_store, SourceEnv::prepare(&source).await?));
-                Some(sitrep_ingest::scheduler::start(runner, &DatasetId::ALL).await?)
+                let env = sitrep_ingest::replay::SourceEnv::prepare(&source).await?;
+                let runner = Arc::new(sitrep_ingest::runner::Runner::new(lake_store, env));
+                Some(sitrep_ingest::scheduler::start(runner, &sitrep_schemas::DatasetId::ALL).await?)
             } else {
                 None
             };
+            #[cfg(not(feature = "with-ingest"))]
+            if serve.with_ingest {
+                anyhow::bail!("this build has no embedded scheduler (cargo feature `with-ingest`)");
+            }
             let settings = settings_from_env(&serve, &cli.state.api_key_prefix)?;
             let server_url = settings.site_origin().to_string();
             let state = Arc::new(

@@ -8,7 +8,7 @@ use std::{
 };
 
 use chrono::{DateTime, Utc};
-use sitrep_ingest::Lake;
+use sitrep_lake::Lake;
 use sitrep_schemas::{Commit, DatasetId};
 
 use super::{
@@ -22,7 +22,7 @@ const RETAINED_VERSIONS: usize = 3;
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     #[error("lake: {0}")]
-    Lake(#[from] sitrep_ingest::IngestError),
+    Lake(#[from] sitrep_lake::LakeError),
     #[error(transparent)]
     Db(#[from] DbError),
     #[error("cache: {0}")]

@@ -6,13 +6,13 @@
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use object_store::{PutMode, PutOptions, PutPayload};
-use sitrep_pipelines::{time::YearMonth, Scope};
+use sitrep_schemas::partition::{Scope, YearMonth};
 use sitrep_schemas::{
     commit::COMMIT_FORMAT, Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness,
 };
 
-use super::{validate::validate_file, Lake};
-use crate::IngestError;
+use crate::LakeError;
+use crate::{validate::validate_file, Lake};
 
 const MAX_RACE_RETRIES: u32 = 64;
 
@@ -124,7 +124,7 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
 
 impl Lake {
     /// Validates and publishes; returns the new commit.
-    pub async fn publish(&self, staged: &Staged) -> Result<Commit, IngestError> {
+    pub async fn publish(&self, staged: &Staged) -> Result<Commit, LakeError> {
         for outcome in &staged.outcomes {
             if let Outcome::Fetched { dataset, files, .. } = outcome {
                 for f in files {
@@ -137,11 +137,11 @@ impl Lake {
 
     /// The one place commits are created: build the next commit from the latest parent and create
     /// it with `PutMode::Create`; on a lost race, rebuild on the new parent and retry.
-    async fn create_next(&self, build: impl Fn(&Commit) -> Commit) -> Result<Commit, IngestError> {
+    async fn create_next(&self, build: impl Fn(&Commit) -> Commit) -> Result<Commit, LakeError> {
         for _ in 0..MAX_RACE_RETRIES {
             let parent = self.latest_commit().await?;
             let commit = build(&parent);
-            let body = serde_json::to_vec_pretty(&commit).map_err(|e| IngestError::Validation(e.to_string()))?;
+            let body = serde_json::to_vec_pretty(&commit).map_err(|e| LakeError::Validation(e.to_string()))?;
             let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
             let key = Lake::path(&Commit::key(commit.generation));
             match self.store.put_opts(&key, PutPayload::from(Bytes::from(body)), opts).await {
@@ -155,20 +155,20 @@ impl Lake {
                 Err(e) => return Err(e.into()),
             }
         }
-        Err(IngestError::Contention(MAX_RACE_RETRIES))
+        Err(LakeError::Contention(MAX_RACE_RETRIES))
     }
 
     /// Writes one immutable data object (never overwrites).
-    pub async fn put_data(&self, key: &str, bytes: Bytes) -> Result<(), IngestError> {
+    pub async fn put_data(&self, key: &str, bytes: Bytes) -> Result<(), LakeError> {
         let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
         self.store.put_opts(&Lake::path(key), PutPayload::from(bytes), opts).await?;
         Ok(())
     }
 
     /// A new commit equal to an older generation's view (rollback); the audit log keeps both.
-    pub async fn rollback(&self, to: u64) -> Result<Commit, IngestError> {
+    pub async fn rollback(&self, to: u64) -> Result<Commit, LakeError> {
         let target =
-            self.read_commit(to).await?.ok_or_else(|| IngestError::Usage(format!("generation {to} does not exist")))?;
+            self.read_commit(to).await?.ok_or_else(|| LakeError::Usage(format!("generation {to} does not exist")))?;
         self.create_next(|parent| {
             let mut commit = target.clone();
             commit.generation = parent.generation + 1;

@@ -7,7 +7,7 @@ use object_store::{
     aws::AmazonS3Builder, local::LocalFileSystem, memory::InMemory, path::Path, prefix::PrefixStore, ObjectStore,
 };
 
-use crate::IngestError;
+use crate::LakeError;
 
 #[derive(Clone)]
 pub struct Lake {
@@ -23,8 +23,8 @@ impl std::fmt::Debug for Lake {
 }
 
 impl Lake {
-    pub fn open(url: &str) -> Result<Self, IngestError> {
-        let bad = |detail: String| IngestError::LakeUrl { url: url.to_string(), detail };
+    pub fn open(url: &str) -> Result<Self, LakeError> {
+        let bad = |detail: String| LakeError::LakeUrl { url: url.to_string(), detail };
         if url == "memory://" || url == "memory" {
             return Ok(Self::in_memory());
         }
@@ -66,7 +66,8 @@ impl Lake {
         format!("{}{key}", self.display_root)
     }
 
-    pub(crate) fn path(key: &str) -> Path {
+    /// The object-store path of a lake key.
+    pub fn path(key: &str) -> Path {
         Path::from(key)
     }
 }

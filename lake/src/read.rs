@@ -8,8 +8,8 @@ use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
 use sitrep_schemas::Commit;
 
-use super::Lake;
-use crate::IngestError;
+use crate::Lake;
+use crate::LakeError;
 
 pub(crate) const LATEST: &str = "latest.json";
 
@@ -20,13 +20,13 @@ struct LatestHint {
 
 impl Lake {
     /// The commit of a generation, or `None` if it does not exist.
-    pub async fn read_commit(&self, generation: u64) -> Result<Option<Commit>, IngestError> {
+    pub async fn read_commit(&self, generation: u64) -> Result<Option<Commit>, LakeError> {
         let key = Commit::key(generation);
         match self.store.get(&Lake::path(&key)).await {
             Ok(r) => {
                 let bytes = r.bytes().await?;
                 let commit = serde_json::from_slice(&bytes)
-                    .map_err(|e| IngestError::CorruptCommit { key, detail: e.to_string() })?;
+                    .map_err(|e| LakeError::CorruptCommit { key, detail: e.to_string() })?;
                 Ok(Some(commit))
             }
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -34,7 +34,7 @@ impl Lake {
         }
     }
 
-    async fn exists(&self, generation: u64) -> Result<bool, IngestError> {
+    async fn exists(&self, generation: u64) -> Result<bool, LakeError> {
         match self.store.head(&Lake::path(&Commit::key(generation))).await {
             Ok(_) => Ok(true),
             Err(object_store::Error::NotFound { .. }) => Ok(false),
@@ -57,7 +57,7 @@ impl Lake {
     }
 
     /// Every generation number present, ascending.
-    pub async fn generations(&self) -> Result<Vec<u64>, IngestError> {
+    pub async fn generations(&self) -> Result<Vec<u64>, LakeError> {
         let prefix = Lake::path("commits");
         let mut gens: Vec<u64> = self
             .store
@@ -73,7 +73,7 @@ impl Lake {
     }
 
     /// Number of the latest complete generation (0 = empty lake).
-    pub async fn latest_generation(&self) -> Result<u64, IngestError> {
+    pub async fn latest_generation(&self) -> Result<u64, LakeError> {
         let mut g = match self.hint().await {
             Some(h) if h > 0 && self.exists(h).await? => h,
             _ => self.generations().await?.last().copied().unwrap_or(0),
@@ -85,16 +85,16 @@ impl Lake {
     }
 
     /// The latest commit, or the genesis commit of an empty lake.
-    pub async fn latest_commit(&self) -> Result<Commit, IngestError> {
+    pub async fn latest_commit(&self) -> Result<Commit, LakeError> {
         let g = self.latest_generation().await?;
         if g == 0 {
             return Ok(Commit::genesis());
         }
-        self.read_commit(g).await?.ok_or_else(|| IngestError::Validation(format!("generation {g} vanished")))
+        self.read_commit(g).await?.ok_or_else(|| LakeError::Validation(format!("generation {g} vanished")))
     }
 
     /// Reads a whole object (data files for the server's cache, staging checkpoints).
-    pub async fn get_bytes(&self, key: &str) -> Result<Bytes, IngestError> {
+    pub async fn get_bytes(&self, key: &str) -> Result<Bytes, LakeError> {
         Ok(self.store.get(&Lake::path(key)).await?.bytes().await?)
     }
 }

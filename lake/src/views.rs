@@ -3,7 +3,7 @@
 
 use sitrep_schemas::{Commit, DatasetId};
 
-use super::Lake;
+use crate::Lake;
 
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))

@@ -1,4 +1,5 @@
-//! The lake on object storage (DESIGN.md §3):
+//! The lake on object storage (DESIGN.md §3), for its one writer (`ingest`) and its readers
+//! (`serve`, analysts' tools through `lake views`):
 //!
 //! ```text
 //! data/<run-ulid>/<dataset>/part-<n>.parquet   immutable, written once by one run
@@ -6,7 +7,11 @@
 //! latest.json                                  a hint only; readers confirm by probing
 //! staging/<name>.json                          backfill checkpoints (resumable runs)
 //! ```
+//!
+//! Architecture invariant: this crate knows the commit protocol and nothing of connectors,
+//! scheduling or HTTP. Only `ingest` calls its write side (`publish`, `rollback`, `put_data`, `gc`).
 
+mod error;
 mod gc;
 mod log;
 mod publish;
@@ -15,6 +20,7 @@ mod store;
 mod validate;
 mod views;
 
+pub use error::LakeError;
 pub use gc::{GcOptions, GcReport};
 pub use log::describe_changes;
 pub use publish::{Outcome, Staged};

@@ -1,7 +1,7 @@
 //! Garbage collection: delete run folders (`data/<run>/`) that no generation among the last `keep`
 //! (and none committed within the retention window) references, once they are older than the grace
-//! period. Commit files are never deleted: they are the audit log. Folders named by a backfill
-//! checkpoint are in use and kept.
+//! period. Commit files are never deleted: they are the audit log. Folders named by a checkpoint
+//! under `staging/` (a `run_id` field: a resumable backfill) are in use and kept.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -9,8 +9,8 @@ use chrono::{DateTime, Duration, Utc};
 use futures::TryStreamExt;
 use object_store::ObjectStoreExt;
 
-use super::Lake;
-use crate::IngestError;
+use crate::Lake;
+use crate::LakeError;
 
 #[derive(Debug, Clone)]
 pub struct GcOptions {
@@ -33,7 +33,7 @@ fn run_of(key: &str) -> Option<&str> {
 }
 
 impl Lake {
-    pub async fn gc(&self, opts: &GcOptions, mut progress: impl FnMut(usize, usize)) -> Result<GcReport, IngestError> {
+    pub async fn gc(&self, opts: &GcOptions, mut progress: impl FnMut(usize, usize)) -> Result<GcReport, LakeError> {
         let now = Utc::now();
         let gens = self.generations().await?;
         let mut live: HashSet<String> = HashSet::new();
@@ -49,8 +49,12 @@ impl Lake {
         let staging = self.store.list(Some(&Lake::path("staging"))).try_collect::<Vec<_>>().await?;
         for m in staging {
             if let Ok(bytes) = self.get_bytes(m.location.as_ref()).await {
-                if let Ok(cp) = serde_json::from_slice::<crate::backfill::Checkpoint>(&bytes) {
-                    live.insert(cp.run_id);
+                // A resumable job's checkpoint names the run folder it is still filling.
+                if let Some(run) = serde_json::from_slice::<serde_json::Value>(&bytes)
+                    .ok()
+                    .and_then(|v| v.get("run_id").and_then(|r| r.as_str()).map(str::to_string))
+                {
+                    live.insert(run);
                 }
             }
         }

@@ -8,13 +8,13 @@ use parquet::{
 };
 use sitrep_schemas::{fingerprint::fingerprint_matches, DatasetId, FileEntry};
 
-use super::Lake;
-use crate::IngestError;
+use crate::Lake;
+use crate::LakeError;
 
 const FOOTER: u64 = 8;
 
-pub(crate) async fn validate_file(lake: &Lake, dataset: DatasetId, file: &FileEntry) -> Result<(), IngestError> {
-    let refuse = |why: String| IngestError::Validation(format!("{}: {why}", file.path));
+pub(crate) async fn validate_file(lake: &Lake, dataset: DatasetId, file: &FileEntry) -> Result<(), LakeError> {
+    let refuse = |why: String| LakeError::Validation(format!("{}: {why}", file.path));
     let path = Lake::path(&file.path);
     let meta = lake.store.head(&path).await?;
     if meta.size != file.bytes || meta.size < FOOTER {
