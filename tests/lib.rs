@@ -5,7 +5,9 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use poem::endpoint::BoxEndpoint;
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
-use sitrep_pipelines::{http::RetryPolicy, replay::FixtureServer, UpstreamConfig};
+use sitrep_pipelines::{
+    http::RetryPolicy, replay::FixtureServer, FetchContext, Fetched, Source, SourceError, UpstreamConfig, Window,
+};
 use sitrep_serve::{
     edge::rate_limit::{Limits, RateLimiter},
     snapshot::Snapshots,
@@ -32,6 +34,40 @@ pub async fn replay_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
     };
     let env = SourceEnv::replay(server, UpstreamConfig::replay(&fixtures()), retry).expect("source env");
     Runner::new(lake, env)
+}
+
+/// A real connector whose every run publishes different content: run `k` keeps all but the last
+/// `k` rows of what the recordings hold. Tests that need generations with different data (torn
+/// answers must be detectable, caches must be per version) use it instead of re-running the same
+/// recordings, which publishes no new version (an unchanged content hash).
+pub struct Shrinking {
+    inner: Arc<dyn Source>,
+    runs: std::sync::atomic::AtomicUsize,
+}
+
+#[async_trait::async_trait]
+impl Source for Shrinking {
+    fn dataset(&self) -> sitrep_schemas::DatasetId {
+        self.inner.dataset()
+    }
+    async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
+        let mut fetched = self.inner.fetch(ctx, window).await?;
+        let k = self.runs.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        let rows = fetched.batch.num_rows();
+        fetched.batch = fetched.batch.slice(0, rows.saturating_sub(k));
+        Ok(fetched)
+    }
+}
+
+/// As [`replay_runner`], with every connector wrapped in [`Shrinking`].
+pub async fn changing_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
+    let mut runner = replay_runner(lake, scenarios).await;
+    for d in sitrep_schemas::DatasetId::ALL {
+        if let Some(inner) = runner.source(d).cloned() {
+            runner = runner.with_source(Arc::new(Shrinking { inner, runs: Default::default() }));
+        }
+    }
+    runner
 }
 
 /// The server's default (`SITREP_KEY_CACHE_SECONDS`).

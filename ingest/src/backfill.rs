@@ -99,6 +99,7 @@ pub async fn backfill(
             upstream_version: None,
             keeps_as_of: true,
             mode: runner.env.mode(),
+            content_hash: None,
         }],
     };
     let commit = lake.publish(&staged).await?;

@@ -6,6 +6,7 @@
 
 pub mod backfill;
 pub mod config;
+pub mod content_hash;
 pub mod error;
 pub mod replay;
 pub mod runner;

@@ -9,6 +9,7 @@ use sitrep_pipelines::{registry, Source, Window};
 use sitrep_schemas::{Commit, DatasetId};
 
 use crate::{
+    content_hash::content_hash,
     lake::{Outcome, Staged},
     replay::SourceEnv,
     writer::write_dataset,
@@ -63,6 +64,15 @@ impl Runner {
             let source =
                 self.sources.get(&dataset).ok_or_else(|| IngestError::Usage(format!("no source for {dataset}")))?;
             let fetched = source.fetch(&ctx, Window::Scheduled).await?;
+            let fetched_at = if self.env.is_replay() { fetched.as_of } else { attempted_at };
+            let hash = content_hash(&fetched.batch, &fetched.scope)?;
+            let current = self.lake.latest_commit().await?;
+            let current = current.dataset(dataset);
+            if current.is_some_and(|e| e.version.is_some() && e.content_hash.as_deref() == Some(hash.as_str())) {
+                let rows = fetched.batch.num_rows() as u64;
+                let outcome = Outcome::Unchanged { dataset, content_hash: hash, fetched_at, attempted_at };
+                return Ok((outcome, rows, 0, 0));
+            }
             let mut next_part = 0;
             let files =
                 write_dataset(&self.lake, run_id, dataset, &fetched.batch, attempted_at, &mut next_part).await?;
@@ -72,11 +82,12 @@ impl Runner {
                 dataset,
                 files,
                 scope: fetched.scope,
-                fetched_at: if self.env.is_replay() { fetched.as_of } else { attempted_at },
+                fetched_at,
                 as_of: fetched.as_of,
                 upstream_version: fetched.upstream_version,
                 keeps_as_of: false,
                 mode: self.env.mode(),
+                content_hash: Some(hash),
             };
             Ok((outcome, rows, bytes, n))
         }

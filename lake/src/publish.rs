@@ -31,7 +31,12 @@ pub enum Outcome {
         keeps_as_of: bool,
         /// Live upstream or recorded fixtures.
         mode: DataMode,
+        /// The fetch's content hash (scheduled runs); `None` for backfills.
+        content_hash: Option<String>,
     },
+    /// The fetch equals the current version (same content hash): no new version, no new files;
+    /// only the fetch time moves, so cursors, caches and ETags of the version stay valid.
+    Unchanged { dataset: DatasetId, content_hash: String, fetched_at: DateTime<Utc>, attempted_at: DateTime<Utc> },
     /// The attempt failed; the previous version keeps serving.
     Failed { dataset: DatasetId, error: String, attempted_at: DateTime<Utc> },
 }
@@ -39,7 +44,9 @@ pub enum Outcome {
 impl Outcome {
     pub fn dataset(&self) -> DatasetId {
         match self {
-            Outcome::Fetched { dataset, .. } | Outcome::Failed { dataset, .. } => *dataset,
+            Outcome::Fetched { dataset, .. } | Outcome::Unchanged { dataset, .. } | Outcome::Failed { dataset, .. } => {
+                *dataset
+            }
         }
     }
 }
@@ -71,7 +78,17 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
     for outcome in &staged.outcomes {
         let Some(entry) = datasets.get_mut(outcome.dataset().as_str()) else { continue };
         match outcome {
-            Outcome::Fetched { dataset, files, scope, fetched_at, as_of, upstream_version, keeps_as_of, mode } => {
+            Outcome::Fetched {
+                dataset,
+                files,
+                scope,
+                fetched_at,
+                as_of,
+                upstream_version,
+                keeps_as_of,
+                mode,
+                content_hash,
+            } => {
                 let mut kept: Vec<FileEntry> = entry.files.iter().filter(|f| !replaces(scope, f)).cloned().collect();
                 kept.extend(files.iter().cloned());
                 kept.sort_by(|a, b| a.partition.cmp(&b.partition).then_with(|| a.path.cmp(&b.path)));
@@ -79,6 +96,7 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 let previous = entry.freshness.clone();
                 entry.files = kept;
                 entry.version = Some(generation);
+                entry.content_hash = content_hash.clone();
                 entry.schema_fingerprint = dataset.fingerprint();
                 entry.freshness = if *keeps_as_of && previous.as_of.is_some() {
                     Freshness {
@@ -102,6 +120,18 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                         extra: previous.extra,
                     }
                 };
+            }
+            Outcome::Unchanged { content_hash, fetched_at, attempted_at, dataset } => {
+                if entry.version.is_some() && entry.content_hash.as_deref() == Some(content_hash.as_str()) {
+                    entry.freshness.fetched_at = Some(*fetched_at);
+                    entry.freshness.status = DatasetStatus::Ok;
+                    entry.freshness.last_error = None;
+                } else {
+                    // Another publisher changed the dataset since this run compared; its data was
+                    // not written, so only the attempt is recorded and the next run republishes.
+                    tracing::warn!(%dataset, "dataset changed while an unchanged fetch was staged");
+                }
+                entry.freshness.last_attempt_at = Some(*attempted_at);
             }
             Outcome::Failed { error, attempted_at, .. } => {
                 entry.freshness.last_attempt_at = Some(*attempted_at);

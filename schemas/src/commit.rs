@@ -35,6 +35,10 @@ pub struct DatasetEntry {
     pub schema_fingerprint: String,
     pub files: Vec<FileEntry>,
     pub freshness: Freshness,
+    /// SHA-256 of the scheduled fetch that produced this version (its scope and normalised rows):
+    /// a later fetch with the same hash publishes no new version. Cleared by backfills.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_hash: Option<String>,
     /// Fields written by a newer build, carried forward as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -136,6 +140,7 @@ impl DatasetEntry {
             schema_fingerprint: dataset.fingerprint(),
             files: Vec::new(),
             freshness: Freshness::never(None),
+            content_hash: None,
             extra: BTreeMap::new(),
         }
     }

@@ -88,6 +88,7 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
             upstream_version: None,
             keeps_as_of: false,
             mode: sitrep_schemas::DataMode::Live,
+            content_hash: None,
         }],
     };
     let t = Instant::now();

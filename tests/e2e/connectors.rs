@@ -123,3 +123,45 @@ async fn backfill_adds_months_in_one_commit_and_keeps_as_of() {
     let err = backfill(&runner, DatasetId::Humanitarian, from, to, |_, _| {}).await.unwrap_err();
     assert!(err.to_string().contains("does not support backfill"));
 }
+
+#[tokio::test]
+async fn an_unchanged_fetch_publishes_no_new_version_and_keeps_cursors_and_etags() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_tests::normal_lake(&dir).await;
+    let before = lake.read_commit(1).await.unwrap().unwrap();
+    let app = sitrep_tests::TestApp::serve(dir, lake.clone()).await;
+    let url = "/api/conflict/v1/list-armed-events?start=0&page_size=10";
+    let first = app.get(url).send().await.unwrap();
+    let etag = first.headers()["etag"].clone();
+    let cursor =
+        first.json::<serde_json::Value>().await.unwrap()["pagination"]["nextCursor"].as_str().unwrap().to_string();
+
+    // The same recordings again: every dataset's content is unchanged.
+    let report = replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
+    assert!(report.datasets.iter().all(|d| d.ok && d.files == 0), "{:?}", report.datasets);
+    let after = report.commit;
+    assert_eq!(after.generation, 2);
+    for id in DatasetId::ALL {
+        let (b, a) = (before.dataset(id).unwrap(), after.dataset(id).unwrap());
+        assert_eq!(a.version, Some(1), "{id}: no new version");
+        assert_eq!(a.files, b.files, "{id}: no new files");
+        assert_eq!(a.freshness.as_of, b.freshness.as_of, "{id}: the version's as-of stays");
+        assert!(a.freshness.last_attempt_at > b.freshness.last_attempt_at, "{id}: the attempt is recorded");
+    }
+    let objects: Vec<_> = futures::TryStreamExt::try_collect::<Vec<_>>(lake.store().list(None)).await.unwrap();
+    assert!(
+        objects.iter().all(|o| !o.location.as_ref().contains(&after.run_id)),
+        "the unchanged run wrote no data files"
+    );
+    // The server moves to generation 2 and answers the same bytes; the old cursor still pages.
+    app.snapshots.refresh().await.unwrap();
+    let again = app.get(url).send().await.unwrap();
+    assert_eq!(again.headers()["x-snapshot-generation"], "2");
+    assert_eq!(again.headers()["etag"], etag);
+    let (status, next) = app.json(&format!("{url}&cursor={cursor}")).await;
+    assert_eq!(status, 200, "{next}");
+    // A changed upstream answer is a new version again.
+    let changed =
+        replay_runner(lake.clone(), &[("acled", "empty")]).await.run(&[DatasetId::ArmedEvents]).await.unwrap();
+    assert_eq!(changed.commit.dataset(DatasetId::ArmedEvents).unwrap().version, Some(3));
+}

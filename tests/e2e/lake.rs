@@ -12,7 +12,7 @@ use sitrep_ingest::{
 };
 use sitrep_pipelines::Scope;
 use sitrep_schemas::{DatasetId, FileEntry};
-use sitrep_tests::{replay_runner, NORMAL};
+use sitrep_tests::{changing_runner, replay_runner, NORMAL};
 
 fn failed(dataset: DatasetId, run: &str) -> Staged {
     Staged {
@@ -109,6 +109,7 @@ fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged 
             upstream_version: None,
             keeps_as_of: false,
             mode: sitrep_schemas::DataMode::Live,
+            content_hash: None,
         }],
     }
 }
@@ -166,9 +167,8 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
 async fn views_and_rollback() {
     let dir = tempfile::tempdir().unwrap();
     let lake = Lake::open(dir.path().to_str().unwrap()).unwrap();
-    let runner = replay_runner(lake.clone(), NORMAL).await;
-    runner.run(&DatasetId::ALL).await.unwrap();
-    runner.run(&[DatasetId::Humanitarian]).await.unwrap();
+    replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
+    changing_runner(lake.clone(), NORMAL).await.run(&[DatasetId::Humanitarian]).await.unwrap();
     let c2 = lake.latest_commit().await.unwrap();
     let sql = sitrep_ingest::lake::views_sql(&lake, &c2);
     assert_eq!(sql.matches("CREATE OR REPLACE VIEW").count(), 4);
@@ -185,7 +185,7 @@ async fn views_and_rollback() {
 #[tokio::test]
 async fn the_serving_cache_keeps_only_the_files_of_retained_versions() {
     let app = sitrep_tests::TestApp::start().await;
-    let runner = replay_runner(app.lake.clone(), NORMAL).await;
+    let runner = changing_runner(app.lake.clone(), NORMAL).await;
     for _ in 0..4 {
         runner.run(&DatasetId::ALL).await.unwrap();
         app.snapshots.refresh().await.unwrap();
@@ -251,4 +251,55 @@ async fn a_dataset_unknown_to_this_build_is_served_around_and_carried_forward_in
         serde_json::from_slice(&lake.get_bytes(&sitrep_schemas::Commit::key(3)).await.unwrap()).unwrap();
     assert_eq!(third["datasets"]["future-dataset"], future);
     assert_eq!(third["generation"], 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_publishers_of_real_data_each_land_whole() {
+    let lake = Lake::in_memory();
+    let runner = replay_runner(lake.clone(), NORMAL).await;
+    let source = runner.source(DatasetId::Humanitarian).unwrap().clone();
+    let batch = source.fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled).await.unwrap().batch;
+    assert!(batch.num_rows() > 8);
+    // Eight publishers race, each with different real rows of the same dataset.
+    let tasks: Vec<_> = (0..8usize)
+        .map(|i| {
+            let (lake, slice) = (lake.clone(), batch.slice(0, batch.num_rows() - i));
+            tokio::spawn(async move {
+                let run = format!("RACE{i}");
+                let mut part = 0;
+                let files =
+                    write_dataset(&lake, &run, DatasetId::Humanitarian, &slice, Utc::now(), &mut part).await.unwrap();
+                let staged = Staged {
+                    run_id: run.clone(),
+                    operation: "race".into(),
+                    outcomes: vec![Outcome::Fetched {
+                        dataset: DatasetId::Humanitarian,
+                        files: files.clone(),
+                        scope: Scope::All,
+                        fetched_at: Utc::now(),
+                        as_of: Utc::now(),
+                        upstream_version: None,
+                        keeps_as_of: false,
+                        mode: sitrep_schemas::DataMode::Live,
+                        content_hash: None,
+                    }],
+                };
+                (run, files, lake.publish(&staged).await.unwrap().generation)
+            })
+        })
+        .collect();
+    let mut results: Vec<_> = futures::future::join_all(tasks).await.into_iter().map(|r| r.unwrap()).collect();
+    results.sort_by_key(|(_, _, g)| *g);
+    assert_eq!(results.iter().map(|r| r.2).collect::<Vec<_>>(), (1..=8).collect::<Vec<_>>());
+    for (run, files, g) in &results {
+        let c = lake.read_commit(*g).await.unwrap().unwrap();
+        assert_eq!(&c.run_id, run);
+        let entry = c.dataset(DatasetId::Humanitarian).unwrap();
+        assert_eq!(&entry.files, files, "generation {g} is exactly its publisher's data");
+        assert_eq!(entry.version, Some(*g));
+        assert_eq!(entry.freshness.rows, files.iter().map(|f| f.rows).sum::<u64>());
+        for f in files {
+            lake.get_bytes(&f.path).await.expect("every referenced file is present");
+        }
+    }
 }

@@ -14,12 +14,15 @@ use crate::{app_state::AppState, snapshot::DatasetDb};
 pub fn current(state: &AppState, dataset: DatasetId) -> (Provenance, Option<Arc<DatasetDb>>) {
     let generation = state.snapshots.current();
     let db = generation.as_ref().and_then(|g| g.dataset(dataset)).cloned();
+    // The generation's freshness, not the loaded version's: an unchanged fetch moves the fetch
+    // time of a version that stays loaded.
+    let freshness = generation.as_ref().and_then(|g| g.commit.dataset(dataset)).map(|e| &e.freshness);
     let (number, published_at) =
         generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
     let provenance = Provenance {
         generation: number,
         published_at,
-        state: DataState::of(dataset, db.as_ref().map(|d| &d.freshness), Utc::now()),
+        state: DataState::of(dataset, freshness.filter(|_| db.is_some()), Utc::now()),
         replay: db.as_ref().is_some_and(|d| d.is_replay()),
     };
     (provenance, db)
