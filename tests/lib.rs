@@ -96,6 +96,8 @@ pub struct Options {
     pub limiter: Option<Arc<dyn RateLimiter>>,
     /// The state store URL (default: in memory).
     pub state_url: String,
+    /// How long published versions stay readable for cursors (default 24 h).
+    pub retention: Duration,
 }
 
 impl Default for Options {
@@ -105,6 +107,7 @@ impl Default for Options {
             rate_limits: Limits::default(),
             limiter: None,
             state_url: "sqlite::memory:".into(),
+            retention: Duration::from_secs(24 * 3600),
         }
     }
 }
@@ -153,7 +156,12 @@ impl TestApp {
         options: Options,
         wrap: impl FnOnce(BoxEndpoint<'static>) -> BoxEndpoint<'static>,
     ) -> TestApp {
-        let snapshots = Arc::new(Snapshots::new(lake.clone(), dir.path().join("cache"), "256MB".into()));
+        let snapshots = Arc::new(Snapshots::with_retention(
+            lake.clone(),
+            dir.path().join("cache"),
+            "256MB".into(),
+            options.retention,
+        ));
         snapshots.refresh().await.expect("load generation");
         let store = StateStore::open(&options.state_url).await.expect("state");
         let acct = match store.find_account_by_name("test").await.expect("account lookup") {

@@ -26,6 +26,10 @@ pub struct ServeArgs {
     /// How often to look for a new generation, in seconds.
     #[arg(long, env = "SITREP_POLL_SECONDS", default_value_t = 5)]
     pub poll_seconds: u64,
+    /// How long every dataset version of a published generation stays readable for cursors
+    /// (SUPPLEMENT 1.7's `LAKE_RETENTION`; the newest three versions always do).
+    #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 24)]
+    pub retention_hours: u64,
     /// DuckDB memory limit per dataset database.
     #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
     pub duckdb_memory: String,

@@ -143,8 +143,12 @@ async fn main() -> anyhow::Result<()> {
             source,
         } => {
             let lake_store = Lake::open(&lake.lake)?;
-            let snapshots =
-                Arc::new(Snapshots::new(lake_store.clone(), serve.cache_dir.clone(), serve.duckdb_memory.clone()));
+            let snapshots = Arc::new(Snapshots::with_retention(
+                lake_store.clone(),
+                serve.cache_dir.clone(),
+                serve.duckdb_memory.clone(),
+                Duration::from_secs(serve.retention_hours * 3600),
+            ));
             let started = std::time::Instant::now();
             if let Err(e) = snapshots.refresh().await {
                 tracing::error!(error = %e, "initial generation load failed; serving unavailable until a good one arrives");

@@ -95,3 +95,87 @@ async fn a_cursor_keeps_paging_its_dataset_version_after_a_new_generation() {
     };
     assert!(ids(&first).iter().all(|id| !ids(&second).contains(id)));
 }
+
+const FIRST_PAGE: &str = "/api/conflict/v1/list-armed-events?start=0&page_size=100";
+
+/// The first page's cursor, then `versions` new versions of armed-events.
+async fn cursor_then_new_versions(app: &TestApp, versions: usize) -> String {
+    let (_, first) = app.json(FIRST_PAGE).await;
+    let cursor = first["pagination"]["nextCursor"].as_str().unwrap().to_string();
+    let runner = changing_runner(app.lake.clone(), NORMAL).await;
+    for _ in 0..versions {
+        runner.run(&[DatasetId::ArmedEvents]).await.unwrap();
+    }
+    app.snapshots.refresh().await.unwrap();
+    cursor
+}
+
+#[tokio::test]
+async fn cursors_survive_a_restart_and_work_on_another_server_sharing_the_secret() {
+    let a = TestApp::start().await;
+    let cursor = cursor_then_new_versions(&a, 1).await;
+    // Another server (or this one restarted) over the same lake, with its own empty cache: it
+    // has loaded only generation 2, and loads version 1 from the lake when the cursor names it.
+    let b = TestApp::serve(tempfile::tempdir().unwrap(), a.lake.clone()).await;
+    assert_eq!(b.snapshots.current().unwrap().number, 2);
+    let r = b.get(&format!("{FIRST_PAGE}&cursor={cursor}")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-snapshot-generation"], "1");
+    let page: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(page["pagination"]["totalCount"], 444, "the pinned version, not the current 443");
+    assert_eq!(page["events"].as_array().unwrap().len(), 100);
+}
+
+#[tokio::test]
+async fn a_cursor_past_retention_is_refused_and_one_within_is_loaded() {
+    // Retention of zero hours: only the newest three versions stay readable.
+    let options = sitrep_tests::Options { retention: std::time::Duration::ZERO, ..Default::default() };
+    let a = TestApp::start_with(options).await;
+    let old = cursor_then_new_versions(&a, 4).await; // versions 1..5; 3, 4, 5 retained
+    let (status, body) = a.json(&format!("{FIRST_PAGE}&cursor={old}")).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["violations"][0]["description"],
+        "cursor refers to a dataset version that is no longer available; restart from the first page"
+    );
+    // Version 3 is among the newest three: a server that never loaded it loads it for the cursor.
+    let v3 = sitrep_serve::api::cursor::encode(
+        b"test-secret",
+        &sitrep_serve::api::cursor::CursorPayload {
+            op: "list-armed-events".into(),
+            gen: 3,
+            off: 100,
+            fh: sitrep_serve::api::canonical::Canonical::new(vec![
+                ("country", String::new()),
+                ("end", String::new()),
+                ("start", "0".into()),
+            ])
+            .filter_hash(),
+            s: Some(0),
+            e: Some(1_800_000_000_000),
+        },
+    );
+    let b = TestApp::serve(tempfile::tempdir().unwrap(), a.lake.clone()).await;
+    let r = b.get(&format!("{FIRST_PAGE}&cursor={v3}")).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-snapshot-generation"], "3");
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["pagination"]["totalCount"], 442);
+}
+
+#[tokio::test]
+async fn a_restart_reattaches_the_serving_databases_instead_of_rebuilding() {
+    let app = TestApp::start().await;
+    let cache = app._dir.path().join("cache");
+    let first = app.snapshots.current().unwrap();
+    assert!(first.datasets.values().all(|db| !db.reopened), "built on the first load");
+    let restarted = sitrep_serve::snapshot::Snapshots::new(app.lake.clone(), cache, "256MB".into());
+    let generation = restarted.refresh().await.unwrap().unwrap();
+    assert_eq!(generation.datasets.len(), first.datasets.len());
+    assert!(generation.datasets.values().all(|db| db.reopened), "re-attached from the cache");
+    let db = generation.dataset(DatasetId::ArmedEvents).unwrap();
+    assert_eq!(
+        db.query(|c| c.query_row("SELECT count(*) FROM armed_events", [], |r| r.get::<_, i64>(0))).await.unwrap(),
+        444
+    );
+    assert!(db.positions("UA", 0, i64::MAX).is_some(), "the position index came back with it");
+}

@@ -97,10 +97,13 @@ where
             match cursor::decode(&state.cursor_secret, c, self.op, &fh) {
                 Err(msg) => v.push("cursor", msg),
                 Ok(p) => {
-                    let db = current
-                        .clone()
-                        .filter(|d| d.version == p.gen)
-                        .or_else(|| state.snapshots.version(self.dataset, p.gen));
+                    let db = match current.clone().filter(|d| d.version == p.gen) {
+                        Some(db) => Some(db),
+                        None => match state.snapshots.version_or_load(self.dataset, p.gen).await {
+                            Ok(db) => db,
+                            Err(e) => return ApiError::internal(e).into(),
+                        },
+                    };
                     match db {
                         Some(db) => pinned = Some((p, db)),
                         None => v.push("cursor", cursor::NO_LONGER_AVAILABLE),

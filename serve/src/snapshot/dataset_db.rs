@@ -36,6 +36,8 @@ pub struct DatasetDb {
     /// For datasets with a position key: where each (country, time range) sits in the table.
     index: Option<PositionIndex>,
     path: PathBuf,
+    /// Whether the file was re-attached from an earlier process rather than built.
+    pub reopened: bool,
     conns: Arc<Mutex<Vec<Connection>>>,
     /// One permit per pooled connection, held until the query's blocking work has ended.
     permits: Arc<Semaphore>,
@@ -85,11 +87,55 @@ pub struct BuildOptions<'a> {
     pub pool_size: usize,
 }
 
+/// Builds a version's database file: the table sorted by the dataset's filter keys and numbered
+/// in that order (`_pos`), plus its position runs (`_runs`), written under a temporary name and
+/// renamed into place only when complete — a crash never leaves a file that looks whole.
+fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOptions) -> Result<(), DbError> {
+    let building = path.with_extension(format!("building-{}", ulid::Ulid::new()));
+    // The table lives in an attached file with small row groups: a page is a few rows found
+    // through zone maps, and DuckDB scans whole row groups, so their size is the floor of a
+    // page's cost (122,880 rows by default). The default database is in memory, so say where
+    // sorts larger than memory spill.
+    let conn = Connection::open_in_memory()?;
+    conn.execute_batch(&format!(
+        "ATTACH {} AS ds (ROW_GROUP_SIZE {SERVING_ROW_GROUP}); USE ds; SET temp_directory = {};
+         SET memory_limit = {}; SET threads = {}; SET preserve_insertion_order = true;",
+        quote(&building.to_string_lossy()),
+        quote(&path.with_extension("tmp").to_string_lossy()),
+        quote(opts.memory_limit),
+        opts.threads
+    ))?;
+    let table = dataset.table_name();
+    // Paths come from our own cache layout, never from a request.
+    let create = if files.is_empty() {
+        format!("CREATE TABLE {table} ({}, _pos BIGINT)", column_defs(dataset))
+    } else {
+        let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
+        format!(
+            "CREATE TABLE {table} AS SELECT *, row_number() OVER (ORDER BY {key}) - 1 AS _pos
+             FROM read_parquet([{}]) ORDER BY _pos",
+            list.join(", "),
+            key = dataset.sort_key()
+        )
+    };
+    conn.execute_batch(&create)?;
+    if let Some((group, time)) = dataset.position_key() {
+        conn.execute_batch(&format!(
+            "CREATE TABLE _runs AS SELECT {group}, {time}, min(_pos), max(_pos), count(*)
+             FROM {table} GROUP BY ALL ORDER BY 3"
+        ))?;
+    }
+    conn.execute_batch("CHECKPOINT; USE memory; DETACH ds;")?;
+    drop(conn);
+    std::fs::rename(&building, path)?;
+    Ok(())
+}
+
 impl DatasetDb {
-    /// Builds the database (blocking): a table sorted by the dataset's filter keys and numbered in
-    /// that order (`_pos`), checked, indexed, then locked down (no external access beyond the
-    /// cache, configuration frozen).
-    pub fn build(
+    /// The serving database of a version (blocking): re-attached from the cache directory when a
+    /// complete file is there (a restart), else built once from the version's Parquet files.
+    /// Either way it is smoke-tested (row count against the commit) before it serves.
+    pub fn load(
         dataset: DatasetId,
         version: u64,
         published_at: DateTime<Utc>,
@@ -98,34 +144,58 @@ impl DatasetDb {
         opts: &BuildOptions,
     ) -> Result<Self, DbError> {
         std::fs::create_dir_all(opts.db_dir)?;
-        let path = opts.db_dir.join(format!("{dataset}-v{version}-{}.duckdb", ulid::Ulid::new()));
-        // The table lives in an attached file with small row groups: a page is a few rows found
-        // through zone maps, and DuckDB scans whole row groups, so their size is the floor of a
-        // page's cost (122,880 rows by default). The default database is in memory, so say where
-        // sorts larger than memory spill.
+        let path = Self::file_of(opts.db_dir, dataset, version, files);
+        let reopened = path.exists();
+        if !reopened {
+            build_file(dataset, &path, files, opts)?;
+        }
+        match Self::open(dataset, version, published_at, freshness.clone(), files, &path, opts) {
+            Ok(mut db) => {
+                db.reopened = reopened;
+                Ok(db)
+            }
+            Err(e) if reopened => {
+                // A file from an earlier process that does not check out: build it again.
+                tracing::warn!(%dataset, version, error = %e, "cached serving database refused; rebuilding");
+                std::fs::remove_file(&path)?;
+                build_file(dataset, &path, files, opts)?;
+                Self::open(dataset, version, published_at, freshness, files, &path, opts)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Where the serving database of a version lives in the cache. The name carries a digest of
+    /// the version's files (their paths name the runs that wrote them), so a file built from
+    /// another lake's version with the same number is never taken for this one.
+    pub fn file_of(db_dir: &Path, dataset: DatasetId, version: u64, files: &[PathBuf]) -> PathBuf {
+        use sha2::{Digest, Sha256};
+        let mut digest = Sha256::new();
+        for f in files {
+            digest.update(f.to_string_lossy().as_bytes());
+            digest.update(b"\n");
+        }
+        let short = hex::encode(&digest.finalize()[..6]);
+        db_dir.join(format!("{dataset}-v{version}-{short}.duckdb"))
+    }
+
+    /// Attaches a complete database file read-only, checks it, and opens the connection pool.
+    fn open(
+        dataset: DatasetId,
+        version: u64,
+        published_at: DateTime<Utc>,
+        freshness: Freshness,
+        files: &[PathBuf],
+        path: &Path,
+        opts: &BuildOptions,
+    ) -> Result<Self, DbError> {
         let conn = Connection::open_in_memory()?;
         conn.execute_batch(&format!(
-            "ATTACH {} AS ds (ROW_GROUP_SIZE {SERVING_ROW_GROUP}); USE ds; SET temp_directory = {};
-             SET memory_limit = {}; SET threads = {}; SET preserve_insertion_order = true;",
+            "ATTACH {} AS ds (READ_ONLY); USE ds; SET memory_limit = {}; SET threads = 1;",
             quote(&path.to_string_lossy()),
-            quote(&path.with_extension("tmp").to_string_lossy()),
             quote(opts.memory_limit),
-            opts.threads
         ))?;
         let table = dataset.table_name();
-        // Paths come from our own cache layout, never from a request.
-        let create = if files.is_empty() {
-            format!("CREATE TABLE {table} ({}, _pos BIGINT)", column_defs(dataset))
-        } else {
-            let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
-            format!(
-                "CREATE TABLE {table} AS SELECT *, row_number() OVER (ORDER BY {key}) - 1 AS _pos
-                 FROM read_parquet([{}]) ORDER BY _pos",
-                list.join(", "),
-                key = dataset.sort_key()
-            )
-        };
-        conn.execute_batch(&create)?;
         let rows: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
         if rows as u64 != freshness.rows {
             return Err(DbError::Smoke {
@@ -135,10 +205,8 @@ impl DatasetDb {
             });
         }
         let index = match dataset.position_key() {
-            Some((group, time)) => {
-                let mut stmt = conn.prepare(&format!(
-                    "SELECT {group}, {time}, min(_pos), max(_pos), count(*) FROM {table} GROUP BY ALL ORDER BY 3"
-                ))?;
+            Some(_) => {
+                let mut stmt = conn.prepare("SELECT * FROM _runs ORDER BY 3")?;
                 let runs = stmt
                     .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
                     .collect::<Result<Vec<RunRow>, _>>()?;
@@ -150,7 +218,6 @@ impl DatasetDb {
             }
             None => None,
         };
-        conn.execute_batch("CHECKPOINT")?;
         // Serving queries touch a few row groups: run each on its caller's thread alone, without
         // handing work to (and waiting for) DuckDB's worker threads; requests give the parallelism.
         let mut conns = Vec::with_capacity(opts.pool_size);
@@ -160,8 +227,7 @@ impl DatasetDb {
             conns.push(clone);
         }
         conn.execute_batch(&format!(
-            "SET threads = 1; SET allowed_directories = [{}]; SET enable_external_access = false;
-             SET lock_configuration = true;",
+            "SET allowed_directories = [{}]; SET enable_external_access = false; SET lock_configuration = true;",
             quote(&opts.allowed_dir.to_string_lossy())
         ))?;
         conns.push(conn);
@@ -172,7 +238,8 @@ impl DatasetDb {
             freshness,
             sources: files.to_vec(),
             index,
-            path,
+            path: path.to_path_buf(),
+            reopened: false,
             permits: Arc::new(Semaphore::new(conns.len())),
             pool_size: conns.len(),
             conns: Arc::new(Mutex::new(conns)),
@@ -225,13 +292,23 @@ impl DatasetDb {
     }
 }
 
+impl DatasetDb {
+    /// The database file (kept in the cache after the version is dropped; pruned by `Snapshots`).
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 impl Drop for DatasetDb {
+    /// Closing DuckDB connections can block: off the async worker threads when there are some.
     fn drop(&mut self) {
-        if let Ok(mut c) = self.conns.lock() {
-            c.clear();
+        let conns = std::mem::take(&mut *self.conns.lock().unwrap_or_else(|p| p.into_inner()));
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn_blocking(move || drop(conns));
+            }
+            Err(_) => drop(conns),
         }
-        let _ = std::fs::remove_file(&self.path);
-        let _ = std::fs::remove_file(self.path.with_extension("duckdb.wal"));
     }
 }
 
@@ -245,7 +322,7 @@ mod tests {
         let opts =
             BuildOptions { db_dir: &dir.join("db"), allowed_dir: dir, memory_limit: "64MB", threads: 1, pool_size: 4 };
         let freshness = Freshness::never(None);
-        DatasetDb::build(DatasetId::Humanitarian, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
+        DatasetDb::load(DatasetId::Humanitarian, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

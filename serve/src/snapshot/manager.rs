@@ -16,8 +16,11 @@ use super::{
     dataset_db::{BuildOptions, DatasetDb, DbError},
 };
 
-/// Dataset versions kept queryable per dataset (SUPPLEMENT 1.7: at least the last 3).
+/// Dataset versions kept loaded per dataset, and the least SUPPLEMENT 1.7 keeps readable.
 const RETAINED_VERSIONS: usize = 3;
+
+/// Older versions loaded on demand for cursors, kept loaded at most (the least recently loaded go).
+const ON_DEMAND_VERSIONS: usize = 8;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
@@ -46,28 +49,47 @@ impl Generation {
     }
 }
 
+/// The versions of a dataset that are retained, computed at a generation and an instant.
+#[derive(Clone)]
+struct RetainedSet {
+    generation: u64,
+    at: std::time::Instant,
+    versions: Arc<HashSet<u64>>,
+}
+
 pub struct Snapshots {
     lake: Lake,
     cache_dir: PathBuf,
     memory_limit: String,
     current: RwLock<Option<Arc<Generation>>>,
     retained: Mutex<HashMap<DatasetId, Vec<Arc<DatasetDb>>>>,
+    /// Versions outside the newest three, loaded because a cursor named them.
+    on_demand: Mutex<Vec<Arc<DatasetDb>>>,
+    /// Per dataset, the versions SUPPLEMENT 1.7 retains, as last computed.
+    retained_sets: Mutex<HashMap<DatasetId, RetainedSet>>,
+    /// How long a generation's versions stay readable (`LAKE_RETENTION`, SUPPLEMENT 1.7).
+    retention: Duration,
     load_lock: tokio::sync::Mutex<()>,
 }
 
 impl Snapshots {
-    /// `cache_dir` belongs to this server alone: database files found there are left over from an
-    /// earlier process and are deleted.
+    /// `cache_dir` belongs to this server alone. Serving databases found there were built by an
+    /// earlier process and are re-attached rather than rebuilt; the ones no retained version
+    /// uses are pruned after each load.
     pub fn new(lake: Lake, cache_dir: PathBuf, memory_limit: String) -> Self {
-        if let Err(e) = prune_files(&cache_dir.join("db"), &HashSet::new()) {
-            tracing::warn!(error = %e, "could not clear stale databases from the cache");
-        }
+        Self::with_retention(lake, cache_dir, memory_limit, Duration::from_secs(24 * 3600))
+    }
+
+    pub fn with_retention(lake: Lake, cache_dir: PathBuf, memory_limit: String, retention: Duration) -> Self {
         Snapshots {
             lake,
             cache_dir,
             memory_limit,
             current: RwLock::new(None),
             retained: Mutex::new(HashMap::new()),
+            on_demand: Mutex::new(Vec::new()),
+            retained_sets: Mutex::new(HashMap::new()),
+            retention,
             load_lock: tokio::sync::Mutex::new(()),
         }
     }
@@ -80,9 +102,92 @@ impl Snapshots {
         self.current.read().ok().and_then(|g| g.clone())
     }
 
-    /// A retained version of a dataset (for cursors pinned to it).
+    /// A loaded version of a dataset.
     pub fn version(&self, dataset: DatasetId, version: u64) -> Option<Arc<DatasetDb>> {
-        self.retained.lock().ok()?.get(&dataset)?.iter().find(|d| d.version == version).cloned()
+        let found = self.retained.lock().ok()?.get(&dataset)?.iter().find(|d| d.version == version).cloned();
+        found.or_else(|| {
+            self.on_demand.lock().ok()?.iter().find(|d| d.dataset == dataset && d.version == version).cloned()
+        })
+    }
+
+    /// The version a cursor names, if SUPPLEMENT 1.7 still retains it: loaded, or loaded now
+    /// from the lake (so cursors survive restarts and work on every replica). Whether a version
+    /// is retained is decided by the lake's history, never by what happens to be in memory, so
+    /// every replica gives the same answer. `Ok(None)`: no longer retained. A failed load evicts
+    /// nothing.
+    pub async fn version_or_load(
+        &self,
+        dataset: DatasetId,
+        version: u64,
+    ) -> Result<Option<Arc<DatasetDb>>, SnapshotError> {
+        if !self.is_retained(dataset, version).await? {
+            return Ok(None);
+        }
+        if let Some(db) = self.version(dataset, version) {
+            return Ok(Some(db));
+        }
+        // Loads (and cache pruning) take turns, so a pruner never sees a half-built file.
+        let _one_loader = self.load_lock.lock().await;
+        if let Some(db) = self.version(dataset, version) {
+            return Ok(Some(db));
+        }
+        // Generation `version` is the one that published the version.
+        let Some(commit) = self.lake.read_commit(version).await? else { return Ok(None) };
+        let Some(entry) = commit.dataset(dataset).filter(|e| e.version == Some(version)) else { return Ok(None) };
+        let db = self.load_version(dataset, entry, commit.committed_at).await?;
+        if let Ok(mut loaded) = self.on_demand.lock() {
+            loaded.push(db.clone());
+            if loaded.len() > ON_DEMAND_VERSIONS {
+                loaded.remove(0);
+            }
+        }
+        Ok(Some(db))
+    }
+
+    /// Whether `version` is retained, from a set recomputed when the generation changes or a
+    /// minute has passed (the retention window slides with the clock).
+    async fn is_retained(&self, dataset: DatasetId, version: u64) -> Result<bool, SnapshotError> {
+        let generation = self.current().map(|g| g.number).unwrap_or(0);
+        let cached = self.retained_sets.lock().ok().and_then(|m| m.get(&dataset).cloned());
+        let set = match cached {
+            Some(c) if c.generation == generation && c.at.elapsed() < Duration::from_secs(60) => c.versions,
+            _ => {
+                let versions = Arc::new(self.retained_versions(dataset).await?);
+                let entry = RetainedSet { generation, at: std::time::Instant::now(), versions: versions.clone() };
+                if let Ok(mut m) = self.retained_sets.lock() {
+                    m.insert(dataset, entry);
+                }
+                versions
+            }
+        };
+        Ok(set.contains(&version))
+    }
+
+    /// Versions of `dataset` that SUPPLEMENT 1.7 keeps readable: every version referenced by a
+    /// generation published within the retention window, and the newest three.
+    async fn retained_versions(&self, dataset: DatasetId) -> Result<HashSet<u64>, SnapshotError> {
+        let horizon = Utc::now() - chrono::Duration::from_std(self.retention).unwrap_or_default();
+        let mut newest = Vec::new();
+        let mut within = HashSet::new();
+        let mut g = self.lake.latest_generation().await?;
+        while g > 0 {
+            let Some(commit) = self.lake.read_commit(g).await? else { break };
+            let recent = commit.committed_at >= horizon;
+            if let Some(v) = commit.dataset(dataset).and_then(|e| e.version) {
+                if recent {
+                    within.insert(v);
+                }
+                if newest.len() < RETAINED_VERSIONS && !newest.contains(&v) {
+                    newest.push(v);
+                }
+            }
+            if !recent && newest.len() >= RETAINED_VERSIONS {
+                break;
+            }
+            g -= 1;
+        }
+        within.extend(newest);
+        Ok(within)
     }
 
     /// Loads the latest generation if it is newer than the current one. Returns the generation
@@ -108,14 +213,18 @@ impl Snapshots {
         Ok(Some(generation))
     }
 
-    /// Drops cached lake files that no retained dataset version was built from.
+    /// Drops cached lake files and serving databases that no loaded version uses.
     async fn prune_cached_files(&self) {
-        let keep: HashSet<PathBuf> = match self.retained.lock() {
-            Ok(r) => r.values().flatten().flat_map(|db| db.sources.iter().cloned()).collect(),
-            Err(_) => return,
+        let loaded: Vec<Arc<DatasetDb>> = match (self.retained.lock(), self.on_demand.lock()) {
+            (Ok(r), Ok(o)) => r.values().flatten().chain(o.iter()).cloned().collect(),
+            _ => return,
         };
-        let dir = self.cache_dir.join("files");
-        match tokio::task::spawn_blocking(move || prune_files(&dir, &keep)).await {
+        let keep: HashSet<PathBuf> =
+            loaded.iter().flat_map(|db| db.sources.iter().cloned().chain([db.path().to_path_buf()])).collect();
+        let dir = self.cache_dir.clone();
+        let prune =
+            move || prune_files(&dir.join("files"), &keep).and_then(|n| Ok(n + prune_files(&dir.join("db"), &keep)?));
+        match tokio::task::spawn_blocking(prune).await {
             Ok(Ok(0)) => {}
             Ok(Ok(n)) => tracing::info!(files = n, "pruned cached lake files"),
             Ok(Err(e)) => tracing::warn!(error = %e, "could not prune the file cache"),
@@ -131,31 +240,13 @@ impl Snapshots {
                 datasets.insert(id, db);
                 continue;
             }
-            let mut local = Vec::with_capacity(entry.files.len());
-            for f in &entry.files {
-                local.push(self.fetch_file(&f.path, f.bytes).await?);
-            }
             // The version was published by generation `version`: its commit time is the version's as-of header.
             let published_at = if version == commit.generation {
                 commit.committed_at
             } else {
                 self.lake.read_commit(version).await?.map(|c| c.committed_at).unwrap_or(commit.committed_at)
             };
-            let (db_dir, allowed) = (self.cache_dir.join("db"), self.cache_dir.clone());
-            let (dataset, freshness, memory_limit) = (id, entry.freshness.clone(), self.memory_limit.clone());
-            let db = tokio::task::spawn_blocking(move || {
-                let opts = BuildOptions {
-                    db_dir: &db_dir,
-                    allowed_dir: &allowed,
-                    memory_limit: &memory_limit,
-                    threads: 2,
-                    pool_size: 8,
-                };
-                DatasetDb::build(dataset, version, published_at, freshness, &local, &opts)
-            })
-            .await
-            .map_err(|e| SnapshotError::Task(e.to_string()))??;
-            let db = Arc::new(db);
+            let db = self.load_version(id, entry, published_at).await?;
             if let Ok(mut r) = self.retained.lock() {
                 let list = r.entry(id).or_default();
                 list.push(db.clone());
@@ -165,6 +256,36 @@ impl Snapshots {
             datasets.insert(id, db);
         }
         Ok(Generation { number: commit.generation, committed_at: commit.committed_at, commit, datasets })
+    }
+
+    /// Downloads a version's files (unless cached) and attaches or builds its serving database
+    /// on a blocking thread.
+    async fn load_version(
+        &self,
+        dataset: DatasetId,
+        entry: &sitrep_schemas::DatasetEntry,
+        published_at: DateTime<Utc>,
+    ) -> Result<Arc<DatasetDb>, SnapshotError> {
+        let version = entry.version.unwrap_or(0);
+        let mut local = Vec::with_capacity(entry.files.len());
+        for f in &entry.files {
+            local.push(self.fetch_file(&f.path, f.bytes).await?);
+        }
+        let (db_dir, allowed) = (self.cache_dir.join("db"), self.cache_dir.clone());
+        let (freshness, memory_limit) = (entry.freshness.clone(), self.memory_limit.clone());
+        let db = tokio::task::spawn_blocking(move || {
+            let opts = BuildOptions {
+                db_dir: &db_dir,
+                allowed_dir: &allowed,
+                memory_limit: &memory_limit,
+                threads: 2,
+                pool_size: 8,
+            };
+            DatasetDb::load(dataset, version, published_at, freshness, &local, &opts)
+        })
+        .await
+        .map_err(|e| SnapshotError::Task(e.to_string()))??;
+        Ok(Arc::new(db))
     }
 
     /// Data files are immutable: a cached copy of the right size is the file.
