@@ -52,7 +52,7 @@ pub fn split_by_month(
     dataset: DatasetId,
     batch: &RecordBatch,
 ) -> Result<Vec<(Option<YearMonth>, RecordBatch)>, IngestError> {
-    let (Partitioning::Month, Some(col)) = (dataset.partitioning(), dataset.partition_column()) else {
+    let Partitioning::Month { column: col } = dataset.partitioning() else {
         return Ok(vec![(None, batch.clone())]);
     };
     let ms = batch
@@ -241,7 +241,7 @@ mod tests {
         let lake = Lake::in_memory();
         let as_of = DateTime::parse_from_rfc3339("2026-11-20T06:00:00Z").unwrap().with_timezone(&Utc);
         let mut gen = AcledGenerator::new(2_500, 7, as_of, 90);
-        let mut writer = DatasetWriter::new(&lake, "01TESTRUN", DatasetId::ArmedEvents, as_of, 3).with_file_rows(500);
+        let mut writer = DatasetWriter::new(&lake, "01TESTRUN", DatasetId::ARMED_EVENTS, as_of, 3).with_file_rows(500);
         while let Some(page) = gen.next_page(300) {
             let parsed = acled::parse_page(&page).unwrap();
             writer.write(acled::normalise(parsed.data.iter(), usize::MAX).unwrap()).await.unwrap();
@@ -277,7 +277,7 @@ mod tests {
     #[tokio::test]
     async fn refuses_a_batch_of_another_schema() {
         let lake = Lake::in_memory();
-        let mut writer = DatasetWriter::new(&lake, "01TESTRUN", DatasetId::Humanitarian, Utc::now(), 0);
+        let mut writer = DatasetWriter::new(&lake, "01TESTRUN", DatasetId::HUMANITARIAN, Utc::now(), 0);
         let as_of = Utc::now();
         let page = AcledGenerator::new(10, 1, as_of, 5).next_page(10).unwrap();
         let parsed = acled::parse_page(&page).unwrap();

@@ -1,4 +1,4 @@
-//! The implemented sources, one per dataset.
+//! The implemented sources: one per dataset, each saying which dataset it fills.
 
 use std::sync::Arc;
 
@@ -6,15 +6,16 @@ use sitrep_schemas::DatasetId;
 
 use crate::{acled::AcledSource, hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source};
 
-pub fn source_for(dataset: DatasetId) -> Arc<dyn Source> {
-    match dataset {
-        DatasetId::ArmedEvents => Arc::new(AcledSource::default()),
-        DatasetId::ViolenceEvents => Arc::new(UcdpSource::default()),
-        DatasetId::Humanitarian => Arc::new(HdxSource::default()),
-        DatasetId::IranEvents => Arc::new(IranSource),
-    }
+pub fn all_sources() -> Vec<Arc<dyn Source>> {
+    vec![
+        Arc::new(AcledSource::default()),
+        Arc::new(UcdpSource::default()),
+        Arc::new(HdxSource::default()),
+        Arc::new(IranSource),
+    ]
 }
 
-pub fn all_sources() -> Vec<Arc<dyn Source>> {
-    DatasetId::ALL.into_iter().map(source_for).collect()
+/// The source that fills `dataset`, if this build has one.
+pub fn source_for(dataset: DatasetId) -> Option<Arc<dyn Source>> {
+    all_sources().into_iter().find(|s| s.dataset() == dataset)
 }

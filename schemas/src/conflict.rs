@@ -1,9 +1,13 @@
-//! Arrow schemas of the Conflict datasets. Column names are snake_case with units in the name
+//! The Conflict datasets: their descriptors and Arrow schemas. Column names are snake_case with units in the name
 //! (`_ms` = epoch milliseconds UTC) so analysts reading the Parquet need no codebook.
 
 use std::sync::{Arc, OnceLock};
 
+use std::time::Duration;
+
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+
+use crate::dataset::{DatasetDescriptor, Partitioning};
 
 fn utf8(name: &str) -> Field {
     Field::new(name, DataType::Utf8, false)
@@ -107,3 +111,67 @@ pub fn ucdp_violence_type(code: i64) -> &'static str {
         _ => "UCDP_VIOLENCE_TYPE_UNSPECIFIED",
     }
 }
+
+/// `armed-events`: ACLED, hourly, month partitions by event date (SUPPLEMENT 1.16, 2.3.1).
+pub static ARMED_EVENTS: DatasetDescriptor = DatasetDescriptor {
+    id: "armed-events",
+    table: "armed_events",
+    group: "conflict",
+    provider: "ACLED",
+    license: "provider-terms",
+    cadence: Duration::from_secs(60 * 60),
+    cron: "0 7 * * * *",
+    partitioning: Partitioning::Month { column: "occurred_at_ms" },
+    position_key: Some(("country_iso2", "occurred_at_ms")),
+    sort_key: "country_iso2, occurred_at_ms DESC, id",
+    schema: armed_events_schema,
+    operations: &["ListArmedEvents"],
+};
+
+/// `violence-events`: UCDP GED, every 6 hours, month partitions by dateStart (2.3.2).
+pub static VIOLENCE_EVENTS: DatasetDescriptor = DatasetDescriptor {
+    id: "violence-events",
+    table: "violence_events",
+    group: "conflict",
+    provider: "UCDP",
+    license: "CC-BY-4.0",
+    cadence: Duration::from_secs(6 * 60 * 60),
+    cron: "0 17 */6 * * *",
+    partitioning: Partitioning::Month { column: "date_start_ms" },
+    position_key: Some(("country_iso2", "date_start_ms")),
+    sort_key: "country_iso2, date_start_ms DESC, id",
+    schema: violence_events_schema,
+    operations: &["ListViolenceEvents"],
+};
+
+/// `humanitarian`: HDX HAPI conflict-event summaries, every 6 hours (2.3.3).
+pub static HUMANITARIAN: DatasetDescriptor = DatasetDescriptor {
+    id: "humanitarian",
+    table: "humanitarian",
+    group: "conflict",
+    provider: "HDX HAPI",
+    license: "provider-terms",
+    cadence: Duration::from_secs(6 * 60 * 60),
+    cron: "0 27 */6 * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "country_code",
+    schema: humanitarian_schema,
+    operations: &["GetHumanitarianSummary", "GetHumanitarianSummaryBatch"],
+};
+
+/// `iran-events`: the operator's export file; "on file change", checked every 5 minutes (2.3.4).
+pub static IRAN_EVENTS: DatasetDescriptor = DatasetDescriptor {
+    id: "iran-events",
+    table: "iran_events",
+    group: "conflict",
+    provider: "operator export",
+    license: "provider-terms",
+    cadence: Duration::from_secs(5 * 60),
+    cron: "0 */5 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "timestamp_ms DESC, id",
+    schema: iran_events_schema,
+    operations: &["ListIranEvents"],
+};

@@ -6,85 +6,89 @@ use arrow::datatypes::SchemaRef;
 
 use crate::conflict;
 
-/// Every scheduled dataset the lake knows. Each later group (aviation, climate, …) adds variants here.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DatasetId {
-    ArmedEvents,
-    ViolenceEvents,
-    Humanitarian,
-    IranEvents,
-}
-
 /// How a dataset's files are split. Event datasets are split by event month so a run or a backfill
 /// can replace the months it fetched and carry the others forward.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Partitioning {
     None,
-    /// Partition value `YYYY-MM` of the UTC event date.
-    Month,
+    /// Partition value `YYYY-MM` of the UTC event date in this epoch-ms column.
+    Month {
+        column: &'static str,
+    },
 }
 
+/// Everything the lake, ingest and serve know about one scheduled dataset, declared once beside
+/// its group's Arrow schema (`conflict.rs`) and listed once in [`DatasetId::ALL`].
+#[derive(Debug)]
+pub struct DatasetDescriptor {
+    /// The id string commits key the dataset by (`armed-events`).
+    pub id: &'static str,
+    /// SQL-safe table name (fixed by us, never derived from input).
+    pub table: &'static str,
+    /// The API group whose operations read it.
+    pub group: &'static str,
+    /// Upstream provider and the license `get_sources` reports (SUPPLEMENT 1.16).
+    pub provider: &'static str,
+    pub license: &'static str,
+    /// Default refresh cadence; also defines `fresh` vs `stale` (2 × cadence).
+    pub cadence: Duration,
+    /// Six-field cron expression (seconds first) for the scheduler, UTC.
+    pub cron: &'static str,
+    pub partitioning: Partitioning,
+    /// For event datasets served by position ranges: (group column, time column). Their sort key
+    /// is `group, time DESC, id`, so one group's rows in a time range are consecutive in API order.
+    pub position_key: Option<(&'static str, &'static str)>,
+    /// Column order the serving tables are sorted by, so range filters prune row groups.
+    pub sort_key: &'static str,
+    pub schema: fn() -> SchemaRef,
+    /// Ids of the operations that answer from it.
+    pub operations: &'static [&'static str],
+}
+
+/// A scheduled dataset: a handle on its descriptor, compared and ordered by id string.
+#[derive(Clone, Copy)]
+pub struct DatasetId(&'static DatasetDescriptor);
+
 #[derive(Debug, thiserror::Error)]
-#[error("unknown dataset `{0}` (known: armed-events, violence-events, humanitarian, iran-events)")]
+#[error("unknown dataset `{0}` (known: {known})", known = DatasetId::ALL.map(|d| d.as_str()).join(", "))]
 pub struct UnknownDataset(pub String);
 
 impl DatasetId {
+    pub const ARMED_EVENTS: DatasetId = DatasetId(&conflict::ARMED_EVENTS);
+    pub const VIOLENCE_EVENTS: DatasetId = DatasetId(&conflict::VIOLENCE_EVENTS);
+    pub const HUMANITARIAN: DatasetId = DatasetId(&conflict::HUMANITARIAN);
+    pub const IRAN_EVENTS: DatasetId = DatasetId(&conflict::IRAN_EVENTS);
+
+    /// Every scheduled dataset this build knows: the one list.
     pub const ALL: [DatasetId; 4] =
-        [DatasetId::ArmedEvents, DatasetId::ViolenceEvents, DatasetId::Humanitarian, DatasetId::IranEvents];
+        [DatasetId::ARMED_EVENTS, DatasetId::VIOLENCE_EVENTS, DatasetId::HUMANITARIAN, DatasetId::IRAN_EVENTS];
+
+    pub fn descriptor(self) -> &'static DatasetDescriptor {
+        self.0
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            DatasetId::ArmedEvents => "armed-events",
-            DatasetId::ViolenceEvents => "violence-events",
-            DatasetId::Humanitarian => "humanitarian",
-            DatasetId::IranEvents => "iran-events",
-        }
+        self.0.id
     }
 
-    /// SQL-safe table name (fixed by us, never derived from input).
     pub fn table_name(self) -> &'static str {
-        match self {
-            DatasetId::ArmedEvents => "armed_events",
-            DatasetId::ViolenceEvents => "violence_events",
-            DatasetId::Humanitarian => "humanitarian",
-            DatasetId::IranEvents => "iran_events",
-        }
+        self.0.table
     }
 
-    /// Default refresh cadence (SUPPLEMENT 1.16). Also defines `fresh` vs `stale` (2 × cadence).
     pub fn cadence(self) -> Duration {
-        match self {
-            DatasetId::ArmedEvents => Duration::from_secs(60 * 60),
-            DatasetId::ViolenceEvents | DatasetId::Humanitarian => Duration::from_secs(6 * 60 * 60),
-            // "On file change": the scheduler checks the export file every 5 minutes.
-            DatasetId::IranEvents => Duration::from_secs(5 * 60),
-        }
+        self.0.cadence
     }
 
-    /// Six-field cron expression (seconds first) for the scheduler, UTC.
     pub fn cron(self) -> &'static str {
-        match self {
-            DatasetId::ArmedEvents => "0 7 * * * *",
-            DatasetId::ViolenceEvents => "0 17 */6 * * *",
-            DatasetId::Humanitarian => "0 27 */6 * * *",
-            DatasetId::IranEvents => "0 */5 * * * *",
-        }
+        self.0.cron
     }
 
     pub fn partitioning(self) -> Partitioning {
-        match self {
-            DatasetId::ArmedEvents | DatasetId::ViolenceEvents => Partitioning::Month,
-            DatasetId::Humanitarian | DatasetId::IranEvents => Partitioning::None,
-        }
+        self.0.partitioning
     }
 
     pub fn schema(self) -> SchemaRef {
-        match self {
-            DatasetId::ArmedEvents => conflict::armed_events_schema(),
-            DatasetId::ViolenceEvents => conflict::violence_events_schema(),
-            DatasetId::Humanitarian => conflict::humanitarian_schema(),
-            DatasetId::IranEvents => conflict::iran_events_schema(),
-        }
+        (self.0.schema)()
     }
 
     /// Fingerprint of [`Self::schema`], recorded per file in every commit.
@@ -94,31 +98,48 @@ impl DatasetId {
 
     /// Epoch-ms column whose UTC month is the partition value (month-partitioned datasets).
     pub fn partition_column(self) -> Option<&'static str> {
-        match self {
-            DatasetId::ArmedEvents => Some("occurred_at_ms"),
-            DatasetId::ViolenceEvents => Some("date_start_ms"),
-            DatasetId::Humanitarian | DatasetId::IranEvents => None,
+        match self.0.partitioning {
+            Partitioning::Month { column } => Some(column),
+            Partitioning::None => None,
         }
     }
 
-    /// Event datasets served by position ranges: (group column, time column). Their sort key is
-    /// `group, time DESC, id`, so one group's rows in a time range are consecutive in API order.
     pub fn position_key(self) -> Option<(&'static str, &'static str)> {
-        match self {
-            DatasetId::ArmedEvents => Some(("country_iso2", "occurred_at_ms")),
-            DatasetId::ViolenceEvents => Some(("country_iso2", "date_start_ms")),
-            DatasetId::Humanitarian | DatasetId::IranEvents => None,
-        }
+        self.0.position_key
     }
 
-    /// Column order the serving tables are sorted by, so range filters prune row groups.
     pub fn sort_key(self) -> &'static str {
-        match self {
-            DatasetId::ArmedEvents => "country_iso2, occurred_at_ms DESC, id",
-            DatasetId::ViolenceEvents => "country_iso2, date_start_ms DESC, id",
-            DatasetId::Humanitarian => "country_code",
-            DatasetId::IranEvents => "timestamp_ms DESC, id",
-        }
+        self.0.sort_key
+    }
+}
+
+impl PartialEq for DatasetId {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+impl Eq for DatasetId {}
+
+impl std::hash::Hash for DatasetId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.id.hash(state)
+    }
+}
+
+impl PartialOrd for DatasetId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for DatasetId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.id.cmp(other.0.id)
+    }
+}
+
+impl fmt::Debug for DatasetId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "DatasetId({})", self.0.id)
     }
 }
 

@@ -13,4 +13,4 @@ pub mod partition;
 pub mod sql;
 
 pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness};
-pub use dataset::{DatasetId, Partitioning};
+pub use dataset::{DatasetDescriptor, DatasetId, Partitioning};

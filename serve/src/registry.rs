@@ -191,6 +191,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn every_operation_a_dataset_lists_declares_that_dataset() {
+        for dataset in sitrep_schemas::DatasetId::ALL {
+            for id in dataset.descriptor().operations {
+                let op = by_id(id).unwrap_or_else(|| panic!("{dataset} lists undeclared operation {id}"));
+                assert!(op.datasets.contains(&dataset.as_str()), "{id} does not read {dataset}");
+            }
+        }
+    }
+
+    #[test]
     fn declarations_are_consistent() {
         let mut paths = HashSet::new();
         let mut ids = HashSet::new();
@@ -209,7 +219,8 @@ mod tests {
                 assert_eq!(tool.name, op.segment().replace('-', "_"), "{}", op.id);
             }
             for d in op.datasets {
-                assert!(d.parse::<sitrep_schemas::DatasetId>().is_ok(), "{}: unknown dataset {d}", op.id);
+                let dataset = d.parse::<sitrep_schemas::DatasetId>().unwrap_or_else(|e| panic!("{}: {e}", op.id));
+                assert!(dataset.descriptor().operations.contains(&op.id), "{d} does not list {}", op.id);
             }
             assert!(op.method == Method::Get || op.params.is_empty(), "POST parameters are in the body");
             assert_eq!(op.body.is_some(), op.method == Method::Post, "{}: POSTs declare their body", op.id);

@@ -57,7 +57,7 @@ const CHUNK_PAGES: usize = 20;
 async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
     let run_id = format!("01BENCH{n:019}");
     let mut gen = AcledGenerator::new(n, 42, as_of, 90);
-    let mut writer = DatasetWriter::new(lake, &run_id, DatasetId::ArmedEvents, as_of, 0);
+    let mut writer = DatasetWriter::new(lake, &run_id, DatasetId::ARMED_EVENTS, as_of, 0);
     let mut busy = StdDuration::ZERO;
     loop {
         let chunk: Vec<Vec<u8>> = std::iter::from_fn(|| gen.next_page(PAGE_EVENTS)).take(CHUNK_PAGES).collect();
@@ -80,7 +80,7 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
         run_id,
         operation: "bench".into(),
         outcomes: vec![Outcome::Fetched {
-            dataset: DatasetId::ArmedEvents,
+            dataset: DatasetId::ARMED_EVENTS,
             scope: Scope::Months(months.collect()),
             files,
             fetched_at: as_of,
@@ -106,7 +106,7 @@ struct InProcess {
 /// The query + render path, then the cached answer path, on the served generation.
 async fn in_process(app: &TestApp) -> InProcess {
     let generation = app.snapshots.current().expect("generation");
-    let db = generation.dataset(DatasetId::ArmedEvents).expect("armed-events").clone();
+    let db = generation.dataset(DatasetId::ARMED_EVENTS).expect("armed-events").clone();
     let to = db.as_of().expect("as of").timestamp_millis().div_euclid(DAY_MS) * DAY_MS;
     let positions = db.positions("UA", to - 30 * DAY_MS, to);
     let filter = move || queries::EventFilter {

@@ -51,7 +51,7 @@ async fn concurrent_readers_never_see_torn_answers_while_generations_with_new_co
         .collect();
     let runner = changing_runner(app.lake.clone(), NORMAL).await;
     for _ in 0..4 {
-        runner.run(&[DatasetId::ArmedEvents, DatasetId::Humanitarian]).await.unwrap();
+        runner.run(&[DatasetId::ARMED_EVENTS, DatasetId::HUMANITARIAN]).await.unwrap();
         app.snapshots.refresh().await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(30)).await;
     }
@@ -72,7 +72,7 @@ async fn a_cursor_keeps_paging_its_dataset_version_after_a_new_generation() {
     let first: serde_json::Value = r.json().await.unwrap();
     let cursor = first["pagination"]["nextCursor"].as_str().unwrap().to_string();
 
-    changing_runner(app.lake.clone(), NORMAL).await.run(&[DatasetId::ArmedEvents]).await.unwrap();
+    changing_runner(app.lake.clone(), NORMAL).await.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     app.snapshots.refresh().await.unwrap();
     let fresh = app.get("/api/conflict/v1/list-armed-events?start=0&page_size=100").send().await.unwrap();
     assert_eq!(fresh.headers()["x-snapshot-generation"], "2");
@@ -104,7 +104,7 @@ async fn cursor_then_new_versions(app: &TestApp, versions: usize) -> String {
     let cursor = first["pagination"]["nextCursor"].as_str().unwrap().to_string();
     let runner = changing_runner(app.lake.clone(), NORMAL).await;
     for _ in 0..versions {
-        runner.run(&[DatasetId::ArmedEvents]).await.unwrap();
+        runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     }
     app.snapshots.refresh().await.unwrap();
     cursor
@@ -172,7 +172,7 @@ async fn a_restart_reattaches_the_serving_databases_instead_of_rebuilding() {
     let generation = restarted.refresh().await.unwrap().unwrap();
     assert_eq!(generation.datasets.len(), first.datasets.len());
     assert!(generation.datasets.values().all(|db| db.reopened), "re-attached from the cache");
-    let db = generation.dataset(DatasetId::ArmedEvents).unwrap();
+    let db = generation.dataset(DatasetId::ARMED_EVENTS).unwrap();
     assert_eq!(
         db.query(|c| c.query_row("SELECT count(*) FROM armed_events", [], |r| r.get::<_, i64>(0))).await.unwrap(),
         444

@@ -274,7 +274,7 @@ async fn positioned_pages_equal_sorted_pages() {
     let generation = app.snapshots.current().unwrap();
     const DAY: i64 = 86_400_000;
     let mut compared = 0;
-    for dataset in [DatasetId::ArmedEvents, DatasetId::ViolenceEvents] {
+    for dataset in [DatasetId::ARMED_EVENTS, DatasetId::VIOLENCE_EVENTS] {
         let db = generation.dataset(dataset).unwrap().clone();
         let to = db.as_of().unwrap().timestamp_millis();
         let countries: Vec<String> = ["UA", "SD", "YE", "SY", "MM", "CD", "PS", "XX"].map(String::from).to_vec();
@@ -295,10 +295,13 @@ async fn positioned_pages_equal_sorted_pages() {
                     let ids = |dataset| {
                         let db = db.clone();
                         move |f: EventFilter| async move {
-                            db.query(move |c| match dataset {
-                                DatasetId::ArmedEvents => armed_events(c, &f)
-                                    .map(|(e, t)| (e.into_iter().map(|e| e.id).collect::<Vec<_>>(), t)),
-                                _ => violence_events(c, &f).map(|(e, t)| (e.into_iter().map(|e| e.id).collect(), t)),
+                            db.query(move |c| {
+                                if dataset == DatasetId::ARMED_EVENTS {
+                                    armed_events(c, &f)
+                                        .map(|(e, t)| (e.into_iter().map(|e| e.id).collect::<Vec<_>>(), t))
+                                } else {
+                                    violence_events(c, &f).map(|(e, t)| (e.into_iter().map(|e| e.id).collect(), t))
+                                }
                             })
                             .await
                             .unwrap()

@@ -20,13 +20,13 @@ async fn normal_scenarios_fill_every_dataset() {
     let lake = seeded().await;
     let c = lake.latest_commit().await.unwrap();
     let rows = |d: DatasetId| c.dataset(d).unwrap().freshness.rows;
-    assert_eq!(rows(DatasetId::ArmedEvents), 444);
-    assert_eq!(rows(DatasetId::Humanitarian), 35);
-    assert_eq!(rows(DatasetId::IranEvents), 42);
-    let v = c.dataset(DatasetId::ViolenceEvents).unwrap();
+    assert_eq!(rows(DatasetId::ARMED_EVENTS), 444);
+    assert_eq!(rows(DatasetId::HUMANITARIAN), 35);
+    assert_eq!(rows(DatasetId::IRAN_EVENTS), 42);
+    let v = c.dataset(DatasetId::VIOLENCE_EVENTS).unwrap();
     assert!(v.freshness.rows > 0 && v.freshness.rows <= 2000);
     assert_eq!(v.freshness.upstream_version.as_deref(), Some("26.1+26.0.10"));
-    let armed = c.dataset(DatasetId::ArmedEvents).unwrap();
+    let armed = c.dataset(DatasetId::ARMED_EVENTS).unwrap();
     let parts: Vec<&str> = armed.files.iter().filter_map(|f| f.partition.as_deref()).collect();
     assert_eq!(parts, ["2026-08", "2026-09", "2026-10", "2026-11"]);
     assert_eq!(armed.freshness.as_of.unwrap().to_rfc3339(), "2026-11-20T06:00:00+00:00");
@@ -40,7 +40,7 @@ async fn acled_pages_until_a_short_page() {
         100,
         20_000,
     )));
-    let report = runner.run(&[DatasetId::ArmedEvents]).await.unwrap();
+    let report = runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     assert!(report.datasets[0].ok, "{:?}", report.datasets[0].error);
     assert_eq!(report.datasets[0].rows, 237);
 }
@@ -48,16 +48,16 @@ async fn acled_pages_until_a_short_page() {
 #[tokio::test]
 async fn bad_upstream_answers_keep_the_last_good_version() {
     for (upstream, scenario, dataset) in [
-        ("acled", "error-false", DatasetId::ArmedEvents),
-        ("acled", "truncated", DatasetId::ArmedEvents),
-        ("acled", "html", DatasetId::ArmedEvents),
-        ("acled", "rate-limited", DatasetId::ArmedEvents),
-        ("acled", "server-error", DatasetId::ArmedEvents),
-        ("ucdp", "server-error", DatasetId::ViolenceEvents),
-        ("ucdp", "truncated", DatasetId::ViolenceEvents),
-        ("ucdp", "html", DatasetId::ViolenceEvents),
-        ("ucdp", "rate-limited", DatasetId::ViolenceEvents),
-        ("hdx", "truncated", DatasetId::Humanitarian),
+        ("acled", "error-false", DatasetId::ARMED_EVENTS),
+        ("acled", "truncated", DatasetId::ARMED_EVENTS),
+        ("acled", "html", DatasetId::ARMED_EVENTS),
+        ("acled", "rate-limited", DatasetId::ARMED_EVENTS),
+        ("acled", "server-error", DatasetId::ARMED_EVENTS),
+        ("ucdp", "server-error", DatasetId::VIOLENCE_EVENTS),
+        ("ucdp", "truncated", DatasetId::VIOLENCE_EVENTS),
+        ("ucdp", "html", DatasetId::VIOLENCE_EVENTS),
+        ("ucdp", "rate-limited", DatasetId::VIOLENCE_EVENTS),
+        ("hdx", "truncated", DatasetId::HUMANITARIAN),
     ] {
         let lake = seeded().await;
         let before = lake.latest_commit().await.unwrap();
@@ -77,13 +77,13 @@ async fn legitimately_empty_answers_publish_empty_versions_and_hdx_falls_back_to
     let lake = seeded().await;
     let report = replay_runner(lake.clone(), &[("ucdp", "empty"), ("hdx", "fallback")])
         .await
-        .run(&[DatasetId::ViolenceEvents, DatasetId::Humanitarian])
+        .run(&[DatasetId::VIOLENCE_EVENTS, DatasetId::HUMANITARIAN])
         .await
         .unwrap();
     assert!(report.datasets.iter().all(|d| d.ok), "{:?}", report.datasets);
     let c = lake.latest_commit().await.unwrap();
-    assert_eq!(c.dataset(DatasetId::ViolenceEvents).unwrap().freshness.rows, 0);
-    let h = c.dataset(DatasetId::Humanitarian).unwrap();
+    assert_eq!(c.dataset(DatasetId::VIOLENCE_EVENTS).unwrap().freshness.rows, 0);
+    let h = c.dataset(DatasetId::HUMANITARIAN).unwrap();
     assert_eq!(h.freshness.upstream_version.as_deref(), Some("ckan-csv"));
     assert_eq!(h.freshness.rows, 12);
 }
@@ -96,10 +96,17 @@ async fn missing_credentials_are_reported_not_faked() {
     let report = sitrep_ingest::runner::Runner::new(lake.clone(), env).run(&DatasetId::ALL).await.unwrap();
     assert!(report.datasets.iter().all(|d| !d.ok));
     let c = lake.latest_commit().await.unwrap();
-    let armed = c.dataset(DatasetId::ArmedEvents).unwrap();
+    let armed = c.dataset(DatasetId::ARMED_EVENTS).unwrap();
     assert_eq!(armed.freshness.status, DatasetStatus::Unavailable);
     assert!(armed.freshness.last_error.as_deref().unwrap().starts_with("missing_credentials"));
-    assert!(c.dataset(DatasetId::IranEvents).unwrap().freshness.last_error.as_deref().unwrap().starts_with("disabled"));
+    assert!(c
+        .dataset(DatasetId::IRAN_EVENTS)
+        .unwrap()
+        .freshness
+        .last_error
+        .as_deref()
+        .unwrap()
+        .starts_with("disabled"));
 }
 
 #[tokio::test]
@@ -110,17 +117,17 @@ async fn backfill_adds_months_in_one_commit_and_keeps_as_of() {
     let mut seen = Vec::new();
     let from = YearMonth::parse("2026-05").unwrap();
     let to = YearMonth::parse("2026-07").unwrap();
-    let commit = backfill(&runner, DatasetId::ArmedEvents, from, to, |m, _| seen.push(m.to_string())).await.unwrap();
+    let commit = backfill(&runner, DatasetId::ARMED_EVENTS, from, to, |m, _| seen.push(m.to_string())).await.unwrap();
     assert_eq!(seen, ["2026-05", "2026-06", "2026-07"]);
     assert_eq!(commit.generation, before.generation + 1);
-    let a = commit.dataset(DatasetId::ArmedEvents).unwrap();
+    let a = commit.dataset(DatasetId::ARMED_EVENTS).unwrap();
     assert_eq!(a.freshness.rows, 444 + 61 + 64 + 68);
-    assert_eq!(a.freshness.as_of, before.dataset(DatasetId::ArmedEvents).unwrap().freshness.as_of);
+    assert_eq!(a.freshness.as_of, before.dataset(DatasetId::ARMED_EVENTS).unwrap().freshness.as_of);
     assert_eq!(a.files.len(), 7);
     // Other datasets are carried forward untouched.
-    assert_eq!(commit.dataset(DatasetId::Humanitarian), before.dataset(DatasetId::Humanitarian));
+    assert_eq!(commit.dataset(DatasetId::HUMANITARIAN), before.dataset(DatasetId::HUMANITARIAN));
     // Datasets without date windows refuse backfill clearly.
-    let err = backfill(&runner, DatasetId::Humanitarian, from, to, |_, _| {}).await.unwrap_err();
+    let err = backfill(&runner, DatasetId::HUMANITARIAN, from, to, |_, _| {}).await.unwrap_err();
     assert!(err.to_string().contains("does not support backfill"));
 }
 
@@ -162,6 +169,6 @@ async fn an_unchanged_fetch_publishes_no_new_version_and_keeps_cursors_and_etags
     assert_eq!(status, 200, "{next}");
     // A changed upstream answer is a new version again.
     let changed =
-        replay_runner(lake.clone(), &[("acled", "empty")]).await.run(&[DatasetId::ArmedEvents]).await.unwrap();
-    assert_eq!(changed.commit.dataset(DatasetId::ArmedEvents).unwrap().version, Some(3));
+        replay_runner(lake.clone(), &[("acled", "empty")]).await.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
+    assert_eq!(changed.commit.dataset(DatasetId::ARMED_EVENTS).unwrap().version, Some(3));
 }

@@ -87,7 +87,7 @@ mod sha2_shim {
 /// Holds every pooled connection of the humanitarian dataset for `for_ms`, so a request that
 /// needs it waits: the window in which a second request with the same key really is concurrent.
 fn occupy_humanitarian_pool(app: &TestApp, for_ms: u64) -> Vec<tokio::task::JoinHandle<()>> {
-    let db = app.snapshots.current().unwrap().dataset(sitrep_schemas::DatasetId::Humanitarian).unwrap().clone();
+    let db = app.snapshots.current().unwrap().dataset(sitrep_schemas::DatasetId::HUMANITARIAN).unwrap().clone();
     (0..db.idle_connections())
         .map(|_| {
             let db = db.clone();

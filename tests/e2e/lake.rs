@@ -52,14 +52,15 @@ async fn crash_between_data_and_commit_leaves_the_last_generation_and_rerun_succ
     let before = lake.latest_commit().await.unwrap();
     // A run that wrote its Parquet and died before committing.
     let ctx_batch = {
-        let fetched = sitrep_pipelines::registry::source_for(DatasetId::Humanitarian)
+        let fetched = sitrep_pipelines::registry::source_for(DatasetId::HUMANITARIAN)
+            .unwrap()
             .fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled)
             .await
             .unwrap();
         fetched.batch
     };
     let mut n = 0;
-    write_dataset(&lake, "01CRASHEDRUN0000000000000", DatasetId::Humanitarian, &ctx_batch, Utc::now(), &mut n)
+    write_dataset(&lake, "01CRASHEDRUN0000000000000", DatasetId::HUMANITARIAN, &ctx_batch, Utc::now(), &mut n)
         .await
         .unwrap();
     assert_eq!(lake.latest_commit().await.unwrap(), before, "orphan files change nothing");
@@ -125,14 +126,15 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
             "data/bad/humanitarian/part-00000.parquet",
             1,
             garbage.len() as u64,
-            DatasetId::Humanitarian,
+            DatasetId::HUMANITARIAN,
         ))
         .await;
     assert!(err.unwrap_err().to_string().contains("refused before commit"));
 
     // A valid Parquet of another dataset's schema.
     let runner = replay_runner(Lake::in_memory(), NORMAL).await;
-    let iran = sitrep_pipelines::registry::source_for(DatasetId::IranEvents)
+    let iran = sitrep_pipelines::registry::source_for(DatasetId::IRAN_EVENTS)
+        .unwrap()
         .fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled)
         .await
         .unwrap()
@@ -144,7 +146,7 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
             "data/bad/humanitarian/part-00001.parquet",
             iran.num_rows() as u64,
             bytes.len() as u64,
-            DatasetId::Humanitarian,
+            DatasetId::HUMANITARIAN,
         ))
         .await;
     assert!(err.unwrap_err().to_string().contains("schema does not match"));
@@ -154,7 +156,7 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
             "data/bad/humanitarian/part-00001.parquet",
             1,
             bytes.len() as u64,
-            DatasetId::Humanitarian,
+            DatasetId::HUMANITARIAN,
         ))
         .await;
     assert!(err.unwrap_err().to_string().contains("rows"));
@@ -168,7 +170,7 @@ async fn views_and_rollback() {
     let dir = tempfile::tempdir().unwrap();
     let lake = Lake::open(dir.path().to_str().unwrap()).unwrap();
     replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
-    changing_runner(lake.clone(), NORMAL).await.run(&[DatasetId::Humanitarian]).await.unwrap();
+    changing_runner(lake.clone(), NORMAL).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
     let c2 = lake.latest_commit().await.unwrap();
     let sql = sitrep_ingest::lake::views_sql(&lake, &c2);
     assert_eq!(sql.matches("CREATE OR REPLACE VIEW").count(), 4);
@@ -246,7 +248,7 @@ async fn a_dataset_unknown_to_this_build_is_served_around_and_carried_forward_in
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["x-snapshot-generation"], "2");
     // The next publish carries it forward untouched, unknown field included.
-    replay_runner(lake.clone(), NORMAL).await.run(&[DatasetId::Humanitarian]).await.unwrap();
+    replay_runner(lake.clone(), NORMAL).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
     let third: serde_json::Value =
         serde_json::from_slice(&lake.get_bytes(&sitrep_schemas::Commit::key(3)).await.unwrap()).unwrap();
     assert_eq!(third["datasets"]["future-dataset"], future);
@@ -257,7 +259,7 @@ async fn a_dataset_unknown_to_this_build_is_served_around_and_carried_forward_in
 async fn racing_publishers_of_real_data_each_land_whole() {
     let lake = Lake::in_memory();
     let runner = replay_runner(lake.clone(), NORMAL).await;
-    let source = runner.source(DatasetId::Humanitarian).unwrap().clone();
+    let source = runner.source(DatasetId::HUMANITARIAN).unwrap().clone();
     let batch = source.fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled).await.unwrap().batch;
     assert!(batch.num_rows() > 8);
     // Eight publishers race, each with different real rows of the same dataset.
@@ -268,12 +270,12 @@ async fn racing_publishers_of_real_data_each_land_whole() {
                 let run = format!("RACE{i}");
                 let mut part = 0;
                 let files =
-                    write_dataset(&lake, &run, DatasetId::Humanitarian, &slice, Utc::now(), &mut part).await.unwrap();
+                    write_dataset(&lake, &run, DatasetId::HUMANITARIAN, &slice, Utc::now(), &mut part).await.unwrap();
                 let staged = Staged {
                     run_id: run.clone(),
                     operation: "race".into(),
                     outcomes: vec![Outcome::Fetched {
-                        dataset: DatasetId::Humanitarian,
+                        dataset: DatasetId::HUMANITARIAN,
                         files: files.clone(),
                         scope: Scope::All,
                         fetched_at: Utc::now(),
@@ -294,7 +296,7 @@ async fn racing_publishers_of_real_data_each_land_whole() {
     for (run, files, g) in &results {
         let c = lake.read_commit(*g).await.unwrap().unwrap();
         assert_eq!(&c.run_id, run);
-        let entry = c.dataset(DatasetId::Humanitarian).unwrap();
+        let entry = c.dataset(DatasetId::HUMANITARIAN).unwrap();
         assert_eq!(&entry.files, files, "generation {g} is exactly its publisher's data");
         assert_eq!(entry.version, Some(*g));
         assert_eq!(entry.freshness.rows, files.iter().map(|f| f.rows).sum::<u64>());

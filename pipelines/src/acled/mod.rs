@@ -83,7 +83,7 @@ impl AcledSource {
 #[async_trait::async_trait]
 impl Source for AcledSource {
     fn dataset(&self) -> DatasetId {
-        DatasetId::ArmedEvents
+        DatasetId::ARMED_EVENTS
     }
 
     fn supports_backfill(&self) -> bool {

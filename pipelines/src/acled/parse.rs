@@ -116,7 +116,7 @@ pub fn normalise<'r, 'a: 'r>(
         source.append_value(r.source.as_str());
     }
     batch(
-        DatasetId::ArmedEvents,
+        DatasetId::ARMED_EVENTS,
         vec![
             finish(id),
             finish(et),

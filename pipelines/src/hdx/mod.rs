@@ -79,7 +79,7 @@ impl HdxSource {
 #[async_trait::async_trait]
 impl Source for HdxSource {
     fn dataset(&self) -> DatasetId {
-        DatasetId::Humanitarian
+        DatasetId::HUMANITARIAN
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {

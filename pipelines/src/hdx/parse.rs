@@ -120,7 +120,7 @@ pub fn summarise(rows: &[ConflictRow], updated_at_ms: i64) -> Result<arrow::reco
         updated.append_value(updated_at_ms);
     }
     batch(
-        DatasetId::Humanitarian,
+        DatasetId::HUMANITARIAN,
         vec![
             finish(cc),
             finish(name),

@@ -107,7 +107,7 @@ pub fn normalise(export: &Export) -> Result<arrow::record_batch::RecordBatch, So
         sev.append_value(severity(&item.title));
     }
     batch(
-        DatasetId::IranEvents,
+        DatasetId::IRAN_EVENTS,
         vec![
             finish(id),
             finish(title),
@@ -125,7 +125,7 @@ pub fn normalise(export: &Export) -> Result<arrow::record_batch::RecordBatch, So
 #[async_trait::async_trait]
 impl Source for IranSource {
     fn dataset(&self) -> DatasetId {
-        DatasetId::IranEvents
+        DatasetId::IRAN_EVENTS
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {

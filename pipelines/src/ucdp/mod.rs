@@ -158,7 +158,7 @@ impl UcdpSource {
 #[async_trait::async_trait]
 impl Source for UcdpSource {
     fn dataset(&self) -> DatasetId {
-        DatasetId::ViolenceEvents
+        DatasetId::VIOLENCE_EVENTS
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {

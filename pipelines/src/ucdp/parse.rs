@@ -149,7 +149,7 @@ pub fn merge(
         rel.append_value(c.release);
     }
     batch(
-        DatasetId::ViolenceEvents,
+        DatasetId::VIOLENCE_EVENTS,
         vec![
             finish(id),
             finish(ds),

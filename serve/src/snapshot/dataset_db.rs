@@ -322,7 +322,7 @@ mod tests {
         let opts =
             BuildOptions { db_dir: &dir.join("db"), allowed_dir: dir, memory_limit: "64MB", threads: 1, pool_size: 4 };
         let freshness = Freshness::never(None);
-        DatasetDb::load(DatasetId::Humanitarian, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
+        DatasetDb::load(DatasetId::HUMANITARIAN, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -58,7 +58,7 @@ fn event_filter(db: &DatasetDb, f: &EventFilters, (from_ms, to_ms): (i64, i64), 
 
 static ARMED_EVENTS: PagedList<EventFilters, ArmedConflictEvent, ListArmedEventsResponse> = PagedList {
     op: "list-armed-events",
-    dataset: DatasetId::ArmedEvents,
+    dataset: DatasetId::ARMED_EVENTS,
     params: params::ARMED_EVENTS,
     // Default window: from 00:00 UTC of (as-of date − 30 days) to the as-of time (SUPPLEMENT 1.3).
     bounds: |f, as_of| Bounds {
@@ -71,7 +71,7 @@ static ARMED_EVENTS: PagedList<EventFilters, ArmedConflictEvent, ListArmedEvents
 
 static VIOLENCE_EVENTS: PagedList<EventFilters, UcdpViolenceEvent, ListViolenceEventsResponse> = PagedList {
     op: "list-violence-events",
-    dataset: DatasetId::ViolenceEvents,
+    dataset: DatasetId::VIOLENCE_EVENTS,
     params: params::VIOLENCE_EVENTS,
     // UCDP matches dateStart in milliseconds; no lower bound by default.
     bounds: |f, as_of| Bounds { start: f.start.unwrap_or(0), end: f.end.unwrap_or(as_of) },
@@ -108,7 +108,7 @@ impl ConflictApi {
         if let Err(e) = check_jmespath_length::<GetHumanitarianSummaryResponse>(jmespath) {
             return e.into();
         }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::Humanitarian);
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::HUMANITARIAN);
         let canonical = Canonical::new(vec![("country_code", code.clone())]);
         let key = db.as_ref().map(|d| canonical.cache_key("get-humanitarian-summary", d.version, "", jmespath));
         dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
@@ -129,7 +129,7 @@ impl ConflictApi {
         if let Err(e) = check_jmespath_length::<ListIranEventsResponse>(jmespath) {
             return e.into();
         }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::IranEvents);
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::IRAN_EVENTS);
         let (provenance, db) = if self.state.settings.iran_events_enabled {
             (provenance, db)
         } else {
@@ -188,7 +188,7 @@ impl ConflictApi {
         codes.sort();
         codes.dedup();
         codes.truncate(25);
-        let db = self.state.snapshots.current().and_then(|g| g.dataset(DatasetId::Humanitarian).cloned());
+        let db = self.state.snapshots.current().and_then(|g| g.dataset(DatasetId::HUMANITARIAN).cloned());
         let all = match db {
             Some(db) => match db.query(queries::humanitarian_all).await {
                 Ok(rows) => rows,
