@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use arrow::{
     array::{AsArray, RecordBatch, UInt32Array},
     compute::take_record_batch,
-    datatypes::Int64Type,
+    datatypes::TimestampMillisecondType,
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -58,7 +58,7 @@ pub fn split_by_month(
     let ms = batch
         .column_by_name(col)
         .ok_or_else(|| IngestError::Validation(format!("{dataset}: missing partition column {col}")))?
-        .as_primitive::<Int64Type>();
+        .as_primitive::<TimestampMillisecondType>();
     let mut groups: BTreeMap<YearMonth, Vec<u32>> = BTreeMap::new();
     for (i, v) in ms.values().iter().enumerate() {
         groups.entry(YearMonth::of_ms(*v)).or_default().push(i as u32);
@@ -258,7 +258,7 @@ mod tests {
             let mut rows = 0;
             for batch in ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap().build().unwrap() {
                 let batch = batch.unwrap();
-                let ms = batch.column_by_name("occurred_at_ms").unwrap().as_primitive::<Int64Type>();
+                let ms = batch.column_by_name("occurred_at").unwrap().as_primitive::<TimestampMillisecondType>();
                 for v in ms.values() {
                     assert_eq!(Some(YearMonth::of_ms(*v).to_string()), f.partition, "{}", f.path);
                 }

@@ -1,7 +1,10 @@
 //! Small helpers for building record batches against a lake schema.
 
 use arrow::{
-    array::{ArrayRef, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder},
+    array::{
+        ArrayRef, Date32Builder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder,
+        TimestampMillisecondBuilder,
+    },
     record_batch::RecordBatch,
 };
 use sitrep_schemas::{conflict::list_item, DatasetId};
@@ -20,6 +23,14 @@ pub fn f64s(cap: usize) -> Float64Builder {
 }
 pub fn i64s(cap: usize) -> Int64Builder {
     Int64Builder::with_capacity(cap)
+}
+/// Instants as epoch milliseconds, typed `TIMESTAMP(MILLIS, UTC)` like the lake schemas.
+pub fn instants(cap: usize) -> TimestampMillisecondBuilder {
+    TimestampMillisecondBuilder::with_capacity(cap).with_timezone("UTC")
+}
+/// Calendar dates as days since 1970-01-01 (`DATE`).
+pub fn dates(cap: usize) -> Date32Builder {
+    Date32Builder::with_capacity(cap)
 }
 pub fn i32s(cap: usize) -> Int32Builder {
     Int32Builder::with_capacity(cap)

@@ -1,16 +1,28 @@
-//! The Conflict datasets: their descriptors and Arrow schemas. Column names are snake_case with units in the name
-//! (`_ms` = epoch milliseconds UTC) so analysts reading the Parquet need no codebook.
+//! The Conflict datasets: their descriptors and Arrow schemas. Column names are snake_case;
+//! instants are Parquet `TIMESTAMP(MILLIS, UTC)` and calendar dates `DATE`, so analysts' tools
+//! (DuckDB, Polars, PyArrow) read them as times with no codebook.
 
-use std::sync::{Arc, OnceLock};
+use std::{
+    sync::{Arc, OnceLock},
+    time::Duration,
+};
 
-use std::time::Duration;
-
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::dataset::{DatasetDescriptor, Partitioning};
 
 fn utf8(name: &str) -> Field {
     Field::new(name, DataType::Utf8, false)
+}
+
+/// An instant: Parquet `TIMESTAMP(MILLIS, UTC)`, read as a time by DuckDB, Polars and PyArrow.
+fn instant(name: &str, nullable: bool) -> Field {
+    Field::new(name, DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), nullable)
+}
+
+/// A calendar date: Parquet `DATE`.
+fn date(name: &str) -> Field {
+    Field::new(name, DataType::Date32, false)
 }
 
 fn cached(cell: &'static OnceLock<SchemaRef>, build: fn() -> Schema) -> SchemaRef {
@@ -22,7 +34,7 @@ pub fn list_item() -> Arc<Field> {
     Arc::new(Field::new("item", DataType::Utf8, false))
 }
 
-/// ACLED events. One row per event; `occurred_at_ms` = UTC midnight of the event date.
+/// ACLED events. One row per event; `occurred_at` = UTC midnight of the event date.
 pub fn armed_events_schema() -> SchemaRef {
     static S: OnceLock<SchemaRef> = OnceLock::new();
     cached(&S, || {
@@ -35,7 +47,7 @@ pub fn armed_events_schema() -> SchemaRef {
             utf8("admin1"),
             Field::new("latitude", DataType::Float64, false),
             Field::new("longitude", DataType::Float64, false),
-            Field::new("occurred_at_ms", DataType::Int64, false),
+            instant("occurred_at", false),
             Field::new("fatalities", DataType::Int32, false),
             Field::new("actors", DataType::List(list_item()), false),
             utf8("source"),
@@ -49,8 +61,9 @@ pub fn violence_events_schema() -> SchemaRef {
     cached(&S, || {
         Schema::new(vec![
             utf8("id"),
-            Field::new("date_start_ms", DataType::Int64, false),
-            Field::new("date_end_ms", DataType::Int64, false),
+            instant("date_start", false),
+            // Null when the upstream's end date is not a date.
+            instant("date_end", true),
             Field::new("latitude", DataType::Float64, false),
             Field::new("longitude", DataType::Float64, false),
             utf8("country"),
@@ -78,8 +91,9 @@ pub fn humanitarian_schema() -> SchemaRef {
             Field::new("conflict_political_violence_events", DataType::Int64, false),
             Field::new("conflict_fatalities", DataType::Int64, false),
             Field::new("conflict_demonstrations", DataType::Int64, false),
-            utf8("reference_period"),
-            Field::new("updated_at_ms", DataType::Int64, false),
+            // First day of the newest reference period.
+            date("reference_period"),
+            instant("updated_at", false),
         ])
     })
 }
@@ -96,7 +110,7 @@ pub fn iran_events_schema() -> SchemaRef {
             Field::new("latitude", DataType::Float64, false),
             Field::new("longitude", DataType::Float64, false),
             utf8("location_name"),
-            Field::new("timestamp_ms", DataType::Int64, false),
+            instant("published_at", false),
             utf8("severity"),
         ])
     })
@@ -121,9 +135,9 @@ pub static ARMED_EVENTS: DatasetDescriptor = DatasetDescriptor {
     license: "provider-terms",
     cadence: Duration::from_secs(60 * 60),
     cron: "0 7 * * * *",
-    partitioning: Partitioning::Month { column: "occurred_at_ms" },
-    position_key: Some(("country_iso2", "occurred_at_ms")),
-    sort_key: "country_iso2, occurred_at_ms DESC, id",
+    partitioning: Partitioning::Month { column: "occurred_at" },
+    position_key: Some(("country_iso2", "occurred_at")),
+    sort_key: "country_iso2, occurred_at DESC, id",
     schema: armed_events_schema,
     operations: &["ListArmedEvents"],
 };
@@ -137,9 +151,9 @@ pub static VIOLENCE_EVENTS: DatasetDescriptor = DatasetDescriptor {
     license: "CC-BY-4.0",
     cadence: Duration::from_secs(6 * 60 * 60),
     cron: "0 17 */6 * * *",
-    partitioning: Partitioning::Month { column: "date_start_ms" },
-    position_key: Some(("country_iso2", "date_start_ms")),
-    sort_key: "country_iso2, date_start_ms DESC, id",
+    partitioning: Partitioning::Month { column: "date_start" },
+    position_key: Some(("country_iso2", "date_start")),
+    sort_key: "country_iso2, date_start DESC, id",
     schema: violence_events_schema,
     operations: &["ListViolenceEvents"],
 };
@@ -171,7 +185,7 @@ pub static IRAN_EVENTS: DatasetDescriptor = DatasetDescriptor {
     cron: "0 */5 * * * *",
     partitioning: Partitioning::None,
     position_key: None,
-    sort_key: "timestamp_ms DESC, id",
+    sort_key: "published_at DESC, id",
     schema: iran_events_schema,
     operations: &["ListIranEvents"],
 };

@@ -11,7 +11,7 @@ use crate::conflict;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Partitioning {
     None,
-    /// Partition value `YYYY-MM` of the UTC event date in this epoch-ms column.
+    /// Partition value `YYYY-MM` of the UTC event date in this timestamp column.
     Month {
         column: &'static str,
     },
@@ -96,7 +96,7 @@ impl DatasetId {
         crate::fingerprint::schema_fingerprint(&self.schema())
     }
 
-    /// Epoch-ms column whose UTC month is the partition value (month-partitioned datasets).
+    /// Timestamp column whose UTC month is the partition value (month-partitioned datasets).
     pub fn partition_column(self) -> Option<&'static str> {
         match self.0.partitioning {
             Partitioning::Month { column } => Some(column),

@@ -12,8 +12,32 @@ pub fn duckdb_type(t: &DataType) -> String {
         DataType::Float64 => "DOUBLE".into(),
         DataType::Boolean => "BOOLEAN".into(),
         DataType::List(f) => format!("{}[]", duckdb_type(f.data_type())),
+        DataType::Timestamp(_, Some(_)) => "TIMESTAMPTZ".into(),
+        DataType::Timestamp(_, None) => "TIMESTAMP".into(),
+        DataType::Date32 => "DATE".into(),
         other => format!("{other:?}"),
     }
+}
+
+/// How the server stores a lake column: instants as epoch-ms `BIGINT` (0 when unknown) and dates
+/// as `YYYY-MM-DD` text — the API's wire forms — everything else as it is.
+fn serving(f: &arrow::datatypes::Field) -> (String, String) {
+    let name = f.name();
+    match f.data_type() {
+        DataType::Timestamp(..) => (format!("coalesce(epoch_ms({name}), 0) AS {name}"), "BIGINT".into()),
+        DataType::Date32 => (format!("coalesce(CAST({name} AS VARCHAR), '') AS {name}"), "VARCHAR".into()),
+        t => (name.to_string(), duckdb_type(t)),
+    }
+}
+
+/// The select list that turns a lake row into a serving row (see [`serving`]).
+pub fn serving_select(dataset: DatasetId) -> String {
+    dataset.schema().fields().iter().map(|f| serving(f).0).collect::<Vec<_>>().join(", ")
+}
+
+/// `name TYPE, …` of an empty serving table.
+pub fn serving_column_defs(dataset: DatasetId) -> String {
+    dataset.schema().fields().iter().map(|f| format!("{} {}", f.name(), serving(f).1)).collect::<Vec<_>>().join(", ")
 }
 
 /// `name TYPE, …` for `CREATE TABLE` of an empty dataset.

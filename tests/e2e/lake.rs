@@ -305,3 +305,32 @@ async fn racing_publishers_of_real_data_each_land_whole() {
         }
     }
 }
+
+#[tokio::test]
+async fn lake_instants_and_dates_carry_parquet_time_types_for_analysts() {
+    use parquet::{
+        arrow::arrow_reader::ParquetRecordBatchReaderBuilder,
+        basic::{LogicalType, TimeUnit},
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_tests::normal_lake(&dir).await;
+    let commit = lake.latest_commit().await.unwrap();
+    let logical = |dataset: DatasetId, column: &str| {
+        let lake = lake.clone();
+        let path = commit.dataset(dataset).unwrap().files[0].path.clone();
+        let column = column.to_string();
+        async move {
+            let bytes = lake.get_bytes(&path).await.unwrap();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+            let schema = reader.parquet_schema();
+            let i = (0..schema.num_columns()).find(|i| schema.column(*i).name() == column).unwrap();
+            schema.column(i).logical_type_ref().cloned()
+        }
+    };
+    let utc_millis = Some(LogicalType::Timestamp { is_adjusted_to_u_t_c: true, unit: TimeUnit::MILLIS });
+    assert_eq!(logical(DatasetId::ARMED_EVENTS, "occurred_at").await, utc_millis);
+    assert_eq!(logical(DatasetId::VIOLENCE_EVENTS, "date_start").await, utc_millis);
+    assert_eq!(logical(DatasetId::HUMANITARIAN, "updated_at").await, utc_millis);
+    assert_eq!(logical(DatasetId::HUMANITARIAN, "reference_period").await, Some(LogicalType::Date));
+    assert_eq!(logical(DatasetId::IRAN_EVENTS, "published_at").await, utc_millis);
+}

@@ -4,7 +4,7 @@ use serde::Deserialize;
 use sitrep_schemas::{countries, DatasetId};
 
 use crate::{
-    arrow_util::{batch, f64s, finish, i32s, i64s, string_lists, strings},
+    arrow_util::{batch, f64s, finish, i32s, instants, string_lists, strings},
     lenient::Lenient,
     time::date_prefix_ms,
     SourceError,
@@ -78,7 +78,7 @@ pub fn normalise<'r, 'a: 'r>(
     let (mut id, mut et, mut set, mut country, mut iso2, mut admin1) =
         (strings(cap), strings(cap), strings(cap), strings(cap), strings(cap), strings(cap));
     let (mut lat, mut lon, mut at, mut fat, mut actors, mut source) =
-        (f64s(cap), f64s(cap), i64s(cap), i32s(cap), string_lists(cap), strings(cap));
+        (f64s(cap), f64s(cap), instants(cap), i32s(cap), string_lists(cap), strings(cap));
     let mut seen = std::collections::HashSet::new();
     let mut id_buf = String::new();
     for r in rows {

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use sitrep_schemas::{countries, DatasetId};
 
 use crate::{
-    arrow_util::{batch, finish, i64s, strings},
+    arrow_util::{batch, dates, finish, i64s, instants, strings},
     lenient::Lenient,
     SourceError,
 };
@@ -73,12 +73,22 @@ struct Acc {
     demonstrations: i64,
 }
 
+/// `YYYY-MM-DD` as days since 1970-01-01 (Arrow `Date32`); `None` when it is not a date.
+fn days_since_epoch(date: &str) -> Option<i32> {
+    let d = chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").ok()?;
+    Some((d - chrono::NaiveDate::from_ymd_opt(1970, 1, 1)?).num_days() as i32)
+}
+
 /// Per country: keep only the newest reference_period_start, and within it the highest admin level
 /// present; sum events and fatalities by event type.
 pub fn summarise(rows: &[ConflictRow], updated_at_ms: i64) -> Result<arrow::record_batch::RecordBatch, SourceError> {
     let mut newest: BTreeMap<&str, (&str, i64)> = BTreeMap::new();
     for r in rows {
         let Some(code) = countries::alpha2_from_alpha3(&r.location_code) else { continue };
+        // A row without a reference period date cannot say which period is newest.
+        if days_since_epoch(&r.reference_period_start).is_none() {
+            continue;
+        }
         let key = (r.reference_period_start.as_str(), r.admin_level);
         newest.entry(code).and_modify(|k| *k = (*k).max(key)).or_insert(key);
     }
@@ -108,7 +118,7 @@ pub fn summarise(rows: &[ConflictRow], updated_at_ms: i64) -> Result<arrow::reco
     }
     let n = acc.len();
     let (mut cc, mut name, mut total, mut pv, mut fat, mut demo, mut period, mut updated) =
-        (strings(n), strings(n), i64s(n), i64s(n), i64s(n), i64s(n), strings(n), i64s(n));
+        (strings(n), strings(n), i64s(n), i64s(n), i64s(n), i64s(n), dates(n), instants(n));
     for (code, a) in &acc {
         cc.append_value(code);
         name.append_value(&a.name);
@@ -116,7 +126,7 @@ pub fn summarise(rows: &[ConflictRow], updated_at_ms: i64) -> Result<arrow::reco
         pv.append_value(a.pv_events);
         fat.append_value(a.pv_fatalities);
         demo.append_value(a.demonstrations);
-        period.append_value(newest[code].0);
+        period.append_option(days_since_epoch(newest[code].0));
         updated.append_value(updated_at_ms);
     }
     batch(
@@ -161,6 +171,8 @@ mod tests {
             row("YEM", 0, "political_violence", 1, 1, "2026-10-01"),
             row("YEM", 1, "political_violence", 2, 2, "2026-10-01"),
             row("ZZZ", 0, "political_violence", 1, 1, "2026-10-01"),
+            // Not a date: cannot compete for the newest period.
+            row("YEM", 2, "political_violence", 9, 9, "soon"),
         ];
         let b = summarise(&rows, 42).unwrap();
         assert_eq!(b.num_rows(), 2);
@@ -168,7 +180,10 @@ mod tests {
         assert_eq!(b.column(1).as_string::<i32>().value(0), "Sudan");
         let col = |i: usize| b.column(i).as_any().downcast_ref::<Int64Array>().unwrap().value(0);
         assert_eq!((col(2), col(3), col(4), col(5)), (21, 14, 8, 7));
-        assert_eq!(b.column(6).as_string::<i32>().value(0), "2026-10-01");
+        let period = b.column(6).as_primitive::<arrow::datatypes::Date32Type>().value_as_date(0);
+        assert_eq!(period, chrono::NaiveDate::from_ymd_opt(2026, 10, 1));
+        let updated = b.column(7).as_primitive::<arrow::datatypes::TimestampMillisecondType>();
+        assert_eq!(updated.value(0), 42);
         let yem_total = b.column(2).as_any().downcast_ref::<Int64Array>().unwrap().value(1);
         assert_eq!(yem_total, 2, "admin level 1 rows win the tie");
     }

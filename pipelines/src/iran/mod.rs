@@ -9,7 +9,7 @@ use serde::Deserialize;
 use sitrep_schemas::DatasetId;
 
 use crate::{
-    arrow_util::{batch, f64s, finish, i64s, strings, truncate_chars},
+    arrow_util::{batch, f64s, finish, instants, strings, truncate_chars},
     FetchContext, Fetched, Scope, Source, SourceError, Window,
 };
 
@@ -93,7 +93,7 @@ pub fn normalise(export: &Export) -> Result<arrow::record_batch::RecordBatch, So
     rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.id.cmp(&b.0.id)));
     let n = rows.len();
     let (mut id, mut title, mut cat, mut url, mut lat, mut lon, mut loc, mut ts, mut sev) =
-        (strings(n), strings(n), strings(n), strings(n), f64s(n), f64s(n), strings(n), i64s(n), strings(n));
+        (strings(n), strings(n), strings(n), strings(n), f64s(n), f64s(n), strings(n), instants(n), strings(n));
     for (item, at) in rows {
         let place = gazetteer::locate(&item.title);
         id.append_value(&item.id);

@@ -7,7 +7,7 @@ use sitrep_schemas::{conflict::ucdp_violence_type, countries, DatasetId};
 
 use super::Release;
 use crate::{
-    arrow_util::{batch, f64s, finish, i32s, i64s, strings, truncate_chars},
+    arrow_util::{batch, f64s, finish, i32s, instants, strings, truncate_chars},
     lenient::Lenient,
     time::date_prefix_ms,
     SourceError,
@@ -126,7 +126,7 @@ pub fn merge(
     };
 
     let n = selected.len();
-    let (mut id, mut ds, mut de, mut lat, mut lon) = (strings(n), i64s(n), i64s(n), f64s(n), f64s(n));
+    let (mut id, mut ds, mut de, mut lat, mut lon) = (strings(n), instants(n), instants(n), f64s(n), f64s(n));
     let (mut country, mut iso2, mut sa, mut sb) = (strings(n), strings(n), strings(n), strings(n));
     let (mut best, mut low, mut high, mut vt, mut so, mut rel) =
         (i32s(n), i32s(n), i32s(n), strings(n), strings(n), strings(n));
@@ -134,7 +134,7 @@ pub fn merge(
         let r = c.row;
         id.append_value(r.id.as_str());
         ds.append_value(c.start_ms);
-        de.append_value(date_prefix_ms(r.date_end.as_str()).unwrap_or(0));
+        de.append_option(date_prefix_ms(r.date_end.as_str()));
         lat.append_value(r.latitude.f64().unwrap_or(0.0));
         lon.append_value(r.longitude.f64().unwrap_or(0.0));
         country.append_value(r.country.as_str());

@@ -8,7 +8,10 @@ use std::{
 
 use chrono::{DateTime, Utc};
 use duckdb::Connection;
-use sitrep_schemas::{sql::column_defs, DatasetId, Freshness};
+use sitrep_schemas::{
+    sql::{serving_column_defs, serving_select},
+    DatasetId, Freshness,
+};
 use tokio::sync::Semaphore;
 
 use super::position_index::{PositionIndex, PositionRange, RunRow};
@@ -107,14 +110,16 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     ))?;
     let table = dataset.table_name();
     // Paths come from our own cache layout, never from a request.
+    // Lake instants and dates become the API's wire forms here, once (`serving_select`).
     let create = if files.is_empty() {
-        format!("CREATE TABLE {table} ({}, _pos BIGINT)", column_defs(dataset))
+        format!("CREATE TABLE {table} ({}, _pos BIGINT)", serving_column_defs(dataset))
     } else {
         let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
         format!(
-            "CREATE TABLE {table} AS SELECT *, row_number() OVER (ORDER BY {key}) - 1 AS _pos
+            "CREATE TABLE {table} AS SELECT {columns}, row_number() OVER (ORDER BY {key}) - 1 AS _pos
              FROM read_parquet([{}]) ORDER BY _pos",
             list.join(", "),
+            columns = serving_select(dataset),
             key = dataset.sort_key()
         )
     };

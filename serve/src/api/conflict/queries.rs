@@ -25,14 +25,14 @@ struct EventTable {
 
 const ARMED_EVENTS: EventTable = EventTable {
     name: "armed_events",
-    time_col: "occurred_at_ms",
+    time_col: "occurred_at",
     columns: &[
         "id",
         "event_type",
         "country",
         "latitude",
         "longitude",
-        "occurred_at_ms",
+        "occurred_at",
         "fatalities",
         "actors",
         "source",
@@ -42,11 +42,11 @@ const ARMED_EVENTS: EventTable = EventTable {
 
 const VIOLENCE_EVENTS: EventTable = EventTable {
     name: "violence_events",
-    time_col: "date_start_ms",
+    time_col: "date_start",
     columns: &[
         "id",
-        "date_start_ms",
-        "date_end_ms",
+        "date_start",
+        "date_end",
         "latitude",
         "longitude",
         "country",
@@ -171,7 +171,7 @@ pub fn violence_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Ve
     })
 }
 
-const SUMMARY_COLS: &str = "country_code, country_name, conflict_events_total, conflict_political_violence_events, conflict_fatalities, conflict_demonstrations, reference_period, updated_at_ms";
+const SUMMARY_COLS: &str = "country_code, country_name, conflict_events_total, conflict_political_violence_events, conflict_fatalities, conflict_demonstrations, reference_period, updated_at";
 
 fn summary(r: &duckdb::Row) -> duckdb::Result<HumanitarianSummary> {
     Ok(HumanitarianSummary {
@@ -201,7 +201,7 @@ pub fn humanitarian_all(conn: &Connection) -> duckdb::Result<Vec<HumanitarianSum
 
 pub fn iran_events(conn: &Connection) -> duckdb::Result<Vec<IranEvent>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT id, title, category, source_url, latitude, longitude, location_name, timestamp_ms, severity FROM iran_events ORDER BY timestamp_ms DESC, id",
+        "SELECT id, title, category, source_url, latitude, longitude, location_name, published_at, severity FROM iran_events ORDER BY published_at DESC, id",
     )?;
     let rows = stmt.query_map([], |r| {
         Ok(IranEvent {
