@@ -43,13 +43,14 @@ backfill: build
 serve: build
 	$(BIN)/sitrep-serve serve
 
-## make bench: release build; prints the benchmark tables. Installs wrk (the HTTP load generator) if missing.
+## make bench: release build; prints the benchmark tables. Installs wrk (the HTTP load generator) if
+## missing, and datasette (the peer) into $HOME/.cache/sitrep-bench-venv.
 bench:
 	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
 		|| { apt-get update -qq && apt-get install -y -qq wrk; } \
 		|| echo "could not install wrk: the HTTP figures will be n/a"
 	$(CARGO) build --release --workspace --bins
-	$(RELEASE_BIN)/sitrep-bench
+	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" $(RELEASE_BIN)/sitrep-bench
 
 lint:
 	$(CARGO) fmt --all -- --check

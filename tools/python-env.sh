@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The project's Python environment for the real-client tests: created once under $HOME/.cache with
-# the pinned requirements, and skipped while it matches them. Prints the venv's path.
+# A Python environment of the project, created once under $HOME/.cache with pinned requirements and
+# skipped while it matches them; prints the venv's path. `python-env.sh` = the real-client tests
+# (tools/requirements.txt); `python-env.sh bench` = the benchmark's peer (requirements-bench.txt).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-venv="${SITREP_VENV:-$HOME/.cache/sitrep-venv}"
-want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
+case "${1:-test}" in
+    test) requirements="$here/requirements.txt"; venv="${SITREP_VENV:-$HOME/.cache/sitrep-venv}" ;;
+    bench) requirements="$here/requirements-bench.txt"; venv="$HOME/.cache/sitrep-bench-venv" ;;
+    *) echo "usage: python-env.sh [test|bench]" >&2; exit 2 ;;
+esac
+want="$(sha256sum "$requirements" | cut -d' ' -f1)"
 if [ "$(cat "$venv/.requirements.sha256" 2>/dev/null)" != "$want" ]; then
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$here/requirements.txt" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input -r "$requirements" >&2
     echo "$want" > "$venv/.requirements.sha256"
 fi
 echo "$venv"

@@ -15,15 +15,16 @@ use sitrep_schemas::DatasetId;
 
 use crate::{api::answer::DataState, app_state::AppState, edge::rate_limit::Policy};
 
+// Operation ids are `&'static str` from the registry: recording a request allocates nothing.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
-    operation: String,
+    operation: &'static str,
     status: u16,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct OperationLabel {
-    operation: String,
+    operation: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -39,7 +40,7 @@ struct DatasetStateLabels {
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct PolicyLabel {
-    policy: String,
+    policy: &'static str,
 }
 
 pub struct Metrics {
@@ -112,13 +113,13 @@ impl Metrics {
     }
 
     /// One answered `/api/*` request (`operation`: the registry id, or `unknown`).
-    pub fn observe(&self, operation: &str, status: u16, elapsed: Duration) {
-        self.requests.get_or_create(&RequestLabels { operation: operation.to_string(), status }).inc();
-        self.latency.get_or_create(&OperationLabel { operation: operation.to_string() }).observe(elapsed.as_secs_f64());
+    pub fn observe(&self, operation: &'static str, status: u16, elapsed: Duration) {
+        self.requests.get_or_create(&RequestLabels { operation, status }).inc();
+        self.latency.get_or_create(&OperationLabel { operation }).observe(elapsed.as_secs_f64());
     }
 
     pub fn refused(&self, policy: Policy) {
-        self.refusals.get_or_create(&PolicyLabel { policy: policy.name().to_string() }).inc();
+        self.refusals.get_or_create(&PolicyLabel { policy: policy.name() }).inc();
     }
 
     /// The exposition, with the state gauges read now.

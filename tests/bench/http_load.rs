@@ -8,6 +8,9 @@ const CONCURRENCY: u32 = 32;
 /// Synthetic events come from these countries (see `sitrep_pipelines::synthetic`).
 const COUNTRIES: &str = "YE SD UA SY MM CD ML SO PK MX PS NG BF AF ET CO";
 
+/// The distinct ListArmedEvents pages: `%s` country, `%d` start.
+const UNCACHED_TEMPLATE: &str = "/api/conflict/v1/list-armed-events?page_size=100&country=%s&start=%d";
+
 pub struct Wrk {
     path: PathBuf,
     duration: Duration,
@@ -17,6 +20,7 @@ pub struct Wrk {
 #[derive(Debug)]
 pub struct Run {
     pub rps: f64,
+    pub p50_ms: f64,
     pub p99_ms: f64,
 }
 
@@ -24,14 +28,19 @@ pub struct Figures {
     pub ceiling: Run,
     pub cached: Run,
     pub uncached: Run,
+    /// Distinct uncached requests one at a time (one connection): latency without queueing, to
+    /// set beside the engine's floor.
+    pub sequential: Run,
+    /// The same distinct pages answered by datasette over the same rows in SQLite.
+    pub datasette: Option<Run>,
 }
 
 /// Prints one machine-readable line at the end of a run (latency in µs, duration in µs).
 const DONE: &str = r#"
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("SITREP %d %d %d %.1f\n", summary.requests, summary.duration,
-    e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(99)))
+  io.write(string.format("SITREP %d %d %d %.1f %.1f\n", summary.requests, summary.duration,
+    e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(99), latency:percentile(50)))
 end
 "#;
 
@@ -53,13 +62,14 @@ impl Wrk {
         format!("{header}{DONE}")
     }
 
-    /// Every request distinct, so none is answered from the body cache: the country cycles and
-    /// `start` (epoch ms, same UTC day) carries a counter unique across wrk's threads.
-    fn distinct_script(key: &str, path: &str, start_ms: i64) -> String {
+    /// Every request distinct, so none is answered from a cache: the country cycles and the start
+    /// (epoch ms, same UTC day) carries a counter unique across wrk's threads. `template` is a
+    /// path with `%s` for the country and `%d` for the start.
+    fn distinct_script(key: Option<&str>, template: &str, start_ms: i64) -> String {
         let countries: Vec<String> = COUNTRIES.split(' ').map(|c| format!("\"{c}\"")).collect();
+        let header = key.map(|k| format!("wrk.headers[\"X-Service-Key\"] = \"{k}\"\n")).unwrap_or_default();
         format!(
-            r#"wrk.headers["X-Service-Key"] = "{key}"
-local countries = {{{countries}}}
+            r#"{header}local countries = {{{countries}}}
 local next_id = 0
 function setup(thread)
   thread:set("tid", next_id)
@@ -72,19 +82,25 @@ function request()
   n = n + 1
   local k = n * 16 + tid
   local c = countries[(k % #countries) + 1]
-  return wrk.format(nil, string.format("{path}&country=%s&start=%d", c, {start_ms} + k))
+  return wrk.format(nil, string.format("{template}", c, {start_ms} + k))
 end
 {DONE}"#,
             countries = countries.join(", ")
         )
     }
 
-    /// Runs wrk with `script` against `url`.
+    /// Runs wrk with `script` against `url` at the benchmark's concurrency.
     pub async fn run(&self, url: &str, script: &str) -> Run {
+        self.run_with(url, script, 2, CONCURRENCY).await
+    }
+
+    /// Runs wrk with `threads` threads holding `connections` connections.
+    pub async fn run_with(&self, url: &str, script: &str, threads: u32, connections: u32) -> Run {
         let file = tempfile::Builder::new().suffix(".lua").tempfile().expect("script file");
         std::fs::write(file.path(), script).expect("write script");
         let out = tokio::process::Command::new(&self.path)
-            .args(["-t2", &format!("-c{CONCURRENCY}"), &format!("-d{}s", self.duration.as_secs()), "--latency", "-s"])
+            .args([&format!("-t{threads}"), &format!("-c{connections}"), &format!("-d{}s", self.duration.as_secs())])
+            .args(["--latency", "-s"])
             .arg(file.path())
             .arg(url)
             .output()
@@ -96,11 +112,11 @@ end
             .find_map(|l| l.strip_prefix("SITREP "))
             .unwrap_or_else(|| panic!("wrk printed no summary: {stdout}{}", String::from_utf8_lossy(&out.stderr)));
         let f: Vec<f64> = line.split_whitespace().filter_map(|v| v.parse().ok()).collect();
-        let (requests, duration_us, errors, p99_us) = (f[0], f[1], f[2], f[3]);
+        let (requests, duration_us, errors, p99_us, p50_us) = (f[0], f[1], f[2], f[3], f[4]);
         if errors > 0.0 {
             eprintln!("wrk: {errors} failed or non-2xx responses of {requests} against {url}");
         }
-        Run { rps: requests / (duration_us / 1e6), p99_ms: p99_us / 1e3 }
+        Run { rps: requests / (duration_us / 1e6), p50_ms: p50_us / 1e3, p99_ms: p99_us / 1e3 }
     }
 
     /// Ceiling, cached and uncached figures for `request` (a path with a query string) on a
@@ -116,13 +132,30 @@ end
         let ceiling = self.run(&format!("{base}{ceiling_path}"), &Self::repeated_script(None)).await;
         let cached = self.run(&format!("{base}{request}"), &Self::repeated_script(Some(key))).await;
         let uncached = self.uncached(base, key, as_of).await;
-        Figures { ceiling, cached, uncached }
+        let (start, _) = Self::window(as_of);
+        let script = Self::distinct_script(Some(key), UNCACHED_TEMPLATE, start + 7_000_000);
+        let sequential = self.run_with(base, &script, 1, 1).await;
+        Figures { ceiling, cached, uncached, sequential, datasette: None }
+    }
+
+    /// The first day of the 30-day window the distinct pages start in, and the as-of (epoch ms).
+    fn window(as_of: chrono::DateTime<chrono::Utc>) -> (i64, i64) {
+        let start = (as_of - chrono::Duration::days(30)).timestamp_millis().div_euclid(86_400_000) * 86_400_000;
+        (start, as_of.timestamp_millis())
+    }
+
+    /// The same distinct pages from datasette: country, time range, 100 rows newest first, count.
+    pub async fn datasette(&self, base: &str, as_of: chrono::DateTime<chrono::Utc>) -> Run {
+        let (start, end) = Self::window(as_of);
+        let template = format!(
+            "/bench/armed_events.json?_shape=objects&_size=100&_sort_desc=occurred_at&country_iso2=%s&occurred_at__gte=%d&occurred_at__lte={end}"
+        );
+        self.run(base, &Self::distinct_script(None, &template, start)).await
     }
 
     /// Distinct ListArmedEvents pages (the 30 days before `as_of`, each country) with no body-cache hit.
     pub async fn uncached(&self, base: &str, key: &str, as_of: chrono::DateTime<chrono::Utc>) -> Run {
-        let start = (as_of - chrono::Duration::days(30)).timestamp_millis().div_euclid(86_400_000) * 86_400_000;
-        let script = Self::distinct_script(key, "/api/conflict/v1/list-armed-events?page_size=100", start);
-        self.run(base, &script).await
+        let (start, _) = Self::window(as_of);
+        self.run(base, &Self::distinct_script(Some(key), UNCACHED_TEMPLATE, start)).await
     }
 }

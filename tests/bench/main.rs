@@ -4,14 +4,18 @@
 //! format, dated over the 90 days before the as-of time):
 //! - ingest: parse + normalise + write Parquet throughput (page generation is not timed) and the
 //!   commit latency of the generation;
-//! - the real `sitrep-serve` binary over that lake: cold start to ready, and its peak RSS after a
-//!   burst of uncached requests;
-//! - in process: ListArmedEvents (one country, 30-day range, page_size 100) through the DuckDB query
-//!   and rendering with no body cache (p50/p99), and through the cached answer path;
+//! - the real `sitrep-serve` binary over that lake: first start to ready (downloads and builds the
+//!   serving databases), its peak RSS after a burst of uncached requests, and a restart to ready
+//!   with that warm cache (re-attaches them);
+//! - in process: ListArmedEvents (one country, 30-day range, page_size 100): the engine's floor (the
+//!   same SQL timed inside DuckDB's own call), the query through the pool and rendering with no
+//!   body cache (p50/p99), and the cached answer path;
 //! - over HTTP with `wrk` (concurrency 32, loopback): the same request repeated (cached), distinct
-//!   uncached requests, and the ceiling: the same server returning a pre-rendered body of the same
-//!   size from a plain route.
+//!   uncached requests, the ceiling (the same server returning a pre-rendered body of the same size
+//!   from a plain route), and the peer: datasette answering the same distinct pages from the same
+//!   rows in SQLite with an index on (country, time) (`BENCH_DATASETTE`, set by `make bench`).
 
+mod datasette;
 mod http_load;
 mod served_binary;
 
@@ -97,6 +101,8 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
 }
 
 struct InProcess {
+    /// The SQL alone, timed inside the blocking call (no pool, no thread hop, no rendering).
+    engine_p50_us: f64,
     p50_us: f64,
     p99_us: f64,
     cached_p50_us: f64,
@@ -122,6 +128,23 @@ async fn in_process(app: &TestApp) -> InProcess {
         let (events, total) = db.query(move |c| queries::armed_events(c, &f)).await.map_err(ApiError::from)?;
         Ok::<_, ApiError>(serde_json::json!({ "events": events, "total": total }))
     };
+    let mut engine = Vec::new();
+    for i in 0..1200 {
+        let f = filter();
+        let inside = db
+            .query(move |c| {
+                let t = Instant::now();
+                let page = queries::armed_events(c, &f)?;
+                std::hint::black_box(page);
+                Ok(t.elapsed())
+            })
+            .await
+            .expect("query");
+        if i >= 200 {
+            engine.push(inside.as_secs_f64() * 1e6);
+        }
+    }
+    engine.sort_by(f64::total_cmp);
     let mut lat = Vec::new();
     for i in 0..1200 {
         let t = Instant::now();
@@ -147,6 +170,7 @@ async fn in_process(app: &TestApp) -> InProcess {
     }
     cached.sort_by(f64::total_cmp);
     InProcess {
+        engine_p50_us: percentile(&engine, 0.5),
         p50_us: percentile(&lat, 0.5),
         p99_us: percentile(&lat, 0.99),
         cached_p50_us: percentile(&cached, 0.5),
@@ -186,16 +210,36 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
             .nest("/", app)
             .boxed()
     };
-    let app = TestApp::serve_wrapped(dir, lake, sitrep_tests::KEY_CACHE_TTL, wrap).await;
+    // wrk sends tens of thousands of requests a minute from one key: lift the rate limit.
+    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000").expect("limits");
+    let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
+    let app = TestApp::serve_with(dir, lake.clone(), options, wrap).await;
     let real = app.get(REQUEST).send().await.expect("request");
     assert_eq!(real.status(), 200, "the benchmark request must succeed");
     let _ = ceiling.set(real.bytes().await.expect("body"));
     let query = in_process(&app).await;
     let http = match wrk {
-        Some(w) => Some(w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling", as_of).await),
+        Some(w) => {
+            let mut figures = w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling", as_of).await;
+            figures.datasette = peer(w, &lake, as_of).await;
+            Some(figures)
+        }
         None => None,
     };
     Row { n, ingest, served, query, http }
+}
+
+/// datasette over the same rows, when `BENCH_DATASETTE` names its executable.
+async fn peer(wrk: &http_load::Wrk, lake: &Lake, as_of: DateTime<Utc>) -> Option<http_load::Run> {
+    let Some(exe) = std::env::var_os("BENCH_DATASETTE").map(std::path::PathBuf::from).filter(|p| p.is_file()) else {
+        eprintln!("BENCH_DATASETTE not set: the datasette columns are n/a (make bench installs it)");
+        return None;
+    };
+    let python = exe.with_file_name("python");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = datasette::sqlite_of(lake, &python, dir.path()).await;
+    let server = datasette::serve(&exe, &db).await?;
+    Some(wrk.datasette(&server.base, as_of).await)
 }
 
 fn fmt_opt(v: Option<f64>, decimals: usize) -> String {
@@ -220,16 +264,18 @@ async fn main() {
         rows.push(bench_size(n, as_of, wrk.as_ref()).await);
     }
     println!("\nIngest, serving binary, in-process ListArmedEvents (one country, 30 days, page_size 100)\n");
-    println!("| events | ingest events/s | commit ms | cold start→ready ms | server peak RSS MB | query p50 µs | query p99 µs | cached p50 µs | cached p99 µs |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| events | ingest events/s | commit ms | first start→ready ms | warm restart→ready ms | server peak RSS MB | engine p50 µs | query p50 µs | query p99 µs | cached p50 µs | cached p99 µs |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         println!(
-            "| {} | {:.0} | {:.1} | {} | {} | {:.0} | {:.0} | {:.1} | {:.1} |",
+            "| {} | {:.0} | {:.1} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} |",
             r.n,
             r.ingest.events_per_s,
             r.ingest.commit_ms,
             fmt_opt(r.served.as_ref().map(|s| s.cold_start_ms), 0),
+            fmt_opt(r.served.as_ref().map(|s| s.warm_restart_ms), 0),
             fmt_opt(r.served.as_ref().map(|s| s.peak_rss_mb), 0),
+            r.query.engine_p50_us,
             r.query.p50_us,
             r.query.p99_us,
             r.query.cached_p50_us,
@@ -237,15 +283,15 @@ async fn main() {
         );
     }
     println!("\nHTTP under load: wrk, 2 threads, concurrency 32, loopback (wrk and the server share the 2 cores)\n");
-    println!("| events | ceiling req/s | ceiling p99 ms | cached req/s | cached ÷ ceiling | cached p99 ms | uncached req/s | uncached ÷ ceiling | uncached p99 ms |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| events | ceiling req/s | ceiling p99 ms | cached req/s | cached ÷ ceiling | cached p99 ms | uncached req/s | uncached ÷ ceiling | uncached p99 ms | one-at-a-time uncached p50 ms | ÷ engine p50 | datasette req/s | uncached ÷ datasette |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         let Some(h) = &r.http else {
-            println!("| {} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |", r.n);
+            println!("| {} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |", r.n);
             continue;
         };
         println!(
-            "| {} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} |",
+            "| {} | {:.0} | {:.2} | {:.0} | {:.2} | {:.2} | {:.0} | {:.2} | {:.2} | {:.3} | {:.1} | {} | {} |",
             r.n,
             h.ceiling.rps,
             h.ceiling.p99_ms,
@@ -254,7 +300,11 @@ async fn main() {
             h.cached.p99_ms,
             h.uncached.rps,
             h.uncached.rps / h.ceiling.rps,
-            h.uncached.p99_ms
+            h.uncached.p99_ms,
+            h.sequential.p50_ms,
+            h.sequential.p50_ms * 1e3 / r.query.engine_p50_us,
+            fmt_opt(h.datasette.as_ref().map(|d| d.rps), 0),
+            fmt_opt(h.datasette.as_ref().map(|d| h.uncached.rps / d.rps), 1),
         );
     }
 }

@@ -129,11 +129,12 @@ pub trait RateLimiter: Send + Sync {
     async fn peek(&self, policy: Policy, limit: u32, key: &str) -> Result<Decision, LimiterUnavailable>;
 }
 
-/// Windows in this process's memory. Expired windows are dropped as the map grows, so memory is
-/// bounded by the keys active within one window.
+/// Windows in this process's memory, per caller then per policy (a lookup by `&str` allocates
+/// nothing). Expired windows are dropped as the map grows, so memory is bounded by the callers
+/// active within one window.
 #[derive(Default)]
 pub struct InProcessLimiter {
-    windows: Mutex<HashMap<(Policy, String), (Instant, u32)>>,
+    windows: Mutex<HashMap<String, Vec<(Policy, Instant, u32)>>>,
 }
 
 /// Past this many windows, expired ones are swept on the next hit.
@@ -153,23 +154,38 @@ impl InProcessLimiter {
     pub fn hit_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
         let mut w = self.windows.lock().map_err(|e| LimiterUnavailable(e.to_string()))?;
         if w.len() > SWEEP_ABOVE {
-            w.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
+            w.retain(|_, slots| {
+                slots.retain(|(_, start, _)| now.duration_since(*start) < WINDOW);
+                !slots.is_empty()
+            });
         }
-        let slot = w.entry((policy, key.to_string())).or_insert((now, 0));
-        if now.duration_since(slot.0) >= WINDOW {
-            *slot = (now, 0);
+        let slots = match w.get_mut(key) {
+            Some(slots) => slots,
+            None => w.entry(key.to_string()).or_default(),
+        };
+        let i = match slots.iter().position(|(p, _, _)| *p == policy) {
+            Some(i) => i,
+            None => {
+                slots.push((policy, now, 0));
+                slots.len() - 1
+            }
+        };
+        let slot = &mut slots[i];
+        if now.duration_since(slot.1) >= WINDOW {
+            *slot = (policy, now, 0);
         }
-        let allowed = slot.1 < limit;
+        let allowed = slot.2 < limit;
         if allowed {
-            slot.1 += 1;
+            slot.2 += 1;
         }
-        Ok(Self::decide(limit, slot.0, slot.1, now, allowed))
+        Ok(Self::decide(limit, slot.1, slot.2, now, allowed))
     }
 
     pub fn peek_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
         let w = self.windows.lock().map_err(|e| LimiterUnavailable(e.to_string()))?;
-        Ok(match w.get(&(policy, key.to_string())) {
-            Some((start, count)) if now.duration_since(*start) < WINDOW => {
+        let slot = w.get(key).and_then(|slots| slots.iter().find(|(p, _, _)| *p == policy));
+        Ok(match slot {
+            Some((_, start, count)) if now.duration_since(*start) < WINDOW => {
                 Self::decide(limit, *start, *count, now, *count < limit)
             }
             _ => Decision { allowed: true, limit, remaining: limit, reset_secs: WINDOW.as_secs() },
