@@ -134,8 +134,11 @@ pub trait RateLimiter: Send + Sync {
 /// active within one window.
 #[derive(Default)]
 pub struct InProcessLimiter {
-    windows: Mutex<HashMap<String, Vec<(Policy, Instant, u32)>>>,
+    windows: Mutex<HashMap<String, Vec<Window>>>,
 }
+
+/// One policy's window of one caller: (policy, start, requests counted).
+type Window = (Policy, Instant, u32);
 
 /// Past this many windows, expired ones are swept on the next hit.
 const SWEEP_ABOVE: usize = 4096;
