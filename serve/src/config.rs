@@ -30,7 +30,7 @@ pub struct ServeArgs {
     /// (SUPPLEMENT 1.7's `LAKE_RETENTION`; the newest three versions always do).
     #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 24)]
     pub retention_hours: u64,
-    /// DuckDB memory limit per dataset database.
+    /// Memory limit of the server's one DuckDB instance (and of a dataset version's one-off build).
     #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
     pub duckdb_memory: String,
     /// Also run the ingest scheduler in this process (single-process deployments).

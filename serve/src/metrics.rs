@@ -131,7 +131,6 @@ impl Metrics {
         let current = state.snapshots.current();
         self.generation.set(current.as_ref().map(|g| g.number as i64).unwrap_or(0));
         let now = Utc::now();
-        let mut in_use = 0;
         for id in DatasetId::ALL {
             let entry = current.as_ref().and_then(|g| g.commit.dataset(id));
             let freshness = entry.map(|e| &e.freshness);
@@ -142,11 +141,8 @@ impl Metrics {
                 let labels = DatasetStateLabels { dataset: id.to_string(), state: s.as_str().to_string() };
                 self.dataset_state.get_or_create(&labels).set(i64::from(s == st));
             }
-            if let Some(db) = current.as_ref().and_then(|g| g.dataset(id)) {
-                in_use += db.connections_in_use();
-            }
         }
-        self.duckdb_in_use.set(in_use as i64);
+        self.duckdb_in_use.set(state.snapshots.engine().connections_in_use() as i64);
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
             tracing::error!(error = %e, "could not encode metrics");

@@ -125,16 +125,17 @@ async fn in_process(app: &TestApp) -> InProcess {
     };
     let render = |db: Arc<sitrep_serve::snapshot::DatasetDb>| async move {
         let f = filter();
-        let (events, total) = db.query(move |c| queries::armed_events(c, &f)).await.map_err(ApiError::from)?;
+        let table = db.table().to_string();
+        let (events, total) = db.query(move |c| queries::armed_events(c, &table, &f)).await.map_err(ApiError::from)?;
         Ok::<_, ApiError>(serde_json::json!({ "events": events, "total": total }))
     };
     let mut engine = Vec::new();
     for i in 0..1200 {
-        let f = filter();
+        let (f, table) = (filter(), db.table().to_string());
         let inside = db
             .query(move |c| {
                 let t = Instant::now();
-                let page = queries::armed_events(c, &f)?;
+                let page = queries::armed_events(c, &table, &f)?;
                 std::hint::black_box(page);
                 Ok(t.elapsed())
             })

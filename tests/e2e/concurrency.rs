@@ -174,7 +174,10 @@ async fn a_restart_reattaches_the_serving_databases_instead_of_rebuilding() {
     assert!(generation.datasets.values().all(|db| db.reopened), "re-attached from the cache");
     let db = generation.dataset(DatasetId::ARMED_EVENTS).unwrap();
     assert_eq!(
-        db.query(|c| c.query_row("SELECT count(*) FROM armed_events", [], |r| r.get::<_, i64>(0))).await.unwrap(),
+        {
+            let sql = format!("SELECT count(*) FROM {}", db.table());
+            db.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0))).await.unwrap()
+        },
         444
     );
     assert!(db.positions("UA", 0, i64::MAX).is_some(), "the position index came back with it");

@@ -295,12 +295,14 @@ async fn positioned_pages_equal_sorted_pages() {
                     let ids = |dataset| {
                         let db = db.clone();
                         move |f: EventFilter| async move {
+                            let table = db.table().to_string();
                             db.query(move |c| {
                                 if dataset == DatasetId::ARMED_EVENTS {
-                                    armed_events(c, &f)
+                                    armed_events(c, &table, &f)
                                         .map(|(e, t)| (e.into_iter().map(|e| e.id).collect::<Vec<_>>(), t))
                                 } else {
-                                    violence_events(c, &f).map(|(e, t)| (e.into_iter().map(|e| e.id).collect(), t))
+                                    violence_events(c, &table, &f)
+                                        .map(|(e, t)| (e.into_iter().map(|e| e.id).collect(), t))
                                 }
                             })
                             .await

@@ -84,11 +84,11 @@ mod sha2_shim {
     }
 }
 
-/// Holds every pooled connection of the humanitarian dataset for `for_ms`, so a request that
-/// needs it waits: the window in which a second request with the same key really is concurrent.
-fn occupy_humanitarian_pool(app: &TestApp, for_ms: u64) -> Vec<tokio::task::JoinHandle<()>> {
+/// Holds every pooled connection of the server's DuckDB engine for `for_ms`, so a request that
+/// needs one waits: the window in which a second request with the same key really is concurrent.
+fn occupy_engine_pool(app: &TestApp, for_ms: u64) -> Vec<tokio::task::JoinHandle<()>> {
     let db = app.snapshots.current().unwrap().dataset(sitrep_schemas::DatasetId::HUMANITARIAN).unwrap().clone();
-    (0..db.idle_connections())
+    (0..app.snapshots.engine().idle_connections())
         .map(|_| {
             let db = db.clone();
             tokio::spawn(async move {
@@ -106,7 +106,7 @@ fn occupy_humanitarian_pool(app: &TestApp, for_ms: u64) -> Vec<tokio::task::Join
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn truly_concurrent_requests_with_one_key_run_once() {
     let app = std::sync::Arc::new(TestApp::start().await);
-    let blockers = occupy_humanitarian_pool(&app, 800);
+    let blockers = occupy_engine_pool(&app, 800);
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let body = json!({"countryCodes": ["SD"]});
     let first = {
@@ -133,7 +133,7 @@ async fn truly_concurrent_requests_with_one_key_run_once() {
 async fn a_cancelled_request_releases_its_key() {
     let app = TestApp::start().await;
     let endpoint = app.endpoint();
-    let blockers = occupy_humanitarian_pool(&app, 400);
+    let blockers = occupy_engine_pool(&app, 400);
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     let body = serde_json::to_vec(&json!({"countryCodes": ["YE"]})).unwrap();
     let request = || {

@@ -1,9 +1,13 @@
-//! One dataset version in its own DuckDB database file, with a pool of cloned connections.
-//! `Connection` is Send but not Sync: each query checks a connection out and runs on a blocking thread.
+//! One dataset version: its database file in the cache directory (built once, re-attached by a
+//! restarted server) attached read-only to the server's one DuckDB instance (`Engine`) under a
+//! schema of its own.
 
 use std::{
     path::{Path, PathBuf},
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc,
+    },
 };
 
 use chrono::{DateTime, Utc};
@@ -12,9 +16,11 @@ use sitrep_schemas::{
     sql::{serving_column_defs, serving_select},
     DatasetId, Freshness,
 };
-use tokio::sync::Semaphore;
 
-use super::position_index::{PositionIndex, PositionRange, RunRow};
+use super::{
+    engine::Engine,
+    position_index::{PositionIndex, PositionRange, RunRow},
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DbError {
@@ -39,34 +45,14 @@ pub struct DatasetDb {
     /// For datasets with a position key: where each (country, time range) sits in the table.
     index: Option<PositionIndex>,
     path: PathBuf,
+    /// The schema the file is attached as; unique per attach, so a late detach of an evicted
+    /// version can never hit a later attach of the same version.
+    alias: String,
+    /// `<alias>.<table>`: what this version's SQL reads.
+    table: String,
     /// Whether the file was re-attached from an earlier process rather than built.
     pub reopened: bool,
-    conns: Arc<Mutex<Vec<Connection>>>,
-    /// One permit per pooled connection, held until the query's blocking work has ended.
-    permits: Arc<Semaphore>,
-    pool_size: usize,
-}
-
-/// A connection taken from the pool; it goes back when this is dropped, whether the query
-/// finished, failed or panicked.
-struct Checkout<'a> {
-    pool: &'a Mutex<Vec<Connection>>,
-    conn: Option<Connection>,
-}
-
-impl<'a> Checkout<'a> {
-    fn take(pool: &'a Mutex<Vec<Connection>>) -> Option<Self> {
-        let conn = pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop()?;
-        Some(Checkout { pool, conn: Some(conn) })
-    }
-}
-
-impl Drop for Checkout<'_> {
-    fn drop(&mut self) {
-        if let Some(conn) = self.conn.take() {
-            self.pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(conn);
-        }
-    }
+    engine: Arc<Engine>,
 }
 
 impl std::fmt::Debug for DatasetDb {
@@ -82,13 +68,15 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
+/// How a version's database file is built (in a transient instance of its own: building reads
+/// Parquet and writes a file, which the locked-down serving instance may not).
 pub struct BuildOptions<'a> {
     pub db_dir: &'a Path,
-    pub allowed_dir: &'a Path,
     pub memory_limit: &'a str,
     pub threads: usize,
-    pub pool_size: usize,
 }
+
+static ATTACHES: AtomicU64 = AtomicU64::new(0);
 
 /// Builds a version's database file: the table sorted by the dataset's filter keys and numbered
 /// in that order (`_pos`), plus its position runs (`_runs`), written under a temporary name and
@@ -141,6 +129,7 @@ impl DatasetDb {
     /// complete file is there (a restart), else built once from the version's Parquet files.
     /// Either way it is smoke-tested (row count against the commit) before it serves.
     pub fn load(
+        engine: &Arc<Engine>,
         dataset: DatasetId,
         version: u64,
         published_at: DateTime<Utc>,
@@ -154,7 +143,8 @@ impl DatasetDb {
         if !reopened {
             build_file(dataset, &path, files, opts)?;
         }
-        match Self::open(dataset, version, published_at, freshness.clone(), files, &path, opts) {
+        let open = |path: &Path| Self::open(engine, dataset, version, published_at, freshness.clone(), files, path);
+        match open(&path) {
             Ok(mut db) => {
                 db.reopened = reopened;
                 Ok(db)
@@ -164,7 +154,7 @@ impl DatasetDb {
                 tracing::warn!(%dataset, version, error = %e, "cached serving database refused; rebuilding");
                 std::fs::remove_file(&path)?;
                 build_file(dataset, &path, files, opts)?;
-                Self::open(dataset, version, published_at, freshness, files, &path, opts)
+                open(&path)
             }
             Err(e) => Err(e),
         }
@@ -184,58 +174,55 @@ impl DatasetDb {
         db_dir.join(format!("{dataset}-v{version}-{short}.duckdb"))
     }
 
-    /// Attaches a complete database file read-only, checks it, and opens the connection pool.
+    /// Attaches a complete database file read-only and checks it.
     fn open(
+        engine: &Arc<Engine>,
         dataset: DatasetId,
         version: u64,
         published_at: DateTime<Utc>,
         freshness: Freshness,
         files: &[PathBuf],
         path: &Path,
-        opts: &BuildOptions,
     ) -> Result<Self, DbError> {
-        let conn = Connection::open_in_memory()?;
-        conn.execute_batch(&format!(
-            "ATTACH {} AS ds (READ_ONLY); USE ds; SET memory_limit = {}; SET threads = 1;",
-            quote(&path.to_string_lossy()),
-            quote(opts.memory_limit),
-        ))?;
-        let table = dataset.table_name();
-        let rows: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+        let alias = format!("{}_v{version}_{}", dataset.table_name(), ATTACHES.fetch_add(1, Ordering::Relaxed));
+        engine.attach(path, &alias)?;
+        let table = format!("{alias}.{}", dataset.table_name());
+        let checked = engine.admin(|conn| {
+            let rows: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
+            let runs = match dataset.position_key() {
+                Some(_) => {
+                    let mut stmt = conn.prepare(&format!("SELECT * FROM {alias}._runs ORDER BY 3"))?;
+                    let runs = stmt
+                        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+                        .collect::<Result<Vec<RunRow>, _>>()?;
+                    Some(runs)
+                }
+                None => None,
+            };
+            Ok((rows, runs))
+        });
+        let (rows, runs) = match checked {
+            Ok(c) => c,
+            Err(e) => {
+                let _ = engine.detach(&alias);
+                return Err(e);
+            }
+        };
         if rows as u64 != freshness.rows {
+            let _ = engine.detach(&alias);
             return Err(DbError::Smoke {
                 dataset,
                 version,
                 detail: format!("{rows} rows, commit says {}", freshness.rows),
             });
         }
-        let index = match dataset.position_key() {
-            Some(_) => {
-                let mut stmt = conn.prepare("SELECT * FROM _runs ORDER BY 3")?;
-                let runs = stmt
-                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
-                    .collect::<Result<Vec<RunRow>, _>>()?;
-                let index = PositionIndex::from_runs(runs);
-                if index.is_none() {
-                    tracing::warn!(%dataset, version, "table is not laid out by its position key; pages will sort");
-                }
-                index
+        let index = runs.and_then(|runs| {
+            let index = PositionIndex::from_runs(runs);
+            if index.is_none() {
+                tracing::warn!(%dataset, version, "table is not laid out by its position key; pages will sort");
             }
-            None => None,
-        };
-        // Serving queries touch a few row groups: run each on its caller's thread alone, without
-        // handing work to (and waiting for) DuckDB's worker threads; requests give the parallelism.
-        let mut conns = Vec::with_capacity(opts.pool_size);
-        for _ in 1..opts.pool_size.max(1) {
-            let clone = conn.try_clone()?;
-            clone.execute_batch("USE ds")?;
-            conns.push(clone);
-        }
-        conn.execute_batch(&format!(
-            "SET allowed_directories = [{}]; SET enable_external_access = false; SET lock_configuration = true;",
-            quote(&opts.allowed_dir.to_string_lossy())
-        ))?;
-        conns.push(conn);
+            index
+        });
         Ok(DatasetDb {
             dataset,
             version,
@@ -244,15 +231,20 @@ impl DatasetDb {
             sources: files.to_vec(),
             index,
             path: path.to_path_buf(),
+            alias,
+            table,
             reopened: false,
-            permits: Arc::new(Semaphore::new(conns.len())),
-            pool_size: conns.len(),
-            conns: Arc::new(Mutex::new(conns)),
+            engine: engine.clone(),
         })
     }
 
     pub fn as_of(&self) -> Option<DateTime<Utc>> {
         self.freshness.as_of
+    }
+
+    /// The qualified name of this version's table (`<schema>.<table>`), for its SQL.
+    pub fn table(&self) -> &str {
+        &self.table
     }
 
     /// The positions of `country`'s rows with a time in `from_ms ..= to_ms`, when indexed.
@@ -265,39 +257,15 @@ impl DatasetDb {
         self.freshness.mode == sitrep_schemas::DataMode::Replay
     }
 
-    /// Runs `f` on a pooled connection on a blocking thread. Cancellation-safe: if the caller's
-    /// future is dropped (client gone, timeout), the blocking work still ends by returning the
-    /// connection and the permit; a panic in `f` returns them too.
+    /// Runs `f` on a pooled connection of the server's engine (see [`Engine::query`]).
     pub async fn query<T, F>(&self, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, duckdb::Error> + Send + 'static,
     {
-        let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
-        let pool = self.conns.clone();
-        let result = tokio::task::spawn_blocking(move || {
-            let _permit = permit; // released after the connection is back (drop order: reverse)
-            let checkout = Checkout::take(&pool).ok_or_else(|| DbError::Task("pool empty".into()))?;
-            let conn = checkout.conn.as_ref().ok_or_else(|| DbError::Task("pool empty".into()))?;
-            f(conn).map_err(DbError::from)
-        })
-        .await
-        .map_err(|e| DbError::Task(e.to_string()))?;
-        result
+        self.engine.query(f).await
     }
 
-    /// Connections checked out by running queries.
-    pub fn connections_in_use(&self) -> usize {
-        self.pool_size.saturating_sub(self.idle_connections())
-    }
-
-    /// Connections idle in the pool (all of them when no query runs).
-    pub fn idle_connections(&self) -> usize {
-        self.conns.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
-    }
-}
-
-impl DatasetDb {
     /// The database file (kept in the cache after the version is dropped; pruned by `Snapshots`).
     pub fn path(&self) -> &Path {
         &self.path
@@ -305,14 +273,19 @@ impl DatasetDb {
 }
 
 impl Drop for DatasetDb {
-    /// Closing DuckDB connections can block: off the async worker threads when there are some.
+    /// Detaching takes the admin connection: off the async worker threads when there are some.
     fn drop(&mut self) {
-        let conns = std::mem::take(&mut *self.conns.lock().unwrap_or_else(|p| p.into_inner()));
+        let (engine, alias) = (self.engine.clone(), std::mem::take(&mut self.alias));
+        let detach = move || {
+            if let Err(e) = engine.detach(&alias) {
+                tracing::warn!(%alias, error = %e, "could not detach a dropped dataset version");
+            }
+        };
         match tokio::runtime::Handle::try_current() {
             Ok(rt) => {
-                rt.spawn_blocking(move || drop(conns));
+                rt.spawn_blocking(detach);
             }
-            Err(_) => drop(conns),
+            Err(_) => detach(),
         }
     }
 }
@@ -323,25 +296,26 @@ mod tests {
 
     use super::*;
 
-    fn empty_db(dir: &Path) -> DatasetDb {
-        let opts =
-            BuildOptions { db_dir: &dir.join("db"), allowed_dir: dir, memory_limit: "64MB", threads: 1, pool_size: 4 };
+    fn empty_db(dir: &Path, engine: &Arc<Engine>) -> DatasetDb {
+        let opts = BuildOptions { db_dir: &dir.join("db"), memory_limit: "64MB", threads: 1 };
         let freshness = Freshness::never(None);
-        DatasetDb::load(DatasetId::HUMANITARIAN, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
+        DatasetDb::load(engine, DatasetId::HUMANITARIAN, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn cancelled_and_panicking_queries_give_their_connections_back() {
         let dir = tempfile::tempdir().unwrap();
-        let db = Arc::new(empty_db(dir.path()));
-        assert_eq!(db.idle_connections(), 4);
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 4).unwrap());
+        let db = Arc::new(empty_db(dir.path(), &engine));
+        let count = format!("SELECT count(*) FROM {}", db.table());
+        assert_eq!(engine.idle_connections(), 4);
         // A few hundred queries whose callers give up while the query runs or waits for a connection.
         let mut dropped = 0;
         for _ in 0..300 {
-            let db = db.clone();
-            let slow = db.query(|c| {
+            let sql = count.clone();
+            let slow = db.query(move |c| {
                 std::thread::sleep(Duration::from_millis(2));
-                c.query_row("SELECT count(*) FROM humanitarian", [], |r| r.get::<_, i64>(0))
+                c.query_row(&sql, [], |r| r.get::<_, i64>(0))
             });
             if tokio::time::timeout(Duration::from_micros(200), slow).await.is_err() {
                 dropped += 1;
@@ -353,16 +327,45 @@ mod tests {
         assert!(matches!(panicked, Err(DbError::Task(_))));
         // Once the abandoned work has ended, the whole pool is back and serves.
         for _ in 0..200 {
-            if db.idle_connections() == 4 {
+            if engine.idle_connections() == 4 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert_eq!(db.idle_connections(), 4);
-        let counts = futures::future::join_all(
-            (0..16).map(|_| db.query(|c| c.query_row("SELECT count(*) FROM humanitarian", [], |r| r.get::<_, i64>(0)))),
-        )
+        assert_eq!(engine.idle_connections(), 4);
+        let counts = futures::future::join_all((0..16).map(|_| {
+            let sql = count.clone();
+            db.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0)))
+        }))
         .await;
         assert!(counts.iter().all(|c| matches!(c, Ok(0))));
+    }
+
+    #[tokio::test]
+    async fn versions_share_one_locked_instance_and_detach_when_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 2).unwrap());
+        let a = empty_db(dir.path(), &engine);
+        let b = empty_db(dir.path(), &engine); // the same file, attached again under its own schema
+        assert_ne!(a.table(), b.table());
+        let (ta, tb) = (a.table().to_string(), b.table().to_string());
+        // One instance: a query can join two attached versions.
+        let sql = format!("SELECT count(*) FROM {ta} x JOIN {tb} y ON x.country_code = y.country_code");
+        assert_eq!(a.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0))).await.unwrap(), 0);
+        // Locked down: nothing outside the cache directory.
+        let outside = a.query(|c| c.execute_batch("ATTACH '/tmp/sitrep-outside.duckdb' AS o")).await;
+        assert!(outside.is_err());
+        drop(a);
+        for _ in 0..100 {
+            let sql = format!("SELECT count(*) FROM {ta}");
+            if b.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0))).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let sql = format!("SELECT count(*) FROM {ta}");
+        assert!(b.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0))).await.is_err(), "detached");
+        let sql = format!("SELECT count(*) FROM {tb}");
+        assert_eq!(b.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0))).await.unwrap(), 0);
     }
 }

@@ -14,10 +14,14 @@ use sitrep_schemas::{Commit, DatasetId};
 use super::{
     cache_prune::prune_files,
     dataset_db::{BuildOptions, DatasetDb, DbError},
+    engine::Engine,
 };
 
 /// Dataset versions kept loaded per dataset, and the least SUPPLEMENT 1.7 keeps readable.
 const RETAINED_VERSIONS: usize = 3;
+
+/// Connections of the engine's pool: the most queries that run at once.
+const POOL_SIZE: usize = 8;
 
 /// Older versions loaded on demand for cursors, kept loaded at most (the least recently loaded go).
 const ON_DEMAND_VERSIONS: usize = 8;
@@ -59,6 +63,8 @@ struct RetainedSet {
 
 pub struct Snapshots {
     lake: Lake,
+    /// The server's one DuckDB instance; every loaded version is attached to it.
+    engine: Arc<Engine>,
     cache_dir: PathBuf,
     memory_limit: String,
     current: RwLock<Option<Arc<Generation>>>,
@@ -81,8 +87,11 @@ impl Snapshots {
     }
 
     pub fn with_retention(lake: Lake, cache_dir: PathBuf, memory_limit: String, retention: Duration) -> Self {
+        let engine = Engine::open(&cache_dir, &memory_limit, POOL_SIZE)
+            .unwrap_or_else(|e| panic!("cannot open the DuckDB engine in {}: {e}", cache_dir.display()));
         Snapshots {
             lake,
+            engine: Arc::new(engine),
             cache_dir,
             memory_limit,
             current: RwLock::new(None),
@@ -96,6 +105,11 @@ impl Snapshots {
 
     pub fn lake(&self) -> &Lake {
         &self.lake
+    }
+
+    /// The DuckDB instance the loaded versions are attached to.
+    pub fn engine(&self) -> &Arc<Engine> {
+        &self.engine
     }
 
     pub fn current(&self) -> Option<Arc<Generation>> {
@@ -271,17 +285,12 @@ impl Snapshots {
         for f in &entry.files {
             local.push(self.fetch_file(&f.path, f.bytes).await?);
         }
-        let (db_dir, allowed) = (self.cache_dir.join("db"), self.cache_dir.clone());
-        let (freshness, memory_limit) = (entry.freshness.clone(), self.memory_limit.clone());
+        let db_dir = self.cache_dir.join("db");
+        let (freshness, memory_limit, engine) =
+            (entry.freshness.clone(), self.memory_limit.clone(), self.engine.clone());
         let db = tokio::task::spawn_blocking(move || {
-            let opts = BuildOptions {
-                db_dir: &db_dir,
-                allowed_dir: &allowed,
-                memory_limit: &memory_limit,
-                threads: 2,
-                pool_size: 8,
-            };
-            DatasetDb::load(dataset, version, published_at, freshness, &local, &opts)
+            let opts = BuildOptions { db_dir: &db_dir, memory_limit: &memory_limit, threads: 2 };
+            DatasetDb::load(&engine, dataset, version, published_at, freshness, &local, &opts)
         })
         .await
         .map_err(|e| SnapshotError::Task(e.to_string()))??;

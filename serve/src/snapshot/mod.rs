@@ -1,14 +1,17 @@
 //! Serving snapshots of the lake. The server follows `latest.json` (poll + probe), downloads a new
-//! generation's files into the local cache, builds one DuckDB database per dataset VERSION (sorted
-//! tables, so carried-forward datasets are reused, not rebuilt), smoke-tests it, then swaps an
+//! generation's files into the local cache, builds one DuckDB database file per dataset VERSION
+//! (sorted tables, so carried-forward datasets are reused, not rebuilt), attaches it read-only to
+//! the server's one DuckDB instance (`Engine`), smoke-tests it, then swaps an
 //! `Arc<Generation>`. In-flight requests keep the generation they started with. A failed load never
 //! replaces a good generation. Recent dataset versions stay queryable for pinned cursors.
 
 mod cache_prune;
 mod dataset_db;
+mod engine;
 mod manager;
 mod position_index;
 
 pub use dataset_db::{DatasetDb, DbError};
+pub use engine::Engine;
 pub use manager::{Generation, SnapshotError, Snapshots};
 pub use position_index::PositionRange;

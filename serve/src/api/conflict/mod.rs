@@ -65,7 +65,9 @@ static ARMED_EVENTS: PagedList<EventFilters, ArmedConflictEvent, ListArmedEvents
         start: f.start.unwrap_or((as_of.div_euclid(DAY_MS) - 30) * DAY_MS),
         end: f.end.unwrap_or(as_of),
     },
-    page: |conn: &Connection, db, f, b, page| queries::armed_events(conn, &event_filter(db, f, whole_days(b), page)),
+    page: |conn: &Connection, db, f, b, page| {
+        queries::armed_events(conn, db.table(), &event_filter(db, f, whole_days(b), page))
+    },
     respond: |events, pagination| ListArmedEventsResponse { events, pagination },
 };
 
@@ -76,7 +78,7 @@ static VIOLENCE_EVENTS: PagedList<EventFilters, UcdpViolenceEvent, ListViolenceE
     // UCDP matches dateStart in milliseconds; no lower bound by default.
     bounds: |f, as_of| Bounds { start: f.start.unwrap_or(0), end: f.end.unwrap_or(as_of) },
     page: |conn: &Connection, db, f, b, page| {
-        queries::violence_events(conn, &event_filter(db, f, (b.start, b.end), page))
+        queries::violence_events(conn, db.table(), &event_filter(db, f, (b.start, b.end), page))
     },
     respond: |events, pagination| ListViolenceEventsResponse { events, pagination },
 };
@@ -113,7 +115,10 @@ impl ConflictApi {
         let key = db.as_ref().map(|d| canonical.cache_key("get-humanitarian-summary", d.version, "", jmespath));
         dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
             let summary = match db {
-                Some(db) => db.query(move |c| queries::humanitarian_summary(c, &code)).await?,
+                Some(db) => {
+                    let table = db.table().to_string();
+                    db.query(move |c| queries::humanitarian_summary(c, &table, &code)).await?
+                }
                 None => None,
             };
             Ok(GetHumanitarianSummaryResponse { summary })
@@ -140,7 +145,11 @@ impl ConflictApi {
             let response = match db {
                 Some(db) => {
                     let scraped_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0).to_string();
-                    ListIranEventsResponse { events: db.query(queries::iran_events).await?, scraped_at }
+                    let table = db.table().to_string();
+                    ListIranEventsResponse {
+                        events: db.query(move |c| queries::iran_events(c, &table)).await?,
+                        scraped_at,
+                    }
                 }
                 None => ListIranEventsResponse { events: vec![], scraped_at: "0".into() },
             };
@@ -190,7 +199,13 @@ impl ConflictApi {
         codes.truncate(25);
         let db = self.state.snapshots.current().and_then(|g| g.dataset(DatasetId::HUMANITARIAN).cloned());
         let all = match db {
-            Some(db) => match db.query(queries::humanitarian_all).await {
+            Some(db) => match db
+                .query({
+                    let table = db.table().to_string();
+                    move |c| queries::humanitarian_all(c, &table)
+                })
+                .await
+            {
                 Ok(rows) => rows,
                 Err(e) => return ApiError::from(e).into(),
             },

@@ -1,4 +1,5 @@
-//! SQL of the Conflict operations. Every value is a bound parameter; table and column names are ours.
+//! SQL of the Conflict operations. Every value is a bound parameter; table and column names are
+//! ours (a version's table is the schema-qualified name its `DatasetDb` gives).
 
 use duckdb::{params, types::Value, Connection};
 
@@ -16,15 +17,14 @@ pub struct EventFilter {
     pub offset: i64,
 }
 
-/// An event table: its name, the time column of its range filter, and the columns of a page.
+/// An event table: the time column of its range filter and the columns of a page. Which version's
+/// table is read is the caller's (`DatasetDb::table`, a schema-qualified name).
 struct EventTable {
-    name: &'static str,
     time_col: &'static str,
     columns: &'static [&'static str],
 }
 
 const ARMED_EVENTS: EventTable = EventTable {
-    name: "armed_events",
     time_col: "occurred_at",
     columns: &[
         "id",
@@ -41,7 +41,6 @@ const ARMED_EVENTS: EventTable = EventTable {
 };
 
 const VIOLENCE_EVENTS: EventTable = EventTable {
-    name: "violence_events",
     time_col: "date_start",
     columns: &[
         "id",
@@ -60,8 +59,8 @@ const VIOLENCE_EVENTS: EventTable = EventTable {
     ],
 };
 
-fn page_sql(table: &EventTable, with_country: bool) -> (String, String) {
-    let (name, time_col, columns) = (table.name, table.time_col, table.columns.join(", "));
+fn page_sql(name: &str, table: &EventTable, with_country: bool) -> (String, String) {
+    let (time_col, columns) = (table.time_col, table.columns.join(", "));
     let country = if with_country { " AND country_iso2 = ?" } else { "" };
     let filter = format!("WHERE {time_col} BETWEEN ? AND ?{country}");
     (
@@ -73,6 +72,7 @@ fn page_sql(table: &EventTable, with_country: bool) -> (String, String) {
 /// Rows `offset .. offset + limit` of a known run of positions, in table (= API) order.
 fn positioned_page<T>(
     conn: &Connection,
+    name: &str,
     table: &EventTable,
     range: PositionRange,
     f: &EventFilter,
@@ -86,7 +86,7 @@ fn positioned_page<T>(
     // Ordered here rather than by an ORDER BY: DuckDB's sort operator costs more than the scan.
     // `_pos` comes after the page's columns, which `map` reads from index 0.
     let pos_col = table.columns.len();
-    let sql = format!("SELECT {}, _pos FROM {} WHERE _pos BETWEEN ? AND ?", table.columns.join(", "), table.name);
+    let sql = format!("SELECT {}, _pos FROM {name} WHERE _pos BETWEEN ? AND ?", table.columns.join(", "));
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt
         .query_map(params![first, last], |r| Ok((r.get::<_, i64>(pos_col)?, map(r)?)))?
@@ -111,14 +111,15 @@ fn strings(v: Value) -> Vec<String> {
 
 fn run_page<T>(
     conn: &Connection,
+    name: &str,
     table: &EventTable,
     f: &EventFilter,
     map: impl Fn(&duckdb::Row) -> duckdb::Result<T>,
 ) -> duckdb::Result<(Vec<T>, i64)> {
     if let Some(range) = f.positions {
-        return positioned_page(conn, table, range, f, map);
+        return positioned_page(conn, name, table, range, f, map);
     }
-    let (page, count) = page_sql(table, f.country.is_some());
+    let (page, count) = page_sql(name, table, f.country.is_some());
     let mut stmt = conn.prepare_cached(&page)?;
     let mut cstmt = conn.prepare_cached(&count)?;
     let (rows, total) = match &f.country {
@@ -136,8 +137,9 @@ fn run_page<T>(
     Ok((rows, total))
 }
 
-pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<ArmedConflictEvent>, i64)> {
-    run_page(conn, &ARMED_EVENTS, f, |r| {
+/// A page of `table` (a version's qualified `armed_events`).
+pub fn armed_events(conn: &Connection, table: &str, f: &EventFilter) -> duckdb::Result<(Vec<ArmedConflictEvent>, i64)> {
+    run_page(conn, table, &ARMED_EVENTS, f, |r| {
         Ok(ArmedConflictEvent {
             id: r.get(0)?,
             event_type: r.get(1)?,
@@ -152,8 +154,13 @@ pub fn armed_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<A
     })
 }
 
-pub fn violence_events(conn: &Connection, f: &EventFilter) -> duckdb::Result<(Vec<UcdpViolenceEvent>, i64)> {
-    run_page(conn, &VIOLENCE_EVENTS, f, |r| {
+/// A page of `table` (a version's qualified `violence_events`).
+pub fn violence_events(
+    conn: &Connection,
+    table: &str,
+    f: &EventFilter,
+) -> duckdb::Result<(Vec<UcdpViolenceEvent>, i64)> {
+    run_page(conn, table, &VIOLENCE_EVENTS, f, |r| {
         Ok(UcdpViolenceEvent {
             id: r.get(0)?,
             date_start: r.get(1)?,
@@ -186,23 +193,23 @@ fn summary(r: &duckdb::Row) -> duckdb::Result<HumanitarianSummary> {
     })
 }
 
-pub fn humanitarian_summary(conn: &Connection, code: &str) -> duckdb::Result<Option<HumanitarianSummary>> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {SUMMARY_COLS} FROM humanitarian WHERE country_code = ?"))?;
+pub fn humanitarian_summary(conn: &Connection, table: &str, code: &str) -> duckdb::Result<Option<HumanitarianSummary>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {SUMMARY_COLS} FROM {table} WHERE country_code = ?"))?;
     let mut rows = stmt.query_map(params![code], summary)?;
     rows.next().transpose()
 }
 
 /// All summaries (one row per country, a few hundred at most); the batch filters in memory.
-pub fn humanitarian_all(conn: &Connection) -> duckdb::Result<Vec<HumanitarianSummary>> {
-    let mut stmt = conn.prepare_cached(&format!("SELECT {SUMMARY_COLS} FROM humanitarian ORDER BY country_code"))?;
+pub fn humanitarian_all(conn: &Connection, table: &str) -> duckdb::Result<Vec<HumanitarianSummary>> {
+    let mut stmt = conn.prepare_cached(&format!("SELECT {SUMMARY_COLS} FROM {table} ORDER BY country_code"))?;
     let rows = stmt.query_map([], summary)?;
     rows.collect()
 }
 
-pub fn iran_events(conn: &Connection) -> duckdb::Result<Vec<IranEvent>> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, title, category, source_url, latitude, longitude, location_name, published_at, severity FROM iran_events ORDER BY published_at DESC, id",
-    )?;
+pub fn iran_events(conn: &Connection, table: &str) -> duckdb::Result<Vec<IranEvent>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT id, title, category, source_url, latitude, longitude, location_name, published_at, severity FROM {table} ORDER BY published_at DESC, id"
+    ))?;
     let rows = stmt.query_map([], |r| {
         Ok(IranEvent {
             id: r.get(0)?,

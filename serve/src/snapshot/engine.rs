@@ -1,0 +1,131 @@
+//! The server's ONE DuckDB instance (DESIGN §4): one memory limit and one thread budget, however
+//! many datasets and versions are loaded. Every dataset version's database file is attached
+//! read-only under its own schema name, so a handler can join the datasets of one generation.
+//! Locked down at start: file access only inside the cache directory, configuration frozen.
+//!
+//! `Connection` is Send but not Sync: queries check a connection out of the pool through a guard
+//! that always gives it back (finished, failed, panicked or abandoned by a cancelled request) and
+//! run on a blocking thread.
+
+use std::{
+    path::Path,
+    sync::{Arc, Mutex},
+};
+
+use duckdb::Connection;
+use tokio::sync::Semaphore;
+
+use super::dataset_db::DbError;
+
+/// Prepared statements kept per connection: a handful per dataset version (their SQL names the
+/// version's schema), for every retained version.
+const STATEMENT_CACHE: usize = 256;
+
+pub struct Engine {
+    /// Outside the pool: attaches, detaches and load-time checks, so a load never waits behind
+    /// (or starves) serving queries.
+    admin: Mutex<Connection>,
+    conns: Arc<Mutex<Vec<Connection>>>,
+    /// One permit per pooled connection, held until the query's blocking work has ended.
+    permits: Arc<Semaphore>,
+    pool_size: usize,
+}
+
+/// A connection taken from the pool; it goes back when this is dropped.
+struct Checkout<'a> {
+    pool: &'a Mutex<Vec<Connection>>,
+    conn: Option<Connection>,
+}
+
+impl<'a> Checkout<'a> {
+    fn take(pool: &'a Mutex<Vec<Connection>>) -> Option<Self> {
+        let conn = pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop()?;
+        Some(Checkout { pool, conn: Some(conn) })
+    }
+}
+
+impl Drop for Checkout<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            self.pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).push(conn);
+        }
+    }
+}
+
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+impl Engine {
+    /// An in-memory instance whose only file access is `allowed_dir`, with `pool_size` connections.
+    /// Serving queries touch a few row groups: each runs on its caller's thread alone
+    /// (`threads = 1`); concurrent requests give the parallelism.
+    pub fn open(allowed_dir: &Path, memory_limit: &str, pool_size: usize) -> Result<Self, DbError> {
+        std::fs::create_dir_all(allowed_dir)?;
+        let root = Connection::open_in_memory()?;
+        root.execute_batch(&format!(
+            "SET memory_limit = {}; SET threads = 1; SET allowed_directories = [{}];
+             SET enable_external_access = false; SET lock_configuration = true;",
+            quote(memory_limit),
+            quote(&allowed_dir.to_string_lossy()),
+        ))?;
+        let mut conns = Vec::with_capacity(pool_size.max(1));
+        for _ in 0..pool_size.max(1) {
+            let c = root.try_clone()?;
+            c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+            conns.push(c);
+        }
+        Ok(Engine {
+            admin: Mutex::new(root),
+            pool_size: conns.len(),
+            permits: Arc::new(Semaphore::new(conns.len())),
+            conns: Arc::new(Mutex::new(conns)),
+        })
+    }
+
+    /// Runs `f` on a pooled connection on a blocking thread. Cancellation-safe: if the caller's
+    /// future is dropped, the blocking work still ends by returning the connection and the
+    /// permit; a panic in `f` returns them too.
+    pub async fn query<T, F>(&self, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, duckdb::Error> + Send + 'static,
+    {
+        let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
+        let pool = self.conns.clone();
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit; // released after the connection is back (drop order: reverse)
+            let checkout = Checkout::take(&pool).ok_or_else(|| DbError::Task("pool empty".into()))?;
+            let conn = checkout.conn.as_ref().ok_or_else(|| DbError::Task("pool empty".into()))?;
+            f(conn).map_err(DbError::from)
+        })
+        .await
+        .map_err(|e| DbError::Task(e.to_string()))?
+    }
+
+    /// Runs `f` on the admin connection, on the calling thread (loads run on blocking threads).
+    pub fn admin<T>(&self, f: impl FnOnce(&Connection) -> Result<T, duckdb::Error>) -> Result<T, DbError> {
+        let conn = self.admin.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        f(&conn).map_err(DbError::from)
+    }
+
+    /// Attaches a database file read-only as schema `alias` (blocking).
+    pub fn attach(&self, path: &Path, alias: &str) -> Result<(), DbError> {
+        self.admin(|c| c.execute_batch(&format!("ATTACH {} AS {alias} (READ_ONLY)", quote(&path.to_string_lossy()))))
+    }
+
+    /// Detaches schema `alias` (blocking); in-flight queries hold their version, so none uses it.
+    pub fn detach(&self, alias: &str) -> Result<(), DbError> {
+        self.admin(|c| c.execute_batch(&format!("DETACH {alias}")))
+    }
+
+    /// Connections idle in the pool (all of them when no query runs).
+    pub fn idle_connections(&self) -> usize {
+        self.conns.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
+    }
+
+    /// Connections checked out by running queries.
+    pub fn connections_in_use(&self) -> usize {
+        self.pool_size.saturating_sub(self.idle_connections())
+    }
+}
