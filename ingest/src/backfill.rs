@@ -88,6 +88,7 @@ pub async fn backfill(
     }
     let now = Utc::now();
     let staged = Staged {
+        run_stats: Vec::new(),
         run_id: cp.run_id.clone(),
         operation: format!("backfill {dataset} {from}..{to}"),
         outcomes: vec![Outcome::Fetched {

@@ -6,7 +6,7 @@ use std::{collections::HashMap, sync::Arc, time::Instant};
 
 use chrono::Utc;
 use sitrep_pipelines::{registry, Source, Window};
-use sitrep_schemas::{Commit, DatasetId};
+use sitrep_schemas::{Commit, DatasetId, RunOutcome, RunStats};
 
 use crate::{
     content_hash::content_hash,
@@ -114,8 +114,28 @@ impl Runner {
         let run_id = ulid::Ulid::new().to_string();
         let staged = futures::future::join_all(datasets.iter().map(|d| self.stage_one(&run_id, *d))).await;
         let (outcomes, reports): (Vec<_>, Vec<_>) = staged.into_iter().unzip();
+        let run_stats = outcomes
+            .iter()
+            .zip(&reports)
+            .map(|(outcome, r)| {
+                let outcome = match outcome {
+                    Outcome::Fetched { .. } => RunOutcome::Published,
+                    Outcome::Unchanged { .. } => RunOutcome::Unchanged,
+                    Outcome::Failed { .. } => RunOutcome::Failed,
+                };
+                let stats = RunStats {
+                    run_id: run_id.clone(),
+                    outcome,
+                    rows: r.rows,
+                    bytes: r.bytes,
+                    files: r.files as u64,
+                    millis: r.millis as u64,
+                };
+                (r.dataset, stats)
+            })
+            .collect();
         let names: Vec<&str> = datasets.iter().map(|d| d.as_str()).collect();
-        let staged = Staged { run_id, operation: format!("ingest {}", names.join(",")), outcomes };
+        let staged = Staged { run_id, operation: format!("ingest {}", names.join(",")), outcomes, run_stats };
         let commit = self.lake.publish(&staged).await?;
         for r in &reports {
             tracing::info!(

@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use object_store::{PutMode, PutOptions, PutPayload};
 use sitrep_schemas::partition::{Scope, YearMonth};
 use sitrep_schemas::{
-    commit::COMMIT_FORMAT, Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness,
+    commit::COMMIT_FORMAT, Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness, RunStats,
 };
 
 use crate::LakeError;
@@ -57,6 +57,8 @@ pub struct Staged {
     pub run_id: String,
     pub operation: String,
     pub outcomes: Vec<Outcome>,
+    /// The run's counters per dataset, recorded as each entry's `lastRun`.
+    pub run_stats: Vec<(DatasetId, RunStats)>,
 }
 
 fn replaces(scope: &Scope, file: &FileEntry) -> bool {
@@ -139,6 +141,11 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 entry.freshness.status =
                     if entry.version.is_some() { DatasetStatus::Degraded } else { DatasetStatus::Unavailable };
             }
+        }
+    }
+    for (dataset, stats) in &staged.run_stats {
+        if let Some(entry) = datasets.get_mut(dataset.as_str()) {
+            entry.last_run = Some(stats.clone());
         }
     }
     Commit {

@@ -39,6 +39,9 @@ pub struct DatasetEntry {
     /// a later fetch with the same hash publishes no new version. Cleared by backfills.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content_hash: Option<String>,
+    /// What the last ingest run that attempted this dataset did (the run's counters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run: Option<RunStats>,
     /// Fields written by a newer build, carried forward as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -61,6 +64,42 @@ pub struct FileEntry {
     /// Fields written by a newer build, carried forward as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// The counters of one ingest run for one dataset, kept in the commit it published.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct RunStats {
+    pub run_id: String,
+    pub outcome: RunOutcome,
+    /// Rows fetched (after normalisation).
+    pub rows: u64,
+    /// Parquet bytes and files written (none for an unchanged or failed fetch).
+    pub bytes: u64,
+    pub files: u64,
+    /// Fetch, normalise and write time.
+    pub millis: u64,
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RunOutcome {
+    /// New data: a new version.
+    Published,
+    /// The same content as the current version: no new version.
+    Unchanged,
+    /// The fetch failed; the previous version keeps serving.
+    Failed,
+}
+
+impl RunOutcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunOutcome::Published => "published",
+            RunOutcome::Unchanged => "unchanged",
+            RunOutcome::Failed => "failed",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -141,6 +180,7 @@ impl DatasetEntry {
             files: Vec::new(),
             freshness: Freshness::never(None),
             content_hash: None,
+            last_run: None,
             extra: BTreeMap::new(),
         }
     }

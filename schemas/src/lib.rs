@@ -12,5 +12,5 @@ pub mod fingerprint;
 pub mod partition;
 pub mod sql;
 
-pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness};
+pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness, RunOutcome, RunStats};
 pub use dataset::{DatasetDescriptor, DatasetId, Partitioning};

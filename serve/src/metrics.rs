@@ -11,7 +11,7 @@ use prometheus_client::{
     metrics::{counter::Counter, family::Family, gauge::Gauge, histogram::Histogram},
     registry::Registry,
 };
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{DatasetId, RunOutcome};
 
 use crate::{api::answer::DataState, app_state::AppState, edge::rate_limit::Policy};
 
@@ -55,6 +55,16 @@ pub struct Metrics {
     dataset_age: Family<DatasetLabel, Gauge>,
     dataset_state: Family<DatasetStateLabels, Gauge>,
     duckdb_in_use: Gauge,
+    run_rows: Family<DatasetLabel, Gauge>,
+    run_bytes: Family<DatasetLabel, Gauge>,
+    run_seconds: Family<DatasetLabel, Gauge<f64, std::sync::atomic::AtomicU64>>,
+    run_outcome: Family<RunOutcomeLabels, Gauge>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunOutcomeLabels {
+    dataset: String,
+    outcome: &'static str,
 }
 
 impl Default for Metrics {
@@ -97,8 +107,34 @@ impl Metrics {
             "Pooled DuckDB connections running a query",
             duckdb_in_use.clone(),
         );
+        // The ingest runs' counters, as the commits record them (`lastRun`): whichever process ran
+        // the ingest, the server that reads the lake exposes them.
+        let run_rows = Family::<DatasetLabel, Gauge>::default();
+        registry.register("ingest_last_run_rows", "Rows the last ingest run fetched, per dataset", run_rows.clone());
+        let run_bytes = Family::<DatasetLabel, Gauge>::default();
+        registry.register(
+            "ingest_last_run_bytes",
+            "Parquet bytes the last ingest run wrote, per dataset",
+            run_bytes.clone(),
+        );
+        let run_seconds = Family::<DatasetLabel, Gauge<f64, std::sync::atomic::AtomicU64>>::default();
+        registry.register(
+            "ingest_last_run_seconds",
+            "Duration of the last ingest run, per dataset",
+            run_seconds.clone(),
+        );
+        let run_outcome = Family::<RunOutcomeLabels, Gauge>::default();
+        registry.register(
+            "ingest_last_run_outcome",
+            "1 for the last ingest run's outcome per dataset (published, unchanged, failed)",
+            run_outcome.clone(),
+        );
         Metrics {
             registry,
+            run_rows,
+            run_bytes,
+            run_seconds,
+            run_outcome,
             requests,
             latency,
             refusals,
@@ -136,6 +172,16 @@ impl Metrics {
             let freshness = entry.map(|e| &e.freshness);
             let age = freshness.and_then(|f| f.fetched_at).map(|t| (now - t).num_seconds()).unwrap_or(-1);
             self.dataset_age.get_or_create(&DatasetLabel { dataset: id.to_string() }).set(age);
+            if let Some(run) = entry.and_then(|e| e.last_run.as_ref()) {
+                let label = DatasetLabel { dataset: id.to_string() };
+                self.run_rows.get_or_create(&label).set(run.rows as i64);
+                self.run_bytes.get_or_create(&label).set(run.bytes as i64);
+                self.run_seconds.get_or_create(&label).set(run.millis as f64 / 1e3);
+                for outcome in [RunOutcome::Published, RunOutcome::Unchanged, RunOutcome::Failed] {
+                    let labels = RunOutcomeLabels { dataset: id.to_string(), outcome: outcome.as_str() };
+                    self.run_outcome.get_or_create(&labels).set(i64::from(outcome == run.outcome));
+                }
+            }
             let st = DataState::of(id, freshness, now);
             for s in [DataState::Fresh, DataState::Stale, DataState::Unavailable] {
                 let labels = DatasetStateLabels { dataset: id.to_string(), state: s.as_str().to_string() };

@@ -81,6 +81,7 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
     busy += t.elapsed();
     let months = files.iter().filter_map(|f| f.partition.as_deref().and_then(sitrep_pipelines::time::YearMonth::parse));
     let staged = Staged {
+        run_stats: Vec::new(),
         run_id,
         operation: "bench".into(),
         outcomes: vec![Outcome::Fetched {

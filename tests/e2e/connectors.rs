@@ -154,6 +154,8 @@ async fn an_unchanged_fetch_publishes_no_new_version_and_keeps_cursors_and_etags
         assert_eq!(a.files, b.files, "{id}: no new files");
         assert_eq!(a.freshness.as_of, b.freshness.as_of, "{id}: the version's as-of stays");
         assert!(a.freshness.last_attempt_at > b.freshness.last_attempt_at, "{id}: the attempt is recorded");
+        let run = a.last_run.as_ref().unwrap();
+        assert_eq!((run.outcome, run.files, &run.run_id), (sitrep_schemas::RunOutcome::Unchanged, 0, &after.run_id));
     }
     let objects: Vec<_> = futures::TryStreamExt::try_collect::<Vec<_>>(lake.store().list(None)).await.unwrap();
     assert!(

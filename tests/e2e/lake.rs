@@ -16,6 +16,7 @@ use sitrep_tests::{changing_runner, replay_runner, NORMAL};
 
 fn failed(dataset: DatasetId, run: &str) -> Staged {
     Staged {
+        run_stats: Vec::new(),
         run_id: run.into(),
         operation: "test".into(),
         outcomes: vec![Outcome::Failed { dataset, error: format!("test: {run}"), attempted_at: Utc::now() }],
@@ -89,6 +90,7 @@ async fn crash_between_data_and_commit_leaves_the_last_generation_and_rerun_succ
 
 fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged {
     Staged {
+        run_stats: Vec::new(),
         run_id: "bad".into(),
         operation: "test".into(),
         outcomes: vec![Outcome::Fetched {
@@ -272,6 +274,7 @@ async fn racing_publishers_of_real_data_each_land_whole() {
                 let files =
                     write_dataset(&lake, &run, DatasetId::HUMANITARIAN, &slice, Utc::now(), &mut part).await.unwrap();
                 let staged = Staged {
+                    run_stats: Vec::new(),
                     run_id: run.clone(),
                     operation: "race".into(),
                     outcomes: vec![Outcome::Fetched {

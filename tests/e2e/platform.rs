@@ -272,6 +272,11 @@ async fn metrics_are_a_valid_exposition_of_what_happened() {
     assert_eq!(sample(&s, "sitrep_dataset_state", &[("dataset", "armed-events"), ("state", "stale")]), Some(1.0));
     assert_eq!(sample(&s, "sitrep_dataset_state", &[("dataset", "armed-events"), ("state", "fresh")]), Some(0.0));
     assert!(sample(&s, "sitrep_dataset_age_seconds", &[("dataset", "armed-events")]).unwrap() > 0.0);
+    // The ingest run's counters, as the commit records them.
+    assert_eq!(sample(&s, "sitrep_ingest_last_run_rows", &[("dataset", "armed-events")]), Some(444.0));
+    assert!(sample(&s, "sitrep_ingest_last_run_bytes", &[("dataset", "armed-events")]).unwrap() > 0.0);
+    let published = [("dataset", "armed-events"), ("outcome", "published")];
+    assert_eq!(sample(&s, "sitrep_ingest_last_run_outcome", &published), Some(1.0));
     let buckets = s.samples.iter().filter(|x| x.metric == "sitrep_http_request_duration_seconds").count();
     assert!(buckets > 0, "the latency histogram is exposed");
 }
