@@ -90,11 +90,10 @@ where
         let page_size = PAGE_SIZE.int32(&q, &mut v);
         let params = P::parse(&q, &mut v);
         let filters = params.canonical();
-        let fh = filters.filter_hash();
         let (current_provenance, current) = dataset_read::current(state, self.dataset);
         let mut pinned: Option<(CursorPayload, Arc<DatasetDb>)> = None;
         if let Some(c) = CURSOR.raw(&q) {
-            match cursor::decode(&state.cursor_secret, c, self.op, &fh) {
+            match cursor::decode(&state.cursor_secret, c, self.op, &filters.filter_hash()) {
                 Err(msg) => v.push("cursor", msg),
                 Ok(p) => {
                     let db = match current.clone().filter(|d| d.version == p.gen) {
@@ -139,16 +138,16 @@ where
         let provenance = if pinned.is_some() { dataset_read::pinned(&db) } else { current_provenance };
         let paging = format!("{}|{}|{offset}|{page_size}", bounds.start, bounds.end);
         let key = filters.cache_key(self.op, db.version, &paging, jmespath);
-        let this_page = CursorPayload {
-            op: self.op.into(),
-            gen: db.version,
-            off: offset,
-            fh,
-            s: Some(bounds.start),
-            e: Some(bounds.end),
-        };
-        let secret = state.cursor_secret.clone();
+        // Runs only on a body-cache miss: a hit needs no cursor, hash or query.
         let render = async move {
+            let this_page = CursorPayload {
+                op: self.op.into(),
+                gen: db.version,
+                off: offset,
+                fh: filters.filter_hash(),
+                s: Some(bounds.start),
+                e: Some(bounds.end),
+            };
             let page = Page { limit: page_size as i64, offset: offset as i64 };
             let query_db = db.clone();
             let (rows, total) = db
@@ -156,7 +155,7 @@ where
                 .await
                 .map_err(ApiError::from)?;
             let pagination = Pagination {
-                next_cursor: next_cursor(&secret, this_page, rows.len(), total),
+                next_cursor: next_cursor(&state.cursor_secret, this_page, rows.len(), total),
                 total_count: total as i32,
             };
             Ok((self.respond)(rows, pagination))
