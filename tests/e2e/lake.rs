@@ -93,9 +93,9 @@ fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged 
         run_stats: Vec::new(),
         run_id: "bad".into(),
         operation: "test".into(),
-        outcomes: vec![Outcome::Fetched {
+        outcomes: vec![fetched_now(
             dataset,
-            files: vec![FileEntry {
+            vec![FileEntry {
                 path: path.into(),
                 rows,
                 bytes,
@@ -106,14 +106,22 @@ fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged 
                 partition: None,
                 extra: Default::default(),
             }],
-            scope: Scope::All,
-            fetched_at: Utc::now(),
-            as_of: Utc::now(),
-            upstream_version: None,
-            keeps_as_of: false,
-            mode: sitrep_schemas::DataMode::Live,
-            content_hash: None,
-        }],
+        )],
+    }
+}
+
+/// A live fetch of the whole dataset, fetched now.
+fn fetched_now(dataset: DatasetId, files: Vec<FileEntry>) -> Outcome {
+    Outcome::Fetched {
+        dataset,
+        files,
+        scope: Scope::All,
+        fetched_at: Utc::now(),
+        as_of: Utc::now(),
+        upstream_version: None,
+        keeps_as_of: false,
+        mode: sitrep_schemas::DataMode::Live,
+        content_hash: None,
     }
 }
 
@@ -277,17 +285,7 @@ async fn racing_publishers_of_real_data_each_land_whole() {
                     run_stats: Vec::new(),
                     run_id: run.clone(),
                     operation: "race".into(),
-                    outcomes: vec![Outcome::Fetched {
-                        dataset: DatasetId::HUMANITARIAN,
-                        files: files.clone(),
-                        scope: Scope::All,
-                        fetched_at: Utc::now(),
-                        as_of: Utc::now(),
-                        upstream_version: None,
-                        keeps_as_of: false,
-                        mode: sitrep_schemas::DataMode::Live,
-                        content_hash: None,
-                    }],
+                    outcomes: vec![fetched_now(DatasetId::HUMANITARIAN, files.clone())],
                 };
                 (run, files, lake.publish(&staged).await.unwrap().generation)
             })

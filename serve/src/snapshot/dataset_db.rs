@@ -78,6 +78,16 @@ pub struct BuildOptions<'a> {
 
 static ATTACHES: AtomicU64 = AtomicU64::new(0);
 
+/// A dataset version to load: what the commit says of it, and its files in the local cache.
+pub struct VersionSpec {
+    pub dataset: DatasetId,
+    pub version: u64,
+    /// When the generation that published the version was committed.
+    pub published_at: DateTime<Utc>,
+    pub freshness: Freshness,
+    pub files: Vec<PathBuf>,
+}
+
 /// Builds a version's database file: the table sorted by the dataset's filter keys and numbered
 /// in that order (`_pos`), plus its position runs (`_runs`), written under a temporary name and
 /// renamed into place only when complete — a crash never leaves a file that looks whole.
@@ -128,23 +138,15 @@ impl DatasetDb {
     /// The serving database of a version (blocking): re-attached from the cache directory when a
     /// complete file is there (a restart), else built once from the version's Parquet files.
     /// Either way it is smoke-tested (row count against the commit) before it serves.
-    pub fn load(
-        engine: &Arc<Engine>,
-        dataset: DatasetId,
-        version: u64,
-        published_at: DateTime<Utc>,
-        freshness: Freshness,
-        files: &[PathBuf],
-        opts: &BuildOptions,
-    ) -> Result<Self, DbError> {
+    pub fn load(engine: &Arc<Engine>, spec: VersionSpec, opts: &BuildOptions) -> Result<Self, DbError> {
         std::fs::create_dir_all(opts.db_dir)?;
-        let path = Self::file_of(opts.db_dir, dataset, version, files);
+        let (dataset, version) = (spec.dataset, spec.version);
+        let path = Self::file_of(opts.db_dir, dataset, version, &spec.files);
         let reopened = path.exists();
         if !reopened {
-            build_file(dataset, &path, files, opts)?;
+            build_file(dataset, &path, &spec.files, opts)?;
         }
-        let open = |path: &Path| Self::open(engine, dataset, version, published_at, freshness.clone(), files, path);
-        match open(&path) {
+        match Self::open(engine, &spec, &path) {
             Ok(mut db) => {
                 db.reopened = reopened;
                 Ok(db)
@@ -153,8 +155,8 @@ impl DatasetDb {
                 // A file from an earlier process that does not check out: build it again.
                 tracing::warn!(%dataset, version, error = %e, "cached serving database refused; rebuilding");
                 std::fs::remove_file(&path)?;
-                build_file(dataset, &path, files, opts)?;
-                open(&path)
+                build_file(dataset, &path, &spec.files, opts)?;
+                Self::open(engine, &spec, &path)
             }
             Err(e) => Err(e),
         }
@@ -175,15 +177,8 @@ impl DatasetDb {
     }
 
     /// Attaches a complete database file read-only and checks it.
-    fn open(
-        engine: &Arc<Engine>,
-        dataset: DatasetId,
-        version: u64,
-        published_at: DateTime<Utc>,
-        freshness: Freshness,
-        files: &[PathBuf],
-        path: &Path,
-    ) -> Result<Self, DbError> {
+    fn open(engine: &Arc<Engine>, spec: &VersionSpec, path: &Path) -> Result<Self, DbError> {
+        let (dataset, version) = (spec.dataset, spec.version);
         let alias = format!("{}_v{version}_{}", dataset.table_name(), ATTACHES.fetch_add(1, Ordering::Relaxed));
         engine.attach(path, &alias)?;
         let table = format!("{alias}.{}", dataset.table_name());
@@ -208,12 +203,12 @@ impl DatasetDb {
                 return Err(e);
             }
         };
-        if rows as u64 != freshness.rows {
+        if rows as u64 != spec.freshness.rows {
             let _ = engine.detach(&alias);
             return Err(DbError::Smoke {
                 dataset,
                 version,
-                detail: format!("{rows} rows, commit says {}", freshness.rows),
+                detail: format!("{rows} rows, commit says {}", spec.freshness.rows),
             });
         }
         let index = runs.and_then(|runs| {
@@ -226,9 +221,9 @@ impl DatasetDb {
         Ok(DatasetDb {
             dataset,
             version,
-            published_at,
-            freshness,
-            sources: files.to_vec(),
+            published_at: spec.published_at,
+            freshness: spec.freshness.clone(),
+            sources: spec.files.clone(),
             index,
             path: path.to_path_buf(),
             alias,
@@ -298,8 +293,14 @@ mod tests {
 
     fn empty_db(dir: &Path, engine: &Arc<Engine>) -> DatasetDb {
         let opts = BuildOptions { db_dir: &dir.join("db"), memory_limit: "64MB", threads: 1 };
-        let freshness = Freshness::never(None);
-        DatasetDb::load(engine, DatasetId::HUMANITARIAN, 1, DateTime::UNIX_EPOCH, freshness, &[], &opts).expect("build")
+        let spec = VersionSpec {
+            dataset: DatasetId::HUMANITARIAN,
+            version: 1,
+            published_at: DateTime::UNIX_EPOCH,
+            freshness: Freshness::never(None),
+            files: Vec::new(),
+        };
+        DatasetDb::load(engine, spec, &opts).expect("build")
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,7 +13,7 @@ use sitrep_schemas::{Commit, DatasetId};
 
 use super::{
     cache_prune::prune_files,
-    dataset_db::{BuildOptions, DatasetDb, DbError},
+    dataset_db::{BuildOptions, DatasetDb, DbError, VersionSpec},
     engine::Engine,
 };
 
@@ -285,12 +285,12 @@ impl Snapshots {
         for f in &entry.files {
             local.push(self.fetch_file(&f.path, f.bytes).await?);
         }
-        let db_dir = self.cache_dir.join("db");
-        let (freshness, memory_limit, engine) =
-            (entry.freshness.clone(), self.memory_limit.clone(), self.engine.clone());
+        let (db_dir, memory_limit, engine) =
+            (self.cache_dir.join("db"), self.memory_limit.clone(), self.engine.clone());
+        let spec = VersionSpec { dataset, version, published_at, freshness: entry.freshness.clone(), files: local };
         let db = tokio::task::spawn_blocking(move || {
             let opts = BuildOptions { db_dir: &db_dir, memory_limit: &memory_limit, threads: 2 };
-            DatasetDb::load(&engine, dataset, version, published_at, freshness, &local, &opts)
+            DatasetDb::load(&engine, spec, &opts)
         })
         .await
         .map_err(|e| SnapshotError::Task(e.to_string()))??;
