@@ -156,12 +156,10 @@ impl TestApp {
         options: Options,
         wrap: impl FnOnce(BoxEndpoint<'static>) -> BoxEndpoint<'static>,
     ) -> TestApp {
-        let snapshots = Arc::new(Snapshots::with_retention(
-            lake.clone(),
-            dir.path().join("cache"),
-            "256MB".into(),
-            options.retention,
-        ));
+        let snapshots = Arc::new(
+            Snapshots::with_retention(lake.clone(), dir.path().join("cache"), "256MB".into(), options.retention)
+                .expect("engine"),
+        );
         snapshots.refresh().await.expect("load generation");
         let store = StateStore::open(&options.state_url).await.expect("state");
         let acct = match store.find_account_by_name("test").await.expect("account lookup") {

@@ -148,7 +148,7 @@ async fn main() -> anyhow::Result<()> {
                 serve.cache_dir.clone(),
                 serve.duckdb_memory.clone(),
                 Duration::from_secs(serve.retention_hours * 3600),
-            ));
+            )?);
             let started = std::time::Instant::now();
             if let Err(e) = snapshots.refresh().await {
                 tracing::error!(error = %e, "initial generation load failed; serving unavailable until a good one arrives");

@@ -168,7 +168,7 @@ async fn a_restart_reattaches_the_serving_databases_instead_of_rebuilding() {
     let cache = app._dir.path().join("cache");
     let first = app.snapshots.current().unwrap();
     assert!(first.datasets.values().all(|db| !db.reopened), "built on the first load");
-    let restarted = sitrep_serve::snapshot::Snapshots::new(app.lake.clone(), cache, "256MB".into());
+    let restarted = sitrep_serve::snapshot::Snapshots::new(app.lake.clone(), cache, "256MB".into()).unwrap();
     let generation = restarted.refresh().await.unwrap().unwrap();
     assert_eq!(generation.datasets.len(), first.datasets.len());
     assert!(generation.datasets.values().all(|db| db.reopened), "re-attached from the cache");

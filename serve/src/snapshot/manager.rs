@@ -82,14 +82,18 @@ impl Snapshots {
     /// `cache_dir` belongs to this server alone. Serving databases found there were built by an
     /// earlier process and are re-attached rather than rebuilt; the ones no retained version
     /// uses are pruned after each load.
-    pub fn new(lake: Lake, cache_dir: PathBuf, memory_limit: String) -> Self {
+    pub fn new(lake: Lake, cache_dir: PathBuf, memory_limit: String) -> Result<Self, SnapshotError> {
         Self::with_retention(lake, cache_dir, memory_limit, Duration::from_secs(24 * 3600))
     }
 
-    pub fn with_retention(lake: Lake, cache_dir: PathBuf, memory_limit: String, retention: Duration) -> Self {
-        let engine = Engine::open(&cache_dir, &memory_limit, POOL_SIZE)
-            .unwrap_or_else(|e| panic!("cannot open the DuckDB engine in {}: {e}", cache_dir.display()));
-        Snapshots {
+    pub fn with_retention(
+        lake: Lake,
+        cache_dir: PathBuf,
+        memory_limit: String,
+        retention: Duration,
+    ) -> Result<Self, SnapshotError> {
+        let engine = Engine::open(&cache_dir, &memory_limit, POOL_SIZE)?;
+        Ok(Snapshots {
             lake,
             engine: Arc::new(engine),
             cache_dir,
@@ -100,7 +104,7 @@ impl Snapshots {
             retained_sets: Mutex::new(HashMap::new()),
             retention,
             load_lock: tokio::sync::Mutex::new(()),
-        }
+        })
     }
 
     pub fn lake(&self) -> &Lake {
