@@ -100,7 +100,8 @@ end
         std::fs::write(file.path(), script).expect("write script");
         let out = tokio::process::Command::new(&self.path)
             .args([&format!("-t{threads}"), &format!("-c{connections}"), &format!("-d{}s", self.duration.as_secs())])
-            .args(["--latency", "-s"])
+            // A slow peer must count as slow, not as failed: wrk's default timeout is 2 s.
+            .args(["--timeout", "30s", "--latency", "-s"])
             .arg(file.path())
             .arg(url)
             .output()

@@ -15,7 +15,10 @@ use std::{
 
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
-use poem::{http::StatusCode, IntoResponse, Request, Response};
+use poem::{
+    http::{HeaderValue, StatusCode},
+    IntoResponse, Request, Response,
+};
 use poem_openapi::{
     registry::{MetaMediaType, MetaResponse, MetaResponses, Registry},
     types::Type,
@@ -251,7 +254,7 @@ where
     let mut builder = Response::builder()
         .header("etag", served.etag.as_str())
         .header("cache-control", cache_control)
-        .header("x-snapshot-generation", provenance.generation.to_string())
+        .header("x-snapshot-generation", HeaderValue::from(provenance.generation))
         .header("x-data-as-of", provenance.published_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
         .header("x-data-state", provenance.state.as_str());
     if provenance.replay {

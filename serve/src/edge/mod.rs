@@ -164,9 +164,11 @@ fn set(r: &mut Response, name: &'static str, value: String) {
 
 pub fn rate_headers(r: &mut Response, policy: Policy, d: &Decision) {
     set(r, "ratelimit-policy", format!("\"{}\";q={};w={}", policy.name(), d.limit, rate_limit::WINDOW.as_secs()));
-    set(r, "ratelimit-limit", d.limit.to_string());
-    set(r, "ratelimit-remaining", d.remaining.to_string());
-    set(r, "ratelimit-reset", d.reset_secs.to_string());
+    // Numbers become header values without a String in between (this runs on every request).
+    let h = r.headers_mut();
+    h.insert("ratelimit-limit", HeaderValue::from(d.limit));
+    h.insert("ratelimit-remaining", HeaderValue::from(d.remaining));
+    h.insert("ratelimit-reset", HeaderValue::from(d.reset_secs));
 }
 
 /// The limiter could not be asked and the policy failed open: what is known, and that it is degraded.

@@ -89,8 +89,9 @@ pub struct VersionSpec {
 }
 
 /// Builds a version's database file: the table sorted by the dataset's filter keys and numbered
-/// in that order (its `rowid`: a table created from an ordered query keeps that order), plus its
-/// position runs (`_runs`), written under a temporary name and
+/// in that order (`_pos`: numbered as the one sort emits the rows, a stored column so position
+/// ranges prune row groups through zone maps, which `rowid` does not), plus its position runs
+/// (`_runs`), written under a temporary name and
 /// renamed into place only when complete — a crash never leaves a file that looks whole.
 fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOptions) -> Result<(), DbError> {
     let building = path.with_extension(format!("building-{}", ulid::Ulid::new()));
@@ -111,11 +112,12 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     // Paths come from our own cache layout, never from a request.
     // Lake instants and dates become the API's wire forms here, once (`serving_select`).
     let create = if files.is_empty() {
-        format!("CREATE TABLE {table} ({})", serving_column_defs(dataset))
+        format!("CREATE TABLE {table} ({}, _pos BIGINT)", serving_column_defs(dataset))
     } else {
         let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
         format!(
-            "CREATE TABLE {table} AS SELECT {columns} FROM read_parquet([{}]) ORDER BY {key}",
+            "CREATE TABLE {table} AS SELECT *, row_number() OVER () - 1 AS _pos
+             FROM (SELECT {columns} FROM read_parquet([{}]) ORDER BY {key})",
             list.join(", "),
             columns = serving_select(dataset),
             key = dataset.sort_key()
@@ -124,7 +126,7 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     conn.execute_batch(&create)?;
     if let Some((group, time)) = dataset.position_key() {
         conn.execute_batch(&format!(
-            "CREATE TABLE _runs AS SELECT {group}, {time}, min(rowid), max(rowid), count(*)
+            "CREATE TABLE _runs AS SELECT {group}, {time}, min(_pos), max(_pos), count(*)
              FROM {table} GROUP BY ALL ORDER BY 3"
         ))?;
     }

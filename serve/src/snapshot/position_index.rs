@@ -1,6 +1,6 @@
 //! Where a (country, time range) filter's rows sit in a serving table.
 //!
-//! Event tables are stored sorted by `country, time DESC, id` and numbered in that order (`rowid`),
+//! Event tables are stored sorted by `country, time DESC, id` and numbered in that order (`_pos`),
 //! so the rows of one country in a time range are ONE run of consecutive positions, already in the
 //! API's order (newest first, then id). Knowing that run, a page is a position range: no sort and
 //! no count at request time, whatever the table's size. The index holds one entry per distinct

@@ -84,9 +84,9 @@ fn positioned_page<T>(
         return Ok((Vec::new(), range.rows));
     }
     // Ordered here rather than by an ORDER BY: DuckDB's sort operator costs more than the scan.
-    // The position (`rowid`) comes after the page's columns, which `map` reads from index 0.
+    // `_pos` comes after the page's columns, which `map` reads from index 0.
     let pos_col = table.columns.len();
-    let sql = format!("SELECT {}, rowid FROM {name} WHERE rowid BETWEEN ? AND ?", table.columns.join(", "));
+    let sql = format!("SELECT {}, _pos FROM {name} WHERE _pos BETWEEN ? AND ?", table.columns.join(", "));
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut rows = stmt
         .query_map(params![first, last], |r| Ok((r.get::<_, i64>(pos_col)?, map(r)?)))?
