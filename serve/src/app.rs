@@ -58,8 +58,9 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
 pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let api = openapi(state.clone(), server_url);
     let doc = api::openapi_doc::complete(&api.spec());
-    let spec_json = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    let spec_yaml = serde_yaml::to_string(&doc).unwrap_or_default();
+    // Rendered once; each request clones a reference-counted buffer.
+    let spec_json = bytes::Bytes::from(serde_json::to_string_pretty(&doc).unwrap_or_default());
+    let spec_yaml = bytes::Bytes::from(serde_yaml::to_string(&doc).unwrap_or_default());
     let docs = api.swagger_ui();
     let api_state = state.clone();
     let outer_state = state.clone();

@@ -35,6 +35,7 @@ async fn first_use_replay_reuse_and_malformed_keys() {
     for bad in [long.as_str(), "has space"] {
         let r = app.post(BATCH).header("idempotency-key", bad).json(&body).send().await.unwrap();
         assert_eq!(r.status(), 400, "{bad}");
+        assert!(r.headers().contains_key("ratelimit-remaining"), "RateLimit headers on every /api/* answer");
         assert_eq!(r.json::<serde_json::Value>().await.unwrap()["error"], "invalid_idempotency_key");
     }
     // Without the header nothing is stored and no idempotency headers are sent.

@@ -36,18 +36,19 @@ pub async fn run<E: Endpoint>(
     let ip = client_ip(&req);
     let Some(op) = registry::find(req.uri().path()) else {
         // Not declared: never reaches a handler, whatever the route tree holds.
-        return refused(state, &ip, ApiError::NotFound).await;
+        return refused(state, Policy::Default, &ip, ApiError::NotFound).await;
     };
     if req.method().as_str() != op.method.as_str() {
-        return refused(state, &ip, ApiError::MethodNotAllowed { allow: op.method.as_str() }).await;
+        let e = ApiError::MethodNotAllowed { allow: op.method.as_str() };
+        return refused(state, Policy::Default, &ip, e).await;
     }
     let principal = match auth::authenticate(state, &req).await {
         Ok(p) => p,
-        Err(e) => return refused(state, &ip, e).await,
+        Err(e) => return refused(state, Policy::Default, &ip, e).await,
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, &req, false) };
     if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {
-        return refused(state, &ip, e).await;
+        return refused(state, Policy::Default, &ip, e).await;
     }
     let caller = principal.as_ref().map(|p| p.account_id.clone()).unwrap_or(ip);
     let mut req = req;
@@ -56,7 +57,7 @@ pub async fn run<E: Endpoint>(
     }
     match authorised(next, state, op, &caller, req, on_error).await {
         Ok(r) => r,
-        Err(e) => e.into_response(),
+        Err(e) => refused(state, op.rate, &caller, e).await,
     }
 }
 
@@ -146,12 +147,12 @@ async fn peek(state: &AppState, policy: Policy, caller: &str) -> Result<Decision
     state.limiter.peek(policy, state.settings.rate_limits.of(policy), caller).await
 }
 
-/// An answer refused before the limiter step: not counted, but it still carries the caller's
-/// current `default` window (RateLimit headers are on every `/api/*` response).
-async fn refused(state: &AppState, ip: &str, e: ApiError) -> Response {
+/// An answer refused before the limiter counted the request: it still carries the caller's
+/// current window of `policy` (RateLimit headers are on every `/api/*` response).
+async fn refused(state: &AppState, policy: Policy, caller: &str, e: ApiError) -> Response {
     let mut r = e.into_response();
-    if let Ok(d) = peek(state, Policy::Default, ip).await {
-        rate_headers(&mut r, Policy::Default, &d);
+    if let Ok(d) = peek(state, policy, caller).await {
+        rate_headers(&mut r, policy, &d);
     }
     r
 }
