@@ -33,7 +33,7 @@ async fn start(
         .arg(lake_dir)
         .arg("--cache-dir")
         .arg(cache)
-        .env("SITREP_LOG", "warn")
+        .env("SITREP_LOG", std::env::var("BENCH_SERVE_LOG").unwrap_or_else(|_| "warn".into()))
         // The burst below is one key's thousands of requests a minute.
         .env("SITREP_RATE_LIMITS", "default=100000000")
         .kill_on_drop(true)

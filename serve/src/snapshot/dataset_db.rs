@@ -89,8 +89,9 @@ pub struct VersionSpec {
 }
 
 /// Builds a version's database file: the table sorted by the dataset's filter keys and numbered
-/// in that order (`_pos`: numbered as the one sort emits the rows, a stored column so position
-/// ranges prune row groups through zone maps, which `rowid` does not), plus its position runs
+/// in that order (`_pos`: the row ids of the sorted rows in a temporary table, copied into a stored
+/// column so position ranges prune row groups through zone maps, which `rowid` does not — one sort,
+/// no window function, and the sorted copy never reaches the file), plus its position runs
 /// (`_runs`), written under a temporary name and
 /// renamed into place only when complete — a crash never leaves a file that looks whole.
 fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOptions) -> Result<(), DbError> {
@@ -116,21 +117,28 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     } else {
         let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
         format!(
-            "CREATE TABLE {table} AS SELECT *, row_number() OVER () - 1 AS _pos
-             FROM (SELECT {columns} FROM read_parquet([{}]) ORDER BY {key})",
+            "CREATE TEMP TABLE _sorted AS SELECT {columns} FROM read_parquet([{}]) ORDER BY {key};
+             CREATE TABLE {table} AS SELECT *, rowid AS _pos FROM _sorted;
+             DROP TABLE _sorted;",
             list.join(", "),
             columns = serving_select(dataset),
             key = dataset.sort_key()
         )
     };
+    let t = std::time::Instant::now();
     conn.execute_batch(&create)?;
+    let create_ms = t.elapsed().as_millis() as u64;
+    let t = std::time::Instant::now();
     if let Some((group, time)) = dataset.position_key() {
         conn.execute_batch(&format!(
             "CREATE TABLE _runs AS SELECT {group}, {time}, min(_pos), max(_pos), count(*)
              FROM {table} GROUP BY ALL ORDER BY 3"
         ))?;
     }
+    let runs_ms = t.elapsed().as_millis() as u64;
+    let t = std::time::Instant::now();
     conn.execute_batch("CHECKPOINT; USE memory; DETACH ds;")?;
+    tracing::debug!(%dataset, create_ms, runs_ms, checkpoint_ms = t.elapsed().as_millis() as u64, "build phases");
     drop(conn);
     std::fs::rename(&building, path)?;
     Ok(())
@@ -145,8 +153,10 @@ impl DatasetDb {
         let (dataset, version) = (spec.dataset, spec.version);
         let path = Self::file_of(opts.db_dir, dataset, version, &spec.files);
         let reopened = path.exists();
+        let started = std::time::Instant::now();
         if !reopened {
             build_file(dataset, &path, &spec.files, opts)?;
+            tracing::info!(%dataset, version, ms = started.elapsed().as_millis() as u64, "built serving database");
         }
         match Self::open(engine, &spec, &path) {
             Ok(mut db) => {
