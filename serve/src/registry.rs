@@ -174,9 +174,11 @@ pub static OPERATIONS: &[Operation] = &[
     },
 ];
 
-/// The operation declared at `path`, whatever the method.
+/// The operation declared at `path`, whatever the method (a hash lookup: every request asks).
 pub fn find(path: &str) -> Option<&'static Operation> {
-    OPERATIONS.iter().find(|op| op.path == path)
+    static BY_PATH: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Operation>> =
+        std::sync::OnceLock::new();
+    BY_PATH.get_or_init(|| OPERATIONS.iter().map(|op| (op.path, op)).collect()).get(path).copied()
 }
 
 /// The operation with this OpenAPI operation id.
