@@ -191,7 +191,8 @@ impl Snapshots {
         while g > 0 {
             let Some(commit) = self.lake.read_commit(g).await? else { break };
             let recent = commit.committed_at >= horizon;
-            if let Some(v) = commit.dataset(dataset).and_then(|e| e.version) {
+            let version = commit.dataset(dataset).and_then(|e| e.version);
+            if let Some(v) = version {
                 if recent {
                     within.insert(v);
                 }
@@ -199,8 +200,18 @@ impl Snapshots {
                     newest.push(v);
                 }
             }
-            if !recent && newest.len() >= RETAINED_VERSIONS {
-                break;
+            if !recent {
+                if newest.len() >= RETAINED_VERSIONS {
+                    break;
+                }
+                match version {
+                    // Generations v..=g all reference v: the version before it is at v - 1. Inside
+                    // the window every generation is read (a rollback can reference older ones).
+                    Some(v) if v < g => g = v,
+                    Some(_) => {}
+                    // Not published yet at g, so not before it either (outside the window).
+                    None => break,
+                }
             }
             g -= 1;
         }
