@@ -98,6 +98,8 @@ pub struct Options {
     pub state_url: String,
     /// How long published versions stay readable for cursors (default 24 h).
     pub retention: Duration,
+    /// `EDGE_UA_FILTER=on`.
+    pub edge_ua_filter: bool,
 }
 
 impl Default for Options {
@@ -108,6 +110,7 @@ impl Default for Options {
             limiter: None,
             state_url: "sqlite::memory:".into(),
             retention: Duration::from_secs(24 * 3600),
+            edge_ua_filter: false,
         }
     }
 }
@@ -178,6 +181,7 @@ impl TestApp {
             api_key_prefix: "di".into(),
             key_cache_ttl: options.key_cache_ttl,
             rate_limits: options.rate_limits,
+            edge_ua_filter: options.edge_ua_filter,
         };
         let mut state =
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");

@@ -12,13 +12,14 @@ use poem_openapi::OpenApiService;
 use rand::RngCore;
 
 use crate::{
-    api::{self, conflict::ConflictApi, error::ApiError},
+    api::{self, batch::BatchApi, conflict::ConflictApi, error::ApiError},
     app_state::AppState,
+    dispatch::Dispatch,
     edge,
 };
 
-pub fn openapi(state: Arc<AppState>, server_url: &str) -> OpenApiService<ConflictApi, ()> {
-    OpenApiService::new(ConflictApi { state }, "sitrep Data Intelligence API", "1.0.0")
+pub fn openapi(state: Arc<AppState>, server_url: &str) -> OpenApiService<(ConflictApi, BatchApi), ()> {
+    OpenApiService::new((ConflictApi { state }, BatchApi), "sitrep Data Intelligence API", "1.0.0")
         .description("Situational data about armed conflict (and, in later versions, aviation, climate, consumer prices and energy), answered from versioned lake snapshots.")
         .server(server_url)
 }
@@ -62,14 +63,26 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let spec_json = bytes::Bytes::from(serde_json::to_string_pretty(&doc).unwrap_or_default());
     let spec_yaml = bytes::Bytes::from(serde_yaml::to_string(&doc).unwrap_or_default());
     let docs = api.swagger_ui();
-    let api_state = state.clone();
+    // The handlers alone (poem's own errors mapped to ours), and the per-operation pipeline in
+    // front of them: REST requests take the pipeline; ExecuteBatch and MCP call them in process.
+    let handlers: Arc<BoxEndpoint<'static>> = Arc::new(
+        api.around(|next, req| async move {
+            Ok::<_, poem::Error>(next.call(req).await.map(IntoResponse::into_response).unwrap_or_else(error_edge))
+        })
+        .boxed(),
+    );
+    let (next, api_state) = (handlers.clone(), state.clone());
+    let pipeline: Arc<BoxEndpoint<'static>> = Arc::new(
+        poem::endpoint::make(move |req| {
+            let (next, state) = (next.clone(), api_state.clone());
+            async move { edge::run(&next, &state, req, error_edge).await }
+        })
+        .boxed(),
+    );
+    let dispatch = Dispatch::new(pipeline.clone(), handlers);
     let outer_state = state.clone();
-    let api = api.around(move |next, req| {
-        let state = api_state.clone();
-        async move { Ok(edge::run(&next, &state, req, error_edge).await) }
-    });
     Route::new()
-        .nest("/", api)
+        .nest("/", pipeline)
         .at(
             "/openapi.json",
             get(poem::endpoint::make_sync(move |_: Request| {
@@ -92,10 +105,14 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .data(state)
         .with(CatchPanic::new().with_handler(panic_response))
         .around(move |next, req| {
-            let state = outer_state.clone();
+            let (state, dispatch) = (outer_state.clone(), dispatch.clone());
             async move {
                 let started = std::time::Instant::now();
                 let id = request_id(&req);
+                let mut req = req;
+                if req.uri().path().starts_with("/api/batch/") {
+                    req.extensions_mut().insert(dispatch);
+                }
                 let path = req.uri().path().to_string();
                 let mut resp = match next.call(req).await {
                     Ok(r) => r.into_response(),

@@ -30,6 +30,8 @@ pub struct Settings {
     /// before a revocation or suspension made elsewhere takes effect.
     pub key_cache_ttl: std::time::Duration,
     pub rate_limits: Limits,
+    /// The edge User-Agent filter of SUPPLEMENT 1.15 (`EDGE_UA_FILTER=on`; off by default).
+    pub edge_ua_filter: bool,
 }
 
 impl Settings {

@@ -9,6 +9,7 @@ pub mod app;
 pub mod app_state;
 pub mod auth;
 pub mod config;
+pub mod dispatch;
 pub mod edge;
 pub mod metrics;
 pub mod registry;

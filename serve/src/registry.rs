@@ -7,7 +7,7 @@
 //! without an access rule: [`Operation`] has no defaults.
 
 use crate::{
-    api::{conflict, params::Param},
+    api::{batch, conflict, params::Param},
     edge::rate_limit::Policy,
 };
 
@@ -171,6 +171,21 @@ pub static OPERATIONS: &[Operation] = &[
         mcp: None,
         params: &[],
         body: Some(conflict::params::humanitarian_batch_body),
+    },
+    Operation {
+        id: "ExecuteBatch",
+        method: Method::Post,
+        path: "/api/batch/v1/execute",
+        group: Group::Batch,
+        // Any valid credential (not PRO); each sub-operation is gated by its own declaration.
+        access: Access::Subscription,
+        idempotent: true,
+        rate: Policy::Batch,
+        datasets: &[],
+        batchable: false,
+        mcp: None,
+        params: &[],
+        body: Some(batch::body_schema),
     },
 ];
 

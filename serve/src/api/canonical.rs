@@ -19,8 +19,20 @@ impl Canonical {
 
     /// `name=value&…` (SUPPLEMENT 1.7's canonical filter string).
     pub fn string(&self) -> String {
-        let parts: Vec<String> = self.pairs.iter().map(|(n, v)| format!("{n}={v}")).collect();
-        parts.join("&")
+        let mut out = String::with_capacity(self.pairs.iter().map(|(n, v)| n.len() + v.len() + 2).sum());
+        self.write_to(&mut out);
+        out
+    }
+
+    fn write_to(&self, out: &mut String) {
+        for (i, (name, value)) in self.pairs.iter().enumerate() {
+            if i > 0 {
+                out.push('&');
+            }
+            out.push_str(name);
+            out.push('=');
+            out.push_str(value);
+        }
     }
 
     /// The cursor's `fh`: first 16 hex of SHA-256 of the canonical filter string.
@@ -28,9 +40,15 @@ impl Canonical {
         hex::encode(&Sha256::digest(self.string().as_bytes())[..8])
     }
 
-    /// The body-cache key of this request's answer from one dataset version.
+    /// The body-cache key of this request's answer from one dataset version (built in one buffer:
+    /// every request, cached or not, computes it).
     pub fn cache_key(&self, op: &str, version: u64, paging: &str, jmespath: Option<&str>) -> String {
-        format!("{op}|v{version}|{}|{paging}|{}", self.string(), jmespath.unwrap_or(""))
+        use std::fmt::Write;
+        let mut key = String::with_capacity(64 + op.len() + paging.len() + jmespath.map_or(0, str::len));
+        let _ = write!(key, "{op}|v{version}|");
+        self.write_to(&mut key);
+        let _ = write!(key, "|{paging}|{}", jmespath.unwrap_or(""));
+        key
     }
 }
 

@@ -22,6 +22,10 @@ pub enum ApiError {
         original_keys: Vec<String>,
     },
     InvalidBody,
+    /// ExecuteBatch called from inside a batch.
+    NestedBatch,
+    /// The edge User-Agent filter (SUPPLEMENT 1.15): an HTML page, not JSON.
+    UserAgentRefused,
     MissingCredential {
         challenge: String,
     },
@@ -68,6 +72,9 @@ pub enum ApiError {
     Internal(String),
 }
 
+/// The edge User-Agent filter's page: what was refused and what to send instead.
+const USER_AGENT_REFUSED_PAGE: &str = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>403 Forbidden</title></head>\n<body><h1>403 Forbidden</h1><p>Automated clients must identify themselves with a descriptive User-Agent, for example <code>acme-agent/1.4 (+https://acme.example/contact)</code>, or authenticate with an API key.</p></body></html>\n";
+
 fn json_response(status: StatusCode, body: serde_json::Value) -> Response {
     Response::builder()
         .status(status)
@@ -94,6 +101,7 @@ impl ApiError {
             ApiError::Validation(_)
             | ApiError::Jmespath { .. }
             | ApiError::InvalidBody
+            | ApiError::NestedBatch
             | ApiError::InvalidIdempotencyKey => StatusCode::BAD_REQUEST,
             ApiError::MissingCredential { .. }
             | ApiError::InvalidApiKey { .. }
@@ -102,7 +110,8 @@ impl ApiError {
             | ApiError::ProRequired { .. }
             | ApiError::Lapsed { .. }
             | ApiError::InsufficientScope { .. }
-            | ApiError::CmAccessDenied { .. } => StatusCode::FORBIDDEN,
+            | ApiError::CmAccessDenied { .. }
+            | ApiError::UserAgentRefused => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
@@ -126,6 +135,14 @@ impl ApiError {
                 &[("cache-control", "no-store"), ("x-content-type-options", "nosniff")],
             ),
             ApiError::InvalidBody => json_response(status, json!({ "message": "Invalid request body" })),
+            ApiError::NestedBatch => {
+                json_response(status, json!({ "message": "Nested batch requests are not allowed" }))
+            }
+            ApiError::UserAgentRefused => Response::builder()
+                .status(status)
+                .content_type("text/html; charset=utf-8")
+                .header("cache-control", "no-store")
+                .body(USER_AGENT_REFUSED_PAGE),
             ApiError::MissingCredential { challenge } => with(
                 json_response(status, json!({ "error": "API key or bearer token required" })),
                 &[("www-authenticate", &challenge), no_store[0]],

@@ -92,7 +92,12 @@ fn error_responses(op: &Operation) -> Vec<(&'static str, Value)> {
     if op.access.needs_credential() {
         out.push(("401", error_response("Missing, expired or invalid credential", error_ref())));
     }
-    out.push(("403", error_response("Forbidden (suspended account, plan, scope)", error_ref())));
+    let mut forbidden = error_response(
+        "Forbidden (suspended account, plan, scope; or the edge User-Agent filter's HTML page when enabled)",
+        error_ref(),
+    );
+    forbidden["content"]["text/html; charset=utf-8"] = json!({"schema": {"type": "string"}});
+    out.push(("403", forbidden));
     if op.idempotent {
         out.push(("409", error_response("Idempotency-Key still in flight", error_ref())));
         out.push(("422", error_response("Idempotency-Key reused with another body", error_ref())));
@@ -151,7 +156,9 @@ pub fn complete(spec_json: &str) -> Value {
         }
         let responses = entry.entry("responses").or_insert_with(|| json!({}));
         if let Value::Object(responses) = responses {
-            document_projection(responses);
+            if op.method == crate::registry::Method::Get {
+                document_projection(responses);
+            }
             for (status, response) in error_responses(op) {
                 responses.insert(status.into(), response);
             }

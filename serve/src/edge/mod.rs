@@ -5,6 +5,7 @@
 
 pub mod idempotency;
 pub mod rate_limit;
+mod user_agent;
 
 use poem::{http::HeaderValue, Endpoint, IntoResponse, Request, Response};
 
@@ -34,6 +35,9 @@ pub async fn run<E: Endpoint>(
     on_error: fn(poem::Error) -> Response,
 ) -> Response {
     let ip = client_ip(&req);
+    if state.settings.edge_ua_filter && user_agent::refused(&req) {
+        return refused(state, Policy::Default, &ip, ApiError::UserAgentRefused).await;
+    }
     let Some(op) = registry::find(req.uri().path()) else {
         // Not declared: never reaches a handler, whatever the route tree holds.
         return refused(state, Policy::Default, &ip, ApiError::NotFound).await;
@@ -85,7 +89,7 @@ async fn authorised<E: Endpoint>(
     if let Some(k) = &keyed {
         if let Some(mut replay) = idempotency::lookup(state, k).await? {
             if let Ok(d) = peek(state, op.rate, caller).await {
-                rate_headers(&mut replay, op.rate, &d);
+                rate_headers(&mut replay, state, op.rate, &d);
             }
             return Ok(replay);
         }
@@ -96,8 +100,8 @@ async fn authorised<E: Endpoint>(
     };
     let with_rate = |mut r: Response| {
         match &decision {
-            Some(d) => rate_headers(&mut r, op.rate, d),
-            None => degraded_rate_headers(&mut r, op.rate, state.settings.rate_limits.of(op.rate)),
+            Some(d) => rate_headers(&mut r, state, op.rate, d),
+            None => degraded_rate_headers(&mut r, state, op.rate),
         }
         r
     };
@@ -129,7 +133,7 @@ async fn limit(state: &AppState, policy: Policy, caller: &str) -> Result<Option<
         Ok(d) => {
             state.metrics.refused(policy);
             let mut r = ApiError::RateLimited { retry_after: d.reset_secs }.into_response();
-            rate_headers(&mut r, policy, &d);
+            rate_headers(&mut r, state, policy, &d);
             Err(r)
         }
         Err(e) if policy.fails_open() => {
@@ -152,29 +156,25 @@ async fn peek(state: &AppState, policy: Policy, caller: &str) -> Result<Decision
 async fn refused(state: &AppState, policy: Policy, caller: &str, e: ApiError) -> Response {
     let mut r = e.into_response();
     if let Ok(d) = peek(state, policy, caller).await {
-        rate_headers(&mut r, policy, &d);
+        rate_headers(&mut r, state, policy, &d);
     }
     r
 }
 
-fn set(r: &mut Response, name: &'static str, value: String) {
-    if let Ok(v) = HeaderValue::from_str(&value) {
-        r.headers_mut().insert(name, v);
-    }
-}
-
-pub fn rate_headers(r: &mut Response, policy: Policy, d: &Decision) {
-    set(r, "ratelimit-policy", format!("\"{}\";q={};w={}", policy.name(), d.limit, rate_limit::WINDOW.as_secs()));
-    // Numbers become header values without a String in between (this runs on every request).
+pub fn rate_headers(r: &mut Response, state: &AppState, policy: Policy, d: &Decision) {
+    // Header values without a String in between (this runs on every request).
     let h = r.headers_mut();
+    h.insert("ratelimit-policy", state.settings.rate_limits.header(policy).clone());
     h.insert("ratelimit-limit", HeaderValue::from(d.limit));
     h.insert("ratelimit-remaining", HeaderValue::from(d.remaining));
     h.insert("ratelimit-reset", HeaderValue::from(d.reset_secs));
 }
 
 /// The limiter could not be asked and the policy failed open: what is known, and that it is degraded.
-fn degraded_rate_headers(r: &mut Response, policy: Policy, limit: u32) {
-    set(r, "ratelimit-policy", format!("\"{}\";q={limit};w={}", policy.name(), rate_limit::WINDOW.as_secs()));
-    set(r, "ratelimit-limit", limit.to_string());
-    set(r, "x-ratelimit-mode", "degraded".into());
+fn degraded_rate_headers(r: &mut Response, state: &AppState, policy: Policy) {
+    let limits = &state.settings.rate_limits;
+    let h = r.headers_mut();
+    h.insert("ratelimit-policy", limits.header(policy).clone());
+    h.insert("ratelimit-limit", HeaderValue::from(limits.of(policy)));
+    h.insert("x-ratelimit-mode", HeaderValue::from_static("degraded"));
 }

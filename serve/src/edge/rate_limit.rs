@@ -3,6 +3,7 @@
 //! shared store can replace the in-process one when several replicas run; what happens when the
 //! limiter fails is the policy's choice (fail open or closed).
 
+use poem::http::HeaderValue;
 use std::{
     collections::HashMap,
     sync::Mutex,
@@ -73,14 +74,20 @@ impl Policy {
     }
 }
 
-/// The configured limit of every policy (defaults of SUPPLEMENT 1.12, overridable).
+/// The configured limit of every policy (defaults of SUPPLEMENT 1.12, overridable), with its
+/// `RateLimit-Policy` header value rendered once (it goes out on every `/api/*` answer).
 #[derive(Debug, Clone)]
-pub struct Limits(HashMap<Policy, u32>);
+pub struct Limits([(u32, HeaderValue); Policy::ALL.len()]);
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits(Policy::ALL.iter().map(|p| (*p, p.default_limit())).collect())
+        Limits(Policy::ALL.map(|p| (p.default_limit(), policy_header(p, p.default_limit()))))
     }
+}
+
+fn policy_header(policy: Policy, limit: u32) -> HeaderValue {
+    let value = format!("\"{}\";q={limit};w={}", policy.name(), WINDOW.as_secs());
+    HeaderValue::from_str(&value).expect("policy names and numbers are header-safe")
 }
 
 impl Limits {
@@ -97,13 +104,18 @@ impl Limits {
             if n == 0 {
                 return Err(format!("`{pair}`: the limit must be a positive integer"));
             }
-            limits.0.insert(policy, n);
+            limits.0[policy as usize] = (n, policy_header(policy, n));
         }
         Ok(limits)
     }
 
     pub fn of(&self, policy: Policy) -> u32 {
-        self.0.get(&policy).copied().unwrap_or_else(|| policy.default_limit())
+        self.0[policy as usize].0
+    }
+
+    /// `RateLimit-Policy` of `policy`: `"name";q=limit;w=60`.
+    pub fn header(&self, policy: Policy) -> &HeaderValue {
+        &self.0[policy as usize].1
     }
 }
 
@@ -209,6 +221,17 @@ impl RateLimiter for InProcessLimiter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_render_each_policy_header_once_and_overrides_replace_it() {
+        // `Limits` indexes by discriminant: ALL must list the policies in declaration order.
+        assert!(Policy::ALL.iter().enumerate().all(|(i, p)| *p as usize == i));
+        let limits = Limits::parse("mcp-free=7").unwrap();
+        assert_eq!(limits.of(Policy::McpFree), 7);
+        assert_eq!(limits.header(Policy::McpFree), "\"mcp-free\";q=7;w=60");
+        assert_eq!(limits.header(Policy::Default), "\"default\";q=600;w=60");
+        assert!(Limits::parse("nope=1").is_err() && Limits::parse("default=0").is_err());
+    }
 
     #[test]
     fn fixed_windows_start_at_the_first_counted_request() {

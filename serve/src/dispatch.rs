@@ -1,0 +1,33 @@
+//! In-process calls into the assembled application, for the operations that fan out to others:
+//! ExecuteBatch sends its sub-requests through the whole per-operation pipeline (routing,
+//! authentication, entitlement, rate limit, handler), and the MCP server calls the handlers
+//! behind its own gate. Either way the same handler code answers; there is no HTTP loopback.
+
+use std::sync::Arc;
+
+use poem::{endpoint::BoxEndpoint, Endpoint, Request, Response};
+
+#[derive(Clone)]
+pub struct Dispatch {
+    /// `edge::run` in front of the handlers: what a REST request to `/api/*` goes through.
+    pipeline: Arc<BoxEndpoint<'static>>,
+    /// The route tree of the handlers alone (the caller has authenticated and gated).
+    handlers: Arc<BoxEndpoint<'static>>,
+}
+
+impl Dispatch {
+    pub fn new(pipeline: Arc<BoxEndpoint<'static>>, handlers: Arc<BoxEndpoint<'static>>) -> Self {
+        Dispatch { pipeline, handlers }
+    }
+
+    /// Answers `req` exactly as the REST pipeline would.
+    pub async fn through_pipeline(&self, req: Request) -> Response {
+        self.pipeline.get_response(req).await
+    }
+
+    /// Answers `req` with its operation's handler; the caller has already applied the
+    /// operation's access rule and put the principal in the request's extensions.
+    pub async fn handler(&self, req: Request) -> Response {
+        self.handlers.get_response(req).await
+    }
+}
