@@ -182,6 +182,7 @@ impl TestApp {
             key_cache_ttl: options.key_cache_ttl,
             rate_limits: options.rate_limits,
             edge_ua_filter: options.edge_ua_filter,
+            mcp_allowed_origins: vec!["https://inspector.example".into()],
         };
         let mut state =
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");

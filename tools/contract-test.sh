@@ -8,7 +8,8 @@
 # the 400/422 answers to them are the documented, tested behaviour (tests/e2e/conflict.rs,
 # idempotency.rs). `tools/schemathesis_hooks.py` drops queries that repeat a scalar parameter (the
 # first occurrence wins, SUPPLEMENT 1.2). Schemathesis runs single-threaded: Python 3.11's AST module is not thread-safe
-# under hypothesis (a SystemError in its lambda introspection).
+# under hypothesis (a SystemError in its lambda introspection). Then the official MCP Python SDK
+# connects to /mcp in both protocol lines (tools/mcp_sdk_check.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug"
@@ -24,7 +25,7 @@ trap cleanup EXIT
 export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CACHE_DIR="$work/cache"
 export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
-export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000"
+export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000"
 "$bin/sitrep-ingest" run --mode replay >/dev/null
 key="$("$bin/sitrep-serve" keys create --account contract --plan pro | sed -n 's/^API key: //p')"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
@@ -44,3 +45,5 @@ PYTHONPATH="$root/tools" SCHEMATHESIS_HOOKS=schemathesis_hooks "$venv/bin/st" ru
     --checks all --exclude-checks positive_data_acceptance \
     --max-examples "${SCHEMATHESIS_EXAMPLES:-100}" --seed 20261123 \
     --workers 1 --no-shrink --warnings off
+# The official MCP Python SDK against /mcp, in both protocol lines.
+"$venv/bin/python" "$root/tools/mcp_sdk_check.py" "$base/mcp" "$key"

@@ -16,6 +16,7 @@ use crate::{
     app_state::AppState,
     dispatch::Dispatch,
     edge,
+    mcp::McpEndpoint,
 };
 
 pub fn openapi(state: Arc<AppState>, server_url: &str) -> OpenApiService<(ConflictApi, BatchApi), ()> {
@@ -80,6 +81,7 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .boxed(),
     );
     let dispatch = Dispatch::new(pipeline.clone(), handlers);
+    let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
     let outer_state = state.clone();
     Route::new()
         .nest("/", pipeline)
@@ -96,6 +98,7 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
             })),
         )
         .nest("/docs", docs)
+        .at("/mcp", mcp)
         .at("/healthz", get(api::meta::healthz))
         .at("/metrics", get(api::meta::metrics))
         .at("/readyz", get(api::meta::readyz))
@@ -128,6 +131,8 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
                     );
                     let operation = crate::registry::find(&path).map(|op| op.id).unwrap_or("unknown");
                     state.metrics.observe(operation, resp.status().as_u16(), started.elapsed());
+                } else if path == "/mcp" {
+                    state.metrics.observe("mcp", resp.status().as_u16(), started.elapsed());
                 }
                 Ok(resp)
             }

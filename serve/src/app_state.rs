@@ -32,6 +32,8 @@ pub struct Settings {
     pub rate_limits: Limits,
     /// The edge User-Agent filter of SUPPLEMENT 1.15 (`EDGE_UA_FILTER=on`; off by default).
     pub edge_ua_filter: bool,
+    /// Browser origins allowed on `/mcp` besides the public ones and loopback (`MCP_ALLOWED_ORIGINS`).
+    pub mcp_allowed_origins: Vec<String>,
 }
 
 impl Settings {

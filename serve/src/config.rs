@@ -86,6 +86,11 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
         api_key_prefix: api_key_prefix.to_string(),
         key_cache_ttl: std::time::Duration::from_secs(serve.key_cache_seconds),
         rate_limits,
+        mcp_allowed_origins: env("MCP_ALLOWED_ORIGINS")
+            .map(|v| {
+                v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect()
+            })
+            .unwrap_or_default(),
         edge_ua_filter: env("EDGE_UA_FILTER")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "true" | "1")),
     })

@@ -11,6 +11,7 @@ pub mod auth;
 pub mod config;
 pub mod dispatch;
 pub mod edge;
+pub mod mcp;
 pub mod metrics;
 pub mod registry;
 pub mod snapshot;

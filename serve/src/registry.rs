@@ -65,6 +65,8 @@ impl Access {
 pub struct McpTool {
     pub name: &'static str,
     pub title: &'static str,
+    /// At most 200 characters; says PRO where the operation needs it.
+    pub description: &'static str,
     /// True for read-through tools (live upstream calls), false for dataset tools.
     pub open_world: bool,
 }
@@ -108,7 +110,12 @@ pub static OPERATIONS: &[Operation] = &[
         rate: Policy::Default,
         datasets: &["armed-events"],
         batchable: true,
-        mcp: Some(McpTool { name: "list_armed_events", title: "List armed-conflict events", open_world: false }),
+        mcp: Some(McpTool {
+            name: "list_armed_events",
+            title: "List armed-conflict events",
+            description: "ACLED armed-conflict events (battles, explosions, violence against civilians), newest first; filter by country and time range, paged.",
+            open_world: false,
+        }),
         params: conflict::params::ARMED_EVENTS,
         body: None,
     },
@@ -122,7 +129,12 @@ pub static OPERATIONS: &[Operation] = &[
         rate: Policy::Default,
         datasets: &["violence-events"],
         batchable: true,
-        mcp: Some(McpTool { name: "list_violence_events", title: "List violence events", open_world: false }),
+        mcp: Some(McpTool {
+            name: "list_violence_events",
+            title: "List violence events",
+            description: "UCDP georeferenced organised-violence events with fatality estimates, newest first; filter by country and time range, paged.",
+            open_world: false,
+        }),
         params: conflict::params::VIOLENCE_EVENTS,
         body: None,
     },
@@ -139,6 +151,7 @@ pub static OPERATIONS: &[Operation] = &[
         mcp: Some(McpTool {
             name: "get_humanitarian_summary",
             title: "Get a country's humanitarian summary",
+            description: "HDX HAPI conflict-event summary of one country: political violence, civilian targeting and demonstrations with fatalities, latest reference period.",
             open_world: false,
         }),
         params: conflict::params::HUMANITARIAN_SUMMARY,
@@ -154,7 +167,12 @@ pub static OPERATIONS: &[Operation] = &[
         rate: Policy::Default,
         datasets: &["iran-events"],
         batchable: true,
-        mcp: Some(McpTool { name: "list_iran_events", title: "List regional conflict records", open_world: false }),
+        mcp: Some(McpTool {
+            name: "list_iran_events",
+            title: "List regional conflict records",
+            description: "Regional conflict records from the operator-supplied export; empty unless the deployment enables them.",
+            open_world: false,
+        }),
         params: &[],
         body: None,
     },
@@ -234,12 +252,20 @@ mod tests {
             if let Some(tool) = op.mcp {
                 assert_eq!(op.method, Method::Get, "{}", op.id);
                 assert_eq!(tool.name, op.segment().replace('-', "_"), "{}", op.id);
+                assert!(tool.description.chars().count() <= 200, "{}: description over 200 characters", op.id);
+                assert_eq!(
+                    tool.description.contains("PRO"),
+                    op.access == Access::Pro,
+                    "{}: say PRO exactly when gated",
+                    op.id
+                );
             }
             for d in op.datasets {
                 let dataset = d.parse::<sitrep_schemas::DatasetId>().unwrap_or_else(|e| panic!("{}: {e}", op.id));
                 assert!(dataset.descriptor().operations.contains(&op.id), "{d} does not list {}", op.id);
             }
             assert!(op.method == Method::Get || op.params.is_empty(), "POST parameters are in the body");
+            assert!(!op.batchable || op.method == Method::Get, "{}: batch runs GETs only", op.id);
             assert_eq!(op.body.is_some(), op.method == Method::Post, "{}: POSTs declare their body", op.id);
         }
     }

@@ -9,5 +9,6 @@ mod connectors;
 mod crash;
 mod idempotency;
 mod lake;
+mod mcp;
 mod openapi;
 mod platform;
