@@ -33,6 +33,11 @@ pub struct Figures {
     pub sequential: Run,
     /// The same distinct pages answered by datasette over the same rows in SQLite.
     pub datasette: Option<Run>,
+    /// MCP `tools/call` of the same (cached) page, under the same load.
+    pub mcp_tool: Run,
+    /// The cached request one at a time, and a 20-operation batch of it one at a time.
+    pub cached_sequential: Run,
+    pub batch_sequential: Run,
 }
 
 /// Prints one machine-readable line at the end of a run (latency in µs, duration in µs).
@@ -60,6 +65,13 @@ impl Wrk {
     fn repeated_script(key: Option<&str>) -> String {
         let header = key.map(|k| format!("wrk.headers[\"X-Service-Key\"] = \"{k}\"\n")).unwrap_or_default();
         format!("{header}{DONE}")
+    }
+
+    /// One POST repeated: `body` (JSON) with `key` as X-Service-Key.
+    fn post_script(key: &str, body: &str) -> String {
+        format!(
+            "wrk.method = \"POST\"\nwrk.body = [[{body}]]\nwrk.headers[\"Content-Type\"] = \"application/json\"\nwrk.headers[\"X-Service-Key\"] = \"{key}\"\n{DONE}"
+        )
     }
 
     /// Every request distinct, so none is answered from a cache: the country cycles and the start
@@ -136,7 +148,34 @@ end
         let (start, _) = Self::window(as_of);
         let script = Self::distinct_script(Some(key), UNCACHED_TEMPLATE, start + 7_000_000);
         let sequential = self.run_with(base, &script, 1, 1).await;
-        Figures { ceiling, cached, uncached, sequential, datasette: None }
+        // The same page as an MCP tool call: `request`'s query becomes the tool's arguments.
+        let args: serde_json::Map<String, serde_json::Value> =
+            url::form_urlencoded::parse(request.split_once('?').map_or("", |(_, q)| q).as_bytes())
+                .map(|(k, v)| {
+                    (k.into_owned(), v.parse::<i64>().map(Into::into).unwrap_or_else(|_| v.into_owned().into()))
+                })
+                .collect();
+        let tool =
+            request.split_once('?').map_or(request, |(p, _)| p).rsplit('/').next().unwrap_or("").replace('-', "_");
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
+        let mcp_tool = self.run(&format!("{base}/mcp"), &Self::post_script(key, &call.to_string())).await;
+        let cached_sequential =
+            self.run_with(&format!("{base}{request}"), &Self::repeated_script(Some(key)), 1, 1).await;
+        let ops: Vec<serde_json::Value> =
+            (0..20).map(|i| serde_json::json!({"id": format!("op{i}"), "path": request})).collect();
+        let batch = serde_json::json!({ "operations": ops }).to_string();
+        let batch_sequential =
+            self.run_with(&format!("{base}/api/batch/v1/execute"), &Self::post_script(key, &batch), 1, 1).await;
+        Figures {
+            ceiling,
+            cached,
+            uncached,
+            sequential,
+            datasette: None,
+            mcp_tool,
+            cached_sequential,
+            batch_sequential,
+        }
     }
 
     /// The first day of the 30-day window the distinct pages start in, and the as-of (epoch ms).

@@ -211,8 +211,9 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
             .nest("/", app)
             .boxed()
     };
-    // wrk sends tens of thousands of requests a minute from one key: lift the rate limit.
-    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000").expect("limits");
+    // wrk sends tens of thousands of requests a minute from one key: lift the rate limits.
+    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
+        .expect("limits");
     let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
     let app = TestApp::serve_with(dir, lake.clone(), options, wrap).await;
     let real = app.get(REQUEST).send().await.expect("request");
@@ -306,6 +307,21 @@ async fn main() {
             h.sequential.p50_ms * 1e3 / r.query.engine_p50_us,
             fmt_opt(h.datasette.as_ref().map(|d| d.rps), 0),
             fmt_opt(h.datasette.as_ref().map(|d| h.uncached.rps / d.rps), 1),
+        );
+    }
+    println!("\nMCP and batch: the same cached page as a tools/call under the same load, and a 20-operation batch of it one at a time\n");
+    println!("| events | tools/call req/s | tools/call ÷ ceiling | cached REST p50 ms (one at a time) | 20-op batch p50 ms | batch ÷ cached REST |");
+    println!("|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        let Some(h) = &r.http else { continue };
+        println!(
+            "| {} | {:.0} | {:.2} | {:.3} | {:.3} | {:.1} |",
+            r.n,
+            h.mcp_tool.rps,
+            h.mcp_tool.rps / h.ceiling.rps,
+            h.cached_sequential.p50_ms,
+            h.batch_sequential.p50_ms,
+            h.batch_sequential.p50_ms / h.cached_sequential.p50_ms,
         );
     }
 }
