@@ -11,11 +11,12 @@ use poem::{
     Request, RequestParts, Response,
 };
 use poem_openapi::{param::Header, payload::Json, Object, OpenApi, Tags};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
     answer::Answer,
+    embedded_json::{write_value, EmbeddedJson},
     error::{ApiError, Violations},
 };
 use crate::dispatch::Dispatch;
@@ -40,7 +41,8 @@ enum ApiTags {
 
 pub struct BatchApi;
 
-#[derive(Debug, Clone, Serialize, Object)]
+/// The documented shape of a result (rendered by [`render`], which embeds each body as it is).
+#[derive(Debug, Clone, Serialize, Deserialize, Object)]
 pub struct BatchResult {
     /// The operation's id (a blank id becomes its zero-based index).
     pub id: String,
@@ -53,7 +55,7 @@ pub struct BatchResult {
     pub error: String,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Object)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, Object)]
 pub struct ExecuteBatchResponse {
     pub results: Vec<BatchResult>,
     /// Results with a 2xx status and an empty error.
@@ -165,8 +167,22 @@ fn path_refusal(path: &str) -> Option<&'static str> {
     (!matches).then_some("invalid_path")
 }
 
-fn refused(id: String, error: &str) -> BatchResult {
-    BatchResult { id, status: 0, body: None, error: error.into() }
+/// One operation's outcome; its body is the sub-response's JSON text, embedded unparsed.
+struct SubResult {
+    id: String,
+    status: u16,
+    body: Option<EmbeddedJson>,
+    error: &'static str,
+}
+
+impl SubResult {
+    fn succeeded(&self) -> bool {
+        (200..300).contains(&self.status) && self.error.is_empty()
+    }
+}
+
+fn refused(id: String, error: &'static str) -> SubResult {
+    SubResult { id, status: 0, body: None, error }
 }
 
 /// The sub-request of one operation: a GET of `path` carrying the forwarded headers.
@@ -195,43 +211,62 @@ fn sub_request(parent: &Request, path: &str) -> Option<Request> {
 }
 
 /// Runs one operation and reads its answer within the time and size limits.
-async fn execute(dispatch: &Dispatch, parent: &Request, id: String, path: String) -> BatchResult {
+async fn execute(dispatch: &Dispatch, parent: &Request, id: String, path: String) -> SubResult {
     if let Some(error) = path_refusal(&path) {
         return refused(id, error);
     }
     let Some(req) = sub_request(parent, &path) else { return refused(id, "invalid_path") };
     let answered = tokio::time::timeout(SUB_TIMEOUT, async {
         let resp: Response = dispatch.through_pipeline(req).await;
-        let status = resp.status().as_u16() as i32;
+        let content_type = resp.content_type().map(str::to_string);
+        let status = resp.status().as_u16();
         let body = resp.into_body().into_bytes_limit(SUB_BODY_LIMIT).await;
-        (status, body)
+        (status, content_type, body)
     })
     .await;
-    let (status, body) = match answered {
+    let (status, content_type, body) = match answered {
         Err(_) => return refused(id, "timeout"),
         Ok(answer) => answer,
     };
     let bytes = match body {
         Ok(b) => b,
         Err(poem::error::ReadBodyError::PayloadTooLarge) => {
-            return BatchResult { id, status, body: None, error: "response_too_large".into() }
+            return SubResult { id, status, body: None, error: "response_too_large" }
         }
         Err(_) => return refused(id, "fetch_failed"),
     };
     if bytes.is_empty() {
-        return BatchResult { id, status, body: None, error: String::new() };
+        return SubResult { id, status, body: None, error: "" };
     }
-    match serde_json::from_slice::<Value>(&bytes) {
-        Ok(body) => BatchResult { id, status, body: Some(body), error: String::new() },
-        Err(_) => BatchResult { id, status, body: None, error: "invalid_json".into() },
+    match EmbeddedJson::of_response(content_type.as_deref(), bytes) {
+        Some(body) => SubResult { id, status, body: Some(body), error: "" },
+        None => SubResult { id, status, body: None, error: "invalid_json" },
     }
 }
 
-fn json_answer<T: Serialize>(value: &T) -> Response {
-    Response::builder()
-        .content_type("application/json; charset=utf-8")
-        .header("cache-control", "no-store")
-        .body(serde_json::to_vec(value).unwrap_or_default())
+/// The 200 body ([`ExecuteBatchResponse`]'s shape), each sub-response's JSON copied in as it is.
+fn render(results: &[SubResult]) -> Vec<u8> {
+    let mut out =
+        Vec::with_capacity(256 + results.iter().map(|r| r.body.as_ref().map_or(64, |b| b.len() + 64)).sum::<usize>());
+    out.extend_from_slice(b"{\"results\":[");
+    for (i, r) in results.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(b"{\"id\":");
+        write_value(&mut out, &r.id);
+        out.extend_from_slice(format!(",\"status\":{},\"body\":", r.status).as_bytes());
+        match &r.body {
+            Some(body) => body.write_to(&mut out),
+            None => out.extend_from_slice(b"null"),
+        }
+        out.extend_from_slice(b",\"error\":");
+        write_value(&mut out, r.error);
+        out.push(b'}');
+    }
+    let succeeded = results.iter().filter(|r| r.succeeded()).count();
+    out.extend_from_slice(format!("],\"succeeded\":{succeeded},\"failed\":{}}}", results.len() - succeeded).as_bytes());
+    out
 }
 
 #[OpenApi(prefix_path = "/api/batch/v1", tag = "ApiTags::Batch")]
@@ -257,10 +292,11 @@ impl BatchApi {
             return ApiError::internal("batch reached without the in-process dispatch").into();
         };
         let results = join_all(ops.into_iter().map(|op| execute(&dispatch, req, op.id, op.path))).await;
-        let succeeded = results.iter().filter(|r| (200..300).contains(&r.status) && r.error.is_empty()).count();
-        let response =
-            ExecuteBatchResponse { succeeded: succeeded as i32, failed: (results.len() - succeeded) as i32, results };
-        Answer::from_response(json_answer(&response))
+        let response = Response::builder()
+            .content_type("application/json; charset=utf-8")
+            .header("cache-control", "no-store")
+            .body(render(&results));
+        Answer::from_response(response)
     }
 }
 
@@ -290,6 +326,23 @@ pub fn body_schema() -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rendered_results_have_the_documented_shape() {
+        let page = EmbeddedJson::of_response(Some("application/json"), bytes::Bytes::from_static(b"{\"events\":[]}"));
+        let results = [
+            SubResult { id: "a\"1".into(), status: 200, body: page, error: "" },
+            SubResult { id: "b".into(), status: 404, body: None, error: "" },
+            refused("c".into(), "nested_batch"),
+        ];
+        let parsed: ExecuteBatchResponse =
+            serde_json::from_slice(&render(&results)).expect("valid JSON of the documented shape");
+        assert_eq!(parsed.results[0].id, "a\"1");
+        assert_eq!(parsed.results[0].body, Some(serde_json::json!({"events": []})));
+        assert_eq!((parsed.results[1].status, &parsed.results[1].body), (404, &None));
+        assert_eq!(parsed.results[2].error, "nested_batch");
+        assert_eq!((parsed.succeeded, parsed.failed), (1, 2));
+    }
 
     #[test]
     fn path_checks() {

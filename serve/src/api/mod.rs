@@ -7,6 +7,7 @@ pub mod canonical;
 pub mod conflict;
 pub mod cursor;
 pub mod dataset_read;
+pub mod embedded_json;
 pub mod encoding;
 pub mod error;
 pub mod jmes;

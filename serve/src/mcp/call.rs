@@ -8,9 +8,16 @@ use poem::{
 };
 use serde_json::{json, Value};
 
-use super::{revision::Revision, rpc::RpcError};
+use super::{
+    revision::Revision,
+    rpc::{self, RpcError},
+};
 use crate::{
-    api::{error::Violation, params::JMESPATH},
+    api::{
+        embedded_json::{write_value, EmbeddedJson},
+        error::Violation,
+        params::JMESPATH,
+    },
     auth::Principal,
     dispatch::Dispatch,
     registry::Operation,
@@ -72,13 +79,55 @@ fn invalid(violations: Vec<Violation>) -> RpcError {
     RpcError::invalid_params("Invalid params").with_data(json!({ "violations": violations }))
 }
 
+/// A method's result: a JSON value, or a data tool's answer carrying the REST body as it was
+/// rendered (embedded twice — as the text content and as structured content — without a reparse).
+pub enum Output {
+    Value(Value),
+    Tool { json: EmbeddedJson, meta: Option<Value> },
+}
+
+impl Output {
+    /// The JSON-RPC reply; results of the stateless revision say `resultType: complete`.
+    pub fn into_response(self, id: &Value, revision: Revision) -> poem::Response {
+        let stateless = revision == Revision::Stateless;
+        match self {
+            Output::Value(mut result) => {
+                if stateless {
+                    result["resultType"] = json!("complete");
+                }
+                rpc::result(id, result)
+            }
+            Output::Tool { json, meta } => {
+                let mut out = Vec::with_capacity(json.len() * 2 + 256);
+                out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                write_value(&mut out, id);
+                out.extend_from_slice(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+                write_value(&mut out, json.as_str());
+                out.extend_from_slice(b"}]");
+                // The 2025 line allows structured content only as an object.
+                if stateless || json.is_object() {
+                    out.extend_from_slice(b",\"structuredContent\":");
+                    json.write_to(&mut out);
+                }
+                if let Some(meta) = meta {
+                    out.extend_from_slice(b",\"_meta\":");
+                    write_value(&mut out, &meta);
+                }
+                if stateless {
+                    out.extend_from_slice(b",\"resultType\":\"complete\"");
+                }
+                out.extend_from_slice(b"}}");
+                rpc::reply_bytes(StatusCode::OK, out)
+            }
+        }
+    }
+}
+
 /// The text + structured result of a JSON value, within `budget` bytes.
 pub fn tool_result(value: Value, revision: Revision, budget: usize) -> Value {
     let text = value.to_string();
     if text.len() > budget {
-        let over = json!({"_budget_exceeded": true, "budget_bytes": budget, "actual_bytes": text.len(),
-            "hint": "narrow the query or use jmespath"});
-        return json!({"content": [{"type": "text", "text": over.to_string()}], "structuredContent": over});
+        return budget_exceeded(budget, text.len());
     }
     let mut result = json!({"content": [{"type": "text", "text": text}]});
     // The 2025 line allows structured content only as an object.
@@ -86,6 +135,12 @@ pub fn tool_result(value: Value, revision: Revision, budget: usize) -> Value {
         result["structuredContent"] = value;
     }
     result
+}
+
+fn budget_exceeded(budget: usize, actual: usize) -> Value {
+    let over = json!({"_budget_exceeded": true, "budget_bytes": budget, "actual_bytes": actual,
+        "hint": "narrow the query or use jmespath"});
+    json!({"content": [{"type": "text", "text": over.to_string()}], "structuredContent": over})
 }
 
 fn header(resp: &poem::Response, name: &str) -> Option<String> {
@@ -99,8 +154,8 @@ pub async fn data_tool(
     principal: Principal,
     args: &Value,
     revision: Revision,
-    iran_events_disabled: bool,
-) -> Result<Value, RpcError> {
+    disabled_by_deployment: bool,
+) -> Result<Output, RpcError> {
     let query = query_of(op, args)?;
     let uri: Uri = format!("{}?{query}", op.path).parse().map_err(|_| RpcError::tool_fault())?;
     let req = Request::builder().method(Method::GET).uri(uri).extension(principal).finish();
@@ -114,28 +169,32 @@ pub async fn data_tool(
             "sitrep/dataState": state,
         })
     });
+    let content_type = resp.content_type().map(str::to_string);
     let body = resp.into_body().into_bytes().await.map_err(|_| RpcError::tool_fault())?;
-    let value: Value = serde_json::from_slice(&body).map_err(|_| RpcError::tool_fault())?;
+    let json = EmbeddedJson::of_response(content_type.as_deref(), body).ok_or_else(RpcError::tool_fault)?;
     match status {
         StatusCode::OK => {
             // A deployment that disabled a dataset answers its documented empty body instead.
-            if data_state.as_deref() == Some("unavailable") && !iran_events_disabled {
+            if data_state.as_deref() == Some("unavailable") && !disabled_by_deployment {
                 let dataset = op.datasets.first().copied().unwrap_or_default();
-                return Err(RpcError::new(super::rpc::DATA_UNAVAILABLE, "Required data inputs are unavailable")
+                return Err(RpcError::new(rpc::DATA_UNAVAILABLE, "Required data inputs are unavailable")
                     .with_data(json!({"retryable": true, "dataset": dataset})));
             }
-            let mut result = tool_result(value, revision, BUDGET_BYTES);
-            if let Some(meta) = meta {
-                result["_meta"] = meta;
+            if json.len() > BUDGET_BYTES {
+                return Ok(Output::Value(budget_exceeded(BUDGET_BYTES, json.len())));
             }
-            Ok(result)
+            Ok(Output::Tool { json, meta })
         }
-        // A jmespath failure is a result, not a protocol error (6.5).
-        StatusCode::BAD_REQUEST if value.get("_jmespath_error").is_some() => {
-            Ok(tool_result(value, revision, BUDGET_BYTES))
-        }
-        StatusCode::BAD_REQUEST if value.get("violations").is_some() => {
-            Err(RpcError::invalid_params("Invalid params").with_data(json!({"violations": value["violations"]})))
+        StatusCode::BAD_REQUEST => {
+            let value = json.parse().map_err(|_| RpcError::tool_fault())?;
+            if value.get("_jmespath_error").is_some() {
+                // A jmespath failure is a result, not a protocol error (6.5).
+                Ok(Output::Value(tool_result(value, revision, BUDGET_BYTES)))
+            } else if value.get("violations").is_some() {
+                Err(RpcError::invalid_params("Invalid params").with_data(json!({"violations": value["violations"]})))
+            } else {
+                Err(RpcError::tool_fault())
+            }
         }
         _ => {
             tracing::warn!(tool = op.id, %status, "data tool answered an unexpected status");

@@ -18,6 +18,7 @@ use poem::{
 use serde_json::{json, Value};
 
 use self::{
+    call::Output,
     revision::Revision,
     rpc::{Call, RpcError},
 };
@@ -137,11 +138,8 @@ impl McpEndpoint {
             return Response::builder().status(StatusCode::ACCEPTED).finish();
         }
         match self.answer(req, &call, revision, principal).await {
-            Ok((mut result, headers)) => {
-                if revision == Revision::Stateless {
-                    result["resultType"] = json!("complete");
-                }
-                let mut r = rpc::result(&id, result);
+            Ok((output, headers)) => {
+                let mut r = output.into_response(&id, revision);
                 for (name, value) in headers {
                     r.headers_mut().insert(name, value);
                 }
@@ -158,7 +156,7 @@ impl McpEndpoint {
         call: &Call,
         revision: Revision,
         principal: Option<Principal>,
-    ) -> Result<(Value, Vec<(HeaderName, HeaderValue)>), RpcError> {
+    ) -> Result<(Output, Vec<(HeaderName, HeaderValue)>), RpcError> {
         let caller = self.caller(req, principal.as_ref());
         match call.method.as_str() {
             "initialize" => {
@@ -175,9 +173,9 @@ impl McpEndpoint {
                     "serverInfo": {"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")},
                     "instructions": INSTRUCTIONS,
                 });
-                Ok((result, headers))
+                Ok((Output::Value(result), headers))
             }
-            "ping" => Ok((json!({}), self.count(Policy::McpDiscovery, &caller).await?)),
+            "ping" => Ok((Output::Value(json!({})), self.count(Policy::McpDiscovery, &caller).await?)),
             "server/discover" if revision == Revision::Stateless => {
                 let headers = self.count(Policy::McpDiscovery, &caller).await?;
                 let result = json!({
@@ -188,7 +186,7 @@ impl McpEndpoint {
                     "cacheScope": "public",
                     "_meta": {"io.modelcontextprotocol/serverInfo": {"name": SERVER_NAME, "version": env!("CARGO_PKG_VERSION")}},
                 });
-                Ok((result, headers))
+                Ok((Output::Value(result), headers))
             }
             "tools/list" => {
                 let headers = self.count(Policy::McpDiscovery, &caller).await?;
@@ -197,7 +195,7 @@ impl McpEndpoint {
                     result["ttlMs"] = json!(TOOLS_TTL_MS);
                     result["cacheScope"] = json!("public");
                 }
-                Ok((result, headers))
+                Ok((Output::Value(result), headers))
             }
             "tools/call" => self.tools_call(req, call, revision, principal, &caller).await,
             other => Err(RpcError::method_not_found(other)),
@@ -211,7 +209,7 @@ impl McpEndpoint {
         revision: Revision,
         principal: Option<Principal>,
         caller: &str,
-    ) -> Result<(Value, Vec<(HeaderName, HeaderValue)>), RpcError> {
+    ) -> Result<(Output, Vec<(HeaderName, HeaderValue)>), RpcError> {
         let Some(name) = call.params.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
             return Err(RpcError::invalid_params("Invalid params: missing tool name"));
         };
@@ -222,12 +220,12 @@ impl McpEndpoint {
                 let policy = if principal.is_some() { Policy::McpDiscovery } else { Policy::McpFree };
                 let headers = self.count(policy, caller).await?;
                 let value = sources::get_sources(&self.state, &args, chrono::Utc::now());
-                Ok((call::tool_result(value, revision, call::SOURCES_BUDGET_BYTES), headers))
+                Ok((Output::Value(call::tool_result(value, revision, call::SOURCES_BUDGET_BYTES)), headers))
             }
             tools::DESCRIBE_TOOL => {
                 let headers = self.count(Policy::McpDiscovery, caller).await?;
                 let value = tools::describe(args.get("tool_name").and_then(Value::as_str));
-                Ok((call::tool_result(value, revision, call::BUDGET_BYTES), headers))
+                Ok((Output::Value(call::tool_result(value, revision, call::BUDGET_BYTES)), headers))
             }
             _ => {
                 let op = tools::find_data_tool(name)

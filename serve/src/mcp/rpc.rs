@@ -90,11 +90,12 @@ pub fn result(id: &Value, result: Value) -> Response {
 }
 
 fn reply(status: StatusCode, body: &Value) -> Response {
-    Response::builder()
-        .status(status)
-        .content_type("application/json")
-        .header("cache-control", "no-store")
-        .body(serde_json::to_vec(body).unwrap_or_default())
+    reply_bytes(status, serde_json::to_vec(body).unwrap_or_default())
+}
+
+/// A reply whose JSON body was written elsewhere.
+pub fn reply_bytes(status: StatusCode, body: Vec<u8>) -> Response {
+    Response::builder().status(status).content_type("application/json").header("cache-control", "no-store").body(body)
 }
 
 /// One request object, checked for the shape JSON-RPC requires.
