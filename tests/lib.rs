@@ -183,6 +183,7 @@ impl TestApp {
             rate_limits: options.rate_limits,
             edge_ua_filter: options.edge_ua_filter,
             mcp_allowed_origins: vec!["https://inspector.example".into()],
+            oauth_assistant_callbacks: sitrep_serve::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec(),
         };
         let mut state =
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");

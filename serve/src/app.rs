@@ -83,7 +83,7 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let dispatch = Dispatch::new(pipeline.clone(), handlers);
     let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
     let outer_state = state.clone();
-    Route::new()
+    crate::oauth::mount(Route::new(), state.clone())
         .nest("/", pipeline)
         .at(
             "/openapi.json",
@@ -103,8 +103,6 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .at("/metrics", get(api::meta::metrics))
         .at("/readyz", get(api::meta::readyz))
         .at("/api/health", get(api::meta::api_health))
-        .at("/.well-known/oauth-protected-resource", get(api::meta::protected_resource))
-        .at("/.well-known/oauth-protected-resource/mcp", get(api::meta::protected_resource))
         .data(state)
         .with(CatchPanic::new().with_handler(panic_response))
         .around(move |next, req| {

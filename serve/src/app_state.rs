@@ -34,7 +34,16 @@ pub struct Settings {
     pub edge_ua_filter: bool,
     /// Browser origins allowed on `/mcp` besides the public ones and loopback (`MCP_ALLOWED_ORIGINS`).
     pub mcp_allowed_origins: Vec<String>,
+    /// Redirect URIs of AI assistants that dynamic client registration accepts exactly (`OAUTH_ASSISTANT_CALLBACKS`).
+    pub oauth_assistant_callbacks: Vec<String>,
 }
+
+/// SUPPLEMENT 5.4's default assistant callbacks.
+pub const DEFAULT_ASSISTANT_CALLBACKS: [&str; 3] = [
+    "https://claude.ai/api/mcp/auth_callback",
+    "https://claude.com/api/mcp/auth_callback",
+    "https://chatgpt.com/connector_platform_oauth_redirect",
+];
 
 impl Settings {
     pub fn site_origin(&self) -> &str {

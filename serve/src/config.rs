@@ -86,6 +86,9 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
         api_key_prefix: api_key_prefix.to_string(),
         key_cache_ttl: std::time::Duration::from_secs(serve.key_cache_seconds),
         rate_limits,
+        oauth_assistant_callbacks: env("OAUTH_ASSISTANT_CALLBACKS")
+            .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
+            .unwrap_or_else(|| crate::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec()),
         mcp_allowed_origins: env("MCP_ALLOWED_ORIGINS")
             .map(|v| {
                 v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect()

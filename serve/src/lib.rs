@@ -13,6 +13,7 @@ pub mod dispatch;
 pub mod edge;
 pub mod mcp;
 pub mod metrics;
+pub mod oauth;
 pub mod registry;
 pub mod snapshot;
 pub mod state;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use chrono::Utc;
-use poem::{handler, web::Data, Request, Response};
+use poem::{handler, web::Data, Response};
 use serde_json::json;
 use sitrep_schemas::DatasetId;
 
@@ -97,27 +97,6 @@ pub fn api_health(state: Data<&Arc<AppState>>) -> Response {
         }),
         "no-store",
     )
-}
-
-/// `GET /.well-known/oauth-protected-resource` (RFC 9728).
-#[handler]
-pub fn protected_resource(state: Data<&Arc<AppState>>, req: &Request) -> Response {
-    let origin = state.settings.origin_for(req);
-    let mut r = json(
-        200,
-        json!({
-            "resource": origin,
-            "authorization_servers": [origin],
-            "bearer_methods_supported": ["header"],
-            "scopes_supported": ["mcp", "company_monitoring:read", "company_monitoring:write"],
-            "resource_name": "sitrep",
-            "resource_documentation": format!("{}/docs", state.settings.site_origin()),
-        }),
-        "public, max-age=3600",
-    );
-    r.headers_mut().insert("access-control-allow-origin", "*".parse().expect("static"));
-    r.headers_mut().insert("vary", "Host".parse().expect("static"));
-    r
 }
 
 #[cfg(test)]

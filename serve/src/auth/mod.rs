@@ -1,7 +1,6 @@
 //! Authentication of operations: an API key in `X-Service-Key`, `X-Api-Key` or
-//! `X-WorldMonitor-Key` (or sent as `Authorization: Bearer <key>`), resolved to its account; then
-//! the operation's access rule ([`gate`]). Bearer access tokens arrive with the OAuth server:
-//! [`Credential::AccessToken`] is the seam.
+//! `X-WorldMonitor-Key` (or sent as `Authorization: Bearer <key>`), or an OAuth access token as
+//! the bearer, resolved to its account; then the operation's access rule ([`gate`]).
 
 mod gate;
 mod key_cache;
@@ -30,7 +29,7 @@ pub struct Principal {
 enum Credential {
     ApiKey(String),
     /// A bearer value that is not an API key: an OAuth access token.
-    AccessToken,
+    AccessToken(String),
 }
 
 fn credential_of(req: &Request) -> Option<Credential> {
@@ -46,7 +45,7 @@ fn credential_of(req: &Request) -> Option<Credential> {
     if crate::state::looks_like_api_key(bearer) {
         Some(Credential::ApiKey(bearer.to_string()))
     } else {
-        Some(Credential::AccessToken)
+        Some(Credential::AccessToken(bearer.to_string()))
     }
 }
 
@@ -63,15 +62,34 @@ pub fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
     c
 }
 
+/// An OAuth access token: live, of a live family authorised through a live key.
+async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Principal, ApiError> {
+    let found = state
+        .store
+        .live_access_token(&crate::oauth::secrets::hash(token), chrono::Utc::now().timestamp())
+        .await
+        .map_err(|e| {
+            tracing::error!(error = %e, "state store unavailable while resolving an access token");
+            ApiError::EntitlementUnavailable
+        })?;
+    let Some((family, account)) = found else {
+        return Err(ApiError::InvalidAccessToken { challenge: challenge(state, req, true) });
+    };
+    Ok(Principal {
+        account_id: account.id.clone(),
+        key_id: family.key_id,
+        plan: account.plan,
+        standing: account.standing(chrono::Utc::now()),
+        scopes: family.scope.split_whitespace().map(str::to_string).collect(),
+    })
+}
+
 /// Resolves the request's credential. `Ok(None)` = no credential was sent (the caller decides
 /// whether that is allowed); a credential that was sent and is not live is always refused.
 pub async fn authenticate(state: &AppState, req: &Request) -> Result<Option<Principal>, ApiError> {
     let secret = match credential_of(req) {
         None => return Ok(None),
-        // No access tokens are issued yet, so none can be valid.
-        Some(Credential::AccessToken) => {
-            return Err(ApiError::InvalidAccessToken { challenge: challenge(state, req, true) })
-        }
+        Some(Credential::AccessToken(token)) => return access_token(state, req, &token).await.map(Some),
         Some(Credential::ApiKey(k)) => k,
     };
     let found = if crate::state::looks_like_api_key(&secret) {

@@ -126,7 +126,7 @@ async fn authorised<E: Endpoint>(
 }
 
 /// Counts the request. `Ok(None)`: the limiter failed on a fail-open policy; `Err`: the 429 or 503.
-async fn limit(state: &AppState, policy: Policy, caller: &str) -> Result<Option<Decision>, Response> {
+pub async fn limit(state: &AppState, policy: Policy, caller: &str) -> Result<Option<Decision>, Response> {
     let max = state.settings.rate_limits.of(policy);
     match state.limiter.hit(policy, max, caller).await {
         Ok(d) if d.allowed => Ok(Some(d)),

@@ -145,7 +145,7 @@ const KEY_WITH_ACCOUNT: &str = "SELECT k.*, a.name AS account_name, a.plan AS ac
      FROM api_keys k JOIN accounts a ON a.id = k.account_id";
 
 /// The account columns of a [`KEY_WITH_ACCOUNT`] row (or of an accounts row aliased the same way).
-fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
+pub(super) fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
     let plan: String = row.try_get("account_plan")?;
     Ok(Account {
         id: row.try_get("account_id")?,
@@ -259,17 +259,27 @@ impl StateStore {
         rows.iter().map(|r| Ok((record(r)?, account_of_row(r)?))).collect()
     }
 
-    /// Revokes by key id or display prefix; returns whether a live key was revoked.
+    /// Revokes by key id or display prefix; returns whether a live key was revoked. Every OAuth
+    /// token family authorised through the key is revoked with it (SUPPLEMENT 5.7).
     pub async fn revoke_key(&self, id_or_prefix: &str) -> Result<bool, StateError> {
-        let done = sqlx::query(
-            "UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL",
+        let mut tx = self.pool.begin().await?;
+        let revoked: Vec<String> = sqlx::query_scalar(
+            "UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL RETURNING id",
         )
         .bind(now())
         .bind(id_or_prefix)
         .bind(id_or_prefix)
-        .execute(&self.pool)
+        .fetch_all(&mut *tx)
         .await?;
-        Ok(done.rows_affected() > 0)
+        for key_id in &revoked {
+            sqlx::query("UPDATE oauth_families SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL")
+                .bind(Utc::now().timestamp())
+                .bind(key_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(!revoked.is_empty())
     }
 
     /// The live (unrevoked) key whose secret hashes to `key_hash`, and its account. A pure read:

@@ -3,9 +3,11 @@
 
 mod accounts;
 mod idempotency;
+mod oauth;
 
 pub use accounts::{hash_key, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan, Standing};
 pub use idempotency::{Claim, StoredResponse};
+pub use oauth::{ClientRecord, Family, PendingConsent, RedeemedCode, Redemption, CLIENT_IDLE_SECONDS};
 
 use sqlx::{
     sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions},

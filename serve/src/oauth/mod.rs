@@ -1,0 +1,167 @@
+//! The OAuth 2.1 authorization server (SUPPLEMENT Part 5): discovery documents, dynamic client
+//! registration, authorization with consent, and the token endpoint. Tokens it issues are opaque;
+//! `auth` resolves them on REST and `/mcp`.
+
+mod authorize;
+mod discovery;
+mod page;
+mod register;
+pub mod secrets;
+mod token;
+
+use std::sync::Arc;
+
+use poem::{
+    endpoint::make,
+    http::{Method, StatusCode},
+    Request, Response, Route,
+};
+use serde_json::json;
+
+use crate::{app_state::AppState, edge, edge::rate_limit::Policy};
+
+pub use discovery::protected_resource;
+pub use token::{ACCESS_SECONDS, REFRESH_SECONDS};
+
+/// A consent nonce lives this long.
+const NONCE_SECONDS: i64 = 600;
+/// Largest accepted form or JSON body.
+const MAX_BODY: usize = 64 << 10;
+
+pub fn now() -> i64 {
+    chrono::Utc::now().timestamp()
+}
+
+/// `{"error", "error_description"}` (RFC 6749 5.2).
+pub fn error_json(status: StatusCode, error: &str, description: &str) -> Response {
+    Response::builder()
+        .status(status)
+        .content_type("application/json")
+        .header("cache-control", "no-store")
+        .body(json!({"error": error, "error_description": description}).to_string())
+}
+
+fn unavailable() -> Response {
+    error_json(StatusCode::SERVICE_UNAVAILABLE, "server_error", "Auth service temporarily unavailable. Please retry.")
+}
+
+/// RFC 8707 `resource` values this deployment serves (5.4b).
+pub fn resource_allowed(state: &AppState, req: &Request, resource: &str) -> bool {
+    let site = state.settings.site_origin();
+    let base = discovery::base_url(state);
+    let origin = state.settings.origin_for(req);
+    let allowed = [format!("{site}/mcp"), site.to_string(), base.to_string(), format!("{base}/api"), origin];
+    !resource.contains('#') && allowed.iter().any(|a| a == resource.trim_end_matches('/') || a == resource)
+}
+
+/// The caller's address, the key of the oauth-* rate limits.
+fn client_ip(req: &Request) -> String {
+    req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
+}
+
+/// Counts a request against `policy`; the refusal (429, or 503 when the limiter is down) if any.
+async fn limited(state: &AppState, policy: Policy, req: &Request) -> Option<Response> {
+    edge::limit(state, policy, &client_ip(req)).await.err()
+}
+
+fn method_not_allowed(allow: &'static str) -> Response {
+    Response::builder()
+        .status(StatusCode::METHOD_NOT_ALLOWED)
+        .header("allow", allow)
+        .content_type("application/json")
+        .body(json!({"error": "method_not_allowed"}).to_string())
+}
+
+async fn read_body(req: &mut Request) -> Result<Vec<u8>, Response> {
+    req.take_body()
+        .into_bytes_limit(MAX_BODY)
+        .await
+        .map(|b| b.to_vec())
+        .map_err(|_| error_json(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request", "Request body too large"))
+}
+
+/// Whether a browser form post comes from one of our own origins (a missing Origin is allowed).
+fn same_origin(state: &AppState, req: &Request) -> bool {
+    match req.headers().get("origin").and_then(|v| v.to_str().ok()) {
+        None => true,
+        Some(o) => state.settings.public_origins.iter().any(|p| p == o),
+    }
+}
+
+/// Adds the authorization server's routes to `route`.
+pub fn mount(route: Route, state: Arc<AppState>) -> Route {
+    let doc = |f: fn(&AppState, &Request) -> Response, state: &Arc<AppState>| {
+        let state = state.clone();
+        make(move |req: Request| {
+            let state = state.clone();
+            async move { f(&state, &req) }
+        })
+    };
+    let (s1, s2, s3) = (state.clone(), state.clone(), state.clone());
+    route
+        .at("/.well-known/oauth-authorization-server", doc(discovery::authorization_server, &state))
+        .at("/.well-known/api-catalog", doc(discovery::api_catalog, &state))
+        .at("/auth.md", doc(discovery::auth_md, &state))
+        .at("/.well-known/oauth-protected-resource", doc(|s, r| protected_resource(s, r, false), &state))
+        .at("/.well-known/oauth-protected-resource/mcp", doc(|s, r| protected_resource(s, r, true), &state))
+        .at(
+            "/oauth/register",
+            make(move |mut req: Request| {
+                let state = s1.clone();
+                async move {
+                    if req.method() != Method::POST {
+                        return method_not_allowed("POST");
+                    }
+                    if let Some(r) = limited(&state, Policy::OauthRegister, &req).await {
+                        return r;
+                    }
+                    match read_body(&mut req).await {
+                        Ok(body) => register::register(&state, &body).await,
+                        Err(r) => r,
+                    }
+                }
+            }),
+        )
+        .at(
+            "/oauth/authorize",
+            make(move |mut req: Request| {
+                let state = s2.clone();
+                async move {
+                    match *req.method() {
+                        Method::GET => authorize::show(&state, &req).await,
+                        Method::POST => {
+                            if !same_origin(&state, &req) {
+                                return page::error(StatusCode::FORBIDDEN, "Forbidden", "Cross-origin form posts are refused.");
+                            }
+                            if let Some(r) = limited(&state, Policy::OauthAuthorize, &req).await {
+                                return r;
+                            }
+                            match read_body(&mut req).await {
+                                Ok(body) => authorize::decide(&state, &req, &body).await,
+                                Err(r) => r,
+                            }
+                        }
+                        _ => method_not_allowed("GET, POST"),
+                    }
+                }
+            }),
+        )
+        .at(
+            "/oauth/token",
+            make(move |mut req: Request| {
+                let state = s3.clone();
+                async move {
+                    if req.method() != Method::POST {
+                        return method_not_allowed("POST");
+                    }
+                    if let Some(r) = limited(&state, Policy::OauthToken, &req).await {
+                        return r;
+                    }
+                    match read_body(&mut req).await {
+                        Ok(body) => token::token(&state, &req, &body).await,
+                        Err(r) => r,
+                    }
+                }
+            }),
+        )
+}
