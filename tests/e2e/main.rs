@@ -10,5 +10,6 @@ mod crash;
 mod idempotency;
 mod lake;
 mod mcp;
+mod oauth;
 mod openapi;
 mod platform;

@@ -26,7 +26,9 @@ fn first<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
 fn redirect(redirect_uri: &str, params: &[(&str, &str)], issuer: &str) -> Response {
     let mut url = match url::Url::parse(redirect_uri) {
         Ok(u) => u,
-        Err(_) => return page::error(StatusCode::BAD_REQUEST, "Redirect URI Mismatch", "The redirect URI is not valid."),
+        Err(_) => {
+            return page::error(StatusCode::BAD_REQUEST, "Redirect URI Mismatch", "The redirect URI is not valid.")
+        }
     };
     {
         let mut q = url.query_pairs_mut();
@@ -97,7 +99,11 @@ pub async fn show(state: &AppState, req: &Request) -> Response {
         Ok(None) => return unknown(),
         Err(e) => {
             tracing::error!(error = %e, "state store unavailable at /oauth/authorize");
-            return page::error(StatusCode::SERVICE_UNAVAILABLE, "Try Again", "Authorization is temporarily unavailable.");
+            return page::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try Again",
+                "Authorization is temporarily unavailable.",
+            );
         }
     };
     let redirect_uri = match first(&q, "redirect_uri") {
@@ -149,7 +155,11 @@ pub async fn decide(state: &AppState, req: &Request, body: &[u8]) -> Response {
         Ok(None) => return expired(),
         Err(e) => {
             tracing::error!(error = %e, "state store unavailable at /oauth/authorize");
-            return page::error(StatusCode::SERVICE_UNAVAILABLE, "Try Again", "Authorization is temporarily unavailable.");
+            return page::error(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "Try Again",
+                "Authorization is temporarily unavailable.",
+            );
         }
     };
     if first(&form, "decision") != Some("approve") {
@@ -166,11 +176,8 @@ pub async fn decide(state: &AppState, req: &Request, body: &[u8]) -> Response {
         return consent_page(state, &client, &consent, Some("Invalid API key")).await;
     };
     // Granted: what was asked and the key may do; `mcp` always.
-    let granted: Vec<&str> = consent
-        .scope
-        .split_whitespace()
-        .filter(|s| *s == DEFAULT_SCOPE || key.scopes.iter().any(|k| k == s))
-        .collect();
+    let granted: Vec<&str> =
+        consent.scope.split_whitespace().filter(|s| *s == DEFAULT_SCOPE || key.scopes.iter().any(|k| k == s)).collect();
     let family = Family {
         id: format!("fam_{}", ulid::Ulid::new().to_string().to_lowercase()),
         client_id: Some(consent.client_id.clone()),

@@ -131,7 +131,11 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                         Method::GET => authorize::show(&state, &req).await,
                         Method::POST => {
                             if !same_origin(&state, &req) {
-                                return page::error(StatusCode::FORBIDDEN, "Forbidden", "Cross-origin form posts are refused.");
+                                return page::error(
+                                    StatusCode::FORBIDDEN,
+                                    "Forbidden",
+                                    "Cross-origin form posts are refused.",
+                                );
                             }
                             if let Some(r) = limited(&state, Policy::OauthAuthorize, &req).await {
                                 return r;

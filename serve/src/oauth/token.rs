@@ -41,8 +41,7 @@ pub async fn token(state: &AppState, req: &Request, body: &[u8]) -> Response {
     let field = |name: &str| form.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).filter(|v| !v.is_empty());
     let missing = |names: &[&str]| -> Option<Response> {
         let absent: Vec<&str> = names.iter().copied().filter(|n| field(n).is_none()).collect();
-        (!absent.is_empty())
-            .then(|| invalid_request(&format!("Missing required parameters: {}", absent.join(", "))))
+        (!absent.is_empty()).then(|| invalid_request(&format!("Missing required parameters: {}", absent.join(", "))))
     };
     if !form.iter().filter(|(k, _)| k == "resource").all(|(_, v)| resource_allowed(state, req, v)) {
         return no_store(error_json(StatusCode::BAD_REQUEST, "invalid_target", "The resource is not served here"));
@@ -68,12 +67,20 @@ pub async fn token(state: &AppState, req: &Request, body: &[u8]) -> Response {
     };
     no_store(answer.unwrap_or_else(|e| {
         tracing::error!(error = %e, "state store unavailable at /oauth/token");
-        error_json(StatusCode::SERVICE_UNAVAILABLE, "server_error", "Auth service temporarily unavailable. Please retry.")
+        error_json(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "server_error",
+            "Auth service temporarily unavailable. Please retry.",
+        )
     }))
 }
 
 fn client_gone() -> Response {
-    error_json(StatusCode::UNAUTHORIZED, "invalid_client", "Client registration not found or expired. Please re-register.")
+    error_json(
+        StatusCode::UNAUTHORIZED,
+        "invalid_client",
+        "Client registration not found or expired. Please re-register.",
+    )
 }
 
 async fn authorization_code<'a>(
@@ -112,7 +119,9 @@ async fn refresh<'a>(state: &AppState, field: &impl Fn(&str) -> Option<&'a str>)
         return Ok(client_gone());
     }
     match state.store.rotate_refresh(&secrets::hash(token), now).await? {
-        Redemption::Fresh(family) if family.client_id.as_deref() == Some(client_id) => issue(state, &family, true, now).await,
+        Redemption::Fresh(family) if family.client_id.as_deref() == Some(client_id) => {
+            issue(state, &family, true, now).await
+        }
         Redemption::Fresh(_) | Redemption::Replayed | Redemption::Invalid => Ok(invalid_grant(REFRESH_INVALID)),
     }
 }

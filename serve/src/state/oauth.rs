@@ -65,8 +65,7 @@ fn family_of(row: &sqlx::sqlite::SqliteRow) -> Result<Family, sqlx::Error> {
     })
 }
 
-const FAMILY_COLUMNS: &str =
-    "f.id AS family_id, f.client_id AS family_client_id, f.account_id, f.key_id, f.scope";
+const FAMILY_COLUMNS: &str = "f.id AS family_id, f.client_id AS family_client_id, f.account_id, f.key_id, f.scope";
 
 impl StateStore {
     pub async fn register_client(
@@ -228,7 +227,13 @@ impl StateStore {
         }
     }
 
-    pub async fn store_token(&self, token_hash: &str, kind: &str, family_id: &str, expires_at: i64) -> Result<(), StateError> {
+    pub async fn store_token(
+        &self,
+        token_hash: &str,
+        kind: &str,
+        family_id: &str,
+        expires_at: i64,
+    ) -> Result<(), StateError> {
         sqlx::query("INSERT INTO oauth_tokens (token_hash, kind, family_id, expires_at) VALUES (?, ?, ?, ?)")
             .bind(token_hash)
             .bind(kind)
