@@ -160,7 +160,7 @@ async fn dynamic_client_registration() {
     assert_eq!(body["client_name"], "Unknown Client");
     assert_eq!(body["application_type"], "web");
     assert_eq!(body["token_endpoint_auth_method"], "none");
-    assert_eq!(uuid_like(body["client_id"].as_str().unwrap()), true);
+    assert!(uuid_like(body["client_id"].as_str().unwrap()));
     let (_, native) = register(&app, json!({"client_name": "x".repeat(150), "redirect_uris": [CALLBACK]})).await;
     assert_eq!(
         (native["application_type"].as_str(), native["client_name"].as_str().unwrap().len()),
