@@ -83,7 +83,7 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let dispatch = Dispatch::new(pipeline.clone(), handlers);
     let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
     let outer_state = state.clone();
-    crate::oauth::mount(Route::new(), state.clone())
+    crate::dashboard::mount(crate::oauth::mount(Route::new(), state.clone()), state.clone())
         .nest("/", pipeline)
         .at(
             "/openapi.json",

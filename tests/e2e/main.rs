@@ -7,6 +7,7 @@ mod concurrency;
 mod conflict;
 mod connectors;
 mod crash;
+mod dashboard;
 mod idempotency;
 mod lake;
 mod mcp;

@@ -47,7 +47,7 @@ fn datasets(state: &AppState) -> (serde_json::Value, bool, Option<u64>) {
 }
 
 /// The leading `kind` of a recorded failure (`http_status: … answered 503: <body>` → `http_status`).
-fn error_class(recorded: &str) -> &str {
+pub fn error_class(recorded: &str) -> &str {
     let kind = recorded.split(':').next().unwrap_or("").trim();
     if !kind.is_empty() && kind.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
         kind

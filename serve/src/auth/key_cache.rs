@@ -33,6 +33,14 @@ impl KeyCache {
         self.resolve_at(store, key_hash, Instant::now()).await
     }
 
+    /// Forgets a key revoked by this process, so the revocation takes effect at once here (other
+    /// processes see it within one TTL).
+    pub fn forget(&self, key_id: &str) {
+        if let Ok(mut m) = self.entries.lock() {
+            m.retain(|_, (_, resolved)| resolved.0.id != key_id);
+        }
+    }
+
     async fn resolve_at(
         &self,
         store: &StateStore,

@@ -3,42 +3,7 @@
 
 use poem::{http::StatusCode, Response};
 
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1b1b1b}\
-h1{font-size:1.4rem}ul{padding-left:1.2rem}label{display:block;margin:1rem 0 .3rem;font-weight:600}\
-input[type=password]{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}\
-.actions{display:flex;gap:.75rem;margin-top:1rem}button{padding:.6rem 1.2rem;font-size:1rem;cursor:pointer}\
-.error{color:#a4000f;font-weight:600}.host{color:#555}";
-
-fn html(status: StatusCode, title: &str, body: &str) -> Response {
-    let page = format!(
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-<title>{title}</title><style>{STYLE}</style></head><body>{body}</body></html>\n",
-        title = escape(title)
-    );
-    Response::builder()
-        .status(status)
-        .content_type("text/html; charset=utf-8")
-        .header("x-frame-options", "DENY")
-        .header("cache-control", "no-store")
-        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-        .header("referrer-policy", "no-referrer")
-        .body(page)
-}
+use crate::html::{document as html, escape};
 
 /// An error shown to the person, not sent to the client (the redirect target is not trusted).
 pub fn error(status: StatusCode, title: &str, detail: &str) -> Response {
@@ -82,14 +47,4 @@ pub fn consent(c: &Consent) -> Response {
         nonce = escape(c.nonce),
     );
     html(StatusCode::OK, "Authorize access", &body)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_what_a_client_names_itself() {
-        assert_eq!(escape("<script>\"x\"&'"), "&lt;script&gt;&quot;x&quot;&amp;&#39;");
-    }
 }

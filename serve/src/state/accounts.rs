@@ -125,7 +125,7 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
+pub(super) fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
     let scopes: String = row.try_get("scopes")?;
     Ok(ApiKeyRecord {
         id: row.try_get("id")?,
@@ -140,7 +140,8 @@ fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
     })
 }
 
-const KEY_WITH_ACCOUNT: &str = "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status,
+pub(super) const KEY_WITH_ACCOUNT: &str =
+    "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status,
      a.valid_until AS account_valid_until
      FROM api_keys k JOIN accounts a ON a.id = k.account_id";
 

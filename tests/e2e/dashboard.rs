@@ -1,0 +1,149 @@
+//! The dashboard and the status page over real HTTP: sign-in by API key into a cookie session,
+//! CSRF and Origin checks, keys (shown once, at most 5 active, revocation), connected clients.
+
+use serde_json::Value;
+use sitrep_tests::TestApp;
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
+        .build()
+        .unwrap()
+}
+
+fn csrf_of(html: &str) -> String {
+    let at = html.find("name=\"csrf\" value=\"").expect("a CSRF token") + 19;
+    html[at..].split('"').next().unwrap().to_string()
+}
+
+/// Signs in with `key`: the session cookie.
+async fn sign_in(app: &TestApp, key: &str) -> String {
+    let r = client().post(format!("{}/dashboard/sign-in", app.base)).form(&[("api_key", key)]).send().await.unwrap();
+    assert_eq!(r.status(), 303);
+    let set = r.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax") && set.contains("Max-Age=43200"), "{set}");
+    set.split(';').next().unwrap().to_string()
+}
+
+async fn page(app: &TestApp, cookie: &str) -> String {
+    let r = client().get(format!("{}/dashboard", app.base)).header("cookie", cookie).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert_eq!(r.headers()["x-frame-options"], "DENY");
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    r.text().await.unwrap()
+}
+
+async fn post(app: &TestApp, cookie: &str, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
+    client().post(format!("{}{path}", app.base)).header("cookie", cookie).form(form).send().await.unwrap()
+}
+
+#[tokio::test]
+async fn sign_in_keys_shown_once_limits_and_revocation() {
+    let app = TestApp::start().await;
+    let anonymous = client().get(format!("{}/dashboard", app.base)).send().await.unwrap().text().await.unwrap();
+    assert!(anonymous.contains("Sign in"));
+    let r =
+        client().post(format!("{}/dashboard/sign-in", app.base)).form(&[("api_key", "di_nope")]).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    assert!(r.text().await.unwrap().contains("Invalid API key"));
+
+    let cookie = sign_in(&app, &app.key).await;
+    let html = page(&app, &cookie).await;
+    assert!(html.contains("API Keys") && html.contains("Connected MCP Clients"));
+    let csrf = csrf_of(&html);
+    // Without the CSRF token, or from another origin: refused.
+    assert_eq!(post(&app, &cookie, "/dashboard/keys", &[("name", "x")]).await.status(), 403);
+    let r = client()
+        .post(format!("{}/dashboard/keys", app.base))
+        .header("cookie", &cookie)
+        .header("origin", "https://evil.example")
+        .form(&[("csrf", csrf.as_str()), ("name", "x")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+
+    // A new key: its secret shown once, then it works, then only its prefix is listed.
+    let created = post(
+        &app,
+        &cookie,
+        "/dashboard/keys",
+        &[("csrf", &csrf), ("name", "laptop"), ("scope", "company_monitoring:read")],
+    )
+    .await;
+    let created = created.text().await.unwrap();
+    let at = created.find("<code id=\"new-key\">").unwrap() + 19;
+    let secret = created[at..].split('<').next().unwrap().to_string();
+    assert!(sitrep_serve::state::looks_like_api_key(&secret));
+    let r = app
+        .http
+        .get(format!("{}/api/conflict/v1/list-iran-events", app.base))
+        .header("x-service-key", &secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let listed = page(&app, &cookie).await;
+    assert!(!listed.contains(&secret), "the secret is shown once");
+    assert!(listed.contains("laptop") && listed.contains("company_monitoring:read"));
+    // At most 5 active keys.
+    for i in 0..3 {
+        post(&app, &cookie, "/dashboard/keys", &[("csrf", &csrf), ("name", &format!("k{i}"))]).await;
+    }
+    let refused =
+        post(&app, &cookie, "/dashboard/keys", &[("csrf", &csrf), ("name", "sixth")]).await.text().await.unwrap();
+    assert!(refused.contains("at most 5 active keys"));
+    // Revoking a key: refused at once on the API.
+    let keys = app
+        .state
+        .store
+        .keys_of(&app.state.store.find_account_by_name("test").await.unwrap().unwrap().id)
+        .await
+        .unwrap();
+    let laptop = keys.iter().find(|k| k.name == "laptop").unwrap();
+    assert_eq!(
+        post(&app, &cookie, "/dashboard/keys/revoke", &[("csrf", &csrf), ("key_id", &laptop.id)]).await.status(),
+        303
+    );
+    let r = app
+        .http
+        .get(format!("{}/api/conflict/v1/list-iran-events", app.base))
+        .header("x-service-key", &secret)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    // Sign out ends the session.
+    let r = post(&app, &cookie, "/dashboard/sign-out", &[("csrf", &csrf)]).await;
+    assert!(r.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
+    let after = client()
+        .get(format!("{}/dashboard", app.base))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(after.contains("Sign in"));
+}
+
+#[tokio::test]
+async fn the_status_page_in_html_and_json() {
+    let app = TestApp::start().await;
+    let r = app.http.get(format!("{}/status", app.base)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let html = r.text().await.unwrap();
+    for d in sitrep_schemas::DatasetId::ALL {
+        assert!(html.contains(d.as_str()), "{d}");
+    }
+    assert!(html.contains("<svg") && html.contains("replay"));
+    let (status, json): (u16, Value) = app.json("/status?format=json").await;
+    assert_eq!(status, 200);
+    let armed = json["datasets"].as_array().unwrap().iter().find(|d| d["dataset"] == "armed-events").unwrap();
+    assert_eq!(armed["mode"], "replay");
+    let (_, ready) = app.json("/readyz").await;
+    assert_eq!(armed["state"], ready["datasets"]["armed-events"]["state"]);
+    assert_eq!(json["generation"], ready["generation"]);
+}
