@@ -10,7 +10,8 @@
 # first occurrence wins, SUPPLEMENT 1.2). Schemathesis runs single-threaded: Python 3.11's AST module is not thread-safe
 # under hypothesis (a SystemError in its lambda introspection). Then the official MCP Python SDK
 # connects to /mcp in both protocol lines (tools/mcp_sdk_check.py), and authlib goes through the
-# OAuth authorization server (tools/oauth_client_check.py).
+# OAuth authorization server (tools/oauth_client_check.py), and a real browser goes through every
+# web page (tools/browser_check.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug"
@@ -50,3 +51,7 @@ PYTHONPATH="$root/tools" SCHEMATHESIS_HOOKS=schemathesis_hooks "$venv/bin/st" ru
 "$venv/bin/python" "$root/tools/mcp_sdk_check.py" "$base/mcp" "$key"
 # A standard OAuth client (authlib) through the authorization server, and its tokens on REST and /mcp.
 "$venv/bin/python" "$root/tools/oauth_client_check.py" "$base" "$key"
+# A real browser (Debian's chromium via Playwright) through the dashboard, a consent page and the
+# status page; screenshots of each page under var/test-output/screenshots.
+chromium="$("$root/tools/browser-env.sh")"
+"$venv/bin/python" "$root/tools/browser_check.py" "$base" "$key" "$chromium" "${SITREP_TEST_OUTPUT:-$root/var/test-output}/screenshots"

@@ -44,7 +44,7 @@ pub fn document(status: StatusCode, title: &str, body: &str) -> Response {
             "content-security-policy",
             "default-src 'self'; style-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
         )
-        .header("referrer-policy", "no-referrer")
+        .header("referrer-policy", "same-origin")
         .header("x-content-type-options", "nosniff")
         .body(page)
 }

@@ -161,7 +161,12 @@ impl Param {
     pub fn schema(&self) -> Value {
         match self.kind {
             ParamKind::Int32 { min, max, .. } => {
-                json!({"type": "integer", "format": "int32", "minimum": if min > 0 { 0 } else { min }, "maximum": max})
+                let number = json!({"type": "integer", "format": "int32", "minimum": if min > 0 { 0 } else { min }, "maximum": max});
+                if self.required {
+                    number
+                } else {
+                    json!({"anyOf": [number, {"type": "string", "enum": [""]}]})
+                }
             }
             ParamKind::EpochMs => json!({"type": "string", "format": "int64", "pattern": "^[0-9]*$"}),
             ParamKind::Country => json!({"type": "string", "pattern": "^([A-Za-z]{2})?$"}),

@@ -1,0 +1,122 @@
+"""A real browser (Debian's chromium driven by Playwright) through every web page: sign in to the
+dashboard, create a key and see its secret once, revoke it; approve an assistant's consent page
+and exchange the code; see the assistant under Connected MCP Clients, revoke it and see its token
+refused; the data status page. Screenshots of each page go to <output dir>.
+
+usage: python browser_check.py <base url> <api key> <chromium path> <output dir>
+"""
+
+import base64
+import hashlib
+import http.server
+import os
+import secrets
+import sys
+import threading
+
+import requests
+from playwright.sync_api import sync_playwright
+
+AGENT = "sitrep-contract-tests/1.0 (+https://sitrep.example)"
+
+
+def assistant_callback():
+    """The assistant's side of the redirect: a local server that records where the browser landed."""
+    landed = {}
+
+    class Callback(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            landed["url"] = f"http://127.0.0.1:{self.server.server_port}{self.path}"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(b"<p>back at the assistant</p>")
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Callback)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_port}/callback", landed
+
+
+def expect(condition, what):
+    if not condition:
+        raise SystemExit(f"browser check failed: {what}")
+
+
+def submit(page, locator):
+    """Clicks a button that posts a form and waits for the page it leads to."""
+    with page.expect_navigation():
+        (page.locator(locator) if isinstance(locator, str) else locator).click()
+
+
+def main(base, key, chromium, out):
+    os.makedirs(out, exist_ok=True)
+    shot = lambda page, name: page.screenshot(path=os.path.join(out, f"{name}.png"), full_page=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        page = browser.new_context(user_agent=AGENT, viewport={"width": 390, "height": 844}).new_page()
+
+        # Dashboard: sign in, create a key (shown once), revoke it.
+        page.goto(f"{base}/dashboard")
+        shot(page, "01-sign-in")
+        page.fill("#api_key", key)
+        submit(page, "button[type=submit]")
+        expect(page.locator("h2", has_text="API Keys").count() == 1, f"signed in to the dashboard: {page.url} {page.content()[:600]}")
+        shot(page, "02-dashboard")
+        page.fill("#key-name", "browser key")
+        submit(page, "text=Create key")
+        secret = page.locator("#new-key").inner_text().strip()
+        expect(secret.count("_") == 1 and len(secret) > 40, "the new key's secret is shown")
+        shot(page, "03-key-created")
+        api = f"{base}/api/conflict/v1/list-iran-events"
+        expect(requests.get(api, headers={"X-Service-Key": secret, "User-Agent": AGENT}).status_code == 200, "new key works")
+        page.goto(f"{base}/dashboard")
+        expect(secret not in page.content(), "the secret is shown only once")
+        submit(page, page.locator("tr", has_text="browser key").locator("button", has_text="Revoke"))
+        expect(page.locator("tr", has_text="browser key").count() == 0, "the revoked key is gone from the list")
+        expect(requests.get(api, headers={"X-Service-Key": secret, "User-Agent": AGENT}).status_code == 401, "revoked key refused")
+        shot(page, "04-key-revoked")
+
+        # An assistant: registration, the consent page approved in the browser, the code exchanged.
+        callback_url, landed = assistant_callback()
+        client_id = requests.post(f"{base}/oauth/register", json={"client_name": "Browser Assistant", "redirect_uris": [callback_url]},
+                                  headers={"User-Agent": AGENT}).json()["client_id"]
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        page.goto(f"{base}/oauth/authorize?response_type=code&client_id={client_id}&code_challenge={challenge}"
+                  f"&code_challenge_method=S256&scope=mcp&state=s1")
+        expect(page.locator("h1", has_text="Browser Assistant").count() == 1, "the consent page names the client")
+        shot(page, "05-consent")
+        page.fill("#api_key", key)
+        submit(page, "text=Approve")
+        expect("code=" in landed.get("url", ""), f"redirected back with a code: {landed}")
+        code = requests.utils.urlparse(landed["url"]).query.split("code=")[1].split("&")[0]
+        token = requests.post(f"{base}/oauth/token", data={"grant_type": "authorization_code", "code": requests.utils.unquote(code),
+                                                           "code_verifier": verifier, "client_id": client_id},
+                              headers={"User-Agent": AGENT}).json()
+        bearer = {"Authorization": f"Bearer {token['access_token']}", "User-Agent": AGENT}
+        expect(requests.get(api, headers=bearer).status_code == 200, "the assistant's token works")
+
+        # Connected MCP Clients: the assistant is listed; revoking it refuses its token.
+        page.goto(f"{base}/dashboard")
+        row = page.locator("tr", has_text="Browser Assistant")
+        expect(row.count() == 1, "the assistant is listed under Connected MCP Clients")
+        shot(page, "06-connected-clients")
+        submit(page, row.locator("button", has_text="Revoke"))
+        expect(page.locator("tr", has_text="Browser Assistant").count() == 0, "the revoked assistant is gone")
+        expect(requests.get(api, headers=bearer).status_code == 401, "the revoked assistant's token is refused")
+
+        page.goto(f"{base}/status")
+        expect(page.locator("svg").count() == 1, "the status page has its freshness chart")
+        shot(page, "07-status")
+        submit(page, "text=Dashboard")
+        submit(page, "text=Sign out")
+        expect(page.locator("h1", has_text="Sign in").count() == 1, "signed out")
+        browser.close()
+    print(f"browser (chromium): dashboard, keys, consent, connected clients, status: ok; screenshots in {out}")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:5])
