@@ -61,6 +61,25 @@ impl Settings {
     }
 }
 
+/// The time the authorization server and the dashboard judge lifetimes by: the system clock,
+/// which tests can move forward to expire codes, tokens, nonces, sessions and registrations.
+#[derive(Debug, Default)]
+pub struct Clock {
+    offset_seconds: std::sync::atomic::AtomicI64,
+}
+
+impl Clock {
+    /// Epoch seconds.
+    pub fn now(&self) -> i64 {
+        chrono::Utc::now().timestamp() + self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Moves this clock `seconds` ahead of the system clock (tests).
+    pub fn advance(&self, seconds: i64) {
+        self.offset_seconds.fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 pub struct AppState {
     pub snapshots: Arc<Snapshots>,
     pub store: StateStore,
@@ -70,6 +89,7 @@ pub struct AppState {
     pub limiter: Arc<dyn RateLimiter>,
     pub metrics: Metrics,
     pub settings: Settings,
+    pub clock: Clock,
 }
 
 impl AppState {
@@ -97,6 +117,7 @@ impl AppState {
             limiter: Arc::new(InProcessLimiter::default()),
             metrics: Metrics::new(),
             settings,
+            clock: Clock::default(),
         })
     }
 

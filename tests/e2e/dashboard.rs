@@ -147,3 +147,14 @@ async fn the_status_page_in_html_and_json() {
     assert_eq!(armed["state"], ready["datasets"]["armed-events"]["state"]);
     assert_eq!(json["generation"], ready["generation"]);
 }
+
+#[tokio::test]
+async fn a_session_lasts_twelve_hours() {
+    let app = TestApp::start().await;
+    let cookie = sign_in(&app, &app.key).await;
+    app.state.clock.advance(12 * 3_600 - 5);
+    assert!(page(&app, &cookie).await.contains("API Keys"));
+    app.state.clock.advance(10);
+    let after = client().get(format!("{}/dashboard", app.base)).header("cookie", &cookie).send().await.unwrap();
+    assert!(after.text().await.unwrap().contains("Sign in"));
+}

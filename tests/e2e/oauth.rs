@@ -420,3 +420,74 @@ async fn token_endpoint_error_rows_and_client_credentials() {
     // A token this deployment never issued.
     assert_eq!(rest_with(&app, "forged-token-value-that-is-long-enough").await, 401);
 }
+
+#[tokio::test]
+async fn lifetimes_on_a_controllable_clock() {
+    let app = TestApp::start().await;
+    let clock = &app.state.clock;
+    let client = client_id(&app).await;
+    let exchange = |code: String| {
+        let client = client.clone();
+        let app = &app;
+        async move {
+            token(
+                app,
+                &[
+                    ("grant_type", "authorization_code"),
+                    ("code", &code),
+                    ("code_verifier", VERIFIER),
+                    ("client_id", &client),
+                ],
+            )
+            .await
+        }
+    };
+    // A code lives 600 s.
+    let code = approve(&app, &client, &app.key).await["code"].clone();
+    clock.advance(601);
+    let (status, _, e) = exchange(code).await;
+    assert_eq!((status, e["error"].as_str()), (400, Some("invalid_grant")));
+    // An access token lives 3600 s; its refresh token 7 days.
+    let code = approve(&app, &client, &app.key).await["code"].clone();
+    let (_, _, t) = exchange(code).await;
+    let (access, refresh) =
+        (t["access_token"].as_str().unwrap().to_string(), t["refresh_token"].as_str().unwrap().to_string());
+    clock.advance(3_599);
+    assert_eq!(rest_with(&app, &access).await, 200);
+    clock.advance(2);
+    assert_eq!(rest_with(&app, &access).await, 401);
+    let (status, _, rotated) =
+        token(&app, &[("grant_type", "refresh_token"), ("refresh_token", &refresh), ("client_id", &client)]).await;
+    assert_eq!(status, 200, "a refresh token outlives its access token");
+    clock.advance(7 * 86_400 + 1);
+    let (status, _, _) = token(
+        &app,
+        &[
+            ("grant_type", "refresh_token"),
+            ("refresh_token", rotated["refresh_token"].as_str().unwrap()),
+            ("client_id", &client),
+        ],
+    )
+    .await;
+    assert_eq!(status, 400, "refresh tokens expire 7 days after their own issue");
+    // A consent nonce lives 600 s.
+    let b = browser();
+    let html = b.get(authorize_url(&app, &client, "")).send().await.unwrap().text().await.unwrap();
+    clock.advance(601);
+    let r = b
+        .post(format!("{}/oauth/authorize", app.base))
+        .form(&[("nonce", nonce_of(&html).as_str()), ("api_key", app.key.as_str()), ("decision", "approve")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 400);
+    // A registration lives 90 days after its last use (sliding).
+    clock.advance(89 * 86_400);
+    assert_eq!(b.get(authorize_url(&app, &client, "")).send().await.unwrap().status(), 200, "used: the window slides");
+    clock.advance(89 * 86_400);
+    assert_eq!(b.get(authorize_url(&app, &client, "")).send().await.unwrap().status(), 200);
+    clock.advance(91 * 86_400);
+    let r = b.get(authorize_url(&app, &client, "")).send().await.unwrap();
+    assert_eq!(r.status(), 400);
+    assert!(r.text().await.unwrap().contains("Unknown Client"));
+}

@@ -64,11 +64,8 @@ pub fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
 
 /// An OAuth access token: live, of a live family authorised through a live key.
 async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Principal, ApiError> {
-    let found = state
-        .store
-        .live_access_token(&crate::oauth::secrets::hash(token), chrono::Utc::now().timestamp())
-        .await
-        .map_err(|e| {
+    let found =
+        state.store.live_access_token(&crate::oauth::secrets::hash(token), state.clock.now()).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving an access token");
             ApiError::EntitlementUnavailable
         })?;

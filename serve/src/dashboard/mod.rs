@@ -18,7 +18,7 @@ use crate::{
     app_state::AppState,
     edge::{self, rate_limit::Policy},
     html::document,
-    oauth::{now, secrets},
+    oauth::secrets,
     state::{hash_key, looks_like_api_key, Session},
 };
 
@@ -75,7 +75,7 @@ fn forbidden() -> Response {
 
 async fn current_session(state: &AppState, req: &Request) -> Result<Option<Session>, Response> {
     let Some(id) = session_id(req) else { return Ok(None) };
-    state.store.session(&secrets::hash(&id), now()).await.map_err(|e| {
+    state.store.session(&secrets::hash(&id), state.clock.now()).await.map_err(|e| {
         tracing::error!(error = %e, "state store unavailable at /dashboard");
         unavailable()
     })
@@ -112,7 +112,7 @@ async fn sign_in(state: &AppState, req: &Request, body: &[u8]) -> Response {
     let (id, csrf) = (secrets::new_secret(), secrets::new_secret());
     if state
         .store
-        .create_session(&secrets::hash(&id), &account.id, &key.id, &csrf, now() + SESSION_SECONDS)
+        .create_session(&secrets::hash(&id), &account.id, &key.id, &csrf, state.clock.now() + SESSION_SECONDS)
         .await
         .is_err()
     {
@@ -207,7 +207,7 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
         }
         "/dashboard/clients/revoke" => {
             let family_id = field(&form, "family_id").unwrap_or("");
-            match state.store.revoke_family_of(&account_id, family_id, now()).await {
+            match state.store.revoke_family_of(&account_id, family_id, state.clock.now()).await {
                 Ok(_) => see_other("/dashboard"),
                 Err(_) => unavailable(),
             }

@@ -5,7 +5,7 @@
 
 use poem::{http::StatusCode, Request, Response};
 
-use super::{now, page, resource_allowed, secrets, NONCE_SECONDS};
+use super::{page, resource_allowed, secrets, NONCE_SECONDS};
 use crate::{
     app_state::AppState,
     state::{hash_key, ClientRecord, Family, PendingConsent},
@@ -74,7 +74,7 @@ async fn consent_page(
     error: Option<&str>,
 ) -> Response {
     let nonce = secrets::new_secret();
-    if let Err(e) = state.store.create_nonce(&secrets::hash(&nonce), consent, now() + NONCE_SECONDS).await {
+    if let Err(e) = state.store.create_nonce(&secrets::hash(&nonce), consent, state.clock.now() + NONCE_SECONDS).await {
         tracing::error!(error = %e, "could not store a consent nonce");
         return page::error(StatusCode::SERVICE_UNAVAILABLE, "Try Again", "Authorization is temporarily unavailable.");
     }
@@ -94,7 +94,7 @@ pub async fn show(state: &AppState, req: &Request) -> Response {
     let issuer = state.settings.origin_for(req);
     let unknown = || page::error(StatusCode::BAD_REQUEST, "Unknown Client", "This application is not registered here.");
     let Some(client_id) = first(&q, "client_id") else { return unknown() };
-    let client = match state.store.client(client_id, now()).await {
+    let client = match state.store.client(client_id, state.clock.now()).await {
         Ok(Some(c)) => c,
         Ok(None) => return unknown(),
         Err(e) => {
@@ -149,7 +149,7 @@ pub async fn decide(state: &AppState, req: &Request, body: &[u8]) -> Response {
         )
     };
     let Some(nonce) = first(&form, "nonce") else { return expired() };
-    let now = now();
+    let now = state.clock.now();
     let consent = match state.store.take_nonce(&secrets::hash(nonce), now).await {
         Ok(Some(c)) => c,
         Ok(None) => return expired(),

@@ -28,10 +28,6 @@ const NONCE_SECONDS: i64 = 600;
 /// Largest accepted form or JSON body.
 const MAX_BODY: usize = 64 << 10;
 
-pub fn now() -> i64 {
-    chrono::Utc::now().timestamp()
-}
-
 /// `{"error", "error_description"}` (RFC 6749 5.2).
 pub fn error_json(status: StatusCode, error: &str, description: &str) -> Response {
     Response::builder()

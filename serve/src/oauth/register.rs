@@ -4,7 +4,7 @@
 use poem::{http::StatusCode, Response};
 use serde_json::{json, Value};
 
-use super::{error_json, now};
+use super::error_json;
 use crate::app_state::AppState;
 
 const MAX_REDIRECT_URIS: usize = 3;
@@ -59,7 +59,7 @@ pub async fn register(state: &AppState, body: &[u8]) -> Response {
         _ => "web".into(),
     };
     let client_id = uuid::Uuid::new_v4().to_string();
-    let issued = now();
+    let issued = state.clock.now();
     if let Err(e) = state.store.register_client(&client_id, &name, &uris, &application_type, issued).await {
         tracing::error!(error = %e, "could not store a client registration");
         return super::unavailable();

@@ -4,7 +4,7 @@
 use poem::{http::StatusCode, Request, Response};
 use serde_json::json;
 
-use super::{error_json, now, resource_allowed, secrets};
+use super::{error_json, resource_allowed, secrets};
 use crate::{
     app_state::AppState,
     state::{hash_key, looks_like_api_key, Family, Redemption, StateError},
@@ -92,7 +92,7 @@ async fn authorization_code<'a>(
     if !secrets::is_verifier(verifier) {
         return Ok(invalid_request("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]"));
     }
-    let now = now();
+    let now = state.clock.now();
     if state.store.client(client_id, now).await?.is_none() {
         return Ok(client_gone());
     }
@@ -114,7 +114,7 @@ async fn authorization_code<'a>(
 
 async fn refresh<'a>(state: &AppState, field: &impl Fn(&str) -> Option<&'a str>) -> Result<Response, StateError> {
     let (token, client_id) = (field("refresh_token").unwrap_or(""), field("client_id").unwrap_or(""));
-    let now = now();
+    let now = state.clock.now();
     if state.store.client(client_id, now).await?.is_none() {
         return Ok(client_gone());
     }
@@ -148,7 +148,7 @@ async fn client_credentials<'a>(
         key_id: key.id,
         scope: scopes.join(" "),
     };
-    let now = now();
+    let now = state.clock.now();
     state.store.create_family(&family, now).await?;
     issue(state, &family, false, now).await
 }
