@@ -100,6 +100,8 @@ pub struct Options {
     pub retention: Duration,
     /// `EDGE_UA_FILTER=on`.
     pub edge_ua_filter: bool,
+    /// A test CA for Client ID Metadata Documents served from loopback (turns on `OAUTH_CIMD_ALLOW_LOOPBACK`).
+    pub cimd_ca: Option<Vec<u8>>,
 }
 
 impl Default for Options {
@@ -111,6 +113,7 @@ impl Default for Options {
             state_url: "sqlite::memory:".into(),
             retention: Duration::from_secs(24 * 3600),
             edge_ua_filter: false,
+            cimd_ca: None,
         }
     }
 }
@@ -184,6 +187,8 @@ impl TestApp {
             edge_ua_filter: options.edge_ua_filter,
             mcp_allowed_origins: vec!["https://inspector.example".into()],
             oauth_assistant_callbacks: sitrep_serve::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec(),
+            oauth_cimd_allow_loopback: options.cimd_ca.is_some(),
+            oauth_cimd_ca: options.cimd_ca,
         };
         let mut state =
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");

@@ -36,6 +36,10 @@ pub struct Settings {
     pub mcp_allowed_origins: Vec<String>,
     /// Redirect URIs of AI assistants that dynamic client registration accepts exactly (`OAUTH_ASSISTANT_CALLBACKS`).
     pub oauth_assistant_callbacks: Vec<String>,
+    /// Test-only: Client ID Metadata Documents may be fetched from loopback (`OAUTH_CIMD_ALLOW_LOOPBACK=on`).
+    pub oauth_cimd_allow_loopback: bool,
+    /// An extra root certificate (PEM) for fetching metadata documents (`OAUTH_CIMD_CA_FILE`).
+    pub oauth_cimd_ca: Option<Vec<u8>>,
 }
 
 /// SUPPLEMENT 5.4's default assistant callbacks.
@@ -90,6 +94,8 @@ pub struct AppState {
     pub metrics: Metrics,
     pub settings: Settings,
     pub clock: Clock,
+    /// Client ID Metadata Documents fetched lately.
+    pub client_metadata: crate::oauth::MetadataCache,
 }
 
 impl AppState {
@@ -118,6 +124,7 @@ impl AppState {
             metrics: Metrics::new(),
             settings,
             clock: Clock::default(),
+            client_metadata: Default::default(),
         })
     }
 

@@ -2,6 +2,7 @@
 //! (`DATA_CURSOR_SECRET`, `API_KEY_PREFIX`, `AUTH_REALM`, `PUBLIC_ORIGINS`, `IRAN_EVENTS_ENABLED`).
 //! Secrets come only from the environment and are never logged.
 
+use anyhow::Context;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -89,6 +90,11 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
         oauth_assistant_callbacks: env("OAUTH_ASSISTANT_CALLBACKS")
             .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
             .unwrap_or_else(|| crate::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec()),
+        oauth_cimd_allow_loopback: env("OAUTH_CIMD_ALLOW_LOOPBACK").is_some_and(|v| v.eq_ignore_ascii_case("on")),
+        oauth_cimd_ca: match env("OAUTH_CIMD_CA_FILE") {
+            Some(path) => Some(std::fs::read(&path).with_context(|| format!("OAUTH_CIMD_CA_FILE {path}"))?),
+            None => None,
+        },
         mcp_allowed_origins: env("MCP_ALLOWED_ORIGINS")
             .map(|v| {
                 v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect()

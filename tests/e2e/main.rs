@@ -3,6 +3,7 @@
 
 mod auth_and_errors;
 mod batch;
+mod client_metadata;
 mod concurrency;
 mod conflict;
 mod connectors;

@@ -5,7 +5,7 @@
 
 use poem::{http::StatusCode, Request, Response};
 
-use super::{page, resource_allowed, secrets, NONCE_SECONDS};
+use super::{find_client, page, resource_allowed, secrets, ClientLookup, NONCE_SECONDS};
 use crate::{
     app_state::AppState,
     state::{hash_key, ClientRecord, Family, PendingConsent},
@@ -67,20 +67,44 @@ fn host_of(uri: &str) -> String {
     url::Url::parse(uri).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default()
 }
 
-async fn consent_page(
-    state: &AppState,
-    client: &ClientRecord,
-    consent: &PendingConsent,
-    error: Option<&str>,
-) -> Response {
+/// The client a consent is for, and (for a metadata-document client) its document's host.
+type Asking = (ClientRecord, Option<String>);
+
+fn unknown_client() -> Response {
+    page::error(StatusCode::BAD_REQUEST, "Unknown Client", "This application is not registered here.")
+}
+
+fn try_again() -> Response {
+    page::error(StatusCode::SERVICE_UNAVAILABLE, "Try Again", "Authorization is temporarily unavailable.")
+}
+
+/// The client behind `client_id`, or the page that says why there is none.
+async fn asking(state: &AppState, client_id: &str, now: i64) -> Result<Asking, Response> {
+    match find_client(state, client_id, now).await {
+        Ok(ClientLookup::Registered(c)) => Ok((c, None)),
+        Ok(ClientLookup::Document { client, host }) => Ok((client, Some(host))),
+        Ok(ClientLookup::Unknown) => Err(unknown_client()),
+        Ok(ClientLookup::BadDocument(e)) => {
+            Err(page::error(StatusCode::BAD_REQUEST, "Invalid Client Metadata", &e.to_string()))
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "state store unavailable at /oauth/authorize");
+            Err(try_again())
+        }
+    }
+}
+
+async fn consent_page(state: &AppState, asking: &Asking, consent: &PendingConsent, error: Option<&str>) -> Response {
+    let (client, client_host) = asking;
     let nonce = secrets::new_secret();
     if let Err(e) = state.store.create_nonce(&secrets::hash(&nonce), consent, state.clock.now() + NONCE_SECONDS).await {
         tracing::error!(error = %e, "could not store a consent nonce");
-        return page::error(StatusCode::SERVICE_UNAVAILABLE, "Try Again", "Authorization is temporarily unavailable.");
+        return try_again();
     }
     let scopes: Vec<&str> = consent.scope.split_whitespace().collect();
     page::consent(&page::Consent {
         client_name: &client.client_name,
+        client_host: client_host.as_deref(),
         redirect_host: &host_of(&consent.redirect_uri),
         scopes: &scopes,
         nonce: &nonce,
@@ -92,20 +116,12 @@ async fn consent_page(
 pub async fn show(state: &AppState, req: &Request) -> Response {
     let q = pairs(req.uri().query().unwrap_or(""));
     let issuer = state.settings.origin_for(req);
-    let unknown = || page::error(StatusCode::BAD_REQUEST, "Unknown Client", "This application is not registered here.");
-    let Some(client_id) = first(&q, "client_id") else { return unknown() };
-    let client = match state.store.client(client_id, state.clock.now()).await {
-        Ok(Some(c)) => c,
-        Ok(None) => return unknown(),
-        Err(e) => {
-            tracing::error!(error = %e, "state store unavailable at /oauth/authorize");
-            return page::error(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Try Again",
-                "Authorization is temporarily unavailable.",
-            );
-        }
+    let Some(client_id) = first(&q, "client_id") else { return unknown_client() };
+    let asking = match asking(state, client_id, state.clock.now()).await {
+        Ok(a) => a,
+        Err(page) => return page,
     };
+    let client = &asking.0;
     let redirect_uri = match first(&q, "redirect_uri") {
         Some(uri) if client.redirect_uris.iter().any(|r| r == uri) => uri.to_string(),
         None if client.redirect_uris.len() == 1 => client.redirect_uris[0].clone(),
@@ -134,7 +150,7 @@ pub async fn show(state: &AppState, req: &Request) -> Response {
     if !q.iter().filter(|(k, _)| k == "resource").all(|(_, v)| resource_allowed(state, req, v)) {
         return redirect_error(&consent, "invalid_target", &issuer);
     }
-    consent_page(state, &client, &consent, None).await
+    consent_page(state, &asking, &consent, None).await
 }
 
 /// POST /oauth/authorize: the consent form.
@@ -165,15 +181,16 @@ pub async fn decide(state: &AppState, req: &Request, body: &[u8]) -> Response {
     if first(&form, "decision") != Some("approve") {
         return redirect_error(&consent, "access_denied", &issuer);
     }
-    let Ok(Some(client)) = state.store.client(&consent.client_id, now).await else {
-        return page::error(StatusCode::BAD_REQUEST, "Unknown Client", "This application is not registered here.");
+    let asking = match asking(state, &consent.client_id, now).await {
+        Ok(a) => a,
+        Err(page) => return page,
     };
     let key = match first(&form, "api_key").map(str::trim) {
         Some(k) if crate::state::looks_like_api_key(k) => state.store.live_key(&hash_key(k)).await.ok().flatten(),
         _ => None,
     };
     let Some((key, account)) = key else {
-        return consent_page(state, &client, &consent, Some("Invalid API key")).await;
+        return consent_page(state, &asking, &consent, Some("Invalid API key")).await;
     };
     // Granted: what was asked and the key may do; `mcp` always.
     let granted: Vec<&str> =
@@ -192,7 +209,7 @@ pub async fn decide(state: &AppState, req: &Request, body: &[u8]) -> Response {
     };
     if let Err(e) = stored.await {
         tracing::error!(error = %e, "could not store an authorization code");
-        return page::error(StatusCode::SERVICE_UNAVAILABLE, "Try Again", "Authorization is temporarily unavailable.");
+        return try_again();
     }
     let mut params = vec![("code", code.as_str())];
     if let Some(s) = &consent.state {

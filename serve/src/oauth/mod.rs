@@ -3,6 +3,7 @@
 //! `auth` resolves them on REST and `/mcp`.
 
 mod authorize;
+mod client_metadata;
 mod discovery;
 mod page;
 mod register;
@@ -18,8 +19,14 @@ use poem::{
 };
 use serde_json::json;
 
-use crate::{app_state::AppState, edge, edge::rate_limit::Policy};
+use crate::{
+    app_state::AppState,
+    edge,
+    edge::rate_limit::Policy,
+    state::{ClientRecord, StateError},
+};
 
+pub use client_metadata::{MetadataCache, MetadataError};
 pub use discovery::protected_resource;
 pub use token::{ACCESS_SECONDS, REFRESH_SECONDS};
 
@@ -39,6 +46,40 @@ pub fn error_json(status: StatusCode, error: &str, description: &str) -> Respons
 
 fn unavailable() -> Response {
     error_json(StatusCode::SERVICE_UNAVAILABLE, "server_error", "Auth service temporarily unavailable. Please retry.")
+}
+
+/// What a `client_id` names.
+pub enum ClientLookup {
+    /// A client registered here (dynamic client registration).
+    Registered(ClientRecord),
+    /// A client described by its metadata document; the document's host is shown on consent.
+    Document {
+        client: ClientRecord,
+        host: String,
+    },
+    Unknown,
+    /// A metadata-document `client_id` whose document was refused.
+    BadDocument(MetadataError),
+}
+
+/// Resolves a `client_id`: a registration, or a Client ID Metadata Document (5.4a).
+pub async fn find_client(state: &AppState, client_id: &str, now: i64) -> Result<ClientLookup, StateError> {
+    if let Some(url) = client_metadata::metadata_url(client_id) {
+        return Ok(match state.client_metadata.resolve(state, &url, now).await {
+            Ok(client) => {
+                state.store.remember_client(&client, now).await?;
+                ClientLookup::Document { client, host: url.host_str().unwrap_or_default().to_string() }
+            }
+            Err(e) => {
+                tracing::info!(%client_id, error = %e, "client metadata document refused");
+                ClientLookup::BadDocument(e)
+            }
+        });
+    }
+    Ok(match state.store.client(client_id, now).await? {
+        Some(c) => ClientLookup::Registered(c),
+        None => ClientLookup::Unknown,
+    })
 }
 
 /// RFC 8707 `resource` values this deployment serves (5.4b).

@@ -22,6 +22,8 @@ fn scope_words(scope: &str) -> &'static str {
 
 pub struct Consent<'a> {
     pub client_name: &'a str,
+    /// The host of a metadata-document client's `client_id`: who is asking.
+    pub client_host: Option<&'a str>,
     pub redirect_host: &'a str,
     pub scopes: &'a [&'a str],
     pub nonce: &'a str,
@@ -33,7 +35,7 @@ pub fn consent(c: &Consent) -> Response {
     let scopes: String = c.scopes.iter().map(|s| format!("<li>{}</li>", escape(scope_words(s)))).collect();
     let error = c.error.map(|e| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(e))).unwrap_or_default();
     let body = format!(
-        "<h1>Allow {name} to use your sitrep account?</h1>\
+        "<h1>Allow {name}{from} to use your sitrep account?</h1>\
 <p class=\"host\">It will return to <strong>{host}</strong>.</p>\
 <p>It asks to:</p><ul>{scopes}</ul>{error}\
 <form method=\"post\" action=\"/oauth/authorize\">\
@@ -43,6 +45,7 @@ pub fn consent(c: &Consent) -> Response {
 <div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"approve\">Approve</button>\
 <button type=\"submit\" name=\"decision\" value=\"deny\" formnovalidate>Deny</button></div></form>",
         name = escape(c.client_name),
+        from = c.client_host.map(|h| format!(" <span class=\"host\">({})</span>", escape(h))).unwrap_or_default(),
         host = escape(c.redirect_host),
         nonce = escape(c.nonce),
     );

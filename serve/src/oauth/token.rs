@@ -4,7 +4,7 @@
 use poem::{http::StatusCode, Request, Response};
 use serde_json::json;
 
-use super::{error_json, resource_allowed, secrets};
+use super::{error_json, find_client, resource_allowed, secrets, ClientLookup};
 use crate::{
     app_state::AppState,
     state::{hash_key, looks_like_api_key, Family, Redemption, StateError},
@@ -75,6 +75,11 @@ pub async fn token(state: &AppState, req: &Request, body: &[u8]) -> Response {
     }))
 }
 
+/// Whether `client_id` is a live registration or a metadata document that checks out.
+async fn client_known(state: &AppState, client_id: &str, now: i64) -> Result<bool, StateError> {
+    Ok(matches!(find_client(state, client_id, now).await?, ClientLookup::Registered(_) | ClientLookup::Document { .. }))
+}
+
 fn client_gone() -> Response {
     error_json(
         StatusCode::UNAUTHORIZED,
@@ -93,7 +98,7 @@ async fn authorization_code<'a>(
         return Ok(invalid_request("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]"));
     }
     let now = state.clock.now();
-    if state.store.client(client_id, now).await?.is_none() {
+    if !client_known(state, client_id, now).await? {
         return Ok(client_gone());
     }
     let redeemed = match state.store.redeem_code(&secrets::hash(code), now).await? {
@@ -115,7 +120,7 @@ async fn authorization_code<'a>(
 async fn refresh<'a>(state: &AppState, field: &impl Fn(&str) -> Option<&'a str>) -> Result<Response, StateError> {
     let (token, client_id) = (field("refresh_token").unwrap_or(""), field("client_id").unwrap_or(""));
     let now = state.clock.now();
-    if state.store.client(client_id, now).await?.is_none() {
+    if !client_known(state, client_id, now).await? {
         return Ok(client_gone());
     }
     match state.store.rotate_refresh(&secrets::hash(token), now).await? {

@@ -92,6 +92,24 @@ impl StateStore {
         Ok(())
     }
 
+    /// Records (or refreshes) a client described by a metadata document, so its name shows in the dashboard.
+    pub async fn remember_client(&self, client: &ClientRecord, now: i64) -> Result<(), StateError> {
+        let uris = serde_json::to_string(&client.redirect_uris).map_err(|e| StateError::Invalid(e.to_string()))?;
+        sqlx::query(
+            "INSERT INTO oauth_clients (client_id, client_name, redirect_uris, application_type, created_at, last_used_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?5)
+             ON CONFLICT (client_id) DO UPDATE SET client_name = ?2, redirect_uris = ?3, last_used_at = ?5",
+        )
+        .bind(&client.client_id)
+        .bind(&client.client_name)
+        .bind(uris)
+        .bind(&client.application_type)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
     /// A registered client that has not expired (90 days without use); using it slides the window.
     pub async fn client(&self, client_id: &str, now: i64) -> Result<Option<ClientRecord>, StateError> {
         let row = sqlx::query(
