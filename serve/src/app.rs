@@ -98,6 +98,10 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
             })),
         )
         .nest("/docs", docs)
+        .at("/docs/mcp", {
+            let state = state.clone();
+            get(poem::endpoint::make_sync(move |_: Request| crate::mcp::docs::page(state.settings.site_origin())))
+        })
         .at("/mcp", mcp)
         .at("/healthz", get(api::meta::healthz))
         .at("/metrics", get(api::meta::metrics))

@@ -166,6 +166,7 @@ async fn a_metadata_document_client_gets_consent_and_tokens() {
     let account = app.state.store.find_account_by_name("test").await.unwrap().unwrap();
     let clients = app.state.store.connected_clients(&account.id).await.unwrap();
     assert_eq!(clients[0].client_name, "Doc Client", "the dashboard names the connected client");
+    assert_eq!(clients[0].client_id.as_deref(), Some(client_id.as_str()));
 }
 
 #[tokio::test]

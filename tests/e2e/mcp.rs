@@ -367,3 +367,17 @@ async fn transport_rules_cors_and_the_origin_guard() {
     let r = app.http.post(&url).body(vec![b' '; (1 << 20) + 1]).send().await.unwrap();
     assert_eq!(r.status(), 413);
 }
+
+#[tokio::test]
+async fn the_tool_server_documents_itself() {
+    let app = TestApp::start().await;
+    let r = app.http.get(format!("{}/docs/mcp", app.base)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let html = r.text().await.unwrap();
+    for op in OPERATIONS.iter().filter_map(|op| op.mcp) {
+        assert!(html.contains(op.name), "{}", op.name);
+    }
+    assert!(html.contains("2026-07-28"));
+    // The Swagger UI still answers beside it.
+    assert_eq!(app.http.get(format!("{}/docs", app.base)).send().await.unwrap().status(), 200);
+}

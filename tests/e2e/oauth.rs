@@ -347,7 +347,9 @@ async fn authorization_errors_before_and_after_the_redirect_target_is_trusted() 
 
 #[tokio::test]
 async fn token_endpoint_error_rows_and_client_credentials() {
-    let app = TestApp::start().await;
+    // More token requests than the default 10 a minute per IP.
+    let limits = sitrep_serve::edge::rate_limit::Limits::parse("oauth-token=100").unwrap();
+    let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
     let client = client_id(&app).await;
     let r = app
         .http
@@ -417,6 +419,22 @@ async fn token_endpoint_error_rows_and_client_credentials() {
     assert_eq!(status, 200, "{t}");
     assert!(t.get("refresh_token").is_none());
     assert_eq!(rest_with(&app, t["access_token"].as_str().unwrap()).await, 200);
+    // A resource this deployment does not serve (RFC 8707).
+    let (status, _, e) = token(
+        &app,
+        &[
+            ("grant_type", "client_credentials"),
+            ("client_secret", &operator),
+            ("resource", "https://elsewhere.example/mcp"),
+        ],
+    )
+    .await;
+    assert_eq!((status, e["error"].as_str()), (400, Some("invalid_target")));
+    let mcp_resource = format!("{}/mcp", app.base);
+    let (status, _, _) =
+        token(&app, &[("grant_type", "client_credentials"), ("client_secret", &operator), ("resource", &mcp_resource)])
+            .await;
+    assert_eq!(status, 200);
     // A token this deployment never issued.
     assert_eq!(rest_with(&app, "forged-token-value-that-is-long-enough").await, 401);
 }
@@ -490,4 +508,22 @@ async fn lifetimes_on_a_controllable_clock() {
     let r = b.get(authorize_url(&app, &client, "")).send().await.unwrap();
     assert_eq!(r.status(), 400);
     assert!(r.text().await.unwrap().contains("Unknown Client"));
+}
+
+#[tokio::test]
+async fn the_token_endpoint_answers_503_when_the_store_is_down() {
+    let app = TestApp::start().await;
+    let client = client_id(&app).await;
+    app.state.store.close().await;
+    let (status, headers, e) = token(
+        &app,
+        &[("grant_type", "authorization_code"), ("code", "x"), ("code_verifier", VERIFIER), ("client_id", &client)],
+    )
+    .await;
+    assert_eq!(status, 503);
+    assert_eq!(
+        e,
+        json!({"error": "server_error", "error_description": "Auth service temporarily unavailable. Please retry."})
+    );
+    assert_eq!(headers["cache-control"], "no-store");
 }

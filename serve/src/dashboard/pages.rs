@@ -51,6 +51,12 @@ fn button_form(action: &str, csrf: &str, field: &str, value: &str, label: &str) 
     )
 }
 
+/// The host of a metadata-document client's id (an https URL), shown beside its self-declared name.
+fn document_host(client_id: Option<&str>) -> Option<String> {
+    let url = url::Url::parse(client_id?).ok()?;
+    (url.scheme() == "https").then(|| url.host_str().map(str::to_string)).flatten()
+}
+
 pub struct Account<'a> {
     pub session: &'a Session,
     pub keys: &'a [ApiKeyRecord],
@@ -85,8 +91,11 @@ pub fn account(a: &Account) -> Response {
             .iter()
             .map(|c| {
                 format!(
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     escape(&c.client_name),
+                    document_host(c.client_id.as_deref())
+                        .map(|h| format!(" <span class=\"host\">({})</span>", escape(&h)))
+                        .unwrap_or_default(),
                     escape(&c.scope),
                     when(Some(c.created_at)),
                     when(c.last_used_at),

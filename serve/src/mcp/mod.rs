@@ -4,6 +4,7 @@
 //! protocol revision → credential (always checked when sent) → the method's access and rate limit.
 
 pub mod call;
+pub mod docs;
 mod revision;
 pub mod rpc;
 mod sources;

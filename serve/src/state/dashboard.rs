@@ -20,6 +20,8 @@ pub struct Session {
 #[derive(Debug, Clone)]
 pub struct ConnectedClient {
     pub family_id: String,
+    /// The client id (an https URL for a metadata-document client).
+    pub client_id: Option<String>,
     pub client_name: String,
     pub scope: String,
     pub created_at: i64,
@@ -97,7 +99,7 @@ impl StateStore {
     /// The account's live token families with their clients' names, newest first.
     pub async fn connected_clients(&self, account_id: &str) -> Result<Vec<ConnectedClient>, StateError> {
         let rows = sqlx::query(
-            "SELECT f.id, COALESCE(c.client_name, 'Operator credentials') AS client_name, f.scope, f.created_at, f.last_used_at
+            "SELECT f.id, f.client_id, COALESCE(c.client_name, 'Operator credentials') AS client_name, f.scope, f.created_at, f.last_used_at
              FROM oauth_families f LEFT JOIN oauth_clients c ON c.client_id = f.client_id
              WHERE f.account_id = ? AND f.revoked_at IS NULL
                AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = f.id)
@@ -110,6 +112,7 @@ impl StateStore {
             .map(|r| {
                 Ok(ConnectedClient {
                     family_id: r.try_get("id")?,
+                    client_id: r.try_get("client_id")?,
                     client_name: r.try_get("client_name")?,
                     scope: r.try_get("scope")?,
                     created_at: r.try_get("created_at")?,

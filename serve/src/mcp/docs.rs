@@ -1,0 +1,37 @@
+//! `GET /docs/mcp`: how to connect to the tool server, and its tools (from the same list
+//! `tools/list` answers).
+
+use poem::{http::StatusCode, Response};
+use serde_json::Value;
+
+use super::{revision, tools};
+use crate::html::{document, escape};
+
+pub fn page(site: &str) -> Response {
+    let rows: String = tools::list()
+        .iter()
+        .map(|t| {
+            let text = |v: &Value| escape(v.as_str().unwrap_or_default());
+            format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                text(&t["name"]),
+                text(&t["title"]),
+                text(&t["description"]),
+                text(&t["_meta"]["access"]),
+            )
+        })
+        .collect();
+    let body = format!(
+        "<h1>sitrep MCP tool server</h1>\
+<p>Endpoint: <code>{site}/mcp</code> (Streamable HTTP, JSON responses). Protocol revisions: {versions} — the 2025 line \
+with the <code>initialize</code> handshake, 2026-07-28 stateless with <code>server/discover</code>.</p>\
+<p><code>get_sources</code> and <code>describe_tool</code> need no credential. Data tools take an API key \
+(<code>X-Service-Key</code>) or an OAuth access token (<code>Authorization: Bearer</code>; see <a href=\"/auth.md\">/auth.md</a>). \
+Every data tool accepts <code>jmespath</code>; results carry the snapshot generation and as-of time in <code>_meta</code>.</p>\
+<h2>Tools</h2><div class=\"table\"><table><thead><tr><th>Name</th><th>Title</th><th>Description</th><th>Access</th></tr></thead>\
+<tbody>{rows}</tbody></table></div>",
+        site = escape(site),
+        versions = revision::SUPPORTED.join(", "),
+    );
+    document(StatusCode::OK, "MCP tool server — sitrep", &body)
+}
