@@ -392,6 +392,29 @@ async fn token_endpoint_error_rows_and_client_credentials() {
     )
     .await;
     assert_eq!((status, e["error_description"].as_str()), (400, Some("code_verifier does not match code_challenge")));
+    let code = approve(&app, &client, &app.key).await["code"].clone();
+    let mismatched = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("code_verifier", VERIFIER),
+        ("client_id", client.as_str()),
+        ("redirect_uri", "http://localhost:6274/other"),
+    ];
+    let (status, _, e) = token(&app, &mismatched).await;
+    assert_eq!((status, e["error"].as_str()), (400, Some("invalid_grant")), "redirect_uri must match when present");
+    let other = client_id(&app).await;
+    let code = approve(&app, &client, &app.key).await["code"].clone();
+    let foreign = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("code_verifier", VERIFIER),
+        ("client_id", other.as_str()),
+    ];
+    let (status, _, e) = token(&app, &foreign).await;
+    assert_eq!(
+        (status, e["error_description"].as_str()),
+        (400, Some("client_id does not match the authorization code"))
+    );
     let (status, _, e) = token(
         &app,
         &[
