@@ -218,6 +218,16 @@ impl TestApp {
         sitrep_serve::build(self.state.clone(), &self.base)
     }
 
+    /// A client that shows redirects instead of following them (as an OAuth client or a browser
+    /// test sees them), with the tests' descriptive User-Agent.
+    pub fn no_redirects() -> reqwest::Client {
+        reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
+            .build()
+            .expect("client")
+    }
+
     pub fn get(&self, path_and_query: &str) -> reqwest::RequestBuilder {
         self.http.get(format!("{}{path_and_query}", self.base)).header("x-service-key", &self.key)
     }

@@ -54,6 +54,15 @@ impl Settings {
         self.public_origins.first().map(String::as_str).unwrap_or("http://127.0.0.1:8080")
     }
 
+    /// Whether a browser request comes from one of our origins (a request without `Origin` is
+    /// not a cross-origin browser request).
+    pub fn is_own_origin(&self, req: &Request) -> bool {
+        match req.headers().get("origin").and_then(|v| v.to_str().ok()) {
+            None => true,
+            Some(o) => self.public_origins.iter().any(|p| p == o),
+        }
+    }
+
     /// The request's origin if it is in the allowlist, else the site origin (SUPPLEMENT 5.2).
     pub fn origin_for(&self, req: &Request) -> String {
         let host = req.headers().get("host").and_then(|h| h.to_str().ok()).unwrap_or("");

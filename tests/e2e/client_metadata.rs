@@ -76,14 +76,6 @@ fn document(id: &str, extra: serde_json::Value) -> Reply {
     )
 }
 
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
-        .build()
-        .unwrap()
-}
-
 fn authorize_url(app: &TestApp, client_id: &str) -> String {
     let challenge = URL_SAFE_NO_PAD.encode(Sha256::digest(VERIFIER.as_bytes()));
     let mut url = url::Url::parse(&format!("{}/oauth/authorize", app.base)).unwrap();
@@ -123,7 +115,7 @@ async fn a_metadata_document_client_gets_consent_and_tokens() {
     let (base, ca) = documents().await;
     let app = TestApp::start_with(Options { cimd_ca: Some(ca), ..Default::default() }).await;
     let client_id = format!("{base}/good.json");
-    let b = browser();
+    let b = TestApp::no_redirects();
     let page = b.get(authorize_url(&app, &client_id)).send().await.unwrap();
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
@@ -173,7 +165,7 @@ async fn a_metadata_document_client_gets_consent_and_tokens() {
 async fn documents_that_break_the_rules_are_refused_before_any_redirect() {
     let (base, ca) = documents().await;
     let app = TestApp::start_with(Options { cimd_ca: Some(ca.clone()), ..Default::default() }).await;
-    let b = browser();
+    let b = TestApp::no_redirects();
     for (client_id, why) in [
         (format!("{base}/wrong-id.json"), "client_id is not the document"),
         (format!("{base}/secret.json"), "token_endpoint_auth_method must be none"),

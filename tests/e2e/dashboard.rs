@@ -4,14 +4,6 @@
 use serde_json::Value;
 use sitrep_tests::TestApp;
 
-fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
-        .build()
-        .unwrap()
-}
-
 fn csrf_of(html: &str) -> String {
     let at = html.find("name=\"csrf\" value=\"").expect("a CSRF token") + 19;
     html[at..].split('"').next().unwrap().to_string()
@@ -19,7 +11,12 @@ fn csrf_of(html: &str) -> String {
 
 /// Signs in with `key`: the session cookie.
 async fn sign_in(app: &TestApp, key: &str) -> String {
-    let r = client().post(format!("{}/dashboard/sign-in", app.base)).form(&[("api_key", key)]).send().await.unwrap();
+    let r = TestApp::no_redirects()
+        .post(format!("{}/dashboard/sign-in", app.base))
+        .form(&[("api_key", key)])
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 303);
     let set = r.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax") && set.contains("Max-Age=43200"), "{set}");
@@ -27,7 +24,8 @@ async fn sign_in(app: &TestApp, key: &str) -> String {
 }
 
 async fn page(app: &TestApp, cookie: &str) -> String {
-    let r = client().get(format!("{}/dashboard", app.base)).header("cookie", cookie).send().await.unwrap();
+    let r =
+        TestApp::no_redirects().get(format!("{}/dashboard", app.base)).header("cookie", cookie).send().await.unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["x-frame-options"], "DENY");
     assert_eq!(r.headers()["cache-control"], "no-store");
@@ -35,16 +33,27 @@ async fn page(app: &TestApp, cookie: &str) -> String {
 }
 
 async fn post(app: &TestApp, cookie: &str, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
-    client().post(format!("{}{path}", app.base)).header("cookie", cookie).form(form).send().await.unwrap()
+    TestApp::no_redirects()
+        .post(format!("{}{path}", app.base))
+        .header("cookie", cookie)
+        .form(form)
+        .send()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
 async fn sign_in_keys_shown_once_limits_and_revocation() {
     let app = TestApp::start().await;
-    let anonymous = client().get(format!("{}/dashboard", app.base)).send().await.unwrap().text().await.unwrap();
+    let anonymous =
+        TestApp::no_redirects().get(format!("{}/dashboard", app.base)).send().await.unwrap().text().await.unwrap();
     assert!(anonymous.contains("Sign in"));
-    let r =
-        client().post(format!("{}/dashboard/sign-in", app.base)).form(&[("api_key", "di_nope")]).send().await.unwrap();
+    let r = TestApp::no_redirects()
+        .post(format!("{}/dashboard/sign-in", app.base))
+        .form(&[("api_key", "di_nope")])
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 401);
     assert!(r.text().await.unwrap().contains("Invalid API key"));
 
@@ -54,7 +63,7 @@ async fn sign_in_keys_shown_once_limits_and_revocation() {
     let csrf = csrf_of(&html);
     // Without the CSRF token, or from another origin: refused.
     assert_eq!(post(&app, &cookie, "/dashboard/keys", &[("name", "x")]).await.status(), 403);
-    let r = client()
+    let r = TestApp::no_redirects()
         .post(format!("{}/dashboard/keys", app.base))
         .header("cookie", &cookie)
         .header("origin", "https://evil.example")
@@ -117,7 +126,7 @@ async fn sign_in_keys_shown_once_limits_and_revocation() {
     // Sign out ends the session.
     let r = post(&app, &cookie, "/dashboard/sign-out", &[("csrf", &csrf)]).await;
     assert!(r.headers()["set-cookie"].to_str().unwrap().contains("Max-Age=0"));
-    let after = client()
+    let after = TestApp::no_redirects()
         .get(format!("{}/dashboard", app.base))
         .header("cookie", &cookie)
         .send()
@@ -155,6 +164,7 @@ async fn a_session_lasts_twelve_hours() {
     app.state.clock.advance(12 * 3_600 - 5);
     assert!(page(&app, &cookie).await.contains("API Keys"));
     app.state.clock.advance(10);
-    let after = client().get(format!("{}/dashboard", app.base)).header("cookie", &cookie).send().await.unwrap();
+    let after =
+        TestApp::no_redirects().get(format!("{}/dashboard", app.base)).header("cookie", &cookie).send().await.unwrap();
     assert!(after.text().await.unwrap().contains("Sign in"));
 }

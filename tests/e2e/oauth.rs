@@ -14,15 +14,6 @@ fn challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
-/// A client that shows redirects instead of following them, as an OAuth client sees them.
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
-        .build()
-        .unwrap()
-}
-
 async fn register(app: &TestApp, body: Value) -> (u16, Value) {
     let r = app.http.post(format!("{}/oauth/register", app.base)).json(&body).send().await.unwrap();
     (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
@@ -53,7 +44,7 @@ fn authorize_url(app: &TestApp, client_id: &str, extra: &str) -> String {
 
 /// Consent approved with `key`: the redirect's query.
 async fn approve(app: &TestApp, client_id: &str, key: &str) -> std::collections::HashMap<String, String> {
-    let b = browser();
+    let b = TestApp::no_redirects();
     let page = b.get(authorize_url(app, client_id, "")).send().await.unwrap();
     assert_eq!(page.status(), 200);
     assert_eq!(page.headers()["x-frame-options"], "DENY");
@@ -289,7 +280,7 @@ async fn code_flow_refresh_rotation_and_family_revocation() {
 async fn authorization_errors_before_and_after_the_redirect_target_is_trusted() {
     let app = TestApp::start().await;
     let client = client_id(&app).await;
-    let b = browser();
+    let b = TestApp::no_redirects();
     // Before: HTML pages, never a redirect.
     let r = b.get(authorize_url(&app, "no-such-client", "")).send().await.unwrap();
     assert_eq!((r.status().as_u16(), r.headers()["x-frame-options"].to_str().unwrap()), (400, "DENY"));
@@ -512,7 +503,7 @@ async fn lifetimes_on_a_controllable_clock() {
     .await;
     assert_eq!(status, 400, "refresh tokens expire 7 days after their own issue");
     // A consent nonce lives 600 s.
-    let b = browser();
+    let b = TestApp::no_redirects();
     let html = b.get(authorize_url(&app, &client, "")).send().await.unwrap().text().await.unwrap();
     clock.advance(601);
     let r = b

@@ -98,7 +98,7 @@ async fn account_page(
 }
 
 async fn sign_in(state: &AppState, req: &Request, body: &[u8]) -> Response {
-    if let Err(r) = edge::limit(state, Policy::OauthAuthorize, &client_ip(req)).await {
+    if let Err(r) = edge::limit(state, Policy::OauthAuthorize, &edge::client_ip(req)).await {
         return r;
     }
     let form = form(body);
@@ -216,17 +216,6 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
     }
 }
 
-fn client_ip(req: &Request) -> String {
-    req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
-}
-
-fn same_origin(state: &AppState, req: &Request) -> bool {
-    match req.headers().get("origin").and_then(|v| v.to_str().ok()) {
-        None => true,
-        Some(o) => state.settings.public_origins.iter().any(|p| p == o),
-    }
-}
-
 /// Adds `/dashboard`, its forms and `/status` to `route`.
 pub fn mount(route: Route, state: Arc<AppState>) -> Route {
     let (s1, s2, s3) = (state.clone(), state.clone(), state);
@@ -236,7 +225,7 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
             if req.method() != Method::POST {
                 return document(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed", "<h1>Method not allowed</h1>");
             }
-            if !same_origin(&state, &req) {
+            if !state.settings.is_own_origin(&req) {
                 return forbidden();
             }
             match req.take_body().into_bytes_limit(MAX_BODY).await {

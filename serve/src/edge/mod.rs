@@ -23,7 +23,7 @@ use crate::{
 pub const MAX_BODY: usize = 262_144;
 
 /// The rate-limit key of an anonymous caller.
-fn client_ip(req: &Request) -> String {
+pub fn client_ip(req: &Request) -> String {
     req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
 }
 

@@ -248,7 +248,7 @@ impl McpEndpoint {
     fn caller(&self, req: &Request, principal: Option<&Principal>) -> String {
         match principal {
             Some(p) => p.account_id.clone(),
-            None => req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into()),
+            None => edge::client_ip(req),
         }
     }
 

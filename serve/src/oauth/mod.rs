@@ -91,16 +91,6 @@ pub fn resource_allowed(state: &AppState, req: &Request, resource: &str) -> bool
     !resource.contains('#') && allowed.iter().any(|a| a == resource.trim_end_matches('/') || a == resource)
 }
 
-/// The caller's address, the key of the oauth-* rate limits.
-fn client_ip(req: &Request) -> String {
-    req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
-}
-
-/// Counts a request against `policy`; the refusal (429, or 503 when the limiter is down) if any.
-async fn limited(state: &AppState, policy: Policy, req: &Request) -> Option<Response> {
-    edge::limit(state, policy, &client_ip(req)).await.err()
-}
-
 fn method_not_allowed(allow: &'static str) -> Response {
     Response::builder()
         .status(StatusCode::METHOD_NOT_ALLOWED)
@@ -109,20 +99,14 @@ fn method_not_allowed(allow: &'static str) -> Response {
         .body(json!({"error": "method_not_allowed"}).to_string())
 }
 
-async fn read_body(req: &mut Request) -> Result<Vec<u8>, Response> {
+/// A POST counted against its oauth-* policy (per client IP), then its body: or the refusal.
+async fn limited_body(state: &AppState, policy: Policy, req: &mut Request) -> Result<Vec<u8>, Response> {
+    edge::limit(state, policy, &edge::client_ip(req)).await?;
     req.take_body()
         .into_bytes_limit(MAX_BODY)
         .await
         .map(|b| b.to_vec())
         .map_err(|_| error_json(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request", "Request body too large"))
-}
-
-/// Whether a browser form post comes from one of our own origins (a missing Origin is allowed).
-fn same_origin(state: &AppState, req: &Request) -> bool {
-    match req.headers().get("origin").and_then(|v| v.to_str().ok()) {
-        None => true,
-        Some(o) => state.settings.public_origins.iter().any(|p| p == o),
-    }
 }
 
 /// Adds the authorization server's routes to `route`.
@@ -149,10 +133,7 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                     if req.method() != Method::POST {
                         return method_not_allowed("POST");
                     }
-                    if let Some(r) = limited(&state, Policy::OauthRegister, &req).await {
-                        return r;
-                    }
-                    match read_body(&mut req).await {
+                    match limited_body(&state, Policy::OauthRegister, &mut req).await {
                         Ok(body) => register::register(&state, &body).await,
                         Err(r) => r,
                     }
@@ -167,17 +148,14 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                     match *req.method() {
                         Method::GET => authorize::show(&state, &req).await,
                         Method::POST => {
-                            if !same_origin(&state, &req) {
+                            if !state.settings.is_own_origin(&req) {
                                 return page::error(
                                     StatusCode::FORBIDDEN,
                                     "Forbidden",
                                     "Cross-origin form posts are refused.",
                                 );
                             }
-                            if let Some(r) = limited(&state, Policy::OauthAuthorize, &req).await {
-                                return r;
-                            }
-                            match read_body(&mut req).await {
+                            match limited_body(&state, Policy::OauthAuthorize, &mut req).await {
                                 Ok(body) => authorize::decide(&state, &req, &body).await,
                                 Err(r) => r,
                             }
@@ -195,10 +173,7 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                     if req.method() != Method::POST {
                         return method_not_allowed("POST");
                     }
-                    if let Some(r) = limited(&state, Policy::OauthToken, &req).await {
-                        return r;
-                    }
-                    match read_body(&mut req).await {
+                    match limited_body(&state, Policy::OauthToken, &mut req).await {
                         Ok(body) => token::token(&state, &req, &body).await,
                         Err(r) => r,
                     }
