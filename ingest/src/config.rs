@@ -50,5 +50,6 @@ pub fn upstream_from_env() -> UpstreamConfig {
         hdx_app_identifier: env("HDX_HAPI_APP_IDENTIFIER"),
         iran_events_enabled: env_flag("IRAN_EVENTS_ENABLED"),
         iran_events_file: env("IRAN_EVENTS_FILE").map(PathBuf::from),
+        adsb_base_url: env("ADSB_BASE_URL"),
     }
 }

@@ -16,7 +16,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 3] = ["acled", "ucdp", "hdx"];
+pub const REPLAY_UPSTREAMS: [&str; 4] = ["acled", "ucdp", "hdx", "adsb"];
 
 pub struct SourceEnv {
     http: Http,

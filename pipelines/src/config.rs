@@ -12,6 +12,8 @@ pub struct UpstreamConfig {
     pub hdx_app_identifier: Option<String>,
     pub iran_events_enabled: bool,
     pub iran_events_file: Option<PathBuf>,
+    /// `ADSB_BASE_URL`: any readsb / ADSBExchange-v2-compatible service (default adsb.lol).
+    pub adsb_base_url: Option<String>,
 }
 
 impl UpstreamConfig {
@@ -26,6 +28,7 @@ impl UpstreamConfig {
             hdx_app_identifier: Some("c2l0cmVwOnJlcGxheUBzaXRyZXAuaW52YWxpZA==".into()),
             iran_events_enabled: true,
             iran_events_file: Some(fixtures.join("iran/normal/export.json")),
+            adsb_base_url: None,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! (the upstream origin vs the local [`replay::FixtureServer`] that replays `data/fixtures/`).
 
 pub mod acled;
+pub mod adsb;
 pub mod arrow_util;
 pub mod config;
 pub mod error;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use sitrep_schemas::DatasetId;
 
-use crate::{acled::AcledSource, hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source};
+use crate::{acled::AcledSource, adsb::AdsbSource, hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source};
 
 pub fn all_sources() -> Vec<Arc<dyn Source>> {
     vec![
@@ -12,6 +12,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(UcdpSource::default()),
         Arc::new(HdxSource::default()),
         Arc::new(IranSource),
+        Arc::new(AdsbSource),
     ]
 }
 

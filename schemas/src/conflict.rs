@@ -7,27 +7,12 @@ use std::{
     time::Duration,
 };
 
-use arrow::datatypes::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
-use crate::dataset::{DatasetDescriptor, Partitioning};
-
-fn utf8(name: &str) -> Field {
-    Field::new(name, DataType::Utf8, false)
-}
-
-/// An instant: Parquet `TIMESTAMP(MILLIS, UTC)`, read as a time by DuckDB, Polars and PyArrow.
-fn instant(name: &str, nullable: bool) -> Field {
-    Field::new(name, DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), nullable)
-}
-
-/// A calendar date: Parquet `DATE`.
-fn date(name: &str) -> Field {
-    Field::new(name, DataType::Date32, false)
-}
-
-fn cached(cell: &'static OnceLock<SchemaRef>, build: fn() -> Schema) -> SchemaRef {
-    cell.get_or_init(|| Arc::new(build())).clone()
-}
+use crate::{
+    dataset::{DatasetDescriptor, Partitioning},
+    fields::{cached, date, instant, utf8},
+};
 
 /// The item field of list columns; one definition so writer and validator agree.
 pub fn list_item() -> Arc<Field> {

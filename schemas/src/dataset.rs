@@ -4,7 +4,7 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use arrow::datatypes::SchemaRef;
 
-use crate::conflict;
+use crate::{aviation, conflict};
 
 /// How a dataset's files are split. Event datasets are split by event month so a run or a backfill
 /// can replace the months it fetched and carry the others forward.
@@ -58,10 +58,16 @@ impl DatasetId {
     pub const VIOLENCE_EVENTS: DatasetId = DatasetId(&conflict::VIOLENCE_EVENTS);
     pub const HUMANITARIAN: DatasetId = DatasetId(&conflict::HUMANITARIAN);
     pub const IRAN_EVENTS: DatasetId = DatasetId(&conflict::IRAN_EVENTS);
+    pub const AIRCRAFT_EMERGENCIES: DatasetId = DatasetId(&aviation::AIRCRAFT_EMERGENCIES);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 4] =
-        [DatasetId::ARMED_EVENTS, DatasetId::VIOLENCE_EVENTS, DatasetId::HUMANITARIAN, DatasetId::IRAN_EVENTS];
+    pub const ALL: [DatasetId; 5] = [
+        DatasetId::ARMED_EVENTS,
+        DatasetId::VIOLENCE_EVENTS,
+        DatasetId::HUMANITARIAN,
+        DatasetId::IRAN_EVENTS,
+        DatasetId::AIRCRAFT_EMERGENCIES,
+    ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {
         self.0

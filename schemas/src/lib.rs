@@ -4,10 +4,12 @@
 //! Architecture invariant: this crate does no IO. Reference tables are compiled in with
 //! `include_str!`, so every other crate can depend on it without pulling a runtime.
 
+pub mod aviation;
 pub mod commit;
 pub mod conflict;
 pub mod countries;
 pub mod dataset;
+mod fields;
 pub mod fingerprint;
 pub mod partition;
 pub mod sql;

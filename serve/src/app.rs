@@ -12,16 +12,17 @@ use poem_openapi::OpenApiService;
 use rand::RngCore;
 
 use crate::{
-    api::{self, batch::BatchApi, conflict::ConflictApi, error::ApiError},
+    api::{self, aviation::AviationApi, batch::BatchApi, conflict::ConflictApi, error::ApiError},
     app_state::AppState,
     dispatch::Dispatch,
     edge,
     mcp::McpEndpoint,
 };
 
-pub fn openapi(state: Arc<AppState>, server_url: &str) -> OpenApiService<(ConflictApi, BatchApi), ()> {
-    OpenApiService::new((ConflictApi { state }, BatchApi), "sitrep Data Intelligence API", "1.0.0")
-        .description("Situational data about armed conflict (and, in later versions, aviation, climate, consumer prices and energy), answered from versioned lake snapshots.")
+pub fn openapi(state: Arc<AppState>, server_url: &str) -> OpenApiService<(AviationApi, ConflictApi, BatchApi), ()> {
+    let apis = (AviationApi { state: state.clone() }, ConflictApi { state }, BatchApi);
+    OpenApiService::new(apis, "sitrep Data Intelligence API", "1.0.0")
+        .description("Situational data about aviation and armed conflict (and, in later versions, climate, consumer prices and energy), answered from versioned lake snapshots.")
         .server(server_url)
 }
 

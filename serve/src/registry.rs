@@ -101,6 +101,25 @@ impl Operation {
 
 pub static OPERATIONS: &[Operation] = &[
     Operation {
+        id: "ListAircraftEmergencies",
+        method: Method::Get,
+        path: "/api/aviation/v1/list-aircraft-emergencies",
+        group: Group::Aviation,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["aircraft-emergencies"],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "list_aircraft_emergencies",
+            title: "List aircraft emergencies",
+            description: "Aircraft squawking 7500 (hijack), 7600 (radio failure) or 7700 (emergency) from adsb.lol, with the state of each feed.",
+            open_world: false,
+        }),
+        params: &[],
+        body: None,
+    },
+    Operation {
         id: "ListArmedEvents",
         method: Method::Get,
         path: "/api/conflict/v1/list-armed-events",

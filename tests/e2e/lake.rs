@@ -183,7 +183,7 @@ async fn views_and_rollback() {
     changing_runner(lake.clone(), NORMAL).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
     let c2 = lake.latest_commit().await.unwrap();
     let sql = sitrep_ingest::lake::views_sql(&lake, &c2);
-    assert_eq!(sql.matches("CREATE OR REPLACE VIEW").count(), 4);
+    assert_eq!(sql.matches("CREATE OR REPLACE VIEW").count(), DatasetId::ALL.len());
     assert!(sql.contains(&dir.path().canonicalize().unwrap().display().to_string()));
     let json = sitrep_ingest::lake::views_json(&lake, &c2);
     assert_eq!(json["tables"]["armed_events"].as_array().unwrap().len(), 4);

@@ -2,6 +2,7 @@
 //! operations exist, and who may call them, is declared in `crate::registry`.
 
 pub mod answer;
+pub mod aviation;
 pub mod batch;
 pub mod canonical;
 pub mod conflict;

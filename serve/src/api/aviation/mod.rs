@@ -1,0 +1,70 @@
+//! The Aviation group (API.md 4.2, SUPPLEMENT 2.1). So far: ListAircraftEmergencies, answered from
+//! the current generation's `aircraft-emergencies` dataset.
+
+pub mod model;
+pub mod queries;
+
+use std::sync::Arc;
+
+use poem::Request;
+use poem_openapi::{OpenApi, Tags};
+use sitrep_schemas::DatasetId;
+
+use self::model::*;
+use super::{
+    answer::{check_jmespath_length, dataset_get, Answer},
+    canonical::Canonical,
+    dataset_read,
+    params::{RawQuery, JMESPATH},
+};
+use crate::app_state::AppState;
+
+#[derive(Tags)]
+enum ApiTags {
+    /// Aircraft emergencies, airport delays and operations, flights, prices and aviation news.
+    Aviation,
+}
+
+pub struct AviationApi {
+    pub state: Arc<AppState>,
+}
+
+/// The three squawks' rows before the dataset was ever published (2.1.1 "Unavailable").
+fn never_published() -> ListAircraftEmergenciesResponse {
+    let feeds = sitrep_schemas::aviation::SQUAWKS
+        .iter()
+        .map(|s| EmergencyFeed {
+            squawk: s.to_string(),
+            source: "adsb.lol".into(),
+            status: "unavailable".into(),
+            message: "no data yet".into(),
+            fetched_at: 0,
+        })
+        .collect();
+    ListAircraftEmergenciesResponse { feeds, observations: Vec::new() }
+}
+
+#[OpenApi(prefix_path = "/api/aviation/v1", tag = "ApiTags::Aviation")]
+impl AviationApi {
+    /// ListAircraftEmergencies — aircraft squawking 7500, 7600 or 7700, with the state of each feed.
+    #[oai(path = "/list-aircraft-emergencies", method = "get", operation_id = "ListAircraftEmergencies")]
+    async fn list_aircraft_emergencies(&self, req: &Request) -> Answer<ListAircraftEmergenciesResponse> {
+        let query = RawQuery::of(req);
+        let jmespath = JMESPATH.raw(&query);
+        if let Err(e) = check_jmespath_length::<ListAircraftEmergenciesResponse>(jmespath) {
+            return e.into();
+        }
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::AIRCRAFT_EMERGENCIES);
+        let key =
+            db.as_ref().map(|d| Canonical::default().cache_key("list-aircraft-emergencies", d.version, "", jmespath));
+        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
+            let Some(db) = db else { return Ok(never_published()) };
+            let table = db.table().to_string();
+            let (feeds, observations) = db
+                .query(move |c| Ok((queries::emergency_feeds(c, &table)?, queries::emergency_observations(c, &table)?)))
+                .await?;
+            Ok(ListAircraftEmergenciesResponse { feeds, observations })
+        })
+        .await
+    }
+}

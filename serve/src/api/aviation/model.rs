@@ -1,0 +1,48 @@
+//! Aviation response shapes (SUPPLEMENT 2.1), as the API emits them.
+
+use poem_openapi::Object;
+use serde::Serialize;
+
+/// One squawk feed's state in the answered version.
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct EmergencyFeed {
+    /// "7500", "7600" or "7700".
+    pub squawk: String,
+    /// "adsb.lol".
+    pub source: String,
+    /// "available" or "unavailable".
+    pub status: String,
+    /// "<n> aircraft", or a short error ("timeout", "HTTP 503", "malformed response", "no data yet").
+    pub message: String,
+    /// Epoch ms of the attempt (0 when never attempted).
+    pub fetched_at: i64,
+}
+
+/// An aircraft reported on an emergency squawk.
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct EmergencyObservation {
+    /// ICAO 24-bit address, lower-case hex.
+    pub address: String,
+    pub callsign: String,
+    pub description: String,
+    pub squawk: String,
+    /// Epoch ms.
+    pub observed_at: i64,
+    pub source: String,
+    /// "military" when the aircraft database flags it, else "unknown".
+    pub military_flag: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListAircraftEmergenciesResponse {
+    /// Always three rows, in squawk order.
+    pub feeds: Vec<EmergencyFeed>,
+    /// Squawk ascending, then newest first.
+    pub observations: Vec<EmergencyObservation>,
+}
