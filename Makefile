@@ -17,11 +17,11 @@ build:
 	$(CARGO) build --workspace --bins
 
 ## make run: build, ingest every dataset in replay mode (chosen explicitly: the binaries default to
-## live), print the dev API key, serve until Ctrl-C.
+## live), print the dev API key, serve until Ctrl-C (read-through operations replay too).
 run: build
 	$(BIN)/sitrep-ingest run --mode replay
 	$(BIN)/sitrep-serve dev-key
-	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} $(BIN)/sitrep-serve serve
+	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 
 ## make test: the whole suite, no network needed: the contract tests with real clients (a standard
 ## OpenAPI validator and schemathesis against the real server; tools/contract-test.sh installs them

@@ -195,6 +195,9 @@ impl TestApp {
         if let Some(limiter) = options.limiter {
             state = state.with_limiter(limiter);
         }
+        let read_through =
+            sitrep_serve::read_through::ReadThrough::replay(&fixtures()).await.expect("read-through fixtures");
+        state = state.with_read_through(read_through);
         let state = Arc::new(state);
         let app = wrap(sitrep_serve::build(state.clone(), &base));
         let server = tokio::spawn(async move {

@@ -25,7 +25,7 @@ cleanup() {
 trap cleanup EXIT
 
 export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CACHE_DIR="$work/cache"
-export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true
+export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true SITREP_READ_THROUGH=replay
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
 export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000"
 "$bin/sitrep-ingest" run --mode replay >/dev/null

@@ -12,7 +12,7 @@ use sitrep_pipelines::{
 };
 
 use crate::{
-    config::{upstream_from_env, Mode, SourceArgs},
+    config::{Mode, SourceArgs},
     IngestError,
 };
 
@@ -31,7 +31,7 @@ impl SourceEnv {
         match args.mode {
             Mode::Live => Ok(SourceEnv {
                 http: Http::new(Transport::Live, RetryPolicy::default())?,
-                config: upstream_from_env(),
+                config: UpstreamConfig::from_env(),
                 replay_now: None,
                 _server: None,
             }),

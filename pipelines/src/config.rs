@@ -16,7 +16,28 @@ pub struct UpstreamConfig {
     pub adsb_base_url: Option<String>,
 }
 
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
 impl UpstreamConfig {
+    /// Live-mode upstream settings from the environment (the names of SUPPLEMENT 1.16).
+    pub fn from_env() -> Self {
+        let flag = |name: &str| {
+            env(name).is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes"))
+        };
+        UpstreamConfig {
+            acled_email: env("ACLED_EMAIL"),
+            acled_password: env("ACLED_PASSWORD"),
+            acled_access_token: env("ACLED_ACCESS_TOKEN"),
+            ucdp_access_token: env("UCDP_ACCESS_TOKEN"),
+            hdx_app_identifier: env("HDX_HAPI_APP_IDENTIFIER"),
+            iran_events_enabled: flag("IRAN_EVENTS_ENABLED"),
+            iran_events_file: env("IRAN_EVENTS_FILE").map(PathBuf::from),
+            adsb_base_url: env("ADSB_BASE_URL"),
+        }
+    }
+
     /// Credentials used in replay mode: the fixture server ignores them, but the connectors still
     /// run their real auth flows (token request, headers) against the recordings.
     pub fn replay(fixtures: &std::path::Path) -> Self {

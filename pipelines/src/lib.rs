@@ -21,6 +21,7 @@ pub mod synthetic;
 pub mod time;
 pub mod transport;
 pub mod ucdp;
+pub mod youtube;
 
 pub use config::UpstreamConfig;
 pub use error::SourceError;

@@ -105,6 +105,8 @@ pub struct AppState {
     pub clock: Clock,
     /// Client ID Metadata Documents fetched lately.
     pub client_metadata: crate::oauth::MetadataCache,
+    /// The read-through layer of on-demand operations (unconfigured upstreams until set).
+    pub read_through: crate::read_through::ReadThrough,
 }
 
 impl AppState {
@@ -134,7 +136,15 @@ impl AppState {
             settings,
             clock: Clock::default(),
             client_metadata: Default::default(),
+            read_through: crate::read_through::ReadThrough::live(Default::default())
+                .map_err(|e| ApiError::internal(format!("read-through client: {e}")))?,
         })
+    }
+
+    /// The read-through layer to use (live with the deployment's credentials, or replay).
+    pub fn with_read_through(mut self, read_through: crate::read_through::ReadThrough) -> Self {
+        self.read_through = read_through;
+        self
     }
 
     /// Replaces the rate limiter (a shared store when replicas run; tests fail it on purpose).

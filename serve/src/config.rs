@@ -41,6 +41,19 @@ pub struct ServeArgs {
     /// revocation or suspension made by another process takes to apply).
     #[arg(long, env = "SITREP_KEY_CACHE_SECONDS", default_value_t = 5)]
     pub key_cache_seconds: u64,
+    /// Where read-through operations get their answers: `live` upstreams (with the credentials in
+    /// the environment) or `replay`ed recordings (`make run`).
+    #[arg(long, env = "SITREP_READ_THROUGH", value_enum, default_value_t = ReadThroughMode::Live)]
+    pub read_through: ReadThroughMode,
+    /// Recorded upstream responses for `--read-through replay`.
+    #[arg(long, env = "SITREP_FIXTURES", default_value = "./data/fixtures")]
+    pub read_through_fixtures: PathBuf,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReadThroughMode {
+    Live,
+    Replay,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -6,7 +6,8 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use sitrep_lake::Lake;
 use sitrep_serve::{
-    config::{cursor_secret_from_env, settings_from_env, LakeArgs, ServeArgs, StateArgs},
+    config::{cursor_secret_from_env, settings_from_env, LakeArgs, ReadThroughMode, ServeArgs, StateArgs},
+    read_through::ReadThrough,
     snapshot::Snapshots,
     state::{Plan, StateStore},
     AppState,
@@ -169,10 +170,15 @@ async fn main() -> anyhow::Result<()> {
             }
             let settings = settings_from_env(&serve, &cli.state.api_key_prefix)?;
             let server_url = settings.site_origin().to_string();
+            let read_through = match serve.read_through {
+                ReadThroughMode::Live => ReadThrough::live(sitrep_pipelines::UpstreamConfig::from_env())?,
+                ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
+            };
             let state = Arc::new(
                 AppState::new(snapshots, store, cursor_secret_from_env(), settings)
                     .await
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?,
+                    .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                    .with_read_through(read_through),
             );
             let _sweeper =
                 sitrep_serve::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));

@@ -7,7 +7,7 @@
 //! without an access rule: [`Operation`] has no defaults.
 
 use crate::{
-    api::{batch, conflict, params::Param},
+    api::{aviation, batch, conflict, params::Param},
     edge::rate_limit::Policy,
 };
 
@@ -117,6 +117,25 @@ pub static OPERATIONS: &[Operation] = &[
             open_world: false,
         }),
         params: &[],
+        body: None,
+    },
+    Operation {
+        id: "GetVideoLiveStreamInfo",
+        method: Method::Get,
+        path: "/api/aviation/v1/get-video-live-stream-info",
+        group: Group::Aviation,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &[],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "get_video_live_stream_info",
+            title: "Get a video's title and channel",
+            description: "A YouTube video's title and channel name by video id (YouTube oEmbed, live). Live-stream detection by channel is retired.",
+            open_world: true,
+        }),
+        params: aviation::params::VIDEO_LIVE_STREAM_INFO,
         body: None,
     },
     Operation {

@@ -16,3 +16,4 @@ mod mcp;
 mod oauth;
 mod openapi;
 mod platform;
+mod read_through;

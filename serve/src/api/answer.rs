@@ -252,7 +252,6 @@ where
     };
     let cache_control = if provenance.state == DataState::Unavailable { "no-store" } else { "private, max-age=60" };
     let mut builder = Response::builder()
-        .header("etag", served.etag.as_str())
         .header("cache-control", cache_control)
         .header("x-snapshot-generation", HeaderValue::from(provenance.generation))
         .header("x-data-as-of", provenance.published_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
@@ -260,17 +259,41 @@ where
     if provenance.replay {
         builder = builder.header("x-data-mode", "replay");
     }
+    respond(req, builder, &served)
+}
+
+/// The answer of a read-through operation (SUPPLEMENT 1.8): computed live or taken from the
+/// read-through cache, so no snapshot headers; degraded answers are not to be stored.
+pub fn live_get<T, R: serde::Serialize>(
+    req: &Request,
+    jmespath: Option<&str>,
+    value: &R,
+    degraded: bool,
+    replay: bool,
+) -> Answer<T> {
+    let served = match serve_bytes(value, jmespath) {
+        Ok(s) => s,
+        Err(e) => return e.into(),
+    };
+    let mut builder =
+        Response::builder().header("cache-control", if degraded { "no-store" } else { "private, max-age=60" });
+    if replay {
+        builder = builder.header("x-data-mode", "replay");
+    }
+    respond(req, builder, &served)
+}
+
+/// ETag, the conditional 304, and the negotiated encoding of a rendered body.
+fn respond<T>(req: &Request, builder: poem::ResponseBuilder, served: &Served) -> Answer<T> {
+    let builder = builder.header("etag", served.etag.as_str());
     let if_none_match = req.headers().get("if-none-match").and_then(|v| v.to_str().ok());
     if if_none_match.is_some_and(|v| etag_matches(v, &served.etag)) {
         return Answer::from_response(builder.status(StatusCode::NOT_MODIFIED).finish());
     }
     let accept = req.headers().get("accept-encoding").and_then(|v| v.to_str().ok());
-    let body = match negotiate(accept).and_then(|c| Some((c, served.encodings.get(c, &served.body)?))) {
-        Some((coding, compressed)) => {
-            builder = builder.header("content-encoding", coding.token());
-            compressed
-        }
-        None => served.body.clone(),
+    let (builder, body) = match negotiate(accept).and_then(|c| Some((c, served.encodings.get(c, &served.body)?))) {
+        Some((coding, compressed)) => (builder.header("content-encoding", coding.token()), compressed),
+        None => (builder, served.body.clone()),
     };
     Answer::from_response(builder.content_type("application/json; charset=utf-8").body(body))
 }

@@ -1,8 +1,11 @@
 //! The Aviation group (API.md 4.2, SUPPLEMENT 2.1). So far: ListAircraftEmergencies, answered from
-//! the current generation's `aircraft-emergencies` dataset.
+//! the current generation's `aircraft-emergencies` dataset, and GetVideoLiveStreamInfo, a
+//! read-through operation (YouTube oEmbed behind the read-through cache).
 
 pub mod model;
+pub mod params;
 pub mod queries;
+mod video;
 
 use std::sync::Arc;
 
@@ -66,5 +69,11 @@ impl AviationApi {
             Ok(ListAircraftEmergenciesResponse { feeds, observations })
         })
         .await
+    }
+
+    /// GetVideoLiveStreamInfo — a YouTube video's title and channel (read-through, TTL 600 s).
+    #[oai(path = "/get-video-live-stream-info", method = "get", operation_id = "GetVideoLiveStreamInfo")]
+    async fn get_video_live_stream_info(&self, req: &Request) -> Answer<VideoLiveStreamInfo> {
+        video::answer(&self.state, req).await
     }
 }

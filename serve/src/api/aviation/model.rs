@@ -46,3 +46,21 @@ pub struct ListAircraftEmergenciesResponse {
     /// Squawk ascending, then newest first.
     pub observations: Vec<EmergencyObservation>,
 }
+
+/// GetVideoLiveStreamInfo (2.1.9). `error` is "" on success, else `invalid_video_id`,
+/// `video_not_found`, `upstream_error`, `channel_live_detection_retired` or `missing_video_id`.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct VideoLiveStreamInfo {
+    /// The requested id, echoed.
+    pub video_id: String,
+    pub title: String,
+    pub channel_name: String,
+    pub channel_exists: bool,
+    /// Deprecated: always false.
+    pub is_live: bool,
+    /// Deprecated: always "".
+    pub hls_url: String,
+    pub error: String,
+}
