@@ -102,6 +102,7 @@ pub struct Options {
     pub edge_ua_filter: bool,
     /// A test CA for Client ID Metadata Documents served from loopback (turns on `OAUTH_CIMD_ALLOW_LOOPBACK`).
     pub cimd_ca: Option<Vec<u8>>,
+    pub aviationstack_budget: sitrep_serve::read_through::AviationStackBudget,
 }
 
 impl Default for Options {
@@ -114,6 +115,7 @@ impl Default for Options {
             retention: Duration::from_secs(24 * 3600),
             edge_ua_filter: false,
             cimd_ca: None,
+            aviationstack_budget: Default::default(),
         }
     }
 }
@@ -189,6 +191,7 @@ impl TestApp {
             oauth_assistant_callbacks: sitrep_serve::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec(),
             oauth_cimd_allow_loopback: options.cimd_ca.is_some(),
             oauth_cimd_ca: options.cimd_ca,
+            aviationstack_budget: options.aviationstack_budget,
         };
         let mut state =
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");

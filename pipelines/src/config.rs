@@ -14,6 +14,8 @@ pub struct UpstreamConfig {
     pub iran_events_file: Option<PathBuf>,
     /// `ADSB_BASE_URL`: any readsb / ADSBExchange-v2-compatible service (default adsb.lol).
     pub adsb_base_url: Option<String>,
+    /// `AVIATIONSTACK_API`: the AviationStack access key.
+    pub aviationstack_key: Option<String>,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -35,6 +37,7 @@ impl UpstreamConfig {
             iran_events_enabled: flag("IRAN_EVENTS_ENABLED"),
             iran_events_file: env("IRAN_EVENTS_FILE").map(PathBuf::from),
             adsb_base_url: env("ADSB_BASE_URL"),
+            aviationstack_key: env("AVIATIONSTACK_API"),
         }
     }
 
@@ -50,6 +53,8 @@ impl UpstreamConfig {
             iran_events_enabled: true,
             iran_events_file: Some(fixtures.join("iran/normal/export.json")),
             adsb_base_url: None,
+            // The recordings carry the key as `REDACTED` (SUPPLEMENT Part 7).
+            aviationstack_key: Some("REDACTED".into()),
         }
     }
 }
@@ -63,6 +68,7 @@ impl fmt::Debug for UpstreamConfig {
             .field("hdx", &self.hdx_app_identifier.is_some())
             .field("iran_events_enabled", &self.iran_events_enabled)
             .field("iran_events_file", &self.iran_events_file)
+            .field("aviationstack", &self.aviationstack_key.is_some())
             .finish()
     }
 }

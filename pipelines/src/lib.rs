@@ -8,6 +8,7 @@
 pub mod acled;
 pub mod adsb;
 pub mod arrow_util;
+pub mod aviationstack;
 pub mod config;
 pub mod error;
 pub mod hdx;

@@ -40,6 +40,7 @@ pub struct Settings {
     pub oauth_cimd_allow_loopback: bool,
     /// An extra root certificate (PEM) for fetching metadata documents (`OAUTH_CIMD_CA_FILE`).
     pub oauth_cimd_ca: Option<Vec<u8>>,
+    pub aviationstack_budget: crate::read_through::AviationStackBudget,
 }
 
 /// SUPPLEMENT 5.4's default assistant callbacks.

@@ -70,3 +70,113 @@ async fn concurrent_identical_cold_requests_make_one_upstream_call() {
     assert!(answers.iter().all(|(_, b)| b["channelExists"] == true));
     assert_eq!(app.state.read_through.upstream_calls(), calls + 1);
 }
+
+const STATUS: &str = "/api/aviation/v1/get-flight-status";
+
+#[tokio::test]
+async fn flight_status_for_pro_accounts_cached_and_budgeted() {
+    let app = TestApp::start().await;
+    let (status, body) = app.json(&format!("{STATUS}?flight_number=tk2120&date=2026-11-20")).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((body["source"].as_str(), body["cacheHit"].as_bool()), (Some("aviationstack"), Some(false)));
+    let f = &body["flights"][0];
+    assert_eq!(
+        (f["flightNumber"].as_str(), f["status"].as_str()),
+        (Some("TK2120"), Some("FLIGHT_INSTANCE_STATUS_AIRBORNE"))
+    );
+    assert_eq!(f["estimatedDeparture"].as_i64().unwrap() - f["scheduledDeparture"].as_i64().unwrap(), 25 * 60_000);
+    assert_eq!(f["operatingCarrier"], json!({"iataCode": "TK", "icaoCode": "THY", "name": "Turkish Airlines"}));
+    let (_, again) = app.json(&format!("{STATUS}?flight_number=TK2120&date=2026-11-20")).await;
+    assert_eq!(again["cacheHit"], true, "the same normalised query is a cache hit");
+    // EK003 from DXB is EK3 with dep_iata.
+    let (_, ek) = app.json(&format!("{STATUS}?flight_number=EK003&date=2026-11-20&origin=dxb")).await;
+    assert_eq!(ek["flights"][0]["codeshareFlightNumbers"], json!(["qf8003"]));
+    let (_, none) = app.json(&format!("{STATUS}?flight_number=XX999&date=2026-11-20")).await;
+    assert_eq!((none["source"].as_str(), none["flights"].as_array().unwrap().len()), (Some("aviationstack"), 0));
+    // An upstream error body: degraded, not stored by clients.
+    let r = app.get(&format!("{STATUS}?flight_number=ZZ1&date=2026-11-20")).send().await.unwrap();
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    assert_eq!(r.json::<Value>().await.unwrap()["source"], "error");
+    // Validation before any call.
+    let (status, body) = app.json(&format!("{STATUS}?flight_number=T&date=20261120")).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["violations"],
+        json!([
+            {"field": "flightNumber", "description": "string length must be at least 3"},
+            {"field": "date", "description": r"string must match pattern ^\d{4}-\d{2}-\d{2}$"},
+        ])
+    );
+    // Four distinct live calls so far, each counted in both budgets of this cycle.
+    let cycle = sitrep_serve::read_through::cycle_start(app.state.clock.now(), 1);
+    assert_eq!(app.state.store.budget_used("aviationstack-live", &cycle).await.unwrap(), 4);
+    assert_eq!(app.state.store.budget_used("aviationstack", &cycle).await.unwrap(), 4);
+}
+
+#[tokio::test]
+async fn an_exhausted_budget_answers_budget_and_survives_a_restart() {
+    let budget = sitrep_serve::read_through::AviationStackBudget { monthly: 100, live: 1, reset_day: 1 };
+    let options = sitrep_tests::Options { aviationstack_budget: budget, ..Default::default() };
+    let app = TestApp::start_with(options).await;
+    let (_, first) = app.json(&format!("{STATUS}?flight_number=TK2120&date=2026-11-20")).await;
+    assert_eq!(first["source"], "aviationstack");
+    let r = app.get(&format!("{STATUS}?flight_number=EK3&date=2026-11-20&origin=DXB")).send().await.unwrap();
+    assert_eq!(r.headers()["cache-control"], "no-store");
+    assert_eq!(r.json::<Value>().await.unwrap(), json!({"flights": [], "source": "budget", "cacheHit": false}));
+    // The count lives in the state store: a new server on the same store sees it spent.
+    let cycle = sitrep_serve::read_through::cycle_start(app.state.clock.now(), 1);
+    assert!(!app.state.store.reserve_budget("aviationstack-live", &cycle, 1).await.unwrap());
+}
+
+#[tokio::test]
+async fn pro_gating_of_a_read_through_operation() {
+    let app = TestApp::start().await;
+    let account = app.state.store.create_account("free-account", sitrep_serve::state::Plan::Free).await.unwrap();
+    let free = app.state.store.create_key(&account.id, "free", "di", &["mcp"], false).await.unwrap().secret;
+    let r = app
+        .http
+        .get(format!("{}{STATUS}?flight_number=TK2120&date=2026-11-20", app.base))
+        .header("x-service-key", &free)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    assert_eq!(
+        r.json::<Value>().await.unwrap(),
+        json!({"error": "Pro subscription required", "requiredTier": 1, "currentTier": 0, "planKey": "free"})
+    );
+    // The same over MCP: -32002 with the tiers.
+    let reply: Value = app
+        .http
+        .post(format!("{}/mcp", app.base))
+        .header("x-service-key", &free)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "get_flight_status", "arguments": {"flight_number": "TK2120", "date": "2026-11-20"}}}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(reply["error"]["code"], -32002);
+    assert_eq!(reply["error"]["data"], json!({"requiredTier": 1, "currentTier": 0, "planKey": "free"}));
+    // And inside a batch: the PRO sub-operation is refused, the others answer.
+    let batch: Value = app
+        .http
+        .post(format!("{}/api/batch/v1/execute", app.base))
+        .header("x-service-key", &free)
+        .json(&json!({"operations": [
+            {"id": "pro", "path": format!("{STATUS}?flight_number=TK2120&date=2026-11-20")},
+            {"id": "open", "path": "/api/aviation/v1/list-aircraft-emergencies"},
+        ]}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(batch["results"][0]["status"], 403);
+    assert_eq!(batch["results"][0]["body"]["error"], "Pro subscription required");
+    assert_eq!(batch["results"][1]["status"], 200);
+    assert_eq!((batch["succeeded"].as_i64(), batch["failed"].as_i64()), (Some(1), Some(1)));
+}

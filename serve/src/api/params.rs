@@ -22,7 +22,13 @@ pub enum ParamKind {
     Cursor,
     /// A free string.
     Text { max_bytes: Option<usize> },
+    /// A string checked by character length and, optionally, a pattern (`check` implements the
+    /// documented regex `pattern`).
+    Checked { min_chars: usize, max_chars: usize, pattern: Option<Pattern> },
 }
+
+/// A documented regex and the function that checks it (no regex engine at request time).
+pub type Pattern = (&'static str, fn(&str) -> bool);
 
 #[derive(Debug, Clone, Copy)]
 pub struct Param {
@@ -156,6 +162,32 @@ impl Param {
         None
     }
 
+    /// A [`ParamKind::Checked`] string: `value is required` when required and absent, else the
+    /// length messages, then the pattern (skipped when a length rule already failed, SUPPLEMENT 1.4).
+    pub fn checked(&self, q: &RawQuery, v: &mut Violations) -> Option<String> {
+        let ParamKind::Checked { min_chars, max_chars, pattern } = self.kind else {
+            unreachable!("{} is not a checked string parameter", self.name)
+        };
+        let field = self.field();
+        let Some(s) = self.raw(q) else {
+            if self.required {
+                v.push(&field, "value is required");
+            }
+            return None;
+        };
+        let n = s.chars().count();
+        if n < min_chars {
+            v.push(&field, format!("string length must be at least {min_chars}"));
+        } else if n > max_chars {
+            v.push(&field, format!("string length must be at most {max_chars}"));
+        } else if let Some((regex, _)) = pattern.filter(|(_, check)| !check(s)) {
+            v.push(&field, format!("string must match pattern {regex}"));
+        } else {
+            return Some(s.to_string());
+        }
+        None
+    }
+
     /// The parameter's JSON Schema (OpenAPI 3.0 subset). Patterns of optional parameters also
     /// accept the empty string: an empty value is an absent one (SUPPLEMENT 1.2).
     pub fn schema(&self) -> Value {
@@ -177,6 +209,13 @@ impl Param {
             ParamKind::Cursor => json!({"type": "string", "pattern": format!("^({})?$", super::cursor::FORM)}),
             ParamKind::Text { max_bytes: Some(n) } => json!({"type": "string", "maxLength": n}),
             ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
+            ParamKind::Checked { min_chars, max_chars, pattern } => {
+                let mut schema = json!({"type": "string", "minLength": min_chars, "maxLength": max_chars});
+                if let Some((regex, _)) = pattern {
+                    schema["pattern"] = json!(regex);
+                }
+                schema
+            }
         }
     }
 
@@ -254,6 +293,42 @@ mod tests {
                 ("pageSize", "value must be an integer"),
                 ("pageSize", "number must be less than or equal to 100"),
                 ("pageSize", "number must be greater than or equal to 1")
+            ]
+        );
+    }
+
+    #[test]
+    fn checked_strings() {
+        const FN: Param = Param {
+            name: "flight_number",
+            kind: ParamKind::Checked { min_chars: 3, max_chars: 10, pattern: None },
+            required: true,
+            description: "",
+        };
+        const DATE: Param = Param {
+            name: "date",
+            kind: ParamKind::Checked {
+                min_chars: 1,
+                max_chars: 64,
+                pattern: Some((r"^\d{4}-\d{2}-\d{2}$", |s| s.len() == 10 && s.as_bytes()[4] == b'-')),
+            },
+            required: true,
+            description: "",
+        };
+        let mut v = Violations::default();
+        assert_eq!(FN.checked(&q("flight_number=TK1979"), &mut v), Some("TK1979".into()));
+        assert_eq!(FN.checked(&q(""), &mut v), None);
+        assert_eq!(FN.checked(&q("flight_number=TK"), &mut v), None);
+        assert_eq!(FN.checked(&q("flight_number=TK19791979X"), &mut v), None);
+        assert_eq!(DATE.checked(&q("date=20261120"), &mut v), None);
+        let d: Vec<(&str, &str)> = v.0.iter().map(|x| (x.field.as_str(), x.description.as_str())).collect();
+        assert_eq!(
+            d,
+            [
+                ("flightNumber", "value is required"),
+                ("flightNumber", "string length must be at least 3"),
+                ("flightNumber", "string length must be at most 10"),
+                ("date", r"string must match pattern ^\d{4}-\d{2}-\d{2}$"),
             ]
         );
     }

@@ -2,6 +2,7 @@
 //! SQLite pool with embedded migrations; every statement uses bound parameters.
 
 mod accounts;
+mod budgets;
 mod dashboard;
 mod idempotency;
 mod oauth;

@@ -1,7 +1,8 @@
 //! The Aviation group (API.md 4.2, SUPPLEMENT 2.1). So far: ListAircraftEmergencies, answered from
-//! the current generation's `aircraft-emergencies` dataset, and GetVideoLiveStreamInfo, a
-//! read-through operation (YouTube oEmbed behind the read-through cache).
+//! the current generation's `aircraft-emergencies` dataset, and two read-through operations:
+//! GetFlightStatus (PRO, AviationStack) and GetVideoLiveStreamInfo (YouTube oEmbed).
 
+mod flight_status;
 pub mod model;
 pub mod params;
 pub mod queries;
@@ -69,6 +70,12 @@ impl AviationApi {
             Ok(ListAircraftEmergenciesResponse { feeds, observations })
         })
         .await
+    }
+
+    /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).
+    #[oai(path = "/get-flight-status", method = "get", operation_id = "GetFlightStatus")]
+    async fn get_flight_status(&self, req: &Request) -> Answer<GetFlightStatusResponse> {
+        flight_status::answer(&self.state, req).await
     }
 
     /// GetVideoLiveStreamInfo — a YouTube video's title and channel (read-through, TTL 600 s).

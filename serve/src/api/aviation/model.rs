@@ -64,3 +64,66 @@ pub struct VideoLiveStreamInfo {
     pub hls_url: String,
     pub error: String,
 }
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Carrier {
+    pub iata_code: String,
+    pub icao_code: String,
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct AirportRef {
+    pub iata: String,
+    pub icao: String,
+    pub name: String,
+    pub timezone: String,
+}
+
+/// The Flight record (2.1.4). Times are epoch ms, 0 = unknown.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Flight {
+    pub flight_number: String,
+    /// YYYY-MM-DD.
+    pub date: String,
+    pub operating_carrier: Carrier,
+    pub origin: AirportRef,
+    pub destination: AirportRef,
+    pub scheduled_departure: i64,
+    pub estimated_departure: i64,
+    pub actual_departure: i64,
+    pub scheduled_arrival: i64,
+    pub estimated_arrival: i64,
+    pub actual_arrival: i64,
+    /// FlightInstanceStatus.
+    pub status: String,
+    pub delay_minutes: i32,
+    pub cancelled: bool,
+    pub diverted: bool,
+    pub gate: String,
+    pub terminal: String,
+    pub aircraft_icao24: String,
+    pub aircraft_type: String,
+    pub codeshare_flight_numbers: Vec<String>,
+    /// "aviationstack".
+    pub source: String,
+    pub updated_at: i64,
+}
+
+/// GetFlightStatus (2.1.7). `source`: "aviationstack", or "none" (no key), "budget" (live budget
+/// exhausted), "error" (upstream failure) with no flights.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetFlightStatusResponse {
+    pub flights: Vec<Flight>,
+    pub source: String,
+    /// True when answered from the read-through cache.
+    pub cache_hit: bool,
+}

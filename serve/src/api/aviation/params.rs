@@ -18,3 +18,31 @@ pub const CHANNEL: Param = Param {
 };
 
 pub const VIDEO_LIVE_STREAM_INFO: &[Param] = &[VIDEO_ID, CHANNEL];
+
+fn is_iso_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() })
+}
+
+pub const FLIGHT_NUMBER: Param = Param {
+    name: "flight_number",
+    kind: ParamKind::Checked { min_chars: 3, max_chars: 10, pattern: None },
+    required: true,
+    description: "IATA flight number (e.g. TK1979); case, spaces and leading zeros of the number do not matter.",
+};
+
+pub const DATE: Param = Param {
+    name: "date",
+    kind: ParamKind::Checked { min_chars: 1, max_chars: 32, pattern: Some((r"^\d{4}-\d{2}-\d{2}$", is_iso_date)) },
+    required: true,
+    description: "Flight date, YYYY-MM-DD.",
+};
+
+pub const ORIGIN: Param = Param {
+    name: "origin",
+    kind: ParamKind::Text { max_bytes: None },
+    required: false,
+    description: "Optional IATA code of the departure airport, to tell apart flights sharing a number.",
+};
+
+pub const FLIGHT_STATUS: &[Param] = &[FLIGHT_NUMBER, DATE, ORIGIN];

@@ -1,0 +1,152 @@
+//! GetFlightStatus (SUPPLEMENT 2.1.7, PRO): AviationStack through the read-through cache (120 s;
+//! failures 30 s). Each live call spends one unit of the live and the monthly AviationStack
+//! budgets, counted in the state store.
+
+use poem::Request;
+use sitrep_pipelines::aviationstack::{self, FlightRecord, Place};
+
+use super::{
+    model::{AirportRef, Carrier, Flight, GetFlightStatusResponse},
+    params::{DATE, FLIGHT_NUMBER, ORIGIN},
+};
+use crate::{
+    api::{
+        answer::{check_jmespath_length, live_get, Answer},
+        error::Violations,
+        params::{RawQuery, JMESPATH},
+    },
+    app_state::AppState,
+    read_through::Fresh,
+};
+
+const TTL: i64 = 120;
+const FAILURE_TTL: i64 = 30;
+
+/// `EK003` → `EK3`, ` ba 002 ` → `BA2`: upper case, no whitespace, no leading zeros in the number.
+pub fn normalise_flight_number(raw: &str) -> String {
+    let compact: String = raw.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_uppercase();
+    if compact.len() <= 2 || !compact.is_char_boundary(2) {
+        return compact;
+    }
+    let (airline, number) = compact.split_at(2);
+    let digits_end = number.find(|c: char| !c.is_ascii_digit()).unwrap_or(number.len());
+    let (digits, suffix) = number.split_at(digits_end);
+    let trimmed = digits.trim_start_matches('0');
+    let digits = if trimmed.is_empty() && !digits.is_empty() { "0" } else { trimmed };
+    format!("{airline}{digits}{suffix}")
+}
+
+fn airport(p: Place) -> AirportRef {
+    AirportRef { iata: p.iata, icao: p.icao, name: p.name, timezone: p.timezone }
+}
+
+fn flight(r: FlightRecord, updated_at: i64) -> Flight {
+    Flight {
+        flight_number: r.flight_number,
+        date: r.date,
+        operating_carrier: Carrier { iata_code: r.carrier.iata, icao_code: r.carrier.icao, name: r.carrier.name },
+        origin: airport(r.origin),
+        destination: airport(r.destination),
+        scheduled_departure: r.scheduled_departure,
+        estimated_departure: r.estimated_departure,
+        actual_departure: r.actual_departure,
+        scheduled_arrival: r.scheduled_arrival,
+        estimated_arrival: r.estimated_arrival,
+        actual_arrival: r.actual_arrival,
+        status: r.status.to_string(),
+        delay_minutes: r.delay_minutes.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+        cancelled: r.cancelled,
+        diverted: r.diverted,
+        gate: r.gate,
+        terminal: r.terminal,
+        aircraft_icao24: r.aircraft_icao24,
+        aircraft_type: r.aircraft_type,
+        codeshare_flight_numbers: r.codeshare_flight_numbers,
+        source: "aviationstack".into(),
+        updated_at,
+    }
+}
+
+fn degraded(source: &str) -> GetFlightStatusResponse {
+    GetFlightStatusResponse { flights: Vec::new(), source: source.into(), cache_hit: false }
+}
+
+pub async fn answer(state: &AppState, req: &Request) -> Answer<GetFlightStatusResponse> {
+    let q = RawQuery::of(req);
+    let mut v = Violations::default();
+    let number = FLIGHT_NUMBER.checked(&q, &mut v);
+    let date = DATE.checked(&q, &mut v);
+    if let Err(e) = v.into_result() {
+        return e.into();
+    }
+    let jmespath = JMESPATH.raw(&q);
+    if let Err(e) = check_jmespath_length::<GetFlightStatusResponse>(jmespath) {
+        return e.into();
+    }
+    let (number, date) = (normalise_flight_number(&number.unwrap_or_default()), date.unwrap_or_default());
+    let origin = ORIGIN.raw(&q).map(|o| o.trim().to_ascii_uppercase()).filter(|o| !o.is_empty());
+    let rt = &state.read_through;
+    let replay = rt.is_replay();
+    let Some(key) = rt.config.aviationstack_key.clone() else {
+        return live_get(req, jmespath, &degraded("none"), true, replay);
+    };
+    let cache_key = format!("flight-status:{number}:{date}:{}", origin.as_deref().unwrap_or(""));
+    let (mut answer, hit) = rt
+        .get_or_fetch(
+            &cache_key,
+            || state.clock.now(),
+            || async {
+                let now = state.clock.now();
+                if !state
+                    .read_through
+                    .reserve_aviationstack_call(&state.store, &state.settings.aviationstack_budget, now)
+                    .await
+                {
+                    return Fresh { value: degraded("budget"), ttl_seconds: FAILURE_TTL };
+                }
+                let mut query = vec![("flight_iata", number.as_str()), ("flight_date", date.as_str()), ("limit", "5")];
+                if let Some(o) = &origin {
+                    query.push(("dep_iata", o));
+                }
+                match aviationstack::flights(&rt.http, aviationstack::BASE, &key, &query).await {
+                    Ok(rows) => {
+                        let updated_at = now * 1000;
+                        let flights = rows.iter().map(|r| flight(aviationstack::record(r), updated_at)).collect();
+                        Fresh {
+                            value: GetFlightStatusResponse {
+                                flights,
+                                source: "aviationstack".into(),
+                                cache_hit: false,
+                            },
+                            ttl_seconds: TTL,
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "aviationstack flight status failed");
+                        Fresh { value: degraded("error"), ttl_seconds: FAILURE_TTL }
+                    }
+                }
+            },
+        )
+        .await;
+    answer.cache_hit = hit;
+    let degraded = answer.source != "aviationstack";
+    live_get(req, jmespath, &answer, degraded, replay)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn flight_numbers_are_normalised() {
+        for (raw, normal) in [
+            ("EK003", "EK3"),
+            ("ba002", "BA2"),
+            (" tk 1979 ", "TK1979"),
+            ("TK0", "TK0"),
+            ("U2100", "U2100"),
+            ("LH000", "LH0"),
+        ] {
+            assert_eq!(super::normalise_flight_number(raw), normal, "{raw}");
+        }
+    }
+}
