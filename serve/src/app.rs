@@ -57,6 +57,20 @@ fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::Internal("handler panicked".into()).into_response()
 }
 
+/// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
+pub struct Pipeline {
+    handlers: Arc<BoxEndpoint<'static>>,
+    state: Arc<AppState>,
+}
+
+impl Endpoint for Pipeline {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        Ok(edge::run(&self.handlers, &self.state, req, error_edge).await)
+    }
+}
+
 /// The whole HTTP application.
 pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let api = openapi(state.clone(), server_url);
@@ -65,23 +79,11 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let spec_json = bytes::Bytes::from(serde_json::to_string_pretty(&doc).unwrap_or_default());
     let spec_yaml = bytes::Bytes::from(serde_yaml::to_string(&doc).unwrap_or_default());
     let docs = api.swagger_ui();
-    // The handlers alone (poem's own errors mapped to ours), and the per-operation pipeline in
-    // front of them: REST requests take the pipeline; ExecuteBatch and MCP call them in process.
-    let handlers: Arc<BoxEndpoint<'static>> = Arc::new(
-        api.around(|next, req| async move {
-            Ok::<_, poem::Error>(next.call(req).await.map(IntoResponse::into_response).unwrap_or_else(error_edge))
-        })
-        .boxed(),
-    );
-    let (next, api_state) = (handlers.clone(), state.clone());
-    let pipeline: Arc<BoxEndpoint<'static>> = Arc::new(
-        poem::endpoint::make(move |req| {
-            let (next, state) = (next.clone(), api_state.clone());
-            async move { edge::run(&next, &state, req, error_edge).await }
-        })
-        .boxed(),
-    );
-    let dispatch = Dispatch::new(pipeline.clone(), handlers);
+    // The handlers alone, and the per-operation pipeline in front of them: REST requests take the
+    // pipeline; ExecuteBatch and MCP call them in process.
+    let handlers: Arc<BoxEndpoint<'static>> = Arc::new(api.boxed());
+    let pipeline = Arc::new(Pipeline { handlers: handlers.clone(), state: state.clone() });
+    let dispatch = Dispatch::new(pipeline.clone(), handlers, error_edge);
     let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
     let outer_state = state.clone();
     crate::dashboard::mount(crate::oauth::mount(Route::new(), state.clone()), state.clone())
