@@ -31,7 +31,10 @@ fn property(p: &Param) -> Value {
             // 0 means "the default", as over REST.
             json!({"type": "integer", "minimum": if min > 0 { 0 } else { min }, "maximum": max})
         }
-        ParamKind::EpochMs => json!({"type": ["string", "integer"], "pattern": "^[0-9]+$", "minimum": 0}),
+        // Either form, as `anyOf` branches of one type each (portable to single-type schema dialects).
+        ParamKind::EpochMs => {
+            json!({"anyOf": [{"type": "string", "pattern": "^[0-9]+$"}, {"type": "integer", "minimum": 0}]})
+        }
         ParamKind::Country => json!({"type": "string", "pattern": "^[A-Za-z]{2}$"}),
         ParamKind::CountryCode => json!({"type": "string", "enum": sitrep_schemas::countries::API_COUNTRY_CODES}),
         ParamKind::Cursor => json!({"type": "string"}),
@@ -77,7 +80,7 @@ fn data_tool_entry(op: &Operation) -> Option<Value> {
 }
 
 fn metadata_tools() -> [Value; 2] {
-    let limit = json!({"type": ["integer", "string"], "minimum": 1, "maximum": 200, "pattern": "^[0-9]+$",
+    let limit = json!({"anyOf": [{"type": "integer", "minimum": 1, "maximum": 200}, {"type": "string", "pattern": "^[0-9]+$"}],
         "description": "Sources to return, 1–200 (default 50)."});
     [
         json!({

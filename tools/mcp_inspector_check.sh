@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The MCP Inspector's CLI mode (@modelcontextprotocol/inspector, pinned by tools/npm/package-lock.json,
+# installed with `npm ci` into $HOME/.cache/sitrep-npm only when missing or changed) against /mcp:
+# tools/list and get_sources anonymously, a data tool with an API key.
+# usage: mcp_inspector_check.sh <mcp url> <api key>
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+url="$1" key="$2"
+if ! command -v npm >/dev/null 2>&1; then
+    echo "mcp inspector: npm is not installed on this machine; check skipped" >&2
+    exit 0
+fi
+prefix="$HOME/.cache/sitrep-npm"
+want="$(sha256sum "$here/npm/package-lock.json" | cut -d' ' -f1)"
+if [ "$(cat "$prefix/.lock.sha256" 2>/dev/null)" != "$want" ]; then
+    rm -rf "$prefix" && mkdir -p "$prefix"
+    cp "$here/npm/package.json" "$here/npm/package-lock.json" "$prefix/"
+    (cd "$prefix" && npm ci --no-audit --no-fund --loglevel=error >&2)
+    echo "$want" > "$prefix/.lock.sha256"
+fi
+inspector="$prefix/node_modules/.bin/mcp-inspector"
+# --strict: schema portability warnings (e.g. type arrays) fail the check.
+list="$(timeout 120 "$inspector" --cli "$url" --transport http --method tools/list --strict)"
+grep -q '"name": "get_sources"' <<<"$list" && grep -q '"name": "list_armed_events"' <<<"$list" \
+    || { echo "mcp inspector: tools/list lacks the expected tools" >&2; exit 1; }
+sources="$(timeout 120 "$inspector" --cli "$url" --transport http --method tools/call --tool-name get_sources --tool-arg group=conflict)"
+grep -q '"matched"' <<<"$sources" || { echo "mcp inspector: get_sources failed: $sources" >&2; exit 1; }
+page="$(timeout 120 "$inspector" --cli "$url" --transport http --method tools/call --tool-name list_armed_events \
+    --tool-arg country=UA --tool-arg page_size=1 --header "X-Service-Key: $key")"
+grep -q '"sitrep/snapshotGeneration"' <<<"$page" && grep -q '"structuredContent"' <<<"$page" \
+    || { echo "mcp inspector: the data tool failed: $page" >&2; exit 1; }
+echo "mcp inspector (cli): tools/list, get_sources anonymously, a data tool with a key: ok"
