@@ -9,8 +9,8 @@
 # idempotency.rs). `tools/schemathesis_hooks.py` drops queries that repeat a scalar parameter (the
 # first occurrence wins, SUPPLEMENT 1.2). Schemathesis runs single-threaded: Python 3.11's AST module is not thread-safe
 # under hypothesis (a SystemError in its lambda introspection). Then the official MCP Python SDK
-# connects to /mcp in both protocol lines (tools/mcp_sdk_check.py), the MCP Inspector's CLI lists
-# and calls tools (tools/mcp_inspector_check.sh), and authlib goes through the
+# connects to /mcp in both protocol lines (tools/mcp_sdk_check.py), the MCP Inspector's CLI and the
+# official TypeScript SDK list and call tools (tools/mcp_npm_check.sh), and authlib goes through the
 # OAuth authorization server (tools/oauth_client_check.py), and a real browser goes through every
 # web page (tools/browser_check.py).
 set -euo pipefail
@@ -50,8 +50,9 @@ PYTHONPATH="$root/tools" SCHEMATHESIS_HOOKS=schemathesis_hooks "$venv/bin/st" ru
     --workers 1 --no-shrink --warnings off
 # The official MCP Python SDK against /mcp, in both protocol lines.
 "$venv/bin/python" "$root/tools/mcp_sdk_check.py" "$base/mcp" "$key"
-# The MCP Inspector's CLI (pinned in tools/npm, installed into $HOME/.cache/sitrep-npm).
-"$root/tools/mcp_inspector_check.sh" "$base/mcp" "$key"
+# The MCP Inspector's CLI and the official TypeScript SDK (pinned in tools/npm, installed into
+# $HOME/.cache/sitrep-npm).
+"$root/tools/mcp_npm_check.sh" "$base/mcp" "$key"
 # A standard OAuth client (authlib) through the authorization server, and its tokens on REST and /mcp.
 "$venv/bin/python" "$root/tools/oauth_client_check.py" "$base" "$key"
 # A real browser (Debian's chromium via Playwright) through the dashboard, a consent page and the

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# The MCP Inspector's CLI mode (@modelcontextprotocol/inspector, pinned by tools/npm/package-lock.json,
-# installed with `npm ci` into $HOME/.cache/sitrep-npm only when missing or changed) against /mcp:
-# tools/list and get_sources anonymously, a data tool with an API key.
-# usage: mcp_inspector_check.sh <mcp url> <api key>
+# The npm-registry MCP clients against /mcp, pinned by tools/npm/package-lock.json and installed with
+# `npm ci` into $HOME/.cache/sitrep-npm only when missing or changed: the MCP Inspector's CLI mode
+# (tools/list with --strict, get_sources anonymously, a data tool with an API key), then the official
+# TypeScript SDK client in both protocol lines (tools/mcp_ts_sdk_check.mjs).
+# usage: mcp_npm_check.sh <mcp url> <api key>
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 url="$1" key="$2"
 if ! command -v npm >/dev/null 2>&1; then
-    echo "mcp inspector: npm is not installed on this machine; check skipped" >&2
+    echo "mcp npm clients: npm is not installed on this machine; the Inspector and TypeScript SDK checks are skipped" >&2
     exit 0
 fi
 prefix="$HOME/.cache/sitrep-npm"
@@ -30,3 +31,4 @@ page="$(timeout 120 "$inspector" --cli "$url" --transport http --method tools/ca
 grep -q '"sitrep/snapshotGeneration"' <<<"$page" && grep -q '"structuredContent"' <<<"$page" \
     || { echo "mcp inspector: the data tool failed: $page" >&2; exit 1; }
 echo "mcp inspector (cli): tools/list, get_sources anonymously, a data tool with a key: ok"
+timeout 120 node "$here/mcp_ts_sdk_check.mjs" "$url" "$key" "$prefix/node_modules"
