@@ -35,7 +35,7 @@ struct Tables {
     name_of: HashMap<&'static str, &'static str>,
 }
 
-fn split_csv_line(line: &'static str) -> Vec<&'static str> {
+pub(crate) fn split_csv_line(line: &'static str) -> Vec<&'static str> {
     // The reference files quote only names containing commas; quotes never nest.
     let mut out = Vec::new();
     let mut rest = line;

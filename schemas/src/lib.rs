@@ -4,6 +4,7 @@
 //! Architecture invariant: this crate does no IO. Reference tables are compiled in with
 //! `include_str!`, so every other crate can depend on it without pulling a runtime.
 
+pub mod airports;
 pub mod aviation;
 pub mod commit;
 pub mod conflict;
