@@ -75,6 +75,32 @@ pub struct ReadThrough {
     _fixtures: Option<Arc<FixtureServer>>,
 }
 
+/// A caller's place in the queue of one key. Dropped on every exit — an answer, a cache hit, or a
+/// caller that gave up (a cancelled request) — and the last one out removes the key's lock, so
+/// nothing is left behind.
+struct FlightTicket<'a> {
+    flights: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    key: &'a str,
+    flight: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl<'a> FlightTicket<'a> {
+    fn take(flights: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>, key: &'a str) -> Self {
+        let flight = flights.lock().unwrap_or_else(|p| p.into_inner()).entry(key.to_string()).or_default().clone();
+        FlightTicket { flights, key, flight }
+    }
+}
+
+impl Drop for FlightTicket<'_> {
+    fn drop(&mut self) {
+        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
+        // Ours and the map's: nobody else is waiting on this key.
+        if Arc::strong_count(&self.flight) <= 2 {
+            flights.remove(self.key);
+        }
+    }
+}
+
 impl ReadThrough {
     fn new(http: Http, config: UpstreamConfig, fixtures: Option<FixtureServer>) -> Self {
         ReadThrough {
@@ -147,11 +173,8 @@ impl ReadThrough {
         if let Some(v) = self.cached(key, now()) {
             return (v, true);
         }
-        let flight = {
-            let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
-            flights.entry(key.to_string()).or_default().clone()
-        };
-        let _turn = flight.lock().await;
+        let ticket = FlightTicket::take(&self.flights, key);
+        let _turn = ticket.flight.lock().await;
         // Whoever held the turn before may have filled the slot.
         if let Some(v) = self.cached(key, now()) {
             return (v, true);
@@ -167,12 +190,6 @@ impl ReadThrough {
                 key.to_string(),
                 Slot { until: now() + fresh.ttl_seconds, value: Arc::new(fresh.value.clone()) },
             );
-        }
-        if let Ok(mut flights) = self.flights.lock() {
-            // The last waiter (besides the map's own reference and ours) cleans up.
-            if Arc::strong_count(&flight) <= 2 {
-                flights.remove(key);
-            }
         }
         (fresh.value, false)
     }
@@ -233,5 +250,33 @@ mod tests {
         assert_eq!(rt.upstream_calls(), 1, "200 concurrent identical requests, one upstream call");
         assert!(answers.iter().all(|(v, _)| v == "answer"));
         assert_eq!(answers.iter().filter(|(_, hit)| !hit).count(), 1);
+        assert!(rt.flights.lock().unwrap().is_empty(), "no lock is left behind");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn callers_that_give_up_leave_nothing_behind() {
+        let rt = Arc::new(rt());
+        // Callers cancelled while fetching or while waiting for the one fetching.
+        for _ in 0..50 {
+            let waiting = (0..4).map(|_| {
+                let rt = rt.clone();
+                async move {
+                    rt.get_or_fetch(
+                        "slow",
+                        || 0,
+                        || async {
+                            tokio::time::sleep(std::time::Duration::from_secs(5)).await;
+                            Fresh { value: 1u8, ttl_seconds: 60 }
+                        },
+                    )
+                    .await
+                }
+            });
+            let all = futures::future::join_all(waiting);
+            assert!(tokio::time::timeout(std::time::Duration::from_millis(2), all).await.is_err());
+        }
+        assert!(rt.flights.lock().unwrap().is_empty(), "cancelled callers left no lock behind");
+        let (v, hit) = rt.get_or_fetch("slow", || 0, || async { Fresh { value: 2u8, ttl_seconds: 60 } }).await;
+        assert_eq!((v, hit), (2, false), "the key still answers");
     }
 }
