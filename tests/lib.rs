@@ -73,7 +73,8 @@ pub async fn changing_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
 /// The server's default (`SITREP_KEY_CACHE_SECONDS`).
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
 
-pub const NORMAL: &[(&str, &str)] = &[("acled", "normal"), ("ucdp", "normal"), ("hdx", "normal"), ("adsb", "normal")];
+pub const NORMAL: &[(&str, &str)] =
+    &[("acled", "normal"), ("ucdp", "normal"), ("hdx", "normal"), ("adsb", "normal"), ("aviation-news", "normal")];
 
 pub struct TestApp {
     pub base: String,

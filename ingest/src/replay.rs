@@ -16,7 +16,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 4] = ["acled", "ucdp", "hdx", "adsb"];
+pub const REPLAY_UPSTREAMS: [&str; 5] = ["acled", "ucdp", "hdx", "adsb", "aviation-news"];
 
 pub struct SourceEnv {
     http: Http,

@@ -8,9 +8,11 @@
 pub mod acled;
 pub mod adsb;
 pub mod arrow_util;
+pub mod aviation_news;
 pub mod aviationstack;
 pub mod config;
 pub mod error;
+pub mod feeds;
 pub mod hdx;
 pub mod http;
 pub mod iran;

@@ -4,7 +4,10 @@ use std::sync::Arc;
 
 use sitrep_schemas::DatasetId;
 
-use crate::{acled::AcledSource, adsb::AdsbSource, hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source};
+use crate::{
+    acled::AcledSource, adsb::AdsbSource, aviation_news::AviationNewsSource, hdx::HdxSource, iran::IranSource,
+    ucdp::UcdpSource, Source,
+};
 
 pub fn all_sources() -> Vec<Arc<dyn Source>> {
     vec![
@@ -13,6 +16,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(HdxSource::default()),
         Arc::new(IranSource),
         Arc::new(AdsbSource),
+        Arc::new(AviationNewsSource),
     ]
 }
 

@@ -56,3 +56,37 @@ pub static AIRCRAFT_EMERGENCIES: DatasetDescriptor = DatasetDescriptor {
     schema: aircraft_emergencies_schema,
     operations: &["ListAircraftEmergencies"],
 };
+
+/// The items of the nine aviation feeds of the last 168 hours (2.1.11), one row per link.
+/// `match_text` is the title and the description as plain text, for entity matching.
+pub fn aviation_news_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("id"),
+            utf8("title"),
+            utf8("url"),
+            utf8("source_name"),
+            instant("published_at", false),
+            utf8("snippet"),
+            utf8("image_url"),
+            utf8("match_text"),
+        ])
+    })
+}
+
+/// `aviation-news`: nine RSS/Atom feeds, every 15 minutes.
+pub static AVIATION_NEWS: DatasetDescriptor = DatasetDescriptor {
+    id: "aviation-news",
+    table: "aviation_news",
+    group: "aviation",
+    provider: "9 aviation RSS/Atom feeds",
+    license: "publisher-terms",
+    cadence: Duration::from_secs(15 * 60),
+    cron: "0 */15 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "published_at DESC, id",
+    schema: aviation_news_schema,
+    operations: &["ListAviationNews"],
+};

@@ -59,14 +59,16 @@ impl DatasetId {
     pub const HUMANITARIAN: DatasetId = DatasetId(&conflict::HUMANITARIAN);
     pub const IRAN_EVENTS: DatasetId = DatasetId(&conflict::IRAN_EVENTS);
     pub const AIRCRAFT_EMERGENCIES: DatasetId = DatasetId(&aviation::AIRCRAFT_EMERGENCIES);
+    pub const AVIATION_NEWS: DatasetId = DatasetId(&aviation::AVIATION_NEWS);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 5] = [
+    pub const ALL: [DatasetId; 6] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
         DatasetId::IRAN_EVENTS,
         DatasetId::AIRCRAFT_EMERGENCIES,
+        DatasetId::AVIATION_NEWS,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -19,7 +19,7 @@ use sitrep_pipelines::{
 };
 
 /// Upstreams whose recordings replay mode serves to the read-through connectors.
-pub const REPLAY_UPSTREAMS: [&str; 2] = ["youtube", "aviationstack"];
+pub const REPLAY_UPSTREAMS: [&str; 3] = ["youtube", "aviationstack", "aviation-news"];
 
 /// AviationStack's call budgets (SUPPLEMENT 2.1.2, 2.1.5).
 #[derive(Debug, Clone)]
@@ -72,6 +72,8 @@ pub struct ReadThrough {
     flights: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
     /// Upstream calls made (for the single-flight test and metrics).
     calls: std::sync::atomic::AtomicU64,
+    /// In replay mode, when the recordings were made: the time the answers describe.
+    replay_now: Option<i64>,
     _fixtures: Option<Arc<FixtureServer>>,
 }
 
@@ -109,6 +111,7 @@ impl ReadThrough {
             slots: Mutex::default(),
             flights: Mutex::default(),
             calls: Default::default(),
+            replay_now: fixtures.as_ref().and_then(|f| f.recorded_at()).map(|t| t.timestamp()),
             _fixtures: fixtures.map(Arc::new),
         }
     }
@@ -150,6 +153,12 @@ impl ReadThrough {
                 false
             }
         }
+    }
+
+    /// The time a live answer describes (epoch seconds): `now`, or the recordings' time in replay
+    /// mode, so windows such as "the last 24 hours" select what was recorded.
+    pub fn upstream_now(&self, now: i64) -> i64 {
+        self.replay_now.unwrap_or(now)
     }
 
     pub fn upstream_calls(&self) -> u64 {

@@ -88,3 +88,72 @@ async fn before_the_first_publication() {
         json!({"feeds": [unavailable("7500"), unavailable("7600"), unavailable("7700")], "observations": []})
     );
 }
+
+const NEWS: &str = "/api/aviation/v1/list-aviation-news";
+
+#[tokio::test]
+async fn aviation_news_from_the_dataset_and_live_for_entities() {
+    let app = TestApp::start().await;
+    let r = app.get(NEWS).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("x-snapshot-generation"), "answered from the dataset");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["source"], "rss");
+    assert_eq!(body["updatedAt"], 1_795_154_400_000i64, "the window ends at the version's as-of");
+    let titles: Vec<&str> = body["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
+    assert_eq!(titles.len(), 9, "{titles:?}");
+    assert_eq!(titles[0], "Undated: a look at ATR's order book", "undated items carry the fetch time");
+    assert_eq!(titles[1], "Lufthansa Group trims winter schedule at FRA");
+    assert!(!titles.iter().any(|t| t.contains("Embraer") || t.contains("Review:")), "outside the window");
+    let jfk: Vec<&Value> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["url"] == "https://www.flightglobal.com/safety/faa-ground-stop-jfk/160205.article")
+        .collect();
+    assert_eq!(jfk.len(), 1, "one item per link");
+    let a350 = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["title"] == "Turkish Airlines & Airbus agree A350 deal")
+        .unwrap();
+    assert_eq!(a350["imageUrl"], "https://www.flightglobal.com/img/a350.jpg");
+    assert_eq!(
+        a350["snippet"],
+        "Turkish Airlines (TK) has agreed to take 10 more A350-1000s for IST long-haul growth."
+    );
+    assert_eq!(a350["sourceName"], "FlightGlobal");
+    assert_eq!(a350["id"].as_str().unwrap().len(), 32);
+    // Entities, with a dataset older than 15 minutes: the feeds are read live.
+    let r = app.get(&format!("{NEWS}?entities=tk&entities=LHR&max_items=5")).send().await.unwrap();
+    assert!(r.headers().get("x-snapshot-generation").is_none(), "a live answer");
+    let body: Value = r.json().await.unwrap();
+    let matched: Vec<(&str, Value)> = body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| (i["title"].as_str().unwrap(), i["matchedEntities"].clone()))
+        .collect();
+    assert_eq!(
+        matched,
+        [
+            ("Turkish Airlines & Airbus agree A350 deal", json!(["TK"])),
+            ("Emirates adds fifth daily LHR frequency", json!(["LHR"])),
+            ("Ground handling contract renewed at LHR", json!(["LHR"])),
+        ]
+    );
+    // Parameters.
+    let many: String = (0..11).map(|i| format!("entities=E{i}&")).collect();
+    let (status, body) = app.json(&format!("{NEWS}?{many}window_hours=500")).await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        body["violations"],
+        json!([
+            {"field": "entities", "description": "array must contain at most 10 item(s)"},
+            {"field": "windowHours", "description": "number must be less than or equal to 168"},
+        ])
+    );
+    let (_, two) = app.json(&format!("{NEWS}?max_items=2&window_hours=168")).await;
+    assert_eq!(two["items"].as_array().unwrap().len(), 2);
+}

@@ -25,6 +25,8 @@ pub enum ParamKind {
     /// A string checked by character length and, optionally, a pattern (`check` implements the
     /// documented regex `pattern`).
     Checked { min_chars: usize, max_chars: usize, pattern: Option<Pattern> },
+    /// A repeated string parameter (`?entities=a&entities=b`), at most `max_items` values.
+    Repeated { max_items: usize },
 }
 
 /// A documented regex and the function that checks it (no regex engine at request time).
@@ -188,6 +190,19 @@ impl Param {
         None
     }
 
+    /// The values of a repeated parameter, trimmed, empty ones dropped.
+    pub fn repeated(&self, q: &RawQuery, v: &mut Violations) -> Vec<String> {
+        let ParamKind::Repeated { max_items } = self.kind else {
+            unreachable!("{} is not a repeated parameter", self.name)
+        };
+        let values: Vec<String> = q.all(self.name).map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect();
+        if values.len() > max_items {
+            v.push(&self.field(), format!("array must contain at most {max_items} item(s)"));
+            return Vec::new();
+        }
+        values
+    }
+
     /// The parameter's JSON Schema (OpenAPI 3.0 subset). Patterns of optional parameters also
     /// accept the empty string: an empty value is an absent one (SUPPLEMENT 1.2).
     pub fn schema(&self) -> Value {
@@ -209,6 +224,9 @@ impl Param {
             ParamKind::Cursor => json!({"type": "string", "pattern": format!("^({})?$", super::cursor::FORM)}),
             ParamKind::Text { max_bytes: Some(n) } => json!({"type": "string", "maxLength": n}),
             ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
+            ParamKind::Repeated { max_items } => {
+                json!({"type": "array", "items": {"type": "string"}, "maxItems": max_items})
+            }
             ParamKind::Checked { min_chars, max_chars, pattern } => {
                 let mut schema = json!({"type": "string", "minLength": min_chars, "maxLength": max_chars});
                 if let Some((regex, _)) = pattern {
@@ -259,6 +277,11 @@ impl RawQuery {
 
     pub fn of(req: &poem::Request) -> Self {
         Self::parse(req.uri().query())
+    }
+
+    /// Every value of `name`, in order.
+    pub fn all<'q>(&'q self, name: &'q str) -> impl Iterator<Item = &'q str> + 'q {
+        self.pairs.iter().filter(move |(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
     /// The first occurrence of `name`, unless it is empty.

@@ -4,6 +4,7 @@
 
 mod flight_status;
 pub mod model;
+mod news;
 pub mod params;
 pub mod queries;
 mod video;
@@ -76,6 +77,12 @@ impl AviationApi {
     #[oai(path = "/get-flight-status", method = "get", operation_id = "GetFlightStatus")]
     async fn get_flight_status(&self, req: &Request) -> Answer<GetFlightStatusResponse> {
         flight_status::answer(&self.state, req).await
+    }
+
+    /// ListAviationNews — aviation news from nine feeds, optionally about given airlines, airports or routes.
+    #[oai(path = "/list-aviation-news", method = "get", operation_id = "ListAviationNews")]
+    async fn list_aviation_news(&self, req: &Request) -> Answer<ListAviationNewsResponse> {
+        news::answer(&self.state, req).await
     }
 
     /// GetVideoLiveStreamInfo — a YouTube video's title and channel (read-through, TTL 600 s).

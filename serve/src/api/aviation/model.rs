@@ -127,3 +127,31 @@ pub struct GetFlightStatusResponse {
     /// True when answered from the read-through cache.
     pub cache_hit: bool,
 }
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct AviationNewsItem {
+    /// First 32 hex of SHA-256 of the link.
+    pub id: String,
+    pub title: String,
+    pub url: String,
+    pub source_name: String,
+    /// Epoch ms.
+    pub published_at: i64,
+    pub snippet: String,
+    /// The requested entities the item mentions, in request order.
+    pub matched_entities: Vec<String>,
+    pub image_url: String,
+}
+
+/// ListAviationNews (2.1.11). `source`: "rss", or "error" when no feed could be read.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListAviationNewsResponse {
+    pub items: Vec<AviationNewsItem>,
+    pub source: String,
+    /// Epoch ms of the fetch the items come from.
+    pub updated_at: i64,
+}

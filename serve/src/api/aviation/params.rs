@@ -46,3 +46,26 @@ pub const ORIGIN: Param = Param {
 };
 
 pub const FLIGHT_STATUS: &[Param] = &[FLIGHT_NUMBER, DATE, ORIGIN];
+
+pub const ENTITIES: Param = Param {
+    name: "entities",
+    kind: ParamKind::Repeated { max_items: 10 },
+    required: false,
+    description: "Airline names, airport codes or route strings (repeated, at most 10); items mentioning any of them, case-insensitively.",
+};
+
+pub const WINDOW_HOURS: Param = Param {
+    name: "window_hours",
+    kind: ParamKind::Int32 { min: 1, max: 168, default: 24 },
+    required: false,
+    description: "Items published in the last N hours, 1–168; 0 or absent = 24.",
+};
+
+pub const MAX_ITEMS: Param = Param {
+    name: "max_items",
+    kind: ParamKind::Int32 { min: 1, max: 50, default: 20 },
+    required: false,
+    description: "Items to return, 1–50; 0 or absent = 20.",
+};
+
+pub const AVIATION_NEWS: &[Param] = &[ENTITIES, WINDOW_HOURS, MAX_ITEMS];
