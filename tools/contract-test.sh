@@ -6,8 +6,9 @@
 # 2xx"): some values are valid only beyond what JSON Schema can say — a signed cursor, a jmespath
 # expression's grammar, `start <= end`, an Idempotency-Key reused with another body (422) — and
 # the 400/422 answers to them are the documented, tested behaviour (tests/e2e/conflict.rs,
-# idempotency.rs). `tools/schemathesis_hooks.py` drops queries that repeat a scalar parameter (the
-# first occurrence wins, SUPPLEMENT 1.2). Schemathesis runs single-threaded: Python 3.11's AST module is not thread-safe
+# idempotency.rs). `tools/schemathesis_hooks.py` drops queries a form query string cannot tell from
+# valid ones: a repeated scalar (the first occurrence wins, SUPPLEMENT 1.2), a scalar in a repeated
+# parameter, an object value. Schemathesis runs single-threaded: Python 3.11's AST module is not thread-safe
 # under hypothesis (a SystemError in its lambda introspection). Then the official MCP Python SDK
 # connects to /mcp in both protocol lines (tools/mcp_sdk_check.py), the MCP Inspector's CLI and the
 # official TypeScript SDK list and call tools (tools/mcp_npm_check.sh), and authlib goes through the
