@@ -16,11 +16,12 @@ export SITREP_FIXTURES ?= ./data/fixtures
 build:
 	$(CARGO) build --workspace --bins
 
-## make run: build, ingest every dataset in replay mode (chosen explicitly: the binaries default to
-## live), print the dev API key, serve until Ctrl-C (read-through operations replay too).
+## make run: build, print the dev API key (creating the state store, where metered upstream calls are
+## counted), ingest every dataset in replay mode (chosen explicitly: the binaries default to live),
+## serve until Ctrl-C (read-through operations replay too).
 run: build
-	$(BIN)/sitrep-ingest run --mode replay
 	$(BIN)/sitrep-serve dev-key
+	$(BIN)/sitrep-ingest run --mode replay
 	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 
 ## make test: the whole suite, no network needed: the contract tests with real clients (a standard

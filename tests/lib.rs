@@ -6,7 +6,10 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 use poem::endpoint::BoxEndpoint;
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{
-    http::RetryPolicy, replay::FixtureServer, FetchContext, Fetched, Source, SourceError, UpstreamConfig, Window,
+    budget::{AviationStackBudget, CallBudget, MemoryBudget},
+    http::RetryPolicy,
+    replay::FixtureServer,
+    FetchContext, Fetched, Source, SourceError, UpstreamConfig, Window,
 };
 use sitrep_serve::{
     edge::rate_limit::{Limits, RateLimiter},
@@ -23,8 +26,19 @@ pub fn fixtures() -> PathBuf {
     repo_root().join("data/fixtures")
 }
 
-/// A runner over the given scenario of each upstream (`normal`, `empty`, `server-error`, …).
+/// A runner over the given scenario of each upstream (`normal`, `empty`, `server-error`, …),
+/// counting metered calls in a fresh in-memory budget.
 pub async fn replay_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
+    replay_runner_with_budget(lake, scenarios, Arc::new(MemoryBudget::default()), Default::default()).await
+}
+
+/// As [`replay_runner`], with the given budget store and AviationStack budgets.
+pub async fn replay_runner_with_budget(
+    lake: Lake,
+    scenarios: &[(&str, &str)],
+    store: Arc<dyn CallBudget>,
+    budget: AviationStackBudget,
+) -> Runner {
     let dirs: Vec<PathBuf> = scenarios.iter().map(|(u, s)| fixtures().join(u).join(s)).collect();
     let server = FixtureServer::start_dirs(&dirs).await.expect("fixture server");
     let retry = RetryPolicy {
@@ -32,7 +46,8 @@ pub async fn replay_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
         base_delay: std::time::Duration::from_millis(10),
         max_retry_after: std::time::Duration::from_millis(50),
     };
-    let env = SourceEnv::replay(server, UpstreamConfig::replay(&fixtures()), retry).expect("source env");
+    let config = UpstreamConfig { aviationstack_budget: budget, ..UpstreamConfig::replay(&fixtures()) };
+    let env = SourceEnv::replay(server, config, retry).expect("source env").with_budget(store);
     Runner::new(lake, env)
 }
 
@@ -49,6 +64,9 @@ pub struct Shrinking {
 impl Source for Shrinking {
     fn dataset(&self) -> sitrep_schemas::DatasetId {
         self.inner.dataset()
+    }
+    fn reads_previous(&self) -> bool {
+        self.inner.reads_previous()
     }
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         let mut fetched = self.inner.fetch(ctx, window).await?;
@@ -73,8 +91,16 @@ pub async fn changing_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
 /// The server's default (`SITREP_KEY_CACHE_SECONDS`).
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
 
-pub const NORMAL: &[(&str, &str)] =
-    &[("acled", "normal"), ("ucdp", "normal"), ("hdx", "normal"), ("adsb", "normal"), ("aviation-news", "normal")];
+pub const NORMAL: &[(&str, &str)] = &[
+    ("acled", "normal"),
+    ("ucdp", "normal"),
+    ("hdx", "normal"),
+    ("adsb", "normal"),
+    ("aviation-news", "normal"),
+    ("faa", "normal"),
+    ("aviationstack", "normal"),
+    ("icao-notam", "normal"),
+];
 
 pub struct TestApp {
     pub base: String,

@@ -12,7 +12,7 @@ use sitrep_ingest::{
     runner::Runner,
     Lake,
 };
-use sitrep_pipelines::time::YearMonth;
+use sitrep_pipelines::{budget::SqliteBudget, time::YearMonth};
 use sitrep_schemas::DatasetId;
 
 #[derive(Parser)]
@@ -20,6 +20,10 @@ use sitrep_schemas::DatasetId;
 struct Cli {
     #[command(flatten)]
     lake: LakeArgs,
+    /// The server's state store (`sqlite://…`), where metered upstream calls (AviationStack) are
+    /// counted against their budgets; without it those calls are not made.
+    #[arg(long, env = "SITREP_STATE", global = true)]
+    state: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -104,6 +108,15 @@ fn parse_datasets(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
     names.iter().map(|n| n.trim().parse::<DatasetId>().map_err(Into::into)).collect()
 }
 
+/// The run's source environment, counting metered calls in the state store when one is given.
+async fn source_env(source: &SourceArgs, state: Option<&str>) -> anyhow::Result<SourceEnv> {
+    let env = SourceEnv::prepare(source).await?;
+    Ok(match state {
+        Some(url) => env.with_budget(Arc::new(SqliteBudget::open(url).await.map_err(anyhow::Error::msg)?)),
+        None => env,
+    })
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
@@ -115,7 +128,7 @@ async fn main() -> anyhow::Result<()> {
     match cli.command {
         Command::Run { source, datasets } => {
             let datasets = parse_datasets(&datasets)?;
-            let runner = Runner::new(lake, SourceEnv::prepare(&source).await?);
+            let runner = Runner::new(lake, source_env(&source, cli.state.as_deref()).await?);
             let report = runner.run(&datasets).await?;
             println!("generation {}", report.commit.generation);
             println!("{:<16} {:>6} {:>9} {:>11} {:>8}  error", "dataset", "status", "rows", "bytes", "ms");
@@ -132,7 +145,7 @@ async fn main() -> anyhow::Result<()> {
             }
         }
         Command::Schedule { source } => {
-            let runner = Arc::new(Runner::new(lake, SourceEnv::prepare(&source).await?));
+            let runner = Arc::new(Runner::new(lake, source_env(&source, cli.state.as_deref()).await?));
             let mut sched = sitrep_ingest::scheduler::start(runner, &DatasetId::ALL).await?;
             tokio::signal::ctrl_c().await?;
             let _ = sched.shutdown().await;
@@ -142,7 +155,7 @@ async fn main() -> anyhow::Result<()> {
             let (Some(from), Some(to)) = (YearMonth::parse(&from), YearMonth::parse(&to)) else {
                 bail!("FROM and TO must be months as YYYY-MM");
             };
-            let runner = Runner::new(lake, SourceEnv::prepare(&source).await?);
+            let runner = Runner::new(lake, source_env(&source, cli.state.as_deref()).await?);
             let total = YearMonth::range(from, to).len() as u64;
             let bar = ProgressBar::new(total).with_style(
                 ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} months ({eta})")

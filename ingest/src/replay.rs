@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use sitrep_pipelines::{
+    budget::CallBudget,
     http::{Http, RetryPolicy},
     replay::FixtureServer,
     transport::Transport,
@@ -16,13 +17,16 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 5] = ["acled", "ucdp", "hdx", "adsb", "aviation-news"];
+pub const REPLAY_UPSTREAMS: [&str; 8] =
+    ["acled", "ucdp", "hdx", "adsb", "aviation-news", "faa", "aviationstack", "icao-notam"];
 
 pub struct SourceEnv {
     http: Http,
     config: UpstreamConfig,
     /// Fixed clock of replay mode.
     replay_now: Option<DateTime<Utc>>,
+    /// Where metered calls are counted (the state store); without one they are skipped.
+    budget: Option<Arc<dyn CallBudget>>,
     _server: Option<Arc<FixtureServer>>,
 }
 
@@ -31,8 +35,9 @@ impl SourceEnv {
         match args.mode {
             Mode::Live => Ok(SourceEnv {
                 http: Http::new(Transport::Live, RetryPolicy::default())?,
-                config: UpstreamConfig::from_env(),
+                config: UpstreamConfig::from_env().map_err(IngestError::Usage)?,
                 replay_now: None,
+                budget: None,
                 _server: None,
             }),
             Mode::Replay => {
@@ -50,8 +55,15 @@ impl SourceEnv {
             http: Http::new(server.transport(), retry)?,
             config,
             replay_now,
+            budget: None,
             _server: Some(Arc::new(server)),
         })
+    }
+
+    /// Counts metered upstream calls (AviationStack) in `budget`.
+    pub fn with_budget(mut self, budget: Arc<dyn CallBudget>) -> Self {
+        self.budget = Some(budget);
+        self
     }
 
     /// A fetch context for one run, with that run's clock.
@@ -60,6 +72,8 @@ impl SourceEnv {
             http: self.http.clone(),
             now: self.replay_now.unwrap_or_else(Utc::now),
             config: self.config.clone(),
+            budget: self.budget.clone(),
+            previous: None,
         }
     }
 

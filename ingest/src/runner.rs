@@ -58,16 +58,21 @@ impl Runner {
     /// Fetches and writes one dataset; never fails: errors become a `Failed` outcome.
     async fn stage_one(&self, run_id: &str, dataset: DatasetId) -> (Outcome, DatasetReport) {
         let started = Instant::now();
-        let ctx = self.env.context();
+        let mut ctx = self.env.context();
         let attempted_at = Utc::now();
         let result: Result<(Outcome, u64, u64, usize), IngestError> = async {
             let source =
                 self.sources.get(&dataset).ok_or_else(|| IngestError::Usage(format!("no source for {dataset}")))?;
+            let latest = self.lake.latest_commit().await?;
+            let current = latest.dataset(dataset);
+            if source.reads_previous() {
+                if let Some(entry) = current {
+                    ctx.previous = self.lake.read_rows(dataset, entry).await?;
+                }
+            }
             let fetched = source.fetch(&ctx, Window::Scheduled).await?;
             let fetched_at = if self.env.is_replay() { fetched.as_of } else { attempted_at };
             let hash = content_hash(&fetched.batch, &fetched.scope)?;
-            let current = self.lake.latest_commit().await?;
-            let current = current.dataset(dataset);
             if current.is_some_and(|e| e.version.is_some() && e.content_hash.as_deref() == Some(hash.as_str())) {
                 let rows = fetched.batch.num_rows() as u64;
                 let outcome = Outcome::Unchanged { dataset, content_hash: hash, fetched_at, attempted_at };

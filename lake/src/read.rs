@@ -6,7 +6,7 @@ use bytes::Bytes;
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
-use sitrep_schemas::Commit;
+use sitrep_schemas::{Commit, DatasetEntry, DatasetId};
 
 use crate::Lake;
 use crate::LakeError;
@@ -96,5 +96,34 @@ impl Lake {
     /// Reads a whole object (data files for the server's cache, staging checkpoints).
     pub async fn get_bytes(&self, key: &str) -> Result<Bytes, LakeError> {
         Ok(self.store.get(&Lake::path(key)).await?.bytes().await?)
+    }
+
+    /// Every row of a dataset version (its files in commit order), read as the dataset's current
+    /// schema; `None` when the dataset was never published. For small datasets whose next run
+    /// reuses part of the last one; large ones are read by DuckDB, never through this.
+    pub async fn read_rows(
+        &self,
+        dataset: DatasetId,
+        entry: &DatasetEntry,
+    ) -> Result<Option<arrow::record_batch::RecordBatch>, LakeError> {
+        if entry.version.is_none() {
+            return Ok(None);
+        }
+        let schema = dataset.schema();
+        let mut batches = Vec::new();
+        for file in &entry.files {
+            let bytes = self.get_bytes(&file.path).await?;
+            let corrupt = |e: &dyn std::fmt::Display| LakeError::Validation(format!("{}: {e}", file.path));
+            let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes)
+                .and_then(|b| b.build())
+                .map_err(|e| corrupt(&e))?;
+            for batch in reader {
+                let batch = batch.map_err(|e| corrupt(&e))?;
+                batches.push(batch.with_schema(schema.clone()).map_err(|e| corrupt(&e))?);
+            }
+        }
+        arrow::compute::concat_batches(&schema, &batches)
+            .map(Some)
+            .map_err(|e| LakeError::Validation(format!("{dataset}: {e}")))
     }
 }

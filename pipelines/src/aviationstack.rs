@@ -206,6 +206,7 @@ pub async fn flights(
     base: &str,
     access_key: &str,
     query: &[(&str, &str)],
+    timeout: Option<std::time::Duration>,
 ) -> Result<Vec<Row>, SourceError> {
     let mut url = Url::parse(&format!("{}/v1/flights", base.trim_end_matches('/')))
         .map_err(|e| SourceError::parse("aviationstack url", e))?;
@@ -216,7 +217,7 @@ pub async fn flights(
             q.append_pair(k, v);
         }
     }
-    let reply = http.send(Method::GET, &url, HeaderMap::new(), None, None).await?;
+    let reply = http.send(Method::GET, &url, HeaderMap::new(), None, timeout).await?;
     // Errors come as JSON bodies on 200 and 4xx alike: read the body first.
     if reply.content_type.contains("json") {
         let rows = parse_page(&reply.body);

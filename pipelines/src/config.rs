@@ -3,6 +3,8 @@
 
 use std::{fmt, path::PathBuf};
 
+use crate::budget::AviationStackBudget;
+
 #[derive(Clone, Default)]
 pub struct UpstreamConfig {
     pub acled_email: Option<String>,
@@ -16,6 +18,10 @@ pub struct UpstreamConfig {
     pub adsb_base_url: Option<String>,
     /// `AVIATIONSTACK_API`: the AviationStack access key.
     pub aviationstack_key: Option<String>,
+    /// AviationStack's monthly and live budgets and their cycle.
+    pub aviationstack_budget: AviationStackBudget,
+    /// `ICAO_API_KEY`: the ICAO API Data Service key (NOTAM).
+    pub icao_api_key: Option<String>,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -23,12 +29,13 @@ fn env(name: &str) -> Option<String> {
 }
 
 impl UpstreamConfig {
-    /// Live-mode upstream settings from the environment (the names of SUPPLEMENT 1.16).
-    pub fn from_env() -> Self {
+    /// Live-mode upstream settings from the environment (the names of SUPPLEMENT 1.16); a
+    /// malformed number is an error.
+    pub fn from_env() -> Result<Self, String> {
         let flag = |name: &str| {
             env(name).is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes"))
         };
-        UpstreamConfig {
+        Ok(UpstreamConfig {
             acled_email: env("ACLED_EMAIL"),
             acled_password: env("ACLED_PASSWORD"),
             acled_access_token: env("ACLED_ACCESS_TOKEN"),
@@ -38,7 +45,9 @@ impl UpstreamConfig {
             iran_events_file: env("IRAN_EVENTS_FILE").map(PathBuf::from),
             adsb_base_url: env("ADSB_BASE_URL"),
             aviationstack_key: env("AVIATIONSTACK_API"),
-        }
+            aviationstack_budget: AviationStackBudget::from_env()?,
+            icao_api_key: env("ICAO_API_KEY"),
+        })
     }
 
     /// Credentials used in replay mode: the fixture server ignores them, but the connectors still
@@ -55,6 +64,8 @@ impl UpstreamConfig {
             adsb_base_url: None,
             // The recordings carry the key as `REDACTED` (SUPPLEMENT Part 7).
             aviationstack_key: Some("REDACTED".into()),
+            aviationstack_budget: AviationStackBudget::default(),
+            icao_api_key: Some("REDACTED".into()),
         }
     }
 }
@@ -69,6 +80,8 @@ impl fmt::Debug for UpstreamConfig {
             .field("iran_events_enabled", &self.iran_events_enabled)
             .field("iran_events_file", &self.iran_events_file)
             .field("aviationstack", &self.aviationstack_key.is_some())
+            .field("aviationstack_budget", &self.aviationstack_budget)
+            .field("icao", &self.icao_api_key.is_some())
             .finish()
     }
 }

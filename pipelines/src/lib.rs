@@ -7,9 +7,11 @@
 
 pub mod acled;
 pub mod adsb;
+pub mod airport_delays;
 pub mod arrow_util;
 pub mod aviation_news;
 pub mod aviationstack;
+pub mod budget;
 pub mod config;
 pub mod error;
 pub mod feeds;
@@ -24,6 +26,7 @@ pub mod synthetic;
 pub mod time;
 pub mod transport;
 pub mod ucdp;
+pub mod xml_tree;
 pub mod youtube;
 
 pub use config::UpstreamConfig;

@@ -5,7 +5,9 @@ use arrow::record_batch::RecordBatch;
 use chrono::{DateTime, Utc};
 use sitrep_schemas::DatasetId;
 
-use crate::{http::Http, time::YearMonth, SourceError, UpstreamConfig};
+use std::sync::Arc;
+
+use crate::{budget::CallBudget, http::Http, time::YearMonth, SourceError, UpstreamConfig};
 
 /// What a fetch covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +35,11 @@ pub struct FetchContext {
     pub http: Http,
     pub now: DateTime<Utc>,
     pub config: UpstreamConfig,
+    /// Where metered upstream calls are counted; `None` = no store, so metered calls are skipped.
+    pub budget: Option<Arc<dyn CallBudget>>,
+    /// The rows of the dataset's current version, for sources that reuse a component of it
+    /// ([`Source::reads_previous`]); `None` for the others and before the first publish.
+    pub previous: Option<RecordBatch>,
 }
 
 #[async_trait::async_trait]
@@ -41,6 +48,11 @@ pub trait Source: Send + Sync {
 
     /// Whether [`Window::Month`] is meaningful for this upstream.
     fn supports_backfill(&self) -> bool {
+        false
+    }
+
+    /// Whether a run needs [`FetchContext::previous`] (components kept across runs).
+    fn reads_previous(&self) -> bool {
         false
     }
 

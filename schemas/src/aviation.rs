@@ -2,11 +2,11 @@
 
 use std::{sync::OnceLock, time::Duration};
 
-use arrow::datatypes::{Schema, SchemaRef};
+use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::{
     dataset::{DatasetDescriptor, Partitioning},
-    fields::{cached, instant, utf8, utf8_or_null},
+    fields::{cached, float64_or_null, instant, int32_or_null, utf8, utf8_or_null},
 };
 
 /// The emergency squawks adsb.lol is asked for: hijack, radio failure, general emergency.
@@ -89,4 +89,66 @@ pub static AVIATION_NEWS: DatasetDescriptor = DatasetDescriptor {
     sort_key: "published_at DESC, id",
     schema: aviation_news_schema,
     operations: &["ListAviationNews"],
+};
+
+/// One run of the three airport-delay components of 2.1.2 (FAA NAS Status, AviationStack hubs,
+/// ICAO NOTAM), as rows of four kinds:
+/// - `row_kind = 'alert'`: the AirportDelayAlerts in the API's order (`position`), fillers
+///   included; `component` names the component that produced the row, `coverage` what
+///   GetAirportOpsSummary reports as its source (`faa`, `aviationstack`, `degraded`), and
+///   `notam_flag`/`notam_text` the NOTAM that applies to the airport (`CLOSED`, `RESTRICTED`);
+/// - `row_kind = 'hub'`: one per AviationStack hub — `status` (`normal`, `disruption`,
+///   `omitted`, `failed`) and its counts, so a later run can reuse the component for an hour;
+/// - `row_kind = 'notam'`: one per closed or restricted airport, kept when ICAO fails;
+/// - `row_kind = 'component'`: one per component — `status` (`ok`, `reused`, `failed`) and a
+///   short `message`, with `updated_at` the fetch time of the data it carries.
+pub fn airport_delays_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("row_kind"),
+            Field::new("position", DataType::Int32, false),
+            utf8("component"),
+            utf8_or_null("iata"),
+            utf8_or_null("icao"),
+            utf8_or_null("name"),
+            utf8_or_null("city"),
+            utf8_or_null("country"),
+            float64_or_null("latitude"),
+            float64_or_null("longitude"),
+            utf8_or_null("region"),
+            utf8_or_null("id"),
+            utf8_or_null("delay_type"),
+            utf8_or_null("severity"),
+            int32_or_null("avg_delay_minutes"),
+            float64_or_null("delayed_flights_pct"),
+            int32_or_null("cancelled_flights"),
+            int32_or_null("total_flights"),
+            utf8_or_null("reason"),
+            utf8_or_null("source"),
+            instant("updated_at", true),
+            utf8_or_null("status"),
+            utf8_or_null("message"),
+            utf8_or_null("notam_flag"),
+            utf8_or_null("notam_text"),
+            utf8_or_null("coverage"),
+        ])
+    })
+}
+
+/// `airport-delays`: FAA NAS Status, AviationStack hubs (refetched at most hourly) and ICAO NOTAM,
+/// merged every 30 minutes (2.1.2); GetAirportOpsSummary derives from it (2.1.3).
+pub static AIRPORT_DELAYS: DatasetDescriptor = DatasetDescriptor {
+    id: "airport-delays",
+    table: "airport_delays",
+    group: "aviation",
+    provider: "FAA NAS Status, AviationStack, ICAO NOTAM",
+    license: "FAA public domain; AviationStack and ICAO API terms",
+    cadence: Duration::from_secs(30 * 60),
+    cron: "0 */30 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "row_kind, position",
+    schema: airport_delays_schema,
+    operations: &["ListAirportDelays", "GetAirportOpsSummary"],
 };

@@ -60,15 +60,17 @@ impl DatasetId {
     pub const IRAN_EVENTS: DatasetId = DatasetId(&conflict::IRAN_EVENTS);
     pub const AIRCRAFT_EMERGENCIES: DatasetId = DatasetId(&aviation::AIRCRAFT_EMERGENCIES);
     pub const AVIATION_NEWS: DatasetId = DatasetId(&aviation::AVIATION_NEWS);
+    pub const AIRPORT_DELAYS: DatasetId = DatasetId(&aviation::AIRPORT_DELAYS);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 6] = [
+    pub const ALL: [DatasetId; 7] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
         DatasetId::IRAN_EVENTS,
         DatasetId::AIRCRAFT_EMERGENCIES,
         DatasetId::AVIATION_NEWS,
+        DatasetId::AIRPORT_DELAYS,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

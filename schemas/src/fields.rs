@@ -27,3 +27,13 @@ pub(crate) fn cached(cell: &'static OnceLock<SchemaRef>, build: fn() -> Schema) 
 pub(crate) fn utf8_or_null(name: &str) -> Field {
     Field::new(name, DataType::Utf8, true)
 }
+
+/// A nullable 32-bit integer column.
+pub(crate) fn int32_or_null(name: &str) -> Field {
+    Field::new(name, DataType::Int32, true)
+}
+
+/// A nullable double column.
+pub(crate) fn float64_or_null(name: &str) -> Field {
+    Field::new(name, DataType::Float64, true)
+}

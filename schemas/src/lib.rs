@@ -10,6 +10,7 @@ pub mod commit;
 pub mod conflict;
 pub mod countries;
 pub mod dataset;
+pub mod delay_severity;
 mod fields;
 pub mod fingerprint;
 pub mod partition;

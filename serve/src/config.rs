@@ -108,19 +108,7 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
             Some(path) => Some(std::fs::read(&path).with_context(|| format!("OAUTH_CIMD_CA_FILE {path}"))?),
             None => None,
         },
-        aviationstack_budget: {
-            let defaults = crate::read_through::AviationStackBudget::default();
-            let number = |name: &str, default: i64| -> anyhow::Result<i64> {
-                env(name)
-                    .map(|v| v.parse().with_context(|| format!("{name} must be a whole number")))
-                    .unwrap_or(Ok(default))
-            };
-            crate::read_through::AviationStackBudget {
-                monthly: number("AVIATIONSTACK_MONTHLY_BUDGET", defaults.monthly)?,
-                live: number("AVIATIONSTACK_LIVE_BUDGET", defaults.live)?,
-                reset_day: number("AVIATIONSTACK_CYCLE_RESET_DAY", defaults.reset_day as i64)?.clamp(1, 28) as u32,
-            }
-        },
+        aviationstack_budget: sitrep_pipelines::budget::AviationStackBudget::from_env().map_err(anyhow::Error::msg)?,
         mcp_allowed_origins: env("MCP_ALLOWED_ORIGINS")
             .map(|v| {
                 v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect()

@@ -158,7 +158,8 @@ async fn main() -> anyhow::Result<()> {
             let _poller = snapshots.clone().spawn_poller(Duration::from_secs(serve.poll_seconds.max(1)));
             #[cfg(feature = "with-ingest")]
             let _scheduler = if serve.with_ingest {
-                let env = sitrep_ingest::replay::SourceEnv::prepare(&source).await?;
+                let env =
+                    sitrep_ingest::replay::SourceEnv::prepare(&source).await?.with_budget(Arc::new(store.clone()));
                 let runner = Arc::new(sitrep_ingest::runner::Runner::new(lake_store, env));
                 Some(sitrep_ingest::scheduler::start(runner, &sitrep_schemas::DatasetId::ALL).await?)
             } else {
@@ -171,7 +172,9 @@ async fn main() -> anyhow::Result<()> {
             let settings = settings_from_env(&serve, &cli.state.api_key_prefix)?;
             let server_url = settings.site_origin().to_string();
             let read_through = match serve.read_through {
-                ReadThroughMode::Live => ReadThrough::live(sitrep_pipelines::UpstreamConfig::from_env())?,
+                ReadThroughMode::Live => {
+                    ReadThrough::live(sitrep_pipelines::UpstreamConfig::from_env().map_err(anyhow::Error::msg)?)?
+                }
                 ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
             };
             let state = Arc::new(

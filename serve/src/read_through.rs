@@ -21,37 +21,7 @@ use sitrep_pipelines::{
 /// Upstreams whose recordings replay mode serves to the read-through connectors.
 pub const REPLAY_UPSTREAMS: [&str; 3] = ["youtube", "aviationstack", "aviation-news"];
 
-/// AviationStack's call budgets (SUPPLEMENT 2.1.2, 2.1.5).
-#[derive(Debug, Clone)]
-pub struct AviationStackBudget {
-    /// Every call, scheduled or live, per cycle (`AVIATIONSTACK_MONTHLY_BUDGET`).
-    pub monthly: i64,
-    /// Live (read-through) calls per cycle, inside the monthly budget (`AVIATIONSTACK_LIVE_BUDGET`).
-    pub live: i64,
-    /// The UTC day of the month a cycle starts (`AVIATIONSTACK_CYCLE_RESET_DAY`).
-    pub reset_day: u32,
-}
-
-impl Default for AviationStackBudget {
-    fn default() -> Self {
-        AviationStackBudget { monthly: 48_000, live: 7_000, reset_day: 1 }
-    }
-}
-
-/// The first day (`YYYY-MM-DD`) of the budget cycle containing `now` (epoch seconds).
-pub fn cycle_start(now: i64, reset_day: u32) -> String {
-    use chrono::Datelike;
-    let today = chrono::DateTime::from_timestamp(now, 0).unwrap_or_default().date_naive();
-    let day = reset_day.clamp(1, 28);
-    let (y, m) = if today.day() >= day {
-        (today.year(), today.month())
-    } else if today.month() == 1 {
-        (today.year() - 1, 12)
-    } else {
-        (today.year(), today.month() - 1)
-    };
-    format!("{y:04}-{m:02}-{day:02}")
-}
+pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget};
 
 /// A computed answer and how long it may be reused.
 pub struct Fresh<V> {
@@ -143,16 +113,7 @@ impl ReadThrough {
         budget: &AviationStackBudget,
         now: i64,
     ) -> bool {
-        let cycle = cycle_start(now, budget.reset_day);
-        let monthly = store.reserve_budget("aviationstack", &cycle, budget.monthly).await;
-        match monthly {
-            Ok(true) => store.reserve_budget("aviationstack-live", &cycle, budget.live).await.unwrap_or(false),
-            Ok(false) => false,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not count an AviationStack call");
-                false
-            }
-        }
+        budget.reserve_live(store, chrono::DateTime::from_timestamp(now, 0).unwrap_or_default()).await
     }
 
     /// The time a live answer describes (epoch seconds): `now`, or the recordings' time in replay
@@ -212,15 +173,6 @@ mod tests {
 
     fn rt() -> ReadThrough {
         ReadThrough::live(UpstreamConfig::default()).unwrap()
-    }
-
-    #[test]
-    fn budget_cycles() {
-        let nov_20 = 1_795_154_400; // 2026-11-20
-        assert_eq!(cycle_start(nov_20, 1), "2026-11-01");
-        assert_eq!(cycle_start(nov_20, 25), "2026-10-25");
-        assert_eq!(cycle_start(nov_20, 20), "2026-11-20");
-        assert_eq!(cycle_start(1_767_571_200, 10), "2025-12-10", "2026-01-05 belongs to December's cycle");
     }
 
     #[tokio::test]

@@ -1,6 +1,7 @@
 //! The one end-to-end test binary: real pipelines over recorded fixtures, the real lake protocol,
 //! the real server on 127.0.0.1:0. One module per feature.
 
+mod airport_delays;
 mod auth_and_errors;
 mod aviation;
 mod batch;

@@ -108,7 +108,8 @@ async fn flight_status_for_pro_accounts_cached_and_budgeted() {
         ])
     );
     // Four distinct live calls so far, each counted in both budgets of this cycle.
-    let cycle = sitrep_serve::read_through::cycle_start(app.state.clock.now(), 1);
+    let cycle =
+        sitrep_serve::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
     assert_eq!(app.state.store.budget_used("aviationstack-live", &cycle).await.unwrap(), 4);
     assert_eq!(app.state.store.budget_used("aviationstack", &cycle).await.unwrap(), 4);
 }
@@ -124,7 +125,8 @@ async fn an_exhausted_budget_answers_budget_and_survives_a_restart() {
     assert_eq!(r.headers()["cache-control"], "no-store");
     assert_eq!(r.json::<Value>().await.unwrap(), json!({"flights": [], "source": "budget", "cacheHit": false}));
     // The count lives in the state store: a new server on the same store sees it spent.
-    let cycle = sitrep_serve::read_through::cycle_start(app.state.clock.now(), 1);
+    let cycle =
+        sitrep_serve::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
     assert!(!app.state.store.reserve_budget("aviationstack-live", &cycle, 1).await.unwrap());
 }
 

@@ -16,3 +16,4 @@ pub mod meta;
 pub mod openapi_doc;
 pub mod paged_list;
 pub mod params;
+pub mod records;

@@ -39,6 +39,20 @@ pub trait ListParams: Send + Sync + 'static {
     fn canonical(&self) -> Canonical;
 }
 
+/// The filters of a list that has none (besides paging): its canonical filter string is empty.
+#[derive(Debug, Clone, Copy)]
+pub struct NoFilters;
+
+impl ListParams for NoFilters {
+    fn parse(_: &RawQuery, _: &mut Violations) -> Self {
+        NoFilters
+    }
+
+    fn canonical(&self) -> Canonical {
+        Canonical::default()
+    }
+}
+
 /// Inclusive bounds fixed on the first page and carried by its cursors (SUPPLEMENT 1.7 `s`, `e`),
 /// so defaults such as "end = as-of" do not move while paging.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,8 +78,9 @@ pub struct PagedList<P, Row, Body> {
     pub dataset: DatasetId,
     /// The operation's declared parameters (their order is the violations' field order).
     pub params: &'static [Param],
-    /// The bounds of a first page, from its filters and the version's as-of (epoch ms).
-    pub bounds: fn(&P, as_of_ms: i64) -> Bounds,
+    /// The bounds of a first page, from its filters and the version's as-of (epoch ms); `None` for
+    /// lists without a time range (their cursors carry no `s`/`e`).
+    pub bounds: Option<fn(&P, as_of_ms: i64) -> Bounds>,
     /// The page and the total count of rows matching the filters, on a pooled connection.
     pub page: fn(&Connection, &DatasetDb, &P, Bounds, Page) -> PageOf<Row>,
     pub respond: fn(Vec<Row>, Pagination) -> Body,
@@ -115,7 +130,7 @@ where
         let bounds = match &pinned {
             Some((p, _)) => Bounds { start: p.s.unwrap_or(0), end: p.e.unwrap_or(as_of_ms) },
             None => {
-                let b = (self.bounds)(&params, as_of_ms);
+                let b = self.bounds.map(|f| f(&params, as_of_ms)).unwrap_or(Bounds { start: 0, end: as_of_ms });
                 if b.start > b.end {
                     v.push("start", "start must be less than or equal to end");
                 }
@@ -145,8 +160,8 @@ where
                 gen: db.version,
                 off: offset,
                 fh: filters.filter_hash(),
-                s: Some(bounds.start),
-                e: Some(bounds.end),
+                s: self.bounds.map(|_| bounds.start),
+                e: self.bounds.map(|_| bounds.end),
             };
             let page = Page { limit: page_size as i64, offset: offset as i64 };
             let query_db = db.clone();

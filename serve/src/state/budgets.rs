@@ -2,23 +2,17 @@
 
 use super::{StateError, StateStore};
 
+#[async_trait::async_trait]
+impl sitrep_pipelines::budget::CallBudget for StateStore {
+    async fn reserve(&self, name: &str, cycle: &str, limit: i64) -> Result<bool, String> {
+        self.reserve_budget(name, cycle, limit).await.map_err(|e| e.to_string())
+    }
+}
+
 impl StateStore {
     /// Reserves one unit of `name` in `cycle` if fewer than `limit` are used; whether it was.
     pub async fn reserve_budget(&self, name: &str, cycle: &str, limit: i64) -> Result<bool, StateError> {
-        if limit <= 0 {
-            return Ok(false);
-        }
-        let used: Option<i64> = sqlx::query_scalar(
-            "INSERT INTO upstream_budgets (name, cycle, used) VALUES (?1, ?2, 1)
-             ON CONFLICT (name, cycle) DO UPDATE SET used = used + 1 WHERE used < ?3
-             RETURNING used",
-        )
-        .bind(name)
-        .bind(cycle)
-        .bind(limit)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(used.is_some())
+        Ok(sitrep_pipelines::budget::reserve_in(&self.pool, name, cycle, limit).await?)
     }
 
     /// Units of `name` used in `cycle`.

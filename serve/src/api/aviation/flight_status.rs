@@ -108,7 +108,7 @@ pub async fn answer(state: &AppState, req: &Request) -> Answer<GetFlightStatusRe
                 if let Some(o) = &origin {
                     query.push(("dep_iata", o));
                 }
-                match aviationstack::flights(&rt.http, aviationstack::BASE, &key, &query).await {
+                match aviationstack::flights(&rt.http, aviationstack::BASE, &key, &query, None).await {
                     Ok(rows) => {
                         let updated_at = now * 1000;
                         let flights = rows.iter().map(|r| flight(aviationstack::record(r), updated_at)).collect();

@@ -1,7 +1,8 @@
-//! The Aviation group (API.md 4.2, SUPPLEMENT 2.1). So far: ListAircraftEmergencies, answered from
-//! the current generation's `aircraft-emergencies` dataset, and two read-through operations:
-//! GetFlightStatus (PRO, AviationStack) and GetVideoLiveStreamInfo (YouTube oEmbed).
+//! The Aviation group (API.md 4.2, SUPPLEMENT 2.1). So far: the scheduled-dataset operations
+//! ListAircraftEmergencies, ListAirportDelays, GetAirportOpsSummary and ListAviationNews, and the
+//! read-through GetFlightStatus (PRO, AviationStack) and GetVideoLiveStreamInfo (YouTube oEmbed).
 
+mod delays;
 mod flight_status;
 pub mod model;
 mod news;
@@ -71,6 +72,18 @@ impl AviationApi {
             Ok(ListAircraftEmergenciesResponse { feeds, observations })
         })
         .await
+    }
+
+    /// ListAirportDelays — delay, closure and NOTAM alerts for the 115 registry airports (FAA, AviationStack, ICAO).
+    #[oai(path = "/list-airport-delays", method = "get", operation_id = "ListAirportDelays")]
+    async fn list_airport_delays(&self, req: &Request) -> Answer<ListAirportDelaysResponse> {
+        delays::LIST_AIRPORT_DELAYS.answer(&self.state, req).await
+    }
+
+    /// GetAirportOpsSummary — delays, cancellations, NOTAM flags and severity per airport, from the current airport-delays version.
+    #[oai(path = "/get-airport-ops-summary", method = "get", operation_id = "GetAirportOpsSummary")]
+    async fn get_airport_ops_summary(&self, req: &Request) -> Answer<GetAirportOpsSummaryResponse> {
+        delays::ops_summary(&self.state, req).await
     }
 
     /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).

@@ -3,6 +3,8 @@
 use poem_openapi::Object;
 use serde::Serialize;
 
+pub use crate::api::{paged_list::Pagination, records::GeoCoordinates};
+
 /// One squawk feed's state in the answered version.
 #[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
@@ -154,4 +156,82 @@ pub struct ListAviationNewsResponse {
     pub source: String,
     /// Epoch ms of the fetch the items come from.
     pub updated_at: i64,
+}
+
+/// One AirportDelayAlert (2.1.2). Enums are their value names: `region` AirportRegion,
+/// `delayType` FlightDelayType, `severity` FlightDelaySeverity, `source` FlightDelaySource.
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct AirportDelayAlert {
+    /// `faa-`, `avstack-`, `notam-`, `status-` or `unknown-` and the IATA code.
+    pub id: String,
+    pub iata: String,
+    pub icao: String,
+    pub name: String,
+    pub city: String,
+    /// ISO 3166-1 alpha-2.
+    pub country: String,
+    pub location: GeoCoordinates,
+    pub region: String,
+    pub delay_type: String,
+    pub severity: String,
+    pub avg_delay_minutes: i32,
+    /// Percent, one decimal.
+    pub delayed_flights_pct: f64,
+    pub cancelled_flights: i32,
+    pub total_flights: i32,
+    /// At most 200 characters.
+    pub reason: String,
+    pub source: String,
+    /// Epoch ms: fetch time of the component that produced the row.
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListAirportDelaysResponse {
+    /// FAA alerts, AviationStack alerts, NOTAM alerts, then one filler per other registry airport.
+    pub alerts: Vec<AirportDelayAlert>,
+    pub pagination: Pagination,
+}
+
+/// One airport's operations (2.1.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct AirportOpsSummary {
+    pub iata: String,
+    pub icao: String,
+    pub name: String,
+    /// IANA time zone.
+    pub timezone: String,
+    /// Percent, one decimal.
+    pub delay_pct: f64,
+    pub avg_delay_minutes: i32,
+    /// Percent, one decimal.
+    pub cancellation_rate: f64,
+    pub total_flights: i32,
+    /// True when a NOTAM closes the airport.
+    pub closure_status: bool,
+    /// Subset of "CLOSED", "RESTRICTED", "NOTAM".
+    pub notam_flags: Vec<String>,
+    /// FlightDelaySeverity.
+    pub severity: String,
+    /// At most two: the alert's reason (unless a filler) and the NOTAM text (80 characters).
+    pub top_delay_reasons: Vec<String>,
+    /// "aviationstack", "faa", "degraded" (its component unavailable) or "unknown" (not in the registry).
+    pub source: String,
+    pub updated_at: i64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetAirportOpsSummaryResponse {
+    /// One per requested airport, in request order, duplicates removed.
+    pub summaries: Vec<AirportOpsSummary>,
+    /// True when no live upstream call was made (always, once the dataset is published).
+    pub cache_hit: bool,
 }

@@ -1,7 +1,7 @@
 //! The Aviation group's query parameters. The video parameters take any string: a malformed id
 //! is answered 200 with `error: invalid_video_id` (SUPPLEMENT 2.1.9), not refused.
 
-use crate::api::params::{Param, ParamKind};
+use crate::api::params::{Param, ParamKind, CURSOR, PAGE_SIZE};
 
 pub const VIDEO_ID: Param = Param {
     name: "video_id",
@@ -69,3 +69,29 @@ pub const MAX_ITEMS: Param = Param {
 };
 
 pub const AVIATION_NEWS: &[Param] = &[ENTITIES, WINDOW_HOURS, MAX_ITEMS];
+
+pub const REGION: Param = Param {
+    name: "region",
+    kind: ParamKind::Text { max_bytes: None },
+    required: false,
+    description: "AirportRegion (AIRPORT_REGION_AMERICAS, _EUROPE, _APAC, _MENA, _AFRICA). Accepted and ignored, as the contract says: every alert is returned.",
+};
+
+pub const MIN_SEVERITY: Param = Param {
+    name: "min_severity",
+    kind: ParamKind::Text { max_bytes: None },
+    required: false,
+    description: "FlightDelaySeverity. Accepted and ignored, as the contract says: every alert is returned.",
+};
+
+pub const AIRPORT_DELAYS: &[Param] = &[PAGE_SIZE, CURSOR, REGION, MIN_SEVERITY];
+
+pub const AIRPORTS: Param = Param {
+    name: "airports",
+    kind: ParamKind::Repeated { max_items: 20 },
+    required: false,
+    description:
+        "IATA codes (repeated, at most 20; any case). Absent = the default watch list IST, ESB, SAW, LHR, FRA, CDG.",
+};
+
+pub const AIRPORT_OPS_SUMMARY: &[Param] = &[AIRPORTS];

@@ -1,9 +1,10 @@
 //! The Aviation group's SQL over a dataset version's serving table (qualified `table`, from the
 //! version itself; values are never interpolated).
 
-use duckdb::Connection;
+use duckdb::{params, Connection};
 
-use super::model::{EmergencyFeed, EmergencyObservation};
+use super::model::{AirportDelayAlert, EmergencyFeed, EmergencyObservation, GeoCoordinates};
+use crate::api::paged_list::Page;
 
 pub fn emergency_feeds(conn: &Connection, table: &str) -> duckdb::Result<Vec<EmergencyFeed>> {
     let mut stmt = conn.prepare_cached(&format!(
@@ -35,6 +36,77 @@ pub fn emergency_observations(conn: &Connection, table: &str) -> duckdb::Result<
             observed_at: r.get(4)?,
             source: r.get(5)?,
             military_flag: r.get(6)?,
+        })
+    })?;
+    rows.collect()
+}
+
+const ALERT_COLUMNS: &str = "id, iata, icao, name, city, country, latitude, longitude, region, delay_type, severity, \
+     avg_delay_minutes, delayed_flights_pct, cancelled_flights, total_flights, reason, source, updated_at";
+
+fn alert(r: &duckdb::Row) -> duckdb::Result<AirportDelayAlert> {
+    Ok(AirportDelayAlert {
+        id: r.get(0)?,
+        iata: r.get(1)?,
+        icao: r.get(2)?,
+        name: r.get(3)?,
+        city: r.get(4)?,
+        country: r.get(5)?,
+        location: GeoCoordinates { latitude: r.get(6)?, longitude: r.get(7)? },
+        region: r.get(8)?,
+        delay_type: r.get(9)?,
+        severity: r.get(10)?,
+        avg_delay_minutes: r.get(11)?,
+        delayed_flights_pct: r.get(12)?,
+        cancelled_flights: r.get(13)?,
+        total_flights: r.get(14)?,
+        reason: r.get(15)?,
+        source: r.get(16)?,
+        updated_at: r.get(17)?,
+    })
+}
+
+/// A page of the alerts in dataset order, and how many there are.
+pub fn airport_delay_alerts(
+    conn: &Connection,
+    table: &str,
+    page: Page,
+) -> duckdb::Result<(Vec<AirportDelayAlert>, i64)> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ALERT_COLUMNS} FROM {table} WHERE row_kind = 'alert' ORDER BY position LIMIT ? OFFSET ?"
+    ))?;
+    let alerts = stmt.query_map(params![page.limit, page.offset], alert)?.collect::<duckdb::Result<Vec<_>>>()?;
+    let total: i64 = conn
+        .prepare_cached(&format!("SELECT count(*) FROM {table} WHERE row_kind = 'alert'"))?
+        .query_row([], |r| r.get(0))?;
+    Ok((alerts, total))
+}
+
+/// An airport's alert with what GetAirportOpsSummary derives from it.
+pub struct AlertFacts {
+    pub alert: AirportDelayAlert,
+    /// `faa`, `aviationstack`, `notam` or `filler`.
+    pub component: String,
+    /// `CLOSED` or `RESTRICTED`.
+    pub notam_flag: Option<String>,
+    pub notam_text: Option<String>,
+    /// `faa`, `aviationstack` or `degraded`.
+    pub coverage: String,
+}
+
+/// Every airport's alert (one per registry airport), in dataset order.
+pub fn airport_alert_facts(conn: &Connection, table: &str) -> duckdb::Result<Vec<AlertFacts>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ALERT_COLUMNS}, component, notam_flag, notam_text, coverage FROM {table}
+         WHERE row_kind = 'alert' ORDER BY position"
+    ))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(AlertFacts {
+            alert: alert(r)?,
+            component: r.get(18)?,
+            notam_flag: r.get(19)?,
+            notam_text: r.get(20)?,
+            coverage: r.get(21)?,
         })
     })?;
     rows.collect()

@@ -61,10 +61,10 @@ static ARMED_EVENTS: PagedList<EventFilters, ArmedConflictEvent, ListArmedEvents
     dataset: DatasetId::ARMED_EVENTS,
     params: params::ARMED_EVENTS,
     // Default window: from 00:00 UTC of (as-of date − 30 days) to the as-of time (SUPPLEMENT 1.3).
-    bounds: |f, as_of| Bounds {
+    bounds: Some(|f, as_of| Bounds {
         start: f.start.unwrap_or((as_of.div_euclid(DAY_MS) - 30) * DAY_MS),
         end: f.end.unwrap_or(as_of),
-    },
+    }),
     page: |conn: &Connection, db, f, b, page| {
         queries::armed_events(conn, db.table(), &event_filter(db, f, whole_days(b), page))
     },
@@ -76,7 +76,7 @@ static VIOLENCE_EVENTS: PagedList<EventFilters, UcdpViolenceEvent, ListViolenceE
     dataset: DatasetId::VIOLENCE_EVENTS,
     params: params::VIOLENCE_EVENTS,
     // UCDP matches dateStart in milliseconds; no lower bound by default.
-    bounds: |f, as_of| Bounds { start: f.start.unwrap_or(0), end: f.end.unwrap_or(as_of) },
+    bounds: Some(|f, as_of| Bounds { start: f.start.unwrap_or(0), end: f.end.unwrap_or(as_of) }),
     page: |conn: &Connection, db, f, b, page| {
         queries::violence_events(conn, db.table(), &event_filter(db, f, (b.start, b.end), page))
     },

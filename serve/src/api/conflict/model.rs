@@ -6,15 +6,7 @@ use std::collections::BTreeMap;
 use poem_openapi::Object;
 use serde::Serialize;
 
-pub use crate::api::paged_list::Pagination;
-
-#[derive(Debug, Clone, Serialize, Object)]
-#[serde(rename_all = "camelCase")]
-#[oai(rename_all = "camelCase")]
-pub struct GeoCoordinates {
-    pub latitude: f64,
-    pub longitude: f64,
-}
+pub use crate::api::{paged_list::Pagination, records::GeoCoordinates};
 
 #[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]

@@ -1,0 +1,210 @@
+//! ListAirportDelays (2.1.2), a paged list over `airport-delays`, and GetAirportOpsSummary
+//! (2.1.3), derived per airport from the same version's alerts: no upstream call.
+
+use poem::Request;
+use sitrep_schemas::{
+    airports,
+    delay_severity::{cancel_band, hub_band, Severity},
+    DatasetId,
+};
+
+use super::{
+    model::*,
+    params::{AIRPORTS, AIRPORT_DELAYS},
+    queries::{self, AlertFacts},
+};
+use crate::{
+    api::{
+        answer::{check_jmespath_length, dataset_get, Answer},
+        canonical::Canonical,
+        dataset_read,
+        error::Violations,
+        paged_list::{NoFilters, PagedList},
+        params::{RawQuery, JMESPATH},
+    },
+    app_state::AppState,
+};
+
+/// The default ops watch list (2.1.0).
+pub const DEFAULT_WATCH_LIST: [&str; 6] = ["IST", "ESB", "SAW", "LHR", "FRA", "CDG"];
+
+pub static LIST_AIRPORT_DELAYS: PagedList<NoFilters, AirportDelayAlert, ListAirportDelaysResponse> = PagedList {
+    op: "list-airport-delays",
+    dataset: DatasetId::AIRPORT_DELAYS,
+    params: AIRPORT_DELAYS,
+    bounds: None,
+    page: |conn, db, _, _, page| queries::airport_delay_alerts(conn, db.table(), page),
+    respond: |alerts, pagination| ListAirportDelaysResponse { alerts, pagination },
+};
+
+fn one_dp(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+/// The summary of a code outside the registry: zeros, NORMAL, source "unknown".
+fn unknown(code: &str) -> AirportOpsSummary {
+    AirportOpsSummary {
+        iata: code.to_string(),
+        icao: String::new(),
+        name: code.to_string(),
+        timezone: "UTC".into(),
+        delay_pct: 0.0,
+        avg_delay_minutes: 0,
+        cancellation_rate: 0.0,
+        total_flights: 0,
+        closure_status: false,
+        notam_flags: Vec::new(),
+        severity: Severity::Normal.name().into(),
+        top_delay_reasons: Vec::new(),
+        source: "unknown".into(),
+        updated_at: 0,
+    }
+}
+
+/// One registry airport's summary from its alert (2.1.3's mapping).
+pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
+    let a = &facts.alert;
+    let cancellation_rate =
+        if a.total_flights > 0 { a.cancelled_flights as f64 * 100.0 / a.total_flights as f64 } else { 0.0 };
+    let closed = facts.notam_flag.as_deref() == Some("CLOSED");
+    let restricted = facts.notam_flag.as_deref() == Some("RESTRICTED");
+    let notam_floor = if closed {
+        if a.total_flights == 0 {
+            Severity::Severe
+        } else {
+            Severity::Moderate
+        }
+    } else if restricted {
+        Severity::Minor
+    } else {
+        Severity::Unknown
+    };
+    // An airport without telemetry stays UNKNOWN (never read as normal) unless a NOTAM says more.
+    let measured = if a.severity == Severity::Unknown.name() {
+        Severity::Unknown
+    } else {
+        cancel_band(cancellation_rate).max(hub_band(a.avg_delay_minutes as f64, a.delayed_flights_pct))
+    };
+    let mut notam_flags: Vec<String> = facts.notam_flag.iter().cloned().collect();
+    if !notam_flags.is_empty() {
+        notam_flags.push("NOTAM".into());
+    }
+    let mut top_delay_reasons = Vec::new();
+    if facts.component != "filler" {
+        top_delay_reasons.push(a.reason.clone());
+    }
+    if let Some(text) = facts.notam_text.as_deref().filter(|t| !t.is_empty()) {
+        top_delay_reasons.push(text.chars().take(80).collect());
+    }
+    AirportOpsSummary {
+        iata: a.iata.clone(),
+        icao: a.icao.clone(),
+        name: a.name.clone(),
+        timezone: timezone.to_string(),
+        delay_pct: one_dp(a.delayed_flights_pct),
+        avg_delay_minutes: a.avg_delay_minutes,
+        cancellation_rate: one_dp(cancellation_rate),
+        total_flights: a.total_flights,
+        closure_status: closed,
+        notam_flags,
+        severity: measured.max(notam_floor).name().into(),
+        top_delay_reasons,
+        source: facts.coverage.clone(),
+        updated_at: a.updated_at,
+    }
+}
+
+/// The requested codes: upper-cased, duplicates removed, in request order; absent = the watch list.
+fn requested(q: &RawQuery, v: &mut Violations) -> Vec<String> {
+    let mut codes: Vec<String> = Vec::new();
+    for code in AIRPORTS.repeated(q, v) {
+        let code = code.to_ascii_uppercase();
+        if !codes.contains(&code) {
+            codes.push(code);
+        }
+    }
+    if codes.is_empty() {
+        codes = DEFAULT_WATCH_LIST.iter().map(|c| c.to_string()).collect();
+    }
+    codes
+}
+
+pub async fn ops_summary(state: &AppState, req: &Request) -> Answer<GetAirportOpsSummaryResponse> {
+    let q = RawQuery::of(req);
+    let mut v = Violations::default();
+    let codes = requested(&q, &mut v);
+    if let Err(e) = v.into_result() {
+        return e.into();
+    }
+    let jmespath = JMESPATH.raw(&q);
+    if let Err(e) = check_jmespath_length::<GetAirportOpsSummaryResponse>(jmespath) {
+        return e.into();
+    }
+    let (provenance, db) = dataset_read::current(state, DatasetId::AIRPORT_DELAYS);
+    let canonical = Canonical::new(vec![("airports", codes.join(","))]);
+    let key = db.as_ref().map(|d| canonical.cache_key("get-airport-ops-summary", d.version, "", jmespath));
+    dataset_get(&state.cache, req, key, jmespath, provenance, async move {
+        let Some(db) = db else { return Ok(GetAirportOpsSummaryResponse { summaries: Vec::new(), cache_hit: false }) };
+        let table = db.table().to_string();
+        let facts = db.query(move |c| queries::airport_alert_facts(c, &table)).await?;
+        let summaries = codes
+            .iter()
+            .map(|code| match (airports::by_iata(code), facts.iter().find(|f| &f.alert.iata == code)) {
+                (Some(airport), Some(f)) => summary(f, airport.timezone),
+                _ => unknown(code),
+            })
+            .collect();
+        Ok(GetAirportOpsSummaryResponse { summaries, cache_hit: true })
+    })
+    .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts(severity: Severity, total: i32, cancelled: i32, pct: f64, avg: i32, notam: Option<&str>) -> AlertFacts {
+        AlertFacts {
+            alert: AirportDelayAlert {
+                id: "x".into(),
+                iata: "IST".into(),
+                icao: "LTFM".into(),
+                name: "Istanbul Airport".into(),
+                city: "Istanbul".into(),
+                country: "TR".into(),
+                location: GeoCoordinates { latitude: 41.26, longitude: 28.74 },
+                region: "AIRPORT_REGION_EUROPE".into(),
+                delay_type: "FLIGHT_DELAY_TYPE_GENERAL".into(),
+                severity: severity.name().into(),
+                avg_delay_minutes: avg,
+                delayed_flights_pct: pct,
+                cancelled_flights: cancelled,
+                total_flights: total,
+                reason: "Avg 20min delay".into(),
+                source: "FLIGHT_DELAY_SOURCE_AVIATIONSTACK".into(),
+                updated_at: 7,
+            },
+            component: "aviationstack".into(),
+            notam_flag: notam.map(Into::into),
+            notam_text: notam.map(|_| "X".repeat(100)),
+            coverage: "aviationstack".into(),
+        }
+    }
+
+    #[test]
+    fn severity_is_the_max_of_the_bands_and_the_notam_floor() {
+        let s = summary(&facts(Severity::Minor, 40, 10, 20.0, 20, None), "Europe/Istanbul");
+        assert_eq!((s.cancellation_rate, s.severity.as_str()), (25.0, "FLIGHT_DELAY_SEVERITY_MODERATE"));
+        let s = summary(&facts(Severity::Normal, 40, 0, 5.0, 5, Some("RESTRICTED")), "UTC");
+        assert_eq!(s.severity, "FLIGHT_DELAY_SEVERITY_MINOR", "restricted → at least MINOR");
+        assert_eq!(s.notam_flags, ["RESTRICTED", "NOTAM"]);
+        assert_eq!(s.top_delay_reasons.len(), 2);
+        assert_eq!(s.top_delay_reasons[1].chars().count(), 80);
+        let s = summary(&facts(Severity::Severe, 0, 0, 0.0, 0, Some("CLOSED")), "UTC");
+        assert_eq!((s.severity.as_str(), s.closure_status), ("FLIGHT_DELAY_SEVERITY_SEVERE", true));
+        let s = summary(&facts(Severity::Minor, 30, 0, 0.0, 0, Some("CLOSED")), "UTC");
+        assert_eq!(s.severity, "FLIGHT_DELAY_SEVERITY_MODERATE", "closed with traffic → MODERATE floor");
+        let s = summary(&facts(Severity::Unknown, 0, 0, 0.0, 0, None), "UTC");
+        assert_eq!(s.severity, "FLIGHT_DELAY_SEVERITY_UNKNOWN", "no telemetry is not normal");
+    }
+}
