@@ -30,8 +30,8 @@ export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CA
 export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true SITREP_READ_THROUGH=replay
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
 export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000"
-"$bin/sitrep-ingest" run --mode replay >/dev/null
 key="$("$bin/sitrep-serve" keys create --account contract --plan pro | sed -n 's/^API key: //p')"
+"$bin/sitrep-ingest" run --mode replay >/dev/null
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 SITREP_LISTEN="127.0.0.1:$port" "$bin/sitrep-serve" serve &

@@ -111,9 +111,15 @@ fn parse_datasets(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
 /// The run's source environment, counting metered calls in the state store when one is given.
 async fn source_env(source: &SourceArgs, state: Option<&str>) -> anyhow::Result<SourceEnv> {
     let env = SourceEnv::prepare(source).await?;
-    Ok(match state {
-        Some(url) => env.with_budget(Arc::new(SqliteBudget::open(url).await.map_err(anyhow::Error::msg)?)),
-        None => env,
+    let Some(url) = state else { return Ok(env) };
+    // A missing store is not fatal: the run goes on without metered calls, and the affected
+    // component says so in the dataset (`no budget store`).
+    Ok(match SqliteBudget::open(url).await {
+        Ok(store) => env.with_budget(Arc::new(store)),
+        Err(e) => {
+            tracing::warn!(error = %e, "no budget store: metered upstream calls (AviationStack) are skipped");
+            env
+        }
     })
 }
 
