@@ -22,6 +22,22 @@ pub struct UpstreamConfig {
     pub aviationstack_budget: AviationStackBudget,
     /// `ICAO_API_KEY`: the ICAO API Data Service key (NOTAM).
     pub icao_api_key: Option<String>,
+    /// `AVIATION_WATCH_AIRPORTS`: IATA codes whose flights are a scheduled dataset.
+    pub aviation_watch_airports: Vec<String>,
+}
+
+/// A comma-separated list of IATA airport codes (`IST,ESB`), upper-cased; anything else is an error.
+pub fn iata_list(name: &str, value: &str) -> Result<Vec<String>, String> {
+    let codes: Vec<String> =
+        value.split(',').map(|c| c.trim().to_ascii_uppercase()).filter(|c| !c.is_empty()).collect();
+    match codes.iter().find(|c| c.len() != 3 || !c.bytes().all(|b| b.is_ascii_uppercase())) {
+        Some(bad) => Err(format!("{name}: `{bad}` is not a three-letter IATA code")),
+        None => Ok(codes),
+    }
+}
+
+fn default_watch_airports() -> Vec<String> {
+    crate::airport_flights::DEFAULT_WATCH_AIRPORTS.iter().map(|c| c.to_string()).collect()
 }
 
 fn env(name: &str) -> Option<String> {
@@ -47,6 +63,10 @@ impl UpstreamConfig {
             aviationstack_key: env("AVIATIONSTACK_API"),
             aviationstack_budget: AviationStackBudget::from_env()?,
             icao_api_key: env("ICAO_API_KEY"),
+            aviation_watch_airports: match env("AVIATION_WATCH_AIRPORTS") {
+                Some(v) => iata_list("AVIATION_WATCH_AIRPORTS", &v)?,
+                None => default_watch_airports(),
+            },
         })
     }
 
@@ -66,6 +86,7 @@ impl UpstreamConfig {
             aviationstack_key: Some("REDACTED".into()),
             aviationstack_budget: AviationStackBudget::default(),
             icao_api_key: Some("REDACTED".into()),
+            aviation_watch_airports: default_watch_airports(),
         }
     }
 }
@@ -82,6 +103,7 @@ impl fmt::Debug for UpstreamConfig {
             .field("aviationstack", &self.aviationstack_key.is_some())
             .field("aviationstack_budget", &self.aviationstack_budget)
             .field("icao", &self.icao_api_key.is_some())
+            .field("aviation_watch_airports", &self.aviation_watch_airports)
             .finish()
     }
 }

@@ -8,6 +8,7 @@
 pub mod acled;
 pub mod adsb;
 pub mod airport_delays;
+pub mod airport_flights;
 pub mod arrow_util;
 pub mod aviation_news;
 pub mod aviationstack;

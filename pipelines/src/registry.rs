@@ -5,8 +5,8 @@ use std::sync::Arc;
 use sitrep_schemas::DatasetId;
 
 use crate::{
-    acled::AcledSource, adsb::AdsbSource, airport_delays::AirportDelaysSource, aviation_news::AviationNewsSource,
-    hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source,
+    acled::AcledSource, adsb::AdsbSource, airport_delays::AirportDelaysSource, airport_flights::AirportFlightsSource,
+    aviation_news::AviationNewsSource, hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source,
 };
 
 pub fn all_sources() -> Vec<Arc<dyn Source>> {
@@ -18,6 +18,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(AdsbSource),
         Arc::new(AviationNewsSource),
         Arc::new(AirportDelaysSource),
+        Arc::new(AirportFlightsSource),
     ]
 }
 

@@ -152,3 +152,74 @@ pub static AIRPORT_DELAYS: DatasetDescriptor = DatasetDescriptor {
     schema: airport_delays_schema,
     operations: &["ListAirportDelays", "GetAirportOpsSummary"],
 };
+
+/// The watch-list airports' departure and arrival pages (`AVIATION_WATCH_AIRPORTS`, 2.1.5), as rows
+/// of two kinds:
+/// - `row_kind = 'page'`: one per (airport, direction) asked — `status` (`ok`, `failed`), a short
+///   `message`, `fetched_at` and `total_available` (rows received);
+/// - `row_kind = 'flight'`: the page's Flight records (2.1.4) in the API's order (`position`:
+///   scheduled time of the direction, ascending); unknown times are null.
+pub fn airport_flights_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        let mut fields = vec![
+            utf8("row_kind"),
+            utf8("airport"),
+            utf8("direction"),
+            Field::new("position", DataType::Int32, false),
+            instant("fetched_at", false),
+            utf8_or_null("status"),
+            utf8_or_null("message"),
+            int32_or_null("total_available"),
+            utf8_or_null("flight_number"),
+            utf8_or_null("date"),
+        ];
+        for side in ["carrier", "origin", "destination"] {
+            for column in ["iata", "icao", "name"] {
+                fields.push(utf8_or_null(&format!("{side}_{column}")));
+            }
+            if side != "carrier" {
+                fields.push(utf8_or_null(&format!("{side}_timezone")));
+            }
+        }
+        for time in [
+            "scheduled_departure",
+            "estimated_departure",
+            "actual_departure",
+            "scheduled_arrival",
+            "estimated_arrival",
+            "actual_arrival",
+        ] {
+            fields.push(instant(time, true));
+        }
+        fields.extend([
+            utf8_or_null("flight_status"),
+            int32_or_null("delay_minutes"),
+            Field::new("cancelled", DataType::Boolean, true),
+            Field::new("diverted", DataType::Boolean, true),
+            utf8_or_null("gate"),
+            utf8_or_null("terminal"),
+            utf8_or_null("aircraft_icao24"),
+            utf8_or_null("aircraft_type"),
+            Field::new("codeshare_flight_numbers", DataType::List(crate::conflict::list_item()), true),
+        ]);
+        Schema::new(fields)
+    })
+}
+
+/// `airport-flights`: the watch list's departures and arrivals from AviationStack, every 15 minutes;
+/// ListAirportFlights and GetCarrierOps answer from it for watched airports (1.8 step 1).
+pub static AIRPORT_FLIGHTS: DatasetDescriptor = DatasetDescriptor {
+    id: "airport-flights",
+    table: "airport_flights",
+    group: "aviation",
+    provider: "AviationStack",
+    license: "AviationStack API terms",
+    cadence: Duration::from_secs(15 * 60),
+    cron: "0 */15 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "row_kind, airport, direction, position",
+    schema: airport_flights_schema,
+    operations: &["ListAirportFlights", "GetCarrierOps"],
+};

@@ -61,9 +61,10 @@ impl DatasetId {
     pub const AIRCRAFT_EMERGENCIES: DatasetId = DatasetId(&aviation::AIRCRAFT_EMERGENCIES);
     pub const AVIATION_NEWS: DatasetId = DatasetId(&aviation::AVIATION_NEWS);
     pub const AIRPORT_DELAYS: DatasetId = DatasetId(&aviation::AIRPORT_DELAYS);
+    pub const AIRPORT_FLIGHTS: DatasetId = DatasetId(&aviation::AIRPORT_FLIGHTS);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 7] = [
+    pub const ALL: [DatasetId; 8] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -71,6 +72,7 @@ impl DatasetId {
         DatasetId::AIRCRAFT_EMERGENCIES,
         DatasetId::AVIATION_NEWS,
         DatasetId::AIRPORT_DELAYS,
+        DatasetId::AIRPORT_FLIGHTS,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -2,6 +2,7 @@
 //! the real server on 127.0.0.1:0. One module per feature.
 
 mod airport_delays;
+mod airport_flights;
 mod auth_and_errors;
 mod aviation;
 mod batch;

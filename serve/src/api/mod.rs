@@ -17,3 +17,4 @@ pub mod openapi_doc;
 pub mod paged_list;
 pub mod params;
 pub mod records;
+pub mod sql_values;

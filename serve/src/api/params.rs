@@ -27,6 +27,9 @@ pub enum ParamKind {
     Checked { min_chars: usize, max_chars: usize, pattern: Option<Pattern> },
     /// A repeated string parameter (`?entities=a&entities=b`), at most `max_items` values.
     Repeated { max_items: usize },
+    /// A proto enum (SUPPLEMENT 1.2): the full name (`FLIGHT_DIRECTION_ARRIVAL`) or the upper-case
+    /// suffix (`ARRIVAL`); `<prefix>_UNSPECIFIED` is "not set". `values` are the suffixes.
+    Enum { prefix: &'static str, values: &'static [&'static str] },
 }
 
 /// A documented regex and the function that checks it (no regex engine at request time).
@@ -190,6 +193,48 @@ impl Param {
         None
     }
 
+    /// An enum parameter's suffix (`ARRIVAL`), or `None` when absent or UNSPECIFIED (then
+    /// `value is required` if it is required).
+    pub fn enumerated(&self, q: &RawQuery, v: &mut Violations) -> Option<&'static str> {
+        let ParamKind::Enum { prefix, values } = self.kind else {
+            unreachable!("{} is not an enum parameter", self.name)
+        };
+        let field = self.field();
+        let raw = self.raw(q);
+        let suffix = raw.map(|s| s.strip_prefix(prefix).and_then(|r| r.strip_prefix('_')).unwrap_or(s));
+        match suffix {
+            None | Some("UNSPECIFIED") => {
+                if self.required {
+                    v.push(&field, "value is required");
+                }
+                None
+            }
+            Some(s) if s.bytes().all(|b| b.is_ascii_digit() || b == b'-') && !s.is_empty() => {
+                v.push(
+                    &field,
+                    "value must be an enum name (this API does not accept the numeric proto3-JSON enum form)",
+                );
+                None
+            }
+            Some(s) => match values.iter().find(|v| **v == s) {
+                Some(v) => Some(v),
+                None => {
+                    v.push(&field, "enum value must be defined");
+                    None
+                }
+            },
+        }
+    }
+
+    /// The accepted spellings of an enum parameter: full names, suffixes and UNSPECIFIED.
+    pub fn enum_names(&self) -> Vec<String> {
+        let ParamKind::Enum { prefix, values } = self.kind else { return Vec::new() };
+        let mut names: Vec<String> = values.iter().map(|v| format!("{prefix}_{v}")).collect();
+        names.extend(values.iter().map(|v| v.to_string()));
+        names.push(format!("{prefix}_UNSPECIFIED"));
+        names
+    }
+
     /// The values of a repeated parameter, trimmed, empty ones dropped.
     pub fn repeated(&self, q: &RawQuery, v: &mut Violations) -> Vec<String> {
         let ParamKind::Repeated { max_items } = self.kind else {
@@ -227,6 +272,7 @@ impl Param {
             ParamKind::Repeated { max_items } => {
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": max_items})
             }
+            ParamKind::Enum { .. } => json!({"type": "string", "enum": self.enum_names()}),
             ParamKind::Checked { min_chars, max_chars, pattern } => {
                 let mut schema = json!({"type": "string", "minLength": min_chars, "maxLength": max_chars});
                 if let Some((regex, _)) = pattern {
@@ -318,6 +364,33 @@ mod tests {
                 ("pageSize", "number must be greater than or equal to 1")
             ]
         );
+    }
+
+    #[test]
+    fn enums_take_full_names_or_suffixes() {
+        const DIRECTION: Param = Param {
+            name: "direction",
+            kind: ParamKind::Enum { prefix: "FLIGHT_DIRECTION", values: &["DEPARTURE", "ARRIVAL", "BOTH"] },
+            required: false,
+            description: "",
+        };
+        let mut v = Violations::default();
+        assert_eq!(DIRECTION.enumerated(&q("direction=FLIGHT_DIRECTION_ARRIVAL"), &mut v), Some("ARRIVAL"));
+        assert_eq!(DIRECTION.enumerated(&q("direction=BOTH"), &mut v), Some("BOTH"));
+        assert_eq!(DIRECTION.enumerated(&q("direction=FLIGHT_DIRECTION_UNSPECIFIED"), &mut v), None);
+        assert_eq!(DIRECTION.enumerated(&q(""), &mut v), None);
+        assert!(v.0.is_empty());
+        DIRECTION.enumerated(&q("direction=2"), &mut v);
+        DIRECTION.enumerated(&q("direction=arrival"), &mut v);
+        let d: Vec<&str> = v.0.iter().map(|x| x.description.as_str()).collect();
+        assert_eq!(
+            d,
+            [
+                "value must be an enum name (this API does not accept the numeric proto3-JSON enum form)",
+                "enum value must be defined"
+            ]
+        );
+        assert_eq!(DIRECTION.enum_names().len(), 7);
     }
 
     #[test]

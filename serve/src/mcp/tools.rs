@@ -40,7 +40,7 @@ fn property(p: &Param) -> Value {
         ParamKind::Cursor => json!({"type": "string"}),
         ParamKind::Text { max_bytes: Some(n) } => json!({"type": "string", "maxLength": n}),
         ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
-        ParamKind::Checked { .. } | ParamKind::Repeated { .. } => p.schema(),
+        ParamKind::Checked { .. } | ParamKind::Repeated { .. } | ParamKind::Enum { .. } => p.schema(),
     };
     schema["description"] = json!(p.description);
     schema

@@ -40,7 +40,8 @@ fn airport(p: Place) -> AirportRef {
     AirportRef { iata: p.iata, icao: p.icao, name: p.name, timezone: p.timezone }
 }
 
-fn flight(r: FlightRecord, updated_at: i64) -> Flight {
+/// A Flight record of the connector as the API's Flight.
+pub fn flight(r: FlightRecord, updated_at: i64) -> Flight {
     Flight {
         flight_number: r.flight_number,
         date: r.date,

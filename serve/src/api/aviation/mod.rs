@@ -2,6 +2,7 @@
 //! ListAircraftEmergencies, ListAirportDelays, GetAirportOpsSummary and ListAviationNews, and the
 //! read-through GetFlightStatus (PRO, AviationStack) and GetVideoLiveStreamInfo (YouTube oEmbed).
 
+mod airport_flights;
 mod delays;
 mod flight_status;
 pub mod model;
@@ -84,6 +85,18 @@ impl AviationApi {
     #[oai(path = "/get-airport-ops-summary", method = "get", operation_id = "GetAirportOpsSummary")]
     async fn get_airport_ops_summary(&self, req: &Request) -> Answer<GetAirportOpsSummaryResponse> {
         delays::ops_summary(&self.state, req).await
+    }
+
+    /// ListAirportFlights — an airport's departures, arrivals or both (PRO; watch list or live, TTL 900 s).
+    #[oai(path = "/list-airport-flights", method = "get", operation_id = "ListAirportFlights")]
+    async fn list_airport_flights(&self, req: &Request) -> Answer<ListAirportFlightsResponse> {
+        airport_flights::list(&self.state, req).await
+    }
+
+    /// GetCarrierOps — delays and cancellations per carrier at up to six airports (PRO; watch list or live).
+    #[oai(path = "/get-carrier-ops", method = "get", operation_id = "GetCarrierOps")]
+    async fn get_carrier_ops(&self, req: &Request) -> Answer<GetCarrierOpsResponse> {
+        airport_flights::carriers(&self.state, req).await
     }
 
     /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).

@@ -235,3 +235,48 @@ pub struct GetAirportOpsSummaryResponse {
     /// True when no live upstream call was made (always, once the dataset is published).
     pub cache_hit: bool,
 }
+
+/// ListAirportFlights (2.1.5). `source`: "aviationstack", or "invalid" (not a three-letter code),
+/// "none" (no key), "budget" (live budget exhausted), "error" (upstream failure) with no flights.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListAirportFlightsResponse {
+    /// Scheduled time of the requested direction, ascending; at most `limit`.
+    pub flights: Vec<Flight>,
+    /// Rows the upstream returned.
+    pub total_available: i32,
+    pub source: String,
+    pub updated_at: i64,
+}
+
+/// One carrier's departures at one airport (2.1.6).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct CarrierOps {
+    pub carrier: Carrier,
+    /// IATA code of the airport.
+    pub airport: String,
+    pub total_flights: i32,
+    pub delayed_count: i32,
+    pub cancelled_count: i32,
+    pub avg_delay_minutes: i32,
+    /// Percent, one decimal.
+    pub delay_pct: f64,
+    /// Percent, one decimal.
+    pub cancellation_rate: f64,
+    pub updated_at: i64,
+}
+
+/// GetCarrierOps (2.1.6). `source`: "aviationstack" (every airport answered), "partial" (some
+/// failed), "invalid", or the failing airports' "none", "budget" or "error" with no carriers.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetCarrierOpsResponse {
+    /// Cancellation rate descending, then delay share descending, then airport, then carrier code.
+    pub carriers: Vec<CarrierOps>,
+    pub source: String,
+    pub updated_at: i64,
+}

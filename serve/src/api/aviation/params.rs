@@ -95,3 +95,42 @@ pub const AIRPORTS: Param = Param {
 };
 
 pub const AIRPORT_OPS_SUMMARY: &[Param] = &[AIRPORTS];
+
+pub const AIRPORT: Param = Param {
+    name: "airport",
+    kind: ParamKind::Checked { min_chars: 3, max_chars: 4, pattern: None },
+    required: true,
+    description: "IATA code of the airport (any case). A code that is not three letters answers `source: \"invalid\"`.",
+};
+
+pub const DIRECTION: Param = Param {
+    name: "direction",
+    kind: ParamKind::Enum { prefix: "FLIGHT_DIRECTION", values: &["DEPARTURE", "ARRIVAL", "BOTH"] },
+    required: false,
+    description: "FlightDirection: DEPARTURE (default), ARRIVAL or BOTH.",
+};
+
+pub const LIMIT: Param = Param {
+    name: "limit",
+    kind: ParamKind::Int32 { min: 1, max: 100, default: 30 },
+    required: false,
+    description: "Flights to return, 1–100; 0 or absent = 30.",
+};
+
+pub const AIRPORT_FLIGHTS: &[Param] = &[AIRPORT, DIRECTION, LIMIT];
+
+pub const CARRIER_AIRPORTS: Param = Param {
+    name: "airports",
+    kind: ParamKind::Repeated { max_items: 20 },
+    required: false,
+    description: "IATA codes (repeated, at most 20; any case; the first 6 are used). Absent = IST, ESB, SAW.",
+};
+
+pub const MIN_FLIGHTS: Param = Param {
+    name: "min_flights",
+    kind: ParamKind::Int32 { min: 1, max: i32::MAX, default: 3 },
+    required: false,
+    description: "Smallest number of departures a carrier needs at an airport to be listed; 0 or absent = 3.",
+};
+
+pub const CARRIER_OPS: &[Param] = &[CARRIER_AIRPORTS, MIN_FLIGHTS];

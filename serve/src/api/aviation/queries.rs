@@ -3,8 +3,10 @@
 
 use duckdb::{params, Connection};
 
-use super::model::{AirportDelayAlert, EmergencyFeed, EmergencyObservation, GeoCoordinates};
-use crate::api::paged_list::Page;
+use super::model::{
+    AirportDelayAlert, AirportRef, Carrier, EmergencyFeed, EmergencyObservation, Flight, GeoCoordinates,
+};
+use crate::api::{paged_list::Page, sql_values::text_list};
 
 pub fn emergency_feeds(conn: &Connection, table: &str) -> duckdb::Result<Vec<EmergencyFeed>> {
     let mut stmt = conn.prepare_cached(&format!(
@@ -110,4 +112,66 @@ pub fn airport_alert_facts(conn: &Connection, table: &str) -> duckdb::Result<Vec
         })
     })?;
     rows.collect()
+}
+
+/// A watch-list page of `airport-flights`: whether it was fetched, when, and its flights in order.
+pub struct WatchPage {
+    pub ok: bool,
+    pub fetched_at: i64,
+    pub flights: Vec<Flight>,
+}
+
+const FLIGHT_COLUMNS: &str = "flight_number, date, carrier_iata, carrier_icao, carrier_name, \
+     origin_iata, origin_icao, origin_name, origin_timezone, destination_iata, destination_icao, destination_name, \
+     destination_timezone, scheduled_departure, estimated_departure, actual_departure, scheduled_arrival, \
+     estimated_arrival, actual_arrival, flight_status, delay_minutes, cancelled, diverted, gate, terminal, \
+     aircraft_icao24, aircraft_type, codeshare_flight_numbers, fetched_at";
+
+fn flight_row(r: &duckdb::Row) -> duckdb::Result<Flight> {
+    let time = |i: usize| -> duckdb::Result<i64> { Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0)) };
+    let airport = |i: usize| -> duckdb::Result<AirportRef> {
+        Ok(AirportRef { iata: r.get(i)?, icao: r.get(i + 1)?, name: r.get(i + 2)?, timezone: r.get(i + 3)? })
+    };
+    Ok(Flight {
+        flight_number: r.get(0)?,
+        date: r.get(1)?,
+        operating_carrier: Carrier { iata_code: r.get(2)?, icao_code: r.get(3)?, name: r.get(4)? },
+        origin: airport(5)?,
+        destination: airport(9)?,
+        scheduled_departure: time(13)?,
+        estimated_departure: time(14)?,
+        actual_departure: time(15)?,
+        scheduled_arrival: time(16)?,
+        estimated_arrival: time(17)?,
+        actual_arrival: time(18)?,
+        status: r.get(19)?,
+        delay_minutes: r.get(20)?,
+        cancelled: r.get(21)?,
+        diverted: r.get(22)?,
+        gate: r.get(23)?,
+        terminal: r.get(24)?,
+        aircraft_icao24: r.get(25)?,
+        aircraft_type: r.get(26)?,
+        codeshare_flight_numbers: text_list(r.get(27)?),
+        source: "aviationstack".into(),
+        updated_at: r.get(28)?,
+    })
+}
+
+/// The page of `airport` in `direction` (`DEPARTURE`, `ARRIVAL`), if the watch list has it.
+pub fn watch_page(conn: &Connection, table: &str, airport: &str, direction: &str) -> duckdb::Result<Option<WatchPage>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT status, fetched_at FROM {table} WHERE row_kind = 'page' AND airport = ? AND direction = ?"
+    ))?;
+    let page: Option<(String, i64)> =
+        stmt.query_map(params![airport, direction], |r| Ok((r.get(0)?, r.get(1)?)))?.next().transpose()?;
+    let Some((status, fetched_at)) = page else { return Ok(None) };
+    if status != "ok" {
+        return Ok(Some(WatchPage { ok: false, fetched_at, flights: Vec::new() }));
+    }
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {FLIGHT_COLUMNS} FROM {table} WHERE row_kind = 'flight' AND airport = ? AND direction = ? ORDER BY position"
+    ))?;
+    let flights = stmt.query_map(params![airport, direction], flight_row)?.collect::<duckdb::Result<Vec<_>>>()?;
+    Ok(Some(WatchPage { ok: true, fetched_at, flights }))
 }

@@ -1,10 +1,10 @@
 //! SQL of the Conflict operations. Every value is a bound parameter; table and column names are
 //! ours (a version's table is the schema-qualified name its `DatasetDb` gives).
 
-use duckdb::{params, types::Value, Connection};
+use duckdb::{params, Connection};
 
 use super::model::*;
-use crate::snapshot::PositionRange;
+use crate::{api::sql_values::text_list, snapshot::PositionRange};
 
 pub struct EventFilter {
     pub from_ms: i64,
@@ -96,19 +96,6 @@ fn positioned_page<T>(
     Ok((rows, range.rows))
 }
 
-fn strings(v: Value) -> Vec<String> {
-    match v {
-        Value::List(items) | Value::Array(items) => items
-            .into_iter()
-            .filter_map(|i| match i {
-                Value::Text(s) => Some(s),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 fn run_page<T>(
     conn: &Connection,
     name: &str,
@@ -147,7 +134,7 @@ pub fn armed_events(conn: &Connection, table: &str, f: &EventFilter) -> duckdb::
             location: GeoCoordinates { latitude: r.get(3)?, longitude: r.get(4)? },
             occurred_at: r.get(5)?,
             fatalities: r.get(6)?,
-            actors: strings(r.get(7)?),
+            actors: text_list(r.get(7)?),
             source: r.get(8)?,
             admin1: r.get(9)?,
         })
