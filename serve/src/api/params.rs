@@ -272,7 +272,13 @@ impl Param {
             ParamKind::Repeated { max_items } => {
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": max_items})
             }
-            ParamKind::Enum { .. } => json!({"type": "string", "enum": self.enum_names()}),
+            ParamKind::Enum { .. } => {
+                let mut names = self.enum_names();
+                if !self.required {
+                    names.push(String::new());
+                }
+                json!({"type": "string", "enum": names})
+            }
             ParamKind::Checked { min_chars, max_chars, pattern } => {
                 let mut schema = json!({"type": "string", "minLength": min_chars, "maxLength": max_chars});
                 if let Some((regex, _)) = pattern {
