@@ -130,6 +130,10 @@ pub struct Options {
     /// A test CA for Client ID Metadata Documents served from loopback (turns on `OAUTH_CIMD_ALLOW_LOOPBACK`).
     pub cimd_ca: Option<Vec<u8>>,
     pub aviationstack_budget: sitrep_serve::read_through::AviationStackBudget,
+    /// Read-through scenarios other than `normal` (`("wingbits", "down")`).
+    pub read_through_scenarios: Vec<(&'static str, &'static str)>,
+    /// Changes to the replay upstream configuration (credentials, optional providers).
+    pub upstream: fn(UpstreamConfig) -> UpstreamConfig,
 }
 
 impl Default for Options {
@@ -143,6 +147,8 @@ impl Default for Options {
             edge_ua_filter: false,
             cimd_ca: None,
             aviationstack_budget: Default::default(),
+            read_through_scenarios: Vec::new(),
+            upstream: |c| c,
         }
     }
 }
@@ -225,8 +231,14 @@ impl TestApp {
         if let Some(limiter) = options.limiter {
             state = state.with_limiter(limiter);
         }
-        let read_through =
-            sitrep_serve::read_through::ReadThrough::replay(&fixtures()).await.expect("read-through fixtures");
+        let config = (options.upstream)(UpstreamConfig::replay(&fixtures()));
+        let read_through = sitrep_serve::read_through::ReadThrough::replay_scenarios(
+            &fixtures(),
+            &options.read_through_scenarios,
+            config,
+        )
+        .await
+        .expect("read-through fixtures");
         state = state.with_read_through(read_through);
         let state = Arc::new(state);
         let app = wrap(sitrep_serve::build(state.clone(), &base));

@@ -24,6 +24,11 @@ pub struct UpstreamConfig {
     pub icao_api_key: Option<String>,
     /// `AVIATION_WATCH_AIRPORTS`: IATA codes whose flights are a scheduled dataset.
     pub aviation_watch_airports: Vec<String>,
+    /// `WINGBITS_API_KEY`: aircraft positions (TrackAircraft).
+    pub wingbits_api_key: Option<String>,
+    /// `OPENSKY_REDISTRIBUTION=on` with `OPENSKY_CLIENT_ID` / `OPENSKY_CLIENT_SECRET`: OpenSky as a
+    /// position source (off by default: its terms restrict redistribution).
+    pub opensky: Option<(String, String)>,
 }
 
 /// A comma-separated list of IATA airport codes (`IST,ESB`), upper-cased; anything else is an error.
@@ -67,6 +72,14 @@ impl UpstreamConfig {
                 Some(v) => iata_list("AVIATION_WATCH_AIRPORTS", &v)?,
                 None => default_watch_airports(),
             },
+            wingbits_api_key: env("WINGBITS_API_KEY"),
+            opensky: match (flag("OPENSKY_REDISTRIBUTION"), env("OPENSKY_CLIENT_ID"), env("OPENSKY_CLIENT_SECRET")) {
+                (true, Some(id), Some(secret)) => Some((id, secret)),
+                (true, _, _) => {
+                    return Err("OPENSKY_REDISTRIBUTION=on needs OPENSKY_CLIENT_ID and OPENSKY_CLIENT_SECRET".into())
+                }
+                (false, _, _) => None,
+            },
         })
     }
 
@@ -87,6 +100,9 @@ impl UpstreamConfig {
             aviationstack_budget: AviationStackBudget::default(),
             icao_api_key: Some("REDACTED".into()),
             aviation_watch_airports: default_watch_airports(),
+            wingbits_api_key: Some("REDACTED".into()),
+            // OpenSky stays off in replay as it does by default live; tests turn it on.
+            opensky: None,
         }
     }
 }
@@ -104,6 +120,8 @@ impl fmt::Debug for UpstreamConfig {
             .field("aviationstack_budget", &self.aviationstack_budget)
             .field("icao", &self.icao_api_key.is_some())
             .field("aviation_watch_airports", &self.aviation_watch_airports)
+            .field("wingbits", &self.wingbits_api_key.is_some())
+            .field("opensky", &self.opensky.is_some())
             .finish()
     }
 }

@@ -41,6 +41,12 @@ impl Reply {
     }
 }
 
+/// A request body: a form (OAuth token requests) or raw bytes (JSON).
+enum Body<'a> {
+    Form(&'a [(&'a str, &'a str)]),
+    Bytes(Vec<u8>),
+}
+
 #[derive(Debug, Clone)]
 pub struct Http {
     client: reqwest::Client,
@@ -74,12 +80,37 @@ impl Http {
         form: Option<&[(&str, &str)]>,
         timeout: Option<Duration>,
     ) -> Result<Reply, SourceError> {
+        self.exchange(method, url, headers, form.map(Body::Form), timeout).await
+    }
+
+    /// As [`Self::send`], with a raw request body (a JSON document; the caller sets its type).
+    pub async fn send_body(
+        &self,
+        method: Method,
+        url: &Url,
+        headers: HeaderMap,
+        body: Vec<u8>,
+        timeout: Option<Duration>,
+    ) -> Result<Reply, SourceError> {
+        self.exchange(method, url, headers, Some(Body::Bytes(body)), timeout).await
+    }
+
+    async fn exchange(
+        &self,
+        method: Method,
+        url: &Url,
+        headers: HeaderMap,
+        body: Option<Body<'_>>,
+        timeout: Option<Duration>,
+    ) -> Result<Reply, SourceError> {
         let target = self.transport.resolve(url);
         let mut attempt = 0;
         loop {
             let mut req = self.client.request(method.clone(), target.clone()).headers(headers.clone());
-            if let Some(form) = form {
-                req = req.form(form);
+            match &body {
+                Some(Body::Form(form)) => req = req.form(form),
+                Some(Body::Bytes(bytes)) => req = req.body(bytes.clone()),
+                None => {}
             }
             if let Some(t) = timeout {
                 req = req.timeout(t);

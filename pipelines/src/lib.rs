@@ -20,6 +20,7 @@ pub mod hdx;
 pub mod http;
 pub mod iran;
 pub mod lenient;
+pub mod positions;
 pub mod registry;
 pub mod replay;
 pub mod source;

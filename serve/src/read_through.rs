@@ -19,7 +19,7 @@ use sitrep_pipelines::{
 };
 
 /// Upstreams whose recordings replay mode serves to the read-through connectors.
-pub const REPLAY_UPSTREAMS: [&str; 3] = ["youtube", "aviationstack", "aviation-news"];
+pub const REPLAY_UPSTREAMS: [&str; 5] = ["youtube", "aviationstack", "aviation-news", "wingbits", "opensky"];
 
 pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget};
 
@@ -93,11 +93,22 @@ impl ReadThrough {
 
     /// The recorded upstreams of `fixtures/<upstream>/normal`, through a local fixture server.
     pub async fn replay(fixtures: &Path) -> Result<Self, SourceError> {
-        let dirs: Vec<_> = REPLAY_UPSTREAMS.iter().map(|u| fixtures.join(u).join("normal")).collect();
+        Self::replay_scenarios(fixtures, &[], UpstreamConfig::replay(fixtures)).await
+    }
+
+    /// As [`Self::replay`], with other scenarios for some upstreams (`("wingbits", "down")`) and
+    /// the given configuration (tests turn optional providers on this way).
+    pub async fn replay_scenarios(
+        fixtures: &Path,
+        scenarios: &[(&str, &str)],
+        config: UpstreamConfig,
+    ) -> Result<Self, SourceError> {
+        let scenario = |u: &str| scenarios.iter().find(|(name, _)| *name == u).map(|(_, s)| *s).unwrap_or("normal");
+        let dirs: Vec<_> = REPLAY_UPSTREAMS.iter().map(|u| fixtures.join(u).join(scenario(u))).collect();
         let server = FixtureServer::start_dirs(&dirs).await?;
         let retry = RetryPolicy { max_retries: 0, ..RetryPolicy::default() };
         let http = Http::new(server.transport(), retry)?;
-        Ok(Self::new(http, UpstreamConfig::replay(fixtures), Some(server)))
+        Ok(Self::new(http, config, Some(server)))
     }
 
     /// Whether answers come from recorded fixtures (`X-Data-Mode: replay`).

@@ -19,3 +19,4 @@ mod oauth;
 mod openapi;
 mod platform;
 mod read_through;
+mod track_aircraft;

@@ -27,6 +27,8 @@ pub enum ParamKind {
     Checked { min_chars: usize, max_chars: usize, pattern: Option<Pattern> },
     /// A repeated string parameter (`?entities=a&entities=b`), at most `max_items` values.
     Repeated { max_items: usize },
+    /// A double in `min..=max` (coordinates); no default, 0 is a value.
+    Double { min: f64, max: f64 },
     /// A proto enum (SUPPLEMENT 1.2): the full name (`FLIGHT_DIRECTION_ARRIVAL`) or the upper-case
     /// suffix (`ARRIVAL`); `<prefix>_UNSPECIFIED` is "not set". `values` are the suffixes.
     Enum { prefix: &'static str, values: &'static [&'static str] },
@@ -193,6 +195,22 @@ impl Param {
         None
     }
 
+    /// A double parameter: `value must be a finite number`, then the range.
+    pub fn double(&self, q: &RawQuery, v: &mut Violations) -> Option<f64> {
+        let ParamKind::Double { min, max } = self.kind else { unreachable!("{} is not a double parameter", self.name) };
+        let s = self.raw(q)?;
+        let field = self.field();
+        match s.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() && x < min => {
+                v.push(&field, format!("number must be greater than or equal to {min}"))
+            }
+            Ok(x) if x.is_finite() && x > max => v.push(&field, format!("number must be less than or equal to {max}")),
+            Ok(x) if x.is_finite() => return Some(x),
+            _ => v.push(&field, "value must be a finite number"),
+        }
+        None
+    }
+
     /// An enum parameter's suffix (`ARRIVAL`), or `None` when absent or UNSPECIFIED (then
     /// `value is required` if it is required).
     pub fn enumerated(&self, q: &RawQuery, v: &mut Violations) -> Option<&'static str> {
@@ -271,6 +289,9 @@ impl Param {
             ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
             ParamKind::Repeated { max_items } => {
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": max_items})
+            }
+            ParamKind::Double { min, max } => {
+                json!({"anyOf": [{"type": "number", "minimum": min, "maximum": max}, {"type": "string", "enum": [""]}]})
             }
             ParamKind::Enum { .. } => {
                 let mut names = self.enum_names();

@@ -9,6 +9,7 @@ pub mod model;
 mod news;
 pub mod params;
 pub mod queries;
+mod track;
 mod video;
 
 use std::sync::Arc;
@@ -97,6 +98,12 @@ impl AviationApi {
     #[oai(path = "/get-carrier-ops", method = "get", operation_id = "GetCarrierOps")]
     async fn get_carrier_ops(&self, req: &Request) -> Answer<GetCarrierOpsResponse> {
         airport_flights::carriers(&self.state, req).await
+    }
+
+    /// TrackAircraft — live aircraft positions in a box, or of one aircraft or callsign (Wingbits; OpenSky optional).
+    #[oai(path = "/track-aircraft", method = "get", operation_id = "TrackAircraft")]
+    async fn track_aircraft(&self, req: &Request) -> Answer<TrackAircraftResponse> {
+        track::answer(&self.state, req).await
     }
 
     /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).

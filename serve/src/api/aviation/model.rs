@@ -280,3 +280,36 @@ pub struct GetCarrierOpsResponse {
     pub source: String,
     pub updated_at: i64,
 }
+
+/// One aircraft position (2.1.8).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct AircraftPosition {
+    /// Lower-case hex.
+    pub icao24: String,
+    pub callsign: String,
+    pub lat: f64,
+    pub lon: f64,
+    pub altitude_m: f64,
+    pub ground_speed_kts: f64,
+    pub track_deg: f64,
+    /// m/s (0 when the provider does not report it).
+    pub vertical_rate: f64,
+    pub on_ground: bool,
+    /// PositionSource.
+    pub source: String,
+    pub observed_at: i64,
+}
+
+/// TrackAircraft (2.1.8). `source`: "wingbits", "opensky", or "none" (no query, no provider
+/// configured, or every provider failed) with no positions.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct TrackAircraftResponse {
+    /// icao24 ascending, at most 1,000.
+    pub positions: Vec<AircraftPosition>,
+    pub source: String,
+    pub updated_at: i64,
+}

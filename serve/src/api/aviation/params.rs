@@ -134,3 +134,33 @@ pub const MIN_FLIGHTS: Param = Param {
 };
 
 pub const CARRIER_OPS: &[Param] = &[CARRIER_AIRPORTS, MIN_FLIGHTS];
+
+pub const ICAO24: Param = Param {
+    name: "icao24",
+    kind: ParamKind::Text { max_bytes: None },
+    required: false,
+    description: "ICAO 24-bit address (hex, any case): only this aircraft.",
+};
+
+pub const CALLSIGN: Param = Param {
+    name: "callsign",
+    kind: ParamKind::Text { max_bytes: None },
+    required: false,
+    description: "Callsign or part of one (any case).",
+};
+
+const fn coordinate(name: &'static str, lat: bool, description: &'static str) -> Param {
+    let limit = if lat { 90.0 } else { 180.0 };
+    Param { name, kind: ParamKind::Double { min: -limit, max: limit }, required: false, description }
+}
+
+pub const SW_LAT: Param = coordinate("sw_lat", true, "South-west corner latitude, −90..90.");
+pub const SW_LON: Param = coordinate(
+    "sw_lon",
+    false,
+    "South-west corner longitude, −180..180 (greater than ne_lon: the box crosses the antimeridian).",
+);
+pub const NE_LAT: Param = coordinate("ne_lat", true, "North-east corner latitude, −90..90.");
+pub const NE_LON: Param = coordinate("ne_lon", false, "North-east corner longitude, −180..180.");
+
+pub const TRACK_AIRCRAFT: &[Param] = &[ICAO24, CALLSIGN, SW_LAT, SW_LON, NE_LAT, NE_LON];
