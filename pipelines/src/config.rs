@@ -29,6 +29,10 @@ pub struct UpstreamConfig {
     /// `OPENSKY_REDISTRIBUTION=on` with `OPENSKY_CLIENT_ID` / `OPENSKY_CLIENT_SECRET`: OpenSky as a
     /// position source (off by default: its terms restrict redistribution).
     pub opensky: Option<(String, String)>,
+    /// `TRAVELPAYOUTS_API_TOKEN`: SearchFlightPrices fares.
+    pub travelpayouts_token: Option<String>,
+    /// `AVIATION_DEMO_PRICES=1`: labelled synthetic quotes when no Travelpayouts token is set.
+    pub demo_prices: bool,
 }
 
 /// A comma-separated list of IATA airport codes (`IST,ESB`), upper-cased; anything else is an error.
@@ -80,6 +84,8 @@ impl UpstreamConfig {
                 }
                 (false, _, _) => None,
             },
+            travelpayouts_token: env("TRAVELPAYOUTS_API_TOKEN"),
+            demo_prices: flag("AVIATION_DEMO_PRICES"),
         })
     }
 
@@ -103,6 +109,8 @@ impl UpstreamConfig {
             wingbits_api_key: Some("REDACTED".into()),
             // OpenSky stays off in replay as it does by default live; tests turn it on.
             opensky: None,
+            travelpayouts_token: Some("REDACTED".into()),
+            demo_prices: false,
         }
     }
 }
@@ -122,6 +130,8 @@ impl fmt::Debug for UpstreamConfig {
             .field("aviation_watch_airports", &self.aviation_watch_airports)
             .field("wingbits", &self.wingbits_api_key.is_some())
             .field("opensky", &self.opensky.is_some())
+            .field("travelpayouts", &self.travelpayouts_token.is_some())
+            .field("demo_prices", &self.demo_prices)
             .finish()
     }
 }

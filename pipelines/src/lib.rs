@@ -27,6 +27,7 @@ pub mod source;
 pub mod synthetic;
 pub mod time;
 pub mod transport;
+pub mod travelpayouts;
 pub mod ucdp;
 pub mod xml_tree;
 pub mod youtube;

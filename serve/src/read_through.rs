@@ -19,7 +19,8 @@ use sitrep_pipelines::{
 };
 
 /// Upstreams whose recordings replay mode serves to the read-through connectors.
-pub const REPLAY_UPSTREAMS: [&str; 5] = ["youtube", "aviationstack", "aviation-news", "wingbits", "opensky"];
+pub const REPLAY_UPSTREAMS: [&str; 6] =
+    ["youtube", "aviationstack", "aviation-news", "wingbits", "opensky", "travelpayouts"];
 
 pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget};
 

@@ -12,6 +12,7 @@ mod conflict;
 mod connectors;
 mod crash;
 mod dashboard;
+mod flight_prices;
 mod idempotency;
 mod lake;
 mod mcp;

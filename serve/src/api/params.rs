@@ -27,6 +27,8 @@ pub enum ParamKind {
     Checked { min_chars: usize, max_chars: usize, pattern: Option<Pattern> },
     /// A repeated string parameter (`?entities=a&entities=b`), at most `max_items` values.
     Repeated { max_items: usize },
+    /// A boolean: `true`/`1` or `false`/`0` (any case); empty = false.
+    Bool,
     /// A double in `min..=max` (coordinates); no default, 0 is a value.
     Double { min: f64, max: f64 },
     /// A proto enum (SUPPLEMENT 1.2): the full name (`FLIGHT_DIRECTION_ARRIVAL`) or the upper-case
@@ -195,6 +197,19 @@ impl Param {
         None
     }
 
+    /// A boolean parameter (SUPPLEMENT 1.2); absent = false.
+    pub fn boolean(&self, q: &RawQuery, v: &mut Violations) -> bool {
+        let Some(s) = self.raw(q) else { return false };
+        match s.to_ascii_lowercase().as_str() {
+            "true" | "1" => true,
+            "false" | "0" => false,
+            _ => {
+                v.push(&self.field(), "value must be a boolean");
+                false
+            }
+        }
+    }
+
     /// A double parameter: `value must be a finite number`, then the range.
     pub fn double(&self, q: &RawQuery, v: &mut Violations) -> Option<f64> {
         let ParamKind::Double { min, max } = self.kind else { unreachable!("{} is not a double parameter", self.name) };
@@ -290,6 +305,7 @@ impl Param {
             ParamKind::Repeated { max_items } => {
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": max_items})
             }
+            ParamKind::Bool => json!({"type": "string", "enum": ["true", "false", "1", "0", "TRUE", "FALSE", ""]}),
             ParamKind::Double { min, max } => {
                 json!({"anyOf": [{"type": "number", "minimum": min, "maximum": max}, {"type": "string", "enum": [""]}]})
             }
@@ -301,7 +317,13 @@ impl Param {
                 json!({"type": "string", "enum": names})
             }
             ParamKind::Checked { min_chars, max_chars, pattern } => {
-                let mut schema = json!({"type": "string", "minLength": min_chars, "maxLength": max_chars});
+                let mut schema = json!({"type": "string"});
+                if min_chars > 0 {
+                    schema["minLength"] = json!(min_chars);
+                }
+                if max_chars < usize::MAX {
+                    schema["maxLength"] = json!(max_chars);
+                }
                 if let Some((regex, _)) = pattern {
                     schema["pattern"] = json!(regex);
                 }

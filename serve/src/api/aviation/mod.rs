@@ -8,6 +8,7 @@ mod flight_status;
 pub mod model;
 mod news;
 pub mod params;
+mod prices;
 pub mod queries;
 mod track;
 mod video;
@@ -104,6 +105,12 @@ impl AviationApi {
     #[oai(path = "/track-aircraft", method = "get", operation_id = "TrackAircraft")]
     async fn track_aircraft(&self, req: &Request) -> Answer<TrackAircraftResponse> {
         track::answer(&self.state, req).await
+    }
+
+    /// SearchFlightPrices — indicative fares for a route and date (PRO; Travelpayouts, cached 1 hour).
+    #[oai(path = "/search-flight-prices", method = "get", operation_id = "SearchFlightPrices")]
+    async fn search_flight_prices(&self, req: &Request) -> Answer<SearchFlightPricesResponse> {
+        prices::answer(&self.state, req).await
     }
 
     /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).

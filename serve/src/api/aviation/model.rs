@@ -313,3 +313,48 @@ pub struct TrackAircraftResponse {
     pub source: String,
     pub updated_at: i64,
 }
+
+/// One fare (2.1.10).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct PriceQuote {
+    pub id: String,
+    pub origin: String,
+    pub destination: String,
+    /// YYYY-MM-DD.
+    pub departure_date: String,
+    /// YYYY-MM-DD, or "" for one way.
+    pub return_date: String,
+    pub carrier: Carrier,
+    pub price_amount: f64,
+    /// Upper case.
+    pub currency: String,
+    /// CabinClass.
+    pub cabin: String,
+    pub stops: i32,
+    pub duration_minutes: i32,
+    pub booking_url: String,
+    pub provider: String,
+    pub is_indicative: bool,
+    pub observed_at: i64,
+    pub checkout_ref: String,
+    /// Epoch ms, 0 = unknown.
+    pub expires_at: i64,
+}
+
+/// SearchFlightPrices (2.1.10). `error`: "" on success, `no_results`, `upstream_error` or
+/// `missing_credentials`; demo quotes (only with `AVIATION_DEMO_PRICES=1` and no token) say so.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct SearchFlightPricesResponse {
+    pub quotes: Vec<PriceQuote>,
+    /// "travelpayouts_data", "demo" or "none".
+    pub provider: String,
+    pub is_demo_mode: bool,
+    pub updated_at: i64,
+    pub is_indicative: bool,
+    pub degraded: bool,
+    pub error: String,
+}

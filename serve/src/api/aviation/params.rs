@@ -164,3 +164,70 @@ pub const NE_LAT: Param = coordinate("ne_lat", true, "North-east corner latitude
 pub const NE_LON: Param = coordinate("ne_lon", false, "North-east corner longitude, −180..180.");
 
 pub const TRACK_AIRCRAFT: &[Param] = &[ICAO24, CALLSIGN, SW_LAT, SW_LON, NE_LAT, NE_LON];
+
+fn is_currency(s: &str) -> bool {
+    s.len() == 3 && s.bytes().all(|b| b.is_ascii_alphabetic())
+}
+
+const fn route_end(name: &'static str, description: &'static str) -> Param {
+    Param { name, kind: ParamKind::Checked { min_chars: 3, max_chars: 4, pattern: None }, required: true, description }
+}
+
+pub const PRICE_ORIGIN: Param = route_end("origin", "IATA code of the departure airport (any case).");
+pub const PRICE_DESTINATION: Param = route_end("destination", "IATA code of the arrival airport (any case).");
+
+pub const DEPARTURE_DATE: Param = Param { name: "departure_date", description: "Departure date, YYYY-MM-DD.", ..DATE };
+
+pub const RETURN_DATE: Param =
+    Param { name: "return_date", required: false, description: "Return date, YYYY-MM-DD; absent = one way.", ..DATE };
+
+pub const ADULTS: Param = Param {
+    name: "adults",
+    kind: ParamKind::Int32 { min: 1, max: 9, default: 1 },
+    required: false,
+    description: "Adults, 1–9 (accepted and ignored: fares are per adult).",
+};
+
+pub const CABIN: Param = Param {
+    name: "cabin",
+    kind: ParamKind::Enum { prefix: "CABIN_CLASS", values: &["ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"] },
+    required: false,
+    description: "CabinClass; absent = ECONOMY.",
+};
+
+pub const NONSTOP_ONLY: Param =
+    Param { name: "nonstop_only", kind: ParamKind::Bool, required: false, description: "Only fares without changes." };
+
+pub const MAX_RESULTS: Param = Param {
+    name: "max_results",
+    kind: ParamKind::Int32 { min: 1, max: 50, default: 10 },
+    required: false,
+    description: "Quotes to return, 1–50; 0 or absent = 10.",
+};
+
+pub const CURRENCY: Param = Param {
+    name: "currency",
+    kind: ParamKind::Checked { min_chars: 0, max_chars: usize::MAX, pattern: Some(("^[A-Za-z]{3}$", is_currency)) },
+    required: false,
+    description: "ISO 4217 currency code; absent = usd.",
+};
+
+pub const MARKET: Param = Param {
+    name: "market",
+    kind: ParamKind::Text { max_bytes: Some(16) },
+    required: false,
+    description: "Travelpayouts market (locale code); absent = from the origin: tr (Turkey), ae (DXB, AUH, SHJ, DWC), gb (other European airports of the registry), else us.",
+};
+
+pub const FLIGHT_PRICES: &[Param] = &[
+    PRICE_ORIGIN,
+    PRICE_DESTINATION,
+    DEPARTURE_DATE,
+    RETURN_DATE,
+    ADULTS,
+    CABIN,
+    NONSTOP_ONLY,
+    MAX_RESULTS,
+    CURRENCY,
+    MARKET,
+];

@@ -1,0 +1,278 @@
+//! SearchFlightPrices (SUPPLEMENT 2.1.10, PRO): Travelpayouts' cached fares through the
+//! read-through cache — `prices_for_dates` (3,600 s), else the month matrix (7,200 s); failures
+//! 30 s. No token → `missing_credentials`, or labelled demo quotes when `AVIATION_DEMO_PRICES=1`.
+
+use poem::Request;
+use sha2::{Digest, Sha256};
+use sitrep_pipelines::travelpayouts::{self, Fare};
+use sitrep_schemas::airports;
+
+use super::{
+    model::{Carrier, PriceQuote, SearchFlightPricesResponse},
+    params::{
+        ADULTS, CABIN, CURRENCY, DEPARTURE_DATE, MARKET, MAX_RESULTS, NONSTOP_ONLY, PRICE_DESTINATION, PRICE_ORIGIN,
+        RETURN_DATE,
+    },
+};
+use crate::{
+    api::{
+        answer::{check_jmespath_length, live_get, Answer},
+        error::Violations,
+        params::{RawQuery, JMESPATH},
+    },
+    app_state::AppState,
+    read_through::Fresh,
+};
+
+const TTL: i64 = 3_600;
+const MONTH_MATRIX_TTL: i64 = 7_200;
+const FAILURE_TTL: i64 = 30;
+const PROVIDER: &str = "travelpayouts_data";
+
+/// A validated, normalised search.
+#[derive(Debug, Clone)]
+pub struct Search {
+    pub origin: String,
+    pub destination: String,
+    pub departure_date: String,
+    pub return_date: String,
+    /// CabinClass suffix.
+    pub cabin: &'static str,
+    pub nonstop_only: bool,
+    pub max_results: usize,
+    /// Lower case.
+    pub currency: String,
+    pub market: String,
+}
+
+/// The default market of an origin (2.1.10).
+pub fn default_market(origin: &str) -> &'static str {
+    match airports::by_iata(origin) {
+        Some(a) if a.country == "TR" => "tr",
+        _ if ["DXB", "AUH", "SHJ", "DWC"].contains(&origin) => "ae",
+        Some(a) if a.region == "EUROPE" => "gb",
+        _ => "us",
+    }
+}
+
+/// Travelpayouts' trip class of a cabin.
+fn trip_class(cabin: &str) -> &'static str {
+    match cabin {
+        "BUSINESS" => "1",
+        "FIRST" => "2",
+        _ => "0",
+    }
+}
+
+fn cabin_of_trip_class(class: i64) -> &'static str {
+    match class {
+        1 => "CABIN_CLASS_BUSINESS",
+        2 => "CABIN_CLASS_FIRST",
+        _ => "CABIN_CLASS_ECONOMY",
+    }
+}
+
+fn quote(s: &Search, fare: Fare, id: String, currency: &str, observed_at: i64) -> PriceQuote {
+    let cabin = match fare.trip_class {
+        Some(class) => cabin_of_trip_class(class).to_string(),
+        None => format!("CABIN_CLASS_{}", s.cabin),
+    };
+    PriceQuote {
+        id,
+        origin: fare.origin,
+        destination: fare.destination,
+        departure_date: fare.departure_date,
+        return_date: fare.return_date,
+        carrier: Carrier { iata_code: fare.airline.clone(), icao_code: String::new(), name: fare.airline },
+        price_amount: fare.price,
+        currency: currency.to_ascii_uppercase(),
+        cabin,
+        stops: fare.stops,
+        duration_minutes: fare.duration_minutes,
+        booking_url: if fare.link.is_empty() {
+            String::new()
+        } else {
+            format!("https://www.aviasales.com{}", fare.link)
+        },
+        provider: PROVIDER.into(),
+        is_indicative: true,
+        observed_at,
+        checkout_ref: String::new(),
+        expires_at: fare.expires_at,
+    }
+}
+
+fn answer_of(quotes: Vec<PriceQuote>, provider: &str, error: &str, updated_at: i64) -> SearchFlightPricesResponse {
+    SearchFlightPricesResponse {
+        degraded: !error.is_empty() || quotes.is_empty(),
+        is_indicative: provider != "none",
+        quotes,
+        provider: provider.into(),
+        is_demo_mode: false,
+        updated_at,
+        error: error.into(),
+    }
+}
+
+/// Deterministic synthetic quotes, labelled as such: only in demo mode, never with a token.
+pub fn demo(s: &Search, now_ms: i64) -> SearchFlightPricesResponse {
+    let seed = Sha256::digest(format!("{}-{}-{}", s.origin, s.destination, s.departure_date));
+    let quotes = (0..s.max_results.min(3))
+        .map(|n| {
+            let stops = if s.nonstop_only { 0 } else { n as i32 % 2 };
+            PriceQuote {
+                id: format!("demo-{}-{}-{}-{n}", s.origin, s.destination, s.departure_date),
+                origin: s.origin.clone(),
+                destination: s.destination.clone(),
+                departure_date: s.departure_date.clone(),
+                return_date: s.return_date.clone(),
+                carrier: Carrier::default(),
+                price_amount: 80.0 + seed[n] as f64 + 40.0 * n as f64,
+                currency: s.currency.to_ascii_uppercase(),
+                cabin: format!("CABIN_CLASS_{}", s.cabin),
+                stops,
+                duration_minutes: 120 + 90 * stops + seed[n + 3] as i32 % 60,
+                booking_url: String::new(),
+                provider: "demo".into(),
+                is_indicative: true,
+                observed_at: now_ms,
+                checkout_ref: String::new(),
+                expires_at: 0,
+            }
+        })
+        .collect();
+    SearchFlightPricesResponse {
+        quotes,
+        provider: "demo".into(),
+        is_demo_mode: true,
+        updated_at: now_ms,
+        is_indicative: true,
+        degraded: true,
+        error: String::new(),
+    }
+}
+
+/// v3, then the month matrix when v3 has no rows.
+async fn search(state: &AppState, s: &Search, token: &str, now_ms: i64) -> Fresh<SearchFlightPricesResponse> {
+    let http = &state.read_through.http;
+    let (max, class) = (s.max_results.to_string(), trip_class(s.cabin));
+    let mut v3 = vec![("origin", s.origin.as_str()), ("destination", s.destination.as_str())];
+    v3.push(("departure_at", &s.departure_date));
+    if !s.return_date.is_empty() {
+        v3.push(("return_at", &s.return_date));
+    }
+    v3.extend([
+        ("one_way", if s.return_date.is_empty() { "true" } else { "false" }),
+        ("direct", if s.nonstop_only { "true" } else { "false" }),
+        ("currency", &s.currency),
+        ("market", &s.market),
+        ("trip_class", class),
+        ("sorting", "price"),
+        ("limit", &max),
+    ]);
+    let failed = |e: &dyn std::fmt::Display| {
+        tracing::warn!(error = %e, "travelpayouts failed");
+        Fresh { value: answer_of(Vec::new(), PROVIDER, "upstream_error", now_ms), ttl_seconds: FAILURE_TTL }
+    };
+    let (fares, currency) = match travelpayouts::prices_for_dates(http, token, &v3).await {
+        Ok(found) => found,
+        Err(e) => return failed(&e),
+    };
+    let key = |kind: &str, date: &str, n: usize| format!("tp-{kind}-{}-{}-{date}-{n}", s.origin, s.destination);
+    let currency = currency.unwrap_or_else(|| s.currency.clone());
+    if !fares.is_empty() {
+        let quotes = fares
+            .into_iter()
+            .take(s.max_results)
+            .enumerate()
+            .map(|(n, f)| {
+                let id = key("v3", &f.departure_date, n);
+                quote(s, f, id, &currency, now_ms)
+            })
+            .collect();
+        return Fresh { value: answer_of(quotes, PROVIDER, "", now_ms), ttl_seconds: TTL };
+    }
+    let month = format!("{}-01", &s.departure_date[..7]);
+    let matrix = [
+        ("currency", s.currency.as_str()),
+        ("origin", &s.origin),
+        ("destination", &s.destination),
+        ("month", &month),
+        ("show_to_affiliates", "true"),
+        ("trip_class", class),
+    ];
+    let (mut fares, currency) = match travelpayouts::month_matrix(http, token, &matrix, &s.origin, &s.destination).await
+    {
+        Ok(found) => found,
+        Err(e) => return failed(&e),
+    };
+    fares.retain(|f| !s.nonstop_only || f.stops == 0);
+    fares.sort_by(|a, b| a.price.total_cmp(&b.price));
+    let currency = currency.unwrap_or_else(|| s.currency.clone());
+    let quotes: Vec<PriceQuote> = fares
+        .into_iter()
+        .take(s.max_results)
+        .enumerate()
+        .map(|(n, f)| {
+            let id = key("month", &f.departure_date, n);
+            quote(s, f, id, &currency, now_ms)
+        })
+        .collect();
+    let error = if quotes.is_empty() { "no_results" } else { "" };
+    Fresh { value: answer_of(quotes, PROVIDER, error, now_ms), ttl_seconds: MONTH_MATRIX_TTL }
+}
+
+pub async fn answer(state: &AppState, req: &Request) -> Answer<SearchFlightPricesResponse> {
+    let q = RawQuery::of(req);
+    let mut v = Violations::default();
+    let origin = PRICE_ORIGIN.checked(&q, &mut v).unwrap_or_default().to_ascii_uppercase();
+    let destination = PRICE_DESTINATION.checked(&q, &mut v).unwrap_or_default().to_ascii_uppercase();
+    let departure_date = DEPARTURE_DATE.checked(&q, &mut v).unwrap_or_default();
+    let return_date = RETURN_DATE.checked(&q, &mut v).unwrap_or_default();
+    ADULTS.int32(&q, &mut v);
+    let cabin = CABIN.enumerated(&q, &mut v).unwrap_or("ECONOMY");
+    let nonstop_only = NONSTOP_ONLY.boolean(&q, &mut v);
+    let max_results = MAX_RESULTS.int32(&q, &mut v) as usize;
+    let currency = CURRENCY.checked(&q, &mut v).unwrap_or_else(|| "usd".into()).to_ascii_lowercase();
+    let market = MARKET.raw(&q).map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty());
+    if let Err(e) = v.into_result() {
+        return e.into();
+    }
+    let jmespath = JMESPATH.raw(&q);
+    if let Err(e) = check_jmespath_length::<SearchFlightPricesResponse>(jmespath) {
+        return e.into();
+    }
+    let market = market.unwrap_or_else(|| default_market(&origin).into());
+    let s =
+        Search { origin, destination, departure_date, return_date, cabin, nonstop_only, max_results, currency, market };
+    let rt = &state.read_through;
+    let (replay, now_ms) = (rt.is_replay(), state.clock.now() * 1000);
+    let Some(token) = rt.config.travelpayouts_token.clone() else {
+        let answer = if rt.config.demo_prices {
+            demo(&s, now_ms)
+        } else {
+            answer_of(Vec::new(), "none", "missing_credentials", now_ms)
+        };
+        return live_get(req, jmespath, &answer, true, replay);
+    };
+    let key = format!("prices:{s:?}");
+    let (answer, _) = rt.get_or_fetch(&key, || state.clock.now(), || search(state, &s, &token, now_ms)).await;
+    let degraded = answer.degraded;
+    live_get(req, jmespath, &answer, degraded, replay)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markets_follow_the_origin() {
+        assert_eq!(default_market("IST"), "tr");
+        assert_eq!(default_market("ESB"), "tr");
+        assert_eq!(default_market("DWC"), "ae");
+        assert_eq!(default_market("LHR"), "gb");
+        assert_eq!(default_market("JFK"), "us");
+        assert_eq!(default_market("DOH"), "us", "MENA, not Europe");
+        assert_eq!(default_market("ZZZ"), "us");
+    }
+}
