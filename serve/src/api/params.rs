@@ -327,7 +327,11 @@ impl Param {
                 if let Some((regex, _)) = pattern {
                     schema["pattern"] = json!(regex);
                 }
-                schema
+                if self.required {
+                    schema
+                } else {
+                    json!({"anyOf": [schema, {"type": "string", "enum": [""]}]})
+                }
             }
         }
     }
