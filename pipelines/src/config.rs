@@ -33,6 +33,8 @@ pub struct UpstreamConfig {
     pub travelpayouts_token: Option<String>,
     /// `AVIATION_DEMO_PRICES=1`: labelled synthetic quotes when no Travelpayouts token is set.
     pub demo_prices: bool,
+    /// `FLIGHT_SEARCH_PROVIDER_URL` and the optional `FLIGHT_SEARCH_PROVIDER_TOKEN`.
+    pub flight_search_provider: Option<(String, Option<String>)>,
 }
 
 /// A comma-separated list of IATA airport codes (`IST,ESB`), upper-cased; anything else is an error.
@@ -86,6 +88,7 @@ impl UpstreamConfig {
             },
             travelpayouts_token: env("TRAVELPAYOUTS_API_TOKEN"),
             demo_prices: flag("AVIATION_DEMO_PRICES"),
+            flight_search_provider: env("FLIGHT_SEARCH_PROVIDER_URL").map(|u| (u, env("FLIGHT_SEARCH_PROVIDER_TOKEN"))),
         })
     }
 
@@ -111,6 +114,7 @@ impl UpstreamConfig {
             opensky: None,
             travelpayouts_token: Some("REDACTED".into()),
             demo_prices: false,
+            flight_search_provider: Some(("https://flight-search.provider.example".into(), Some("REDACTED".into()))),
         }
     }
 }
@@ -132,6 +136,7 @@ impl fmt::Debug for UpstreamConfig {
             .field("opensky", &self.opensky.is_some())
             .field("travelpayouts", &self.travelpayouts_token.is_some())
             .field("demo_prices", &self.demo_prices)
+            .field("flight_search_provider", &self.flight_search_provider.as_ref().map(|(url, _)| url))
             .finish()
     }
 }

@@ -16,6 +16,7 @@ pub mod budget;
 pub mod config;
 pub mod error;
 pub mod feeds;
+pub mod flight_search;
 pub mod hdx;
 pub mod http;
 pub mod iran;

@@ -19,8 +19,8 @@ use sitrep_pipelines::{
 };
 
 /// Upstreams whose recordings replay mode serves to the read-through connectors.
-pub const REPLAY_UPSTREAMS: [&str; 6] =
-    ["youtube", "aviationstack", "aviation-news", "wingbits", "opensky", "travelpayouts"];
+pub const REPLAY_UPSTREAMS: [&str; 7] =
+    ["youtube", "aviationstack", "aviation-news", "wingbits", "opensky", "travelpayouts", "flight-search"];
 
 pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget};
 
@@ -132,6 +132,18 @@ impl ReadThrough {
     /// mode, so windows such as "the last 24 hours" select what was recorded.
     pub fn upstream_now(&self, now: i64) -> i64 {
         self.replay_now.unwrap_or(now)
+    }
+
+    /// Keeps `value` under `key` for `ttl_seconds` (state such as a provider's cool-down).
+    pub fn remember<V: Send + Sync + 'static>(&self, key: &str, value: V, ttl_seconds: i64, now: i64) {
+        if let Ok(mut slots) = self.slots.lock() {
+            slots.insert(key.to_string(), Slot { until: now + ttl_seconds, value: Arc::new(value) });
+        }
+    }
+
+    /// What [`Self::remember`] kept under `key`, while it lasts.
+    pub fn recall<V: Clone + Send + Sync + 'static>(&self, key: &str, now: i64) -> Option<V> {
+        self.cached(key, now)
     }
 
     pub fn upstream_calls(&self) -> u64 {

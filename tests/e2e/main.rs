@@ -19,5 +19,6 @@ mod mcp;
 mod oauth;
 mod openapi;
 mod platform;
+mod provider_search;
 mod read_through;
 mod track_aircraft;

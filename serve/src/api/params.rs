@@ -29,6 +29,8 @@ pub enum ParamKind {
     Repeated { max_items: usize },
     /// A boolean: `true`/`1` or `false`/`0` (any case); empty = false.
     Bool,
+    /// A closed set of strings (exact): `value must be one of A, B, C`.
+    OneOf { values: &'static [&'static str] },
     /// A double in `min..=max` (coordinates); no default, 0 is a value.
     Double { min: f64, max: f64 },
     /// A proto enum (SUPPLEMENT 1.2): the full name (`FLIGHT_DIRECTION_ARRIVAL`) or the upper-case
@@ -197,6 +199,19 @@ impl Param {
         None
     }
 
+    /// A closed-set parameter's value, or `None` when absent.
+    pub fn one_of(&self, q: &RawQuery, v: &mut Violations) -> Option<&'static str> {
+        let ParamKind::OneOf { values } = self.kind else {
+            unreachable!("{} is not a closed-set parameter", self.name)
+        };
+        let s = self.raw(q)?;
+        let found = values.iter().find(|v| **v == s).copied();
+        if found.is_none() {
+            v.push(&self.field(), format!("value must be one of {}", values.join(", ")));
+        }
+        found
+    }
+
     /// A boolean parameter (SUPPLEMENT 1.2); absent = false.
     pub fn boolean(&self, q: &RawQuery, v: &mut Violations) -> bool {
         let Some(s) = self.raw(q) else { return false };
@@ -304,6 +319,11 @@ impl Param {
             ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
             ParamKind::Repeated { max_items } => {
                 json!({"type": "array", "items": {"type": "string"}, "maxItems": max_items})
+            }
+            ParamKind::OneOf { values } => {
+                let mut names: Vec<&str> = values.to_vec();
+                names.push("");
+                json!({"type": "string", "enum": names})
             }
             ParamKind::Bool => json!({"type": "string", "enum": ["true", "false", "1", "0", "TRUE", "FALSE", ""]}),
             ParamKind::Double { min, max } => {

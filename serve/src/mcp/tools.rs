@@ -42,6 +42,7 @@ fn property(p: &Param) -> Value {
         ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
         ParamKind::Double { min, max } => json!({"type": "number", "minimum": min, "maximum": max}),
         ParamKind::Bool => json!({"type": "boolean"}),
+        ParamKind::OneOf { values } => json!({"type": "string", "enum": values}),
         ParamKind::Checked { .. } | ParamKind::Repeated { .. } | ParamKind::Enum { .. } => p.schema(),
     };
     schema["description"] = json!(p.description);

@@ -9,6 +9,7 @@ pub mod model;
 mod news;
 pub mod params;
 mod prices;
+mod provider;
 pub mod queries;
 mod track;
 mod video;
@@ -111,6 +112,18 @@ impl AviationApi {
     #[oai(path = "/search-flight-prices", method = "get", operation_id = "SearchFlightPrices")]
     async fn search_flight_prices(&self, req: &Request) -> Answer<SearchFlightPricesResponse> {
         prices::answer(&self.state, req).await
+    }
+
+    /// SearchProviderFlights — itineraries from the configured flight search provider (cached 10 minutes).
+    #[oai(path = "/search-provider-flights", method = "get", operation_id = "SearchProviderFlights")]
+    async fn search_provider_flights(&self, req: &Request) -> Answer<SearchProviderFlightsResponse> {
+        provider::flights(&self.state, req).await
+    }
+
+    /// SearchProviderDates — the cheapest fare per date over a range from the flight search provider.
+    #[oai(path = "/search-provider-dates", method = "get", operation_id = "SearchProviderDates")]
+    async fn search_provider_dates(&self, req: &Request) -> Answer<SearchProviderDatesResponse> {
+        provider::dates(&self.state, req).await
     }
 
     /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).

@@ -358,3 +358,62 @@ pub struct SearchFlightPricesResponse {
     pub degraded: bool,
     pub error: String,
 }
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Leg {
+    pub airline_code: String,
+    pub flight_number: String,
+    pub departure_airport: String,
+    pub arrival_airport: String,
+    /// Local `YYYY-MM-DDTHH:MM`.
+    pub departure_datetime: String,
+    /// Local `YYYY-MM-DDTHH:MM`.
+    pub arrival_datetime: String,
+    pub duration_minutes: i32,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Itinerary {
+    pub legs: Vec<Leg>,
+    pub price: f64,
+    pub duration_minutes: i32,
+    /// Legs − 1.
+    pub stops: i32,
+}
+
+/// SearchProviderFlights (2.1.12). `error`: "", a missing-parameter message, `provider_unavailable`,
+/// `provider_cooldown` or `upstream_error`.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct SearchProviderFlightsResponse {
+    pub flights: Vec<Itinerary>,
+    pub degraded: bool,
+    pub error: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct DatePrice {
+    /// YYYY-MM-DD.
+    pub date: String,
+    /// YYYY-MM-DD, or "" for one way.
+    pub return_date: String,
+    pub price: f64,
+}
+
+/// SearchProviderDates (2.1.12).
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct SearchProviderDatesResponse {
+    /// Date ascending, or price ascending with `sort_by_price`.
+    pub dates: Vec<DatePrice>,
+    pub degraded: bool,
+    pub error: String,
+}

@@ -231,3 +231,140 @@ pub const FLIGHT_PRICES: &[Param] = &[
     CURRENCY,
     MARKET,
 ];
+
+fn is_iata_code(s: &str) -> bool {
+    s.len() == 3 && s.bytes().all(|b| b.is_ascii_alphabetic())
+}
+
+/// `H-H` with hours 0–23 then 1–24 (the pattern of SUPPLEMENT 1.6); the order is checked apart.
+pub fn is_departure_window(s: &str) -> bool {
+    let hour = |h: &str, max: u32| {
+        !h.is_empty()
+            && h.len() <= 2
+            && h.bytes().all(|b| b.is_ascii_digit())
+            && h.parse::<u32>().is_ok_and(|n| n <= max)
+    };
+    matches!(s.split_once('-'), Some((a, b)) if hour(a, 23) && hour(b, 24))
+}
+
+const fn provider_airport(name: &'static str, description: &'static str) -> Param {
+    Param {
+        name,
+        kind: ParamKind::Checked {
+            min_chars: 0,
+            max_chars: usize::MAX,
+            pattern: Some(("^[A-Za-z]{3}$", is_iata_code)),
+        },
+        required: false,
+        description,
+    }
+}
+
+pub const PROVIDER_ORIGIN: Param = provider_airport("origin", "IATA code of the departure airport.");
+pub const PROVIDER_DESTINATION: Param = provider_airport("destination", "IATA code of the arrival airport.");
+
+pub const CABIN_CLASS: Param = Param {
+    name: "cabin_class",
+    kind: ParamKind::OneOf { values: &["ECONOMY", "PREMIUM_ECONOMY", "BUSINESS", "FIRST"] },
+    required: false,
+    description: "ECONOMY (default), PREMIUM_ECONOMY, BUSINESS or FIRST.",
+};
+
+pub const MAX_STOPS: Param = Param {
+    name: "max_stops",
+    kind: ParamKind::OneOf { values: &["ANY", "NON_STOP", "ONE_STOP", "TWO_PLUS_STOPS"] },
+    required: false,
+    description: "ANY (default), NON_STOP, ONE_STOP or TWO_PLUS_STOPS.",
+};
+
+pub const DEPARTURE_WINDOW: Param = Param {
+    name: "departure_window",
+    kind: ParamKind::Checked {
+        min_chars: 0,
+        max_chars: usize::MAX,
+        pattern: Some(("^([01]?[0-9]|2[0-3])-([01]?[0-9]|2[0-4])$", is_departure_window)),
+    },
+    required: false,
+    description: "Departure hours `H-H` (e.g. 6-20), the first before the second.",
+};
+
+pub const AIRLINES: Param = Param {
+    name: "airlines",
+    kind: ParamKind::Repeated { max_items: 20 },
+    required: false,
+    description: "Two-character IATA airline codes (repeated).",
+};
+
+pub const PASSENGERS: Param = Param {
+    name: "passengers",
+    kind: ParamKind::Int32 { min: 1, max: 9, default: 1 },
+    required: false,
+    description: "Adults, 1–9; 0 or absent = 1.",
+};
+
+const fn optional_date(name: &'static str, description: &'static str) -> Param {
+    Param { name, required: false, description, ..DATE }
+}
+
+pub const PROVIDER_DEPARTURE_DATE: Param = optional_date("departure_date", "Departure date, YYYY-MM-DD.");
+pub const PROVIDER_RETURN_DATE: Param = optional_date("return_date", "Return date, YYYY-MM-DD; absent = one way.");
+
+pub const SORT_BY: Param = Param {
+    name: "sort_by",
+    kind: ParamKind::OneOf { values: &["CHEAPEST", "DURATION", "DEPARTURE_TIME", "ARRIVAL_TIME"] },
+    required: false,
+    description: "CHEAPEST, DURATION, DEPARTURE_TIME or ARRIVAL_TIME; absent = the provider's best order.",
+};
+
+pub const PROVIDER_FLIGHTS: &[Param] = &[
+    PROVIDER_ORIGIN,
+    PROVIDER_DESTINATION,
+    CABIN_CLASS,
+    MAX_STOPS,
+    DEPARTURE_WINDOW,
+    AIRLINES,
+    PASSENGERS,
+    PROVIDER_DEPARTURE_DATE,
+    PROVIDER_RETURN_DATE,
+    SORT_BY,
+];
+
+pub const START_DATE: Param = optional_date("start_date", "First departure date, YYYY-MM-DD.");
+pub const END_DATE: Param =
+    optional_date("end_date", "Last departure date, YYYY-MM-DD (at most 366 days after start_date).");
+
+pub const TRIP_DURATION: Param = Param {
+    name: "trip_duration",
+    kind: ParamKind::Int32 { min: 1, max: 30, default: 0 },
+    required: false,
+    description: "Days between departure and return, 1–30; required for round trips.",
+};
+
+pub const IS_ROUND_TRIP: Param = Param {
+    name: "is_round_trip",
+    kind: ParamKind::Bool,
+    required: false,
+    description: "Round trips of trip_duration days.",
+};
+
+pub const SORT_BY_PRICE: Param = Param {
+    name: "sort_by_price",
+    kind: ParamKind::Bool,
+    required: false,
+    description: "Cheapest first instead of by date.",
+};
+
+pub const PROVIDER_DATES: &[Param] = &[
+    PROVIDER_ORIGIN,
+    PROVIDER_DESTINATION,
+    CABIN_CLASS,
+    MAX_STOPS,
+    DEPARTURE_WINDOW,
+    AIRLINES,
+    PASSENGERS,
+    START_DATE,
+    END_DATE,
+    TRIP_DURATION,
+    IS_ROUND_TRIP,
+    SORT_BY_PRICE,
+];
