@@ -67,6 +67,16 @@ impl Wrk {
         format!("{header}{DONE}")
     }
 
+    /// One GET repeated with `key` as X-Service-Key.
+    pub fn repeated(key: &str) -> String {
+        Self::repeated_script(Some(key))
+    }
+
+    /// One GET repeated without a credential.
+    pub fn repeated_anonymous() -> String {
+        Self::repeated_script(None)
+    }
+
     /// One POST repeated: `body` (JSON) with `key` as X-Service-Key.
     fn post_script(key: &str, body: &str) -> String {
         format!(

@@ -1,4 +1,5 @@
-//! `make bench`: the figures of the Foundation issue, printed as two tables.
+//! `make bench`: the figures of the Foundation issue (first three tables) and of the Aviation group
+//! (the last two, see `aviation.rs`).
 //!
 //! For each size (env `BENCH_SIZES`, default 10k,100k,1M,5M synthetic ACLED events in ACLED's wire
 //! format, dated over the 90 days before the as-of time):
@@ -15,6 +16,7 @@
 //!   from a plain route), and the peer: datasette answering the same distinct pages from the same
 //!   rows in SQLite with an index on (country, time) (`BENCH_DATASETTE`, set by `make bench`).
 
+mod aviation;
 mod datasette;
 mod http_load;
 mod served_binary;
@@ -260,6 +262,8 @@ async fn main() {
         eprintln!("wrk not found on PATH: HTTP columns are n/a (make bench installs it with apt-get)");
     }
     let as_of = Utc::now() - Duration::days(1);
+    eprintln!("bench: aviation …");
+    let aviation = aviation::measure(wrk.as_ref()).await;
     let mut rows = Vec::new();
     for n in sizes {
         eprintln!("bench: {n} events …");
@@ -324,4 +328,5 @@ async fn main() {
             h.batch_sequential.p50_ms / h.cached_sequential.p50_ms,
         );
     }
+    aviation::print(&aviation);
 }

@@ -1,0 +1,144 @@
+//! The Aviation figures: ListAirportDelays and GetAirportOpsSummary warm (in process and over HTTP,
+//! as for Conflict), a read-through cache hit over HTTP next to the ceiling, and 1,000 concurrent
+//! identical cold read-through requests (one upstream call, and their p99).
+
+use std::{
+    sync::{Arc, OnceLock},
+    time::Instant,
+};
+
+use poem::{endpoint::BoxEndpoint, get, Endpoint, EndpointExt, Response, Route};
+use sitrep_tests::TestApp;
+
+use crate::{http_load, percentile};
+
+const DELAYS: &str = "/api/aviation/v1/list-airport-delays?page_size=100";
+const SUMMARY: &str = "/api/aviation/v1/get-airport-ops-summary?airports=IST&airports=LHR&airports=JFK";
+const READ_THROUGH: &str = "/api/aviation/v1/get-flight-status?flight_number=TK2120&date=2026-11-20";
+/// A read-through request nobody asked before (a cold cache key), sent 1,000 times at once.
+const COLD: &str = "/api/aviation/v1/track-aircraft?sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=34";
+
+pub struct Figures {
+    /// (operation, in-process cached p50 µs, p99 µs, HTTP req/s, HTTP p99 ms) per operation.
+    pub warm: Vec<(&'static str, f64, f64, Option<http_load::Run>)>,
+    pub ceiling: Option<http_load::Run>,
+    pub read_through_hit: Option<http_load::Run>,
+    pub cold_upstream_calls: u64,
+    pub cold_p50_ms: f64,
+    pub cold_p99_ms: f64,
+}
+
+async fn in_process(app: &TestApp, path: &str) -> (f64, f64) {
+    let endpoint = app.endpoint();
+    let mut lat = Vec::new();
+    for i in 0..20_000 {
+        let req = poem::Request::builder().uri(path.parse().expect("uri")).header("x-service-key", &app.key).finish();
+        let t = Instant::now();
+        let r = endpoint.get_response(req).await;
+        assert_eq!(r.status(), 200, "{path}");
+        std::hint::black_box(&r);
+        if i >= 1000 {
+            lat.push(t.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    lat.sort_by(f64::total_cmp);
+    (percentile(&lat, 0.5), percentile(&lat, 0.99))
+}
+
+/// 1,000 identical requests at once on a cold read-through key, over HTTP.
+async fn cold_burst(app: &TestApp) -> (u64, f64, f64) {
+    let before = app.state.read_through.upstream_calls();
+    let url = format!("{}{COLD}", app.base);
+    let tasks: Vec<_> = (0..1000)
+        .map(|_| {
+            let (client, url, key) = (app.http.clone(), url.clone(), app.key.clone());
+            tokio::spawn(async move {
+                let t = Instant::now();
+                let r = client.get(&url).header("x-service-key", key).send().await.expect("request");
+                assert_eq!(r.status(), 200);
+                r.bytes().await.expect("body");
+                t.elapsed().as_secs_f64() * 1e3
+            })
+        })
+        .collect();
+    let mut lat = Vec::new();
+    for t in tasks {
+        lat.push(t.await.expect("task"));
+    }
+    lat.sort_by(f64::total_cmp);
+    (app.state.read_through.upstream_calls() - before, percentile(&lat, 0.5), percentile(&lat, 0.99))
+}
+
+pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lake = sitrep_tests::normal_lake(&dir).await;
+    let ceiling: Arc<OnceLock<bytes::Bytes>> = Arc::new(OnceLock::new());
+    let body = ceiling.clone();
+    let wrap = move |app: BoxEndpoint<'static>| -> BoxEndpoint<'static> {
+        Route::new()
+            .at(
+                "/bench/ceiling",
+                get(poem::endpoint::make_sync(move |_| {
+                    Response::builder()
+                        .content_type("application/json; charset=utf-8")
+                        .body(body.get().cloned().unwrap_or_default())
+                })),
+            )
+            .nest("/", app)
+            .boxed()
+    };
+    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
+        .expect("limits");
+    let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
+    let app = TestApp::serve_with(dir, lake, options, wrap).await;
+    let (cold_upstream_calls, cold_p50_ms, cold_p99_ms) = cold_burst(&app).await;
+    let hit = app.get(READ_THROUGH).send().await.expect("request");
+    assert_eq!(hit.status(), 200);
+    let _ = ceiling.set(hit.bytes().await.expect("body"));
+    let mut warm = Vec::new();
+    for (name, path) in [("ListAirportDelays", DELAYS), ("GetAirportOpsSummary", SUMMARY)] {
+        let (p50, p99) = in_process(&app, path).await;
+        let http = match wrk {
+            Some(w) => Some(w.run(&format!("{}{path}", app.base), &http_load::Wrk::repeated(&app.key)).await),
+            None => None,
+        };
+        warm.push((name, p50, p99, http));
+    }
+    let (ceiling, read_through_hit) = match wrk {
+        Some(w) => (
+            Some(w.run(&format!("{}/bench/ceiling", app.base), &http_load::Wrk::repeated_anonymous()).await),
+            Some(w.run(&format!("{}{READ_THROUGH}", app.base), &http_load::Wrk::repeated(&app.key)).await),
+        ),
+        None => (None, None),
+    };
+    Figures { warm, ceiling, read_through_hit, cold_upstream_calls, cold_p50_ms, cold_p99_ms }
+}
+
+pub fn print(f: &Figures) {
+    let opt = crate::fmt_opt;
+    println!("\nAviation: warm dataset operations (cached), in process and over HTTP (wrk, concurrency 32)\n");
+    println!("| operation | in-process p50 µs | in-process p99 µs | HTTP req/s | HTTP p99 ms |");
+    println!("|---|---:|---:|---:|---:|");
+    for (name, p50, p99, http) in &f.warm {
+        println!(
+            "| {name} | {p50:.1} | {p99:.1} | {} | {} |",
+            opt(http.as_ref().map(|h| h.rps), 0),
+            opt(http.as_ref().map(|h| h.p99_ms), 2),
+        );
+    }
+    let ceiling = f.ceiling.as_ref().map(|c| c.rps);
+    println!("\nAviation read-through: a cache hit (GetFlightStatus) next to the ceiling, and 1,000 identical cold requests at once (TrackAircraft)\n");
+    println!("| ceiling req/s | cache hit req/s | hit ÷ ceiling | hit p99 ms | cold burst: upstream calls | cold burst p50 ms | cold burst p99 ms |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|");
+    let hit = f.read_through_hit.as_ref();
+    println!(
+        "| {} | {} | {} | {} | {} | {:.1} | {:.1} |",
+        opt(ceiling, 0),
+        opt(hit.map(|h| h.rps), 0),
+        opt(hit.zip(ceiling).map(|(h, c)| h.rps / c), 2),
+        opt(hit.map(|h| h.p99_ms), 2),
+        f.cold_upstream_calls,
+        f.cold_p50_ms,
+        f.cold_p99_ms,
+    );
+}
