@@ -100,6 +100,8 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("faa", "normal"),
     ("aviationstack", "normal"),
     ("icao-notam", "normal"),
+    ("travelpayouts", "normal"),
+    ("wingbits", "normal"),
 ];
 
 pub struct TestApp {

@@ -17,8 +17,18 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 8] =
-    ["acled", "ucdp", "hdx", "adsb", "aviation-news", "faa", "aviationstack", "icao-notam"];
+pub const REPLAY_UPSTREAMS: [&str; 10] = [
+    "acled",
+    "ucdp",
+    "hdx",
+    "adsb",
+    "aviation-news",
+    "faa",
+    "aviationstack",
+    "icao-notam",
+    "travelpayouts",
+    "wingbits",
+];
 
 pub struct SourceEnv {
     http: Http,

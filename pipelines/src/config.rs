@@ -35,6 +35,59 @@ pub struct UpstreamConfig {
     pub demo_prices: bool,
     /// `FLIGHT_SEARCH_PROVIDER_URL` and the optional `FLIGHT_SEARCH_PROVIDER_TOKEN`.
     pub flight_search_provider: Option<(String, Option<String>)>,
+    /// `AVIATION_WATCH_ROUTES` (`IST-LHR,JFK-CDG`): routes whose fares are a scheduled dataset.
+    pub aviation_watch_routes: Vec<(String, String)>,
+    /// `AVIATION_WATCH_BBOXES` (`38,26,43,34;…` as sw_lat,sw_lon,ne_lat,ne_lon): boxes whose
+    /// aircraft are a scheduled dataset.
+    pub aviation_watch_bboxes: Vec<[f64; 4]>,
+}
+
+/// `IST-LHR,JFK-CDG` → pairs of upper-case IATA codes.
+pub fn route_list(name: &str, value: &str) -> Result<Vec<(String, String)>, String> {
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(|r| {
+            let (o, d) = r.split_once('-').ok_or_else(|| format!("{name}: `{r}` is not ORIGIN-DESTINATION"))?;
+            let codes = iata_list(name, &format!("{o},{d}"))?;
+            match codes.as_slice() {
+                [o, d] => Ok((o.clone(), d.clone())),
+                _ => Err(format!("{name}: `{r}` is not ORIGIN-DESTINATION")),
+            }
+        })
+        .collect()
+}
+
+/// `38,26,43,34;…` → boxes of four coordinates in range.
+pub fn bbox_list(name: &str, value: &str) -> Result<Vec<[f64; 4]>, String> {
+    value
+        .split(';')
+        .map(str::trim)
+        .filter(|b| !b.is_empty())
+        .map(|b| {
+            let n: Vec<f64> = b
+                .split(',')
+                .map(|x| x.trim().parse::<f64>())
+                .collect::<Result<_, _>>()
+                .map_err(|_| format!("{name}: `{b}` is not sw_lat,sw_lon,ne_lat,ne_lon"))?;
+            let ok = n.len() == 4
+                && n.iter().all(|x| x.is_finite())
+                && [n[0], n[2]].iter().all(|l| (-90.0..=90.0).contains(l))
+                && [n[1], n[3]].iter().all(|l| (-180.0..=180.0).contains(l))
+                && (n[0], n[1]) != (n[2], n[3]);
+            if ok {
+                Ok([n[0], n[1], n[2], n[3]])
+            } else {
+                Err(format!("{name}: `{b}` is not a box sw_lat,sw_lon,ne_lat,ne_lon in range"))
+            }
+        })
+        .collect()
+}
+
+/// A box's key in the lake and in queries: the four numbers as Rust prints them (`38,26,43,34`).
+pub fn bbox_key(b: &[f64; 4]) -> String {
+    format!("{},{},{},{}", b[0], b[1], b[2], b[3])
 }
 
 /// A comma-separated list of IATA airport codes (`IST,ESB`), upper-cased; anything else is an error.
@@ -89,6 +142,14 @@ impl UpstreamConfig {
             travelpayouts_token: env("TRAVELPAYOUTS_API_TOKEN"),
             demo_prices: flag("AVIATION_DEMO_PRICES"),
             flight_search_provider: env("FLIGHT_SEARCH_PROVIDER_URL").map(|u| (u, env("FLIGHT_SEARCH_PROVIDER_TOKEN"))),
+            aviation_watch_routes: route_list(
+                "AVIATION_WATCH_ROUTES",
+                &env("AVIATION_WATCH_ROUTES").unwrap_or_default(),
+            )?,
+            aviation_watch_bboxes: bbox_list(
+                "AVIATION_WATCH_BBOXES",
+                &env("AVIATION_WATCH_BBOXES").unwrap_or_default(),
+            )?,
         })
     }
 
@@ -115,6 +176,9 @@ impl UpstreamConfig {
             travelpayouts_token: Some("REDACTED".into()),
             demo_prices: false,
             flight_search_provider: Some(("https://flight-search.provider.example".into(), Some("REDACTED".into()))),
+            // The recordings hold one watched route and one watched box, so replay shows both paths.
+            aviation_watch_routes: vec![("IST".into(), "LHR".into())],
+            aviation_watch_bboxes: vec![[38.0, 26.0, 43.0, 34.0]],
         }
     }
 }
@@ -137,6 +201,31 @@ impl fmt::Debug for UpstreamConfig {
             .field("travelpayouts", &self.travelpayouts_token.is_some())
             .field("demo_prices", &self.demo_prices)
             .field("flight_search_provider", &self.flight_search_provider.as_ref().map(|(url, _)| url))
+            .field("aviation_watch_routes", &self.aviation_watch_routes)
+            .field("aviation_watch_bboxes", &self.aviation_watch_bboxes)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn watch_lists_parse_or_say_why_not() {
+        assert_eq!(iata_list("X", " ist, esb ").unwrap(), ["IST", "ESB"]);
+        assert!(iata_list("X", "IST,ISTA").unwrap_err().contains("ISTA"));
+        assert_eq!(
+            route_list("R", "ist-lhr, JFK-CDG").unwrap(),
+            [("IST".into(), "LHR".into()), ("JFK".into(), "CDG".into())]
+        );
+        assert!(route_list("R", "ISTLHR").is_err());
+        assert_eq!(
+            bbox_list("B", "38,26,43,34; -25,175,-15,-175").unwrap(),
+            [[38.0, 26.0, 43.0, 34.0], [-25.0, 175.0, -15.0, -175.0]]
+        );
+        assert!(bbox_list("B", "91,0,10,10").is_err());
+        assert!(bbox_list("B", "1,1,1,1").is_err(), "degenerate");
+        assert_eq!(bbox_key(&[38.0, 26.5, 43.0, -34.0]), "38,26.5,43,-34");
     }
 }

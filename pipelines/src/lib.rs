@@ -30,6 +30,7 @@ pub mod time;
 pub mod transport;
 pub mod travelpayouts;
 pub mod ucdp;
+pub mod watch_lists;
 pub mod xml_tree;
 pub mod youtube;
 

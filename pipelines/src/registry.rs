@@ -5,8 +5,16 @@ use std::sync::Arc;
 use sitrep_schemas::DatasetId;
 
 use crate::{
-    acled::AcledSource, adsb::AdsbSource, airport_delays::AirportDelaysSource, airport_flights::AirportFlightsSource,
-    aviation_news::AviationNewsSource, hdx::HdxSource, iran::IranSource, ucdp::UcdpSource, Source,
+    acled::AcledSource,
+    adsb::AdsbSource,
+    airport_delays::AirportDelaysSource,
+    airport_flights::AirportFlightsSource,
+    aviation_news::AviationNewsSource,
+    hdx::HdxSource,
+    iran::IranSource,
+    ucdp::UcdpSource,
+    watch_lists::{AircraftWatchSource, FlightPriceWatchSource},
+    Source,
 };
 
 pub fn all_sources() -> Vec<Arc<dyn Source>> {
@@ -19,6 +27,8 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(AviationNewsSource),
         Arc::new(AirportDelaysSource),
         Arc::new(AirportFlightsSource),
+        Arc::new(FlightPriceWatchSource),
+        Arc::new(AircraftWatchSource),
     ]
 }
 

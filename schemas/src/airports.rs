@@ -73,11 +73,33 @@ pub fn notam_icaos() -> Vec<&'static str> {
     all().iter().filter(|a| a.country != "US").map(|a| a.icao).collect()
 }
 
+/// Travelpayouts' default market for fares from `origin` (SUPPLEMENT 2.1.10): Turkish airports
+/// `tr`, the UAE's DXB/AUH/SHJ/DWC `ae`, other European registry airports `gb`, else `us`.
+pub fn default_market(origin: &str) -> &'static str {
+    match by_iata(origin) {
+        Some(a) if a.country == "TR" => "tr",
+        _ if ["DXB", "AUH", "SHJ", "DWC"].contains(&origin) => "ae",
+        Some(a) if a.region == "EUROPE" => "gb",
+        _ => "us",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
 
     use super::*;
+
+    #[test]
+    fn markets_follow_the_origin() {
+        assert_eq!(default_market("IST"), "tr");
+        assert_eq!(default_market("ESB"), "tr");
+        assert_eq!(default_market("DWC"), "ae");
+        assert_eq!(default_market("LHR"), "gb");
+        assert_eq!(default_market("JFK"), "us");
+        assert_eq!(default_market("DOH"), "us", "MENA, not Europe");
+        assert_eq!(default_market("ZZZ"), "us");
+    }
 
     #[test]
     fn the_registry_of_2_1_0() {

@@ -6,7 +6,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::{
     dataset::{DatasetDescriptor, Partitioning},
-    fields::{cached, float64_or_null, instant, int32_or_null, utf8, utf8_or_null},
+    fields::{cached, date_or_null, float64_or_null, instant, int32_or_null, utf8, utf8_or_null},
 };
 
 /// The emergency squawks adsb.lol is asked for: hijack, radio failure, general emergency.
@@ -222,4 +222,95 @@ pub static AIRPORT_FLIGHTS: DatasetDescriptor = DatasetDescriptor {
     sort_key: "row_kind, airport, direction, position",
     schema: airport_flights_schema,
     operations: &["ListAirportFlights", "GetCarrierOps"],
+};
+
+/// The route watch list's fares (`AVIATION_WATCH_ROUTES`, 2.1.10), as rows of two kinds:
+/// - `row_kind = 'month'`: one per (route, departure month) asked — `status` (`ok`, `failed`),
+///   `message`, and the window it covers (`window_start`..`window_end`, the next 60 days);
+/// - `row_kind = 'fare'`: Travelpayouts' cheapest one-way economy fares in USD at the origin's
+///   default market, by departure date, cheapest first (`position`).
+pub fn flight_price_watch_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("row_kind"),
+            utf8("origin"),
+            utf8("destination"),
+            utf8("month"),
+            Field::new("position", DataType::Int32, false),
+            instant("fetched_at", false),
+            utf8_or_null("status"),
+            utf8_or_null("message"),
+            date_or_null("window_start"),
+            date_or_null("window_end"),
+            date_or_null("departure_date"),
+            utf8_or_null("airline"),
+            float64_or_null("price"),
+            utf8_or_null("currency"),
+            int32_or_null("transfers"),
+            int32_or_null("duration_minutes"),
+            utf8_or_null("link"),
+            instant("expires_at", true),
+        ])
+    })
+}
+
+/// `flight-price-watch`: the watched routes' fares for the next 60 days, every 6 hours.
+pub static FLIGHT_PRICE_WATCH: DatasetDescriptor = DatasetDescriptor {
+    id: "flight-price-watch",
+    table: "flight_price_watch",
+    group: "aviation",
+    provider: "Travelpayouts",
+    license: "Travelpayouts Data API terms",
+    cadence: Duration::from_secs(6 * 3600),
+    cron: "0 0 */6 * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "row_kind, origin, destination, month, position",
+    schema: flight_price_watch_schema,
+    operations: &["SearchFlightPrices"],
+};
+
+/// The bounding-box watch list's aircraft (`AVIATION_WATCH_BBOXES`, 2.1.8), as rows of two kinds:
+/// - `row_kind = 'box'`: one per watched box (`box` = `sw_lat,sw_lon,ne_lat,ne_lon` as configured)
+///   — `status` (`ok`, `failed`) and `message`;
+/// - `row_kind = 'position'`: the aircraft Wingbits reported inside it.
+pub fn aircraft_watch_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("row_kind"),
+            utf8("box"),
+            instant("fetched_at", false),
+            utf8_or_null("status"),
+            utf8_or_null("message"),
+            utf8_or_null("icao24"),
+            utf8_or_null("callsign"),
+            float64_or_null("lat"),
+            float64_or_null("lon"),
+            float64_or_null("altitude_m"),
+            float64_or_null("ground_speed_kts"),
+            float64_or_null("track_deg"),
+            float64_or_null("vertical_rate"),
+            Field::new("on_ground", DataType::Boolean, true),
+            utf8_or_null("source"),
+            instant("observed_at", true),
+        ])
+    })
+}
+
+/// `aircraft-watch`: the watched boxes' aircraft from Wingbits, every 2 minutes.
+pub static AIRCRAFT_WATCH: DatasetDescriptor = DatasetDescriptor {
+    id: "aircraft-watch",
+    table: "aircraft_watch",
+    group: "aviation",
+    provider: "Wingbits",
+    license: "Wingbits API terms",
+    cadence: Duration::from_secs(120),
+    cron: "30 */2 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "row_kind, box, icao24",
+    schema: aircraft_watch_schema,
+    operations: &["TrackAircraft"],
 };

@@ -62,9 +62,11 @@ impl DatasetId {
     pub const AVIATION_NEWS: DatasetId = DatasetId(&aviation::AVIATION_NEWS);
     pub const AIRPORT_DELAYS: DatasetId = DatasetId(&aviation::AIRPORT_DELAYS);
     pub const AIRPORT_FLIGHTS: DatasetId = DatasetId(&aviation::AIRPORT_FLIGHTS);
+    pub const FLIGHT_PRICE_WATCH: DatasetId = DatasetId(&aviation::FLIGHT_PRICE_WATCH);
+    pub const AIRCRAFT_WATCH: DatasetId = DatasetId(&aviation::AIRCRAFT_WATCH);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 8] = [
+    pub const ALL: [DatasetId; 10] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -73,6 +75,8 @@ impl DatasetId {
         DatasetId::AVIATION_NEWS,
         DatasetId::AIRPORT_DELAYS,
         DatasetId::AIRPORT_FLIGHTS,
+        DatasetId::FLIGHT_PRICE_WATCH,
+        DatasetId::AIRCRAFT_WATCH,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

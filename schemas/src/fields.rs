@@ -37,3 +37,8 @@ pub(crate) fn int32_or_null(name: &str) -> Field {
 pub(crate) fn float64_or_null(name: &str) -> Field {
     Field::new(name, DataType::Float64, true)
 }
+
+/// A nullable calendar date: Parquet `DATE`.
+pub(crate) fn date_or_null(name: &str) -> Field {
+    Field::new(name, DataType::Date32, true)
+}

@@ -165,7 +165,7 @@ pub static OPERATIONS: &[Operation] = &[
         access: Access::Subscription,
         idempotent: false,
         rate: Policy::Default,
-        datasets: &[],
+        datasets: &["aircraft-watch"],
         batchable: true,
         mcp: Some(McpTool {
             name: "track_aircraft",
@@ -184,7 +184,7 @@ pub static OPERATIONS: &[Operation] = &[
         access: Access::Pro,
         idempotent: false,
         rate: Policy::Default,
-        datasets: &[],
+        datasets: &["flight-price-watch"],
         batchable: true,
         mcp: Some(McpTool {
             name: "search_flight_prices",

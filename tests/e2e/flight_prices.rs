@@ -9,10 +9,13 @@ const PRICES: &str = "/api/aviation/v1/search-flight-prices";
 #[tokio::test]
 async fn fares_from_prices_for_dates() {
     let app = TestApp::start().await;
+    // A watched route (AVIATION_WATCH_ROUTES), one way, economy, USD, default market: the lake.
     let r = app.get(&format!("{PRICES}?origin=ist&destination=lhr&departure_date=2026-12-10")).send().await.unwrap();
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["x-data-mode"], "replay");
-    let mut body: Value = r.json().await.unwrap();
+    assert!(r.headers().contains_key("x-snapshot-generation"), "answered from a generation");
+    assert_eq!(app.state.read_through.upstream_calls(), 0);
+    let body: Value = r.json().await.unwrap();
     assert_eq!(
         (body["provider"].as_str(), body["degraded"].as_bool(), body["error"].as_str()),
         (Some("travelpayouts_data"), Some(false), Some(""))
@@ -24,11 +27,21 @@ async fn fares_from_prices_for_dates() {
     assert!(q["bookingUrl"].as_str().unwrap().starts_with("https://www.aviasales.com/search/IST1012LHR1"));
     assert_eq!(body["quotes"][3]["bookingUrl"], "", "no link, no booking URL");
     assert_eq!(q["expiresAt"], 1_795_176_000_000i64);
-    for quote in body["quotes"].as_array_mut().unwrap() {
-        quote["observedAt"] = json!("<fetch time>");
-    }
-    body["updatedAt"] = json!("<fetch time>");
+    assert_eq!(body["updatedAt"], 1_795_154_400_000i64, "the watch list's fetch time");
     insta::assert_json_snapshot!("search_flight_prices", body);
+    // Dates outside the 60-day window, and other markets, are asked live.
+    let (_, outside) = app.json(&format!("{PRICES}?origin=IST&destination=LHR&departure_date=2027-01-25")).await;
+    assert_eq!(outside["error"], "upstream_error", "no recording for that live call");
+    let r = app
+        .get(&format!("{PRICES}?origin=IST&destination=LHR&departure_date=2026-12-10&market=gb"))
+        .send()
+        .await
+        .unwrap();
+    assert!(!r.headers().contains_key("x-snapshot-generation"), "a live answer");
+    let live: Value = r.json().await.unwrap();
+    assert_eq!(live["quotes"].as_array().unwrap().len(), 4);
+    assert_eq!(live["quotes"][1]["id"], body["quotes"][1]["id"], "the same fares, the same ids");
+    assert!(live["quotes"].as_array().unwrap().iter().all(|q| q["observedAt"].as_i64().unwrap() > 1_795_154_400_000));
 }
 
 #[tokio::test]
@@ -79,7 +92,8 @@ async fn without_a_token_missing_credentials_or_labelled_demo_quotes() {
         ..Default::default()
     };
     let app = TestApp::start_with(no_token).await;
-    let (_, body) = app.json(&format!("{PRICES}?origin=IST&destination=LHR&departure_date=2026-12-10")).await;
+    // A route outside the watch list (which answers whatever the token): no token, no answer.
+    let (_, body) = app.json(&format!("{PRICES}?origin=JFK&destination=CDG&departure_date=2026-12-10")).await;
     assert_eq!(
         (
             body["provider"].as_str(),
@@ -94,7 +108,7 @@ async fn without_a_token_missing_credentials_or_labelled_demo_quotes() {
         ..Default::default()
     };
     let app = TestApp::start_with(demo).await;
-    let url = format!("{PRICES}?origin=IST&destination=LHR&departure_date=2026-12-10");
+    let url = format!("{PRICES}?origin=JFK&destination=CDG&departure_date=2026-12-10");
     let (_, a) = app.json(&url).await;
     let (_, b) = app.json(&url).await;
     assert_eq!(

@@ -21,9 +21,9 @@ fn with_opensky() -> Options {
 #[tokio::test]
 async fn a_viewport_from_wingbits_clipped_and_sorted() {
     let app = TestApp::start().await;
-    let r = app.get(&format!("{TRACK}?sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=34")).send().await.unwrap();
+    let r = app.get(&format!("{TRACK}?sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=35")).send().await.unwrap();
     assert_eq!(r.status(), 200);
-    assert!(!r.headers().contains_key("x-snapshot-generation"));
+    assert!(!r.headers().contains_key("x-snapshot-generation"), "a live answer");
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["source"], "wingbits");
     assert_eq!(hexes(&body), ["4b1805", "4ba9c6", "4bb1c4"], "Turkey only, icao24 ascending");
@@ -36,6 +36,14 @@ async fn a_viewport_from_wingbits_clipped_and_sorted() {
     assert_eq!((thy["source"].as_str(), thy["verticalRate"].as_f64()), (Some("POSITION_SOURCE_WINGBITS"), Some(0.0)));
     assert!((thy["altitudeM"].as_f64().unwrap() - 10_668.0).abs() < 0.01);
     assert_eq!(thy["observedAt"], 1_795_154_398_000i64);
+    // The watched box (AVIATION_WATCH_BBOXES) answers from the lake, with the same post-filters.
+    let calls = app.state.read_through.upstream_calls();
+    let r = app.get(&format!("{TRACK}?sw_lat=38.0&sw_lon=26&ne_lat=43&ne_lon=34&callsign=thy")).send().await.unwrap();
+    assert!(r.headers().contains_key("x-snapshot-generation"), "answered from a generation");
+    let watched: Value = r.json().await.unwrap();
+    assert_eq!((watched["source"].as_str(), hexes(&watched)), (Some("wingbits"), vec!["4b1805", "4ba9c6", "4bb1c4"]));
+    assert_eq!(watched["updatedAt"], 1_795_154_400_000i64, "the watch list's fetch time");
+    assert_eq!(app.state.read_through.upstream_calls(), calls, "no live call");
     // sw_lon > ne_lon: the box crosses the antimeridian.
     let (_, pacific) = app.json(&format!("{TRACK}?sw_lat=-25&sw_lon=175&ne_lat=-15&ne_lon=-175")).await;
     assert_eq!(hexes(&pacific), ["c81e2f", "c8a012"]);
@@ -101,7 +109,7 @@ async fn ttls_per_kind_of_answer() {
         async move { app.json(&format!("{TRACK}?{q}")).await }
     };
     ask("callsign=BAW").await;
-    ask("sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=34").await;
+    ask("sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=35").await;
     ask("sw_lat=-60&sw_lon=-60&ne_lat=-50&ne_lon=-50").await;
     assert_eq!(rt.upstream_calls(), calls + 3);
     app.state.clock.advance(11);
@@ -109,9 +117,9 @@ async fn ttls_per_kind_of_answer() {
     assert_eq!(rt.upstream_calls(), calls + 4, "an empty answer lives 10 s");
     app.state.clock.advance(50);
     ask("callsign=BAW").await;
-    ask("sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=34").await;
+    ask("sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=35").await;
     assert_eq!(rt.upstream_calls(), calls + 5, "a callsign answer lives 60 s, a box answer 120 s");
     app.state.clock.advance(60);
-    ask("sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=34").await;
+    ask("sw_lat=38&sw_lon=26&ne_lat=43&ne_lon=35").await;
     assert_eq!(rt.upstream_calls(), calls + 6);
 }

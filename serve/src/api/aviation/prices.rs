@@ -2,10 +2,12 @@
 //! read-through cache — `prices_for_dates` (3,600 s), else the month matrix (7,200 s); failures
 //! 30 s. No token → `missing_credentials`, or labelled demo quotes when `AVIATION_DEMO_PRICES=1`.
 
+use std::sync::Arc;
+
 use poem::Request;
 use sha2::{Digest, Sha256};
 use sitrep_pipelines::travelpayouts::{self, Fare};
-use sitrep_schemas::airports;
+use sitrep_schemas::{airports::default_market, DatasetId};
 
 use super::{
     model::{Carrier, PriceQuote, SearchFlightPricesResponse},
@@ -13,15 +15,18 @@ use super::{
         ADULTS, CABIN, CURRENCY, DEPARTURE_DATE, MARKET, MAX_RESULTS, NONSTOP_ONLY, PRICE_DESTINATION, PRICE_ORIGIN,
         RETURN_DATE,
     },
+    queries,
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, live_get, Answer},
-        error::Violations,
+        answer::{check_jmespath_length, dataset_get, live_get, Answer},
+        dataset_read,
+        error::{ApiError, Violations},
         params::{RawQuery, JMESPATH},
     },
     app_state::AppState,
     read_through::Fresh,
+    snapshot::DatasetDb,
 };
 
 const TTL: i64 = 3_600;
@@ -43,16 +48,6 @@ pub struct Search {
     /// Lower case.
     pub currency: String,
     pub market: String,
-}
-
-/// The default market of an origin (2.1.10).
-pub fn default_market(origin: &str) -> &'static str {
-    match airports::by_iata(origin) {
-        Some(a) if a.country == "TR" => "tr",
-        _ if ["DXB", "AUH", "SHJ", "DWC"].contains(&origin) => "ae",
-        Some(a) if a.region == "EUROPE" => "gb",
-        _ => "us",
-    }
 }
 
 /// Travelpayouts' trip class of a cabin.
@@ -112,6 +107,52 @@ fn answer_of(quotes: Vec<PriceQuote>, provider: &str, error: &str, updated_at: i
         updated_at,
         error: error.into(),
     }
+}
+
+impl Search {
+    /// Whether the route watch list can answer: it holds one-way economy fares in USD at the
+    /// origin's default market.
+    fn watchable(&self) -> bool {
+        self.return_date.is_empty()
+            && self.cabin == "ECONOMY"
+            && self.currency == "usd"
+            && self.market == default_market(&self.origin)
+    }
+
+    fn quote_id(&self, kind: &str, date: &str, n: usize) -> String {
+        format!("tp-{kind}-{}-{}-{date}-{n}", self.origin, self.destination)
+    }
+}
+
+/// The watch list's answer (1.8 step 1), when it covers the search and holds fares for it.
+async fn watched(db: &Arc<DatasetDb>, s: &Search) -> Result<Option<SearchFlightPricesResponse>, ApiError> {
+    let (table, origin, destination, date) =
+        (db.table().to_string(), s.origin.clone(), s.destination.clone(), s.departure_date.clone());
+    let found = db.query(move |c| queries::watched_fares(c, &table, &origin, &destination, &date)).await?;
+    let Some((fetched_at, fares)) = found else { return Ok(None) };
+    let quotes: Vec<PriceQuote> = fares
+        .into_iter()
+        .filter(|f| !s.nonstop_only || f.transfers == 0)
+        .take(s.max_results)
+        .enumerate()
+        .map(|(n, f)| {
+            let fare = Fare {
+                origin: s.origin.clone(),
+                destination: s.destination.clone(),
+                departure_date: s.departure_date.clone(),
+                return_date: String::new(),
+                airline: f.airline,
+                price: f.price,
+                stops: f.transfers,
+                duration_minutes: f.duration_minutes,
+                link: f.link,
+                expires_at: f.expires_at,
+                trip_class: None,
+            };
+            quote(s, fare, s.quote_id("v3", &s.departure_date, n), &f.currency, fetched_at)
+        })
+        .collect();
+    Ok((!quotes.is_empty()).then(|| answer_of(quotes, PROVIDER, "", fetched_at)))
 }
 
 /// Deterministic synthetic quotes, labelled as such: only in demo mode, never with a token.
@@ -178,7 +219,7 @@ async fn search(state: &AppState, s: &Search, token: &str, now_ms: i64) -> Fresh
         Ok(found) => found,
         Err(e) => return failed(&e),
     };
-    let key = |kind: &str, date: &str, n: usize| format!("tp-{kind}-{}-{}-{date}-{n}", s.origin, s.destination);
+    let key = |kind: &str, date: &str, n: usize| s.quote_id(kind, date, n);
     let currency = currency.unwrap_or_else(|| s.currency.clone());
     if !fares.is_empty() {
         let quotes = fares
@@ -245,6 +286,19 @@ pub async fn answer(state: &AppState, req: &Request) -> Answer<SearchFlightPrice
     let market = market.unwrap_or_else(|| default_market(&origin).into());
     let s =
         Search { origin, destination, departure_date, return_date, cabin, nonstop_only, max_results, currency, market };
+    if s.watchable() {
+        let (provenance, db) = dataset_read::current(state, DatasetId::FLIGHT_PRICE_WATCH);
+        if let Some(db) = db {
+            match watched(&db, &s).await {
+                Ok(Some(answer)) => {
+                    let key = format!("search-flight-prices:{}:{s:?}", db.version);
+                    return dataset_get(&state.cache, req, Some(key), jmespath, provenance, async { Ok(answer) }).await;
+                }
+                Ok(None) => {}
+                Err(e) => return e.into(),
+            }
+        }
+    }
     let rt = &state.read_through;
     let (replay, now_ms) = (rt.is_replay(), state.clock.now() * 1000);
     let Some(token) = rt.config.travelpayouts_token.clone() else {
@@ -259,20 +313,4 @@ pub async fn answer(state: &AppState, req: &Request) -> Answer<SearchFlightPrice
     let (answer, _) = rt.get_or_fetch(&key, || state.clock.now(), || search(state, &s, &token, now_ms)).await;
     let degraded = answer.degraded;
     live_get(req, jmespath, &answer, degraded, replay)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markets_follow_the_origin() {
-        assert_eq!(default_market("IST"), "tr");
-        assert_eq!(default_market("ESB"), "tr");
-        assert_eq!(default_market("DWC"), "ae");
-        assert_eq!(default_market("LHR"), "gb");
-        assert_eq!(default_market("JFK"), "us");
-        assert_eq!(default_market("DOH"), "us", "MENA, not Europe");
-        assert_eq!(default_market("ZZZ"), "us");
-    }
 }

@@ -4,7 +4,8 @@
 use duckdb::{params, Connection};
 
 use super::model::{
-    AirportDelayAlert, AirportRef, Carrier, EmergencyFeed, EmergencyObservation, Flight, GeoCoordinates,
+    AircraftPosition, AirportDelayAlert, AirportRef, Carrier, EmergencyFeed, EmergencyObservation, Flight,
+    GeoCoordinates,
 };
 use crate::api::{paged_list::Page, sql_values::text_list};
 
@@ -174,4 +175,87 @@ pub fn watch_page(conn: &Connection, table: &str, airport: &str, direction: &str
     ))?;
     let flights = stmt.query_map(params![airport, direction], flight_row)?.collect::<duckdb::Result<Vec<_>>>()?;
     Ok(Some(WatchPage { ok: true, fetched_at, flights }))
+}
+
+/// A watched route's fare on one departure date, as the lake holds it.
+pub struct WatchedFare {
+    pub airline: String,
+    pub price: f64,
+    pub currency: String,
+    pub transfers: i32,
+    pub duration_minutes: i32,
+    pub link: String,
+    pub expires_at: i64,
+}
+
+/// The watch list's fares of a route on `date` (`YYYY-MM-DD`), cheapest first, with their fetch
+/// time — `None` unless the route's month was fetched and the date is inside its window.
+pub fn watched_fares(
+    conn: &Connection,
+    table: &str,
+    origin: &str,
+    destination: &str,
+    date: &str,
+) -> duckdb::Result<Option<(i64, Vec<WatchedFare>)>> {
+    let month = date.get(..7).unwrap_or("");
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT fetched_at FROM {table} WHERE row_kind = 'month' AND status = 'ok' AND origin = ? AND destination = ?
+         AND month = ? AND ? BETWEEN window_start AND window_end"
+    ))?;
+    let fetched: Option<i64> =
+        stmt.query_map(params![origin, destination, month, date], |r| r.get(0))?.next().transpose()?;
+    let Some(fetched_at) = fetched else { return Ok(None) };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT airline, price, currency, transfers, duration_minutes, link, expires_at FROM {table}
+         WHERE row_kind = 'fare' AND origin = ? AND destination = ? AND departure_date = ? ORDER BY price, position"
+    ))?;
+    let fares = stmt
+        .query_map(params![origin, destination, date], |r| {
+            Ok(WatchedFare {
+                airline: r.get(0)?,
+                price: r.get(1)?,
+                currency: r.get(2)?,
+                transfers: r.get(3)?,
+                duration_minutes: r.get(4)?,
+                link: r.get(5)?,
+                expires_at: r.get(6)?,
+            })
+        })?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    Ok(Some((fetched_at, fares)))
+}
+
+/// A watched box's aircraft and their fetch time, if the box was fetched.
+pub fn watched_aircraft(
+    conn: &Connection,
+    table: &str,
+    bbox: &str,
+) -> duckdb::Result<Option<(i64, Vec<AircraftPosition>)>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT fetched_at FROM {table} WHERE row_kind = 'box' AND status = 'ok' AND box = ?"
+    ))?;
+    let fetched: Option<i64> = stmt.query_map(params![bbox], |r| r.get(0))?.next().transpose()?;
+    let Some(fetched_at) = fetched else { return Ok(None) };
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT icao24, callsign, lat, lon, altitude_m, ground_speed_kts, track_deg, vertical_rate, on_ground, source,
+         observed_at FROM {table} WHERE row_kind = 'position' AND box = ? ORDER BY icao24"
+    ))?;
+    let positions = stmt
+        .query_map(params![bbox], |r| {
+            Ok(AircraftPosition {
+                icao24: r.get(0)?,
+                callsign: r.get(1)?,
+                lat: r.get(2)?,
+                lon: r.get(3)?,
+                altitude_m: r.get(4)?,
+                ground_speed_kts: r.get(5)?,
+                track_deg: r.get(6)?,
+                vertical_rate: r.get(7)?,
+                on_ground: r.get(8)?,
+                source: r.get(9)?,
+                observed_at: r.get(10)?,
+            })
+        })?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    Ok(Some((fetched_at, positions)))
 }

@@ -10,10 +10,15 @@ use sitrep_pipelines::positions::{
 use super::{
     model::{AircraftPosition, TrackAircraftResponse},
     params::{CALLSIGN, ICAO24, NE_LAT, NE_LON, SW_LAT, SW_LON},
+    queries,
 };
+use sitrep_pipelines::config::bbox_key;
+use sitrep_schemas::DatasetId;
+
 use crate::{
     api::{
-        answer::{check_jmespath_length, live_get, Answer},
+        answer::{check_jmespath_length, dataset_get, live_get, Answer},
+        dataset_read,
         error::Violations,
         params::{RawQuery, JMESPATH},
     },
@@ -161,6 +166,37 @@ async fn locate(state: &AppState, q: &Query, now_ms: i64) -> Fresh<TrackAircraft
     Fresh { value: none(now_ms), ttl_seconds: FAILURE_TTL }
 }
 
+/// The watch list's answer (1.8 step 1) when the box is a watched one and was fetched.
+async fn watched(
+    state: &AppState,
+    req: &Request,
+    jmespath: Option<&str>,
+    query: &Query,
+    corners: [Option<f64>; 4],
+) -> Option<Answer<TrackAircraftResponse>> {
+    let [Some(a), Some(b), Some(c), Some(d)] = corners else { return None };
+    query.boxes.as_ref()?;
+    let bbox = bbox_key(&[a, b, c, d]);
+    let (provenance, db) = dataset_read::current(state, DatasetId::AIRCRAFT_WATCH);
+    let db = db?;
+    let table = db.table().to_string();
+    let key = bbox.clone();
+    let found = match db.query(move |conn| queries::watched_aircraft(conn, &table, &key)).await {
+        Ok(found) => found?,
+        Err(e) => return Some(crate::api::error::ApiError::from(e).into()),
+    };
+    let (fetched_at, positions) = found;
+    let positions: Vec<AircraftPosition> = positions
+        .into_iter()
+        .filter(|p| query.icao24.as_ref().is_none_or(|h| &p.icao24 == h))
+        .filter(|p| query.callsign.as_ref().is_none_or(|c| p.callsign.to_ascii_uppercase().contains(c.as_str())))
+        .take(MAX_POSITIONS)
+        .collect();
+    let answer = TrackAircraftResponse { positions, source: "wingbits".into(), updated_at: fetched_at };
+    let cache_key = format!("track-aircraft:{}:{}", db.version, query.key());
+    Some(dataset_get(&state.cache, req, Some(cache_key), jmespath, provenance, async { Ok(answer) }).await)
+}
+
 fn none(now_ms: i64) -> TrackAircraftResponse {
     TrackAircraftResponse { positions: Vec::new(), source: "none".into(), updated_at: now_ms }
 }
@@ -187,6 +223,9 @@ pub async fn answer(state: &AppState, req: &Request) -> Answer<TrackAircraftResp
         icao24: text(ICAO24.raw(&q)).map(|h| h.to_ascii_lowercase()),
         callsign: text(CALLSIGN.raw(&q)).map(|c| c.to_ascii_uppercase()),
     };
+    if let Some(answer) = watched(state, req, jmespath, &query, corners).await {
+        return answer;
+    }
     let rt = &state.read_through;
     let replay = rt.is_replay();
     let now_ms = state.clock.now() * 1000;
