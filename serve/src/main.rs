@@ -40,11 +40,28 @@ enum Command {
         #[command(subcommand)]
         command: KeysCommand,
     },
+    /// Manage accounts: their standing (active, lapsed, suspended).
+    Accounts {
+        #[command(subcommand)]
+        command: AccountsCommand,
+    },
     /// Print the development API key, creating a Pro account and key the first time.
     DevKey {
         /// Where the development key is kept between runs (only on this machine).
         #[arg(long, env = "SITREP_DEV_KEY_FILE", default_value = "./var/dev-api-key")]
         file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum AccountsCommand {
+    /// Set an account's standing: `lapsed` refuses its paid entitlements (PRO operations answer the
+    /// lapsed 403), `suspended` refuses everything, `active` restores it.
+    SetStatus {
+        #[arg(long)]
+        account: String,
+        #[arg(long, value_parser = ["active", "lapsed", "suspended"])]
+        status: String,
     },
 }
 
@@ -85,6 +102,14 @@ async fn main() -> anyhow::Result<()> {
     let store =
         StateStore::open(&cli.state.state).await.with_context(|| format!("opening state store {}", cli.state.state))?;
     match cli.command {
+        Command::Accounts { command: AccountsCommand::SetStatus { account, status } } => {
+            let acct = store
+                .find_account_by_name(&account)
+                .await?
+                .with_context(|| format!("no account named `{account}` (keys create makes one)"))?;
+            store.set_account_status(&acct.id, &status).await?;
+            println!("account {account}: {status}");
+        }
         Command::Keys { command } => match command {
             KeysCommand::Create { account, plan, name, operator } => {
                 let plan = Plan::parse(&plan).context("plan must be free, pro or business")?;

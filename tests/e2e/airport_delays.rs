@@ -62,7 +62,7 @@ async fn the_three_components_merged_and_paged() {
     let alerts = all_alerts(&app).await;
     assert_eq!(alerts.len(), 115, "one alert per registry airport over three pages");
     assert_eq!(alerts.iter().map(|a| a["id"].as_str().unwrap()).collect::<HashSet<_>>().len(), 115);
-    let ids: Vec<&str> = alerts.iter().take(19).map(|a| a["id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> = alerts.iter().take(21).map(|a| a["id"].as_str().unwrap()).collect();
     assert_eq!(
         ids,
         [
@@ -83,10 +83,13 @@ async fn the_three_components_merged_and_paged() {
             "avstack-DOH",
             "notam-TLV",
             "avstack-AMM",
-            // NOTAM-only airports appended (OJAM's NOTAM expired; EGLL's taxiway closure is neither).
+            // NOTAM-only airports appended in registry order (OJAM's NOTAM expired; EGLL's
+            // taxiway closure is neither).
+            "notam-CAI",
             "notam-IKA",
             "notam-BGW",
             "notam-BEY",
+            "notam-DAM",
             "notam-SAH",
         ]
     );
@@ -110,6 +113,13 @@ async fn the_three_components_merged_and_paged() {
     assert_eq!((tlv["totalFlights"].as_i64(), tlv["cancelledFlights"].as_i64()), (Some(20), Some(17)), "counts kept");
     assert_eq!(tlv["source"], "FLIGHT_DELAY_SOURCE_NOTAM");
     assert_eq!(alert(&alerts, "IKA")["reason"], "Airport closure (NOTAM)", "an empty NOTAM text");
+    let cai = alert(&alerts, "CAI");
+    assert_eq!(
+        (cai["severity"].as_str(), cai["reason"].as_str()),
+        (Some("FLIGHT_DELAY_SEVERITY_MAJOR"), Some("Airspace restriction (NOTAM)")),
+        "a restriction by Q-code (RA + RT) without text"
+    );
+    assert_eq!(alert(&alerts, "DAM")["delayType"], "FLIGHT_DELAY_TYPE_CLOSURE", "a closure by text alone (AD CLSD)");
     let muc = alert(&alerts, "MUC");
     assert_eq!((muc["id"].as_str(), muc["reason"].as_str()), (Some("status-MUC"), Some("Normal operations")));
     for (iata, why) in [("CTU", "error body"), ("LOS", "HTTP 503"), ("URC", "zero rows"), ("LIM", "no coverage")] {
@@ -209,6 +219,33 @@ async fn failed_components_keep_what_the_spec_keeps() {
     let (_, summary) = app.json(&format!("{SUMMARY}?airports=JFK&airports=LHR")).await;
     assert_eq!(summary["summaries"][0]["source"], "degraded");
     assert_eq!(summary["summaries"][1]["source"], "aviationstack");
+}
+
+#[tokio::test]
+async fn a_quiet_faa_and_an_html_notam_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().unwrap()).unwrap();
+    let store = Arc::new(MemoryBudget::default());
+    replay_runner_with_budget(lake.clone(), &NORMAL, store.clone(), AviationStackBudget::default())
+        .await
+        .run(&ONLY)
+        .await
+        .unwrap();
+    let quiet = [("faa", "empty"), ("aviationstack", "normal"), ("icao-notam", "html")];
+    replay_runner_with_budget(lake.clone(), &quiet, store, AviationStackBudget::default())
+        .await
+        .run(&ONLY)
+        .await
+        .unwrap();
+    let states = components(&lake).await;
+    assert_eq!(states[0], ("faa".into(), "ok".into(), "0 airports with delays".into()));
+    assert_eq!((states[2].1.as_str(), states[2].2.as_str()), ("reused", "HTML answer"), "an HTML page is a failure");
+    let app = TestApp::serve(dir, lake).await;
+    let alerts = all_alerts(&app).await;
+    let jfk = alert(&alerts, "JFK");
+    assert_eq!((jfk["id"].as_str(), jfk["reason"].as_str()), (Some("status-JFK"), Some("Normal operations")));
+    assert_eq!(alerts.iter().filter(|a| a["source"] == "FLIGHT_DELAY_SOURCE_FAA").count(), 14, "14 US fillers");
+    assert_eq!(alert(&alerts, "BEY")["id"], "notam-BEY", "the previous NOTAMs are kept");
 }
 
 #[tokio::test]

@@ -58,6 +58,7 @@ impl ComponentState {
 /// A short, secret-free reason for a component's failure (URLs carry keys; never log them).
 fn short(e: &SourceError) -> String {
     match e {
+        SourceError::Status { status: 200..=299, .. } => "HTML answer".into(),
         SourceError::Status { status, .. } => format!("HTTP {status}"),
         SourceError::Transport { detail, .. } if detail.contains("timed out") => "timeout".into(),
         SourceError::Transport { .. } => "unreachable".into(),
