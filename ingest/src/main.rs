@@ -137,10 +137,10 @@ async fn main() -> anyhow::Result<()> {
             let runner = Runner::new(lake, source_env(&source, cli.state.as_deref()).await?);
             let report = runner.run(&datasets).await?;
             println!("generation {}", report.commit.generation);
-            println!("{:<16} {:>6} {:>9} {:>11} {:>8}  error", "dataset", "status", "rows", "bytes", "ms");
+            println!("{:<20} {:>6} {:>9} {:>11} {:>8}  error", "dataset", "status", "rows", "bytes", "ms");
             for r in &report.datasets {
                 println!(
-                    "{:<16} {:>6} {:>9} {:>11} {:>8}  {}",
+                    "{:<20} {:>6} {:>9} {:>11} {:>8}  {}",
                     r.dataset.as_str(),
                     if r.ok { "ok" } else { "failed" },
                     r.rows,

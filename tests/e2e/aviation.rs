@@ -100,6 +100,7 @@ async fn aviation_news_from_the_dataset_and_live_for_entities() {
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["source"], "rss");
     assert_eq!(body["updatedAt"], 1_795_154_400_000i64, "the window ends at the version's as-of");
+    insta::assert_json_snapshot!("list_aviation_news", body);
     let titles: Vec<&str> = body["items"].as_array().unwrap().iter().map(|i| i["title"].as_str().unwrap()).collect();
     assert_eq!(titles.len(), 9, "{titles:?}");
     assert_eq!(titles[0], "Undated: a look at ATR's order book", "undated items carry the fetch time");

@@ -61,6 +61,7 @@ async fn dates_in_chunks_sorted_and_partial() {
         (body["degraded"].as_bool(), body["error"].as_str()),
         (Some(true), Some("partial results: one or more date chunks failed"))
     );
+    insta::assert_json_snapshot!("search_provider_dates", body);
     let dates: Vec<&str> = body["dates"].as_array().unwrap().iter().map(|d| d["date"].as_str().unwrap()).collect();
     assert_eq!(dates, ["2026-12-01", "2026-12-03", "2027-01-12"], "date order; the row without a price dropped");
     let (_, cheap) = app

@@ -86,6 +86,9 @@ async fn flight_status_for_pro_accounts_cached_and_budgeted() {
     );
     assert_eq!(f["estimatedDeparture"].as_i64().unwrap() - f["scheduledDeparture"].as_i64().unwrap(), 25 * 60_000);
     assert_eq!(f["operatingCarrier"], json!({"iataCode": "TK", "icaoCode": "THY", "name": "Turkish Airlines"}));
+    let mut pinned = body.clone();
+    pinned["flights"][0]["updatedAt"] = json!("<fetch time>");
+    insta::assert_json_snapshot!("get_flight_status", pinned);
     let (_, again) = app.json(&format!("{STATUS}?flight_number=TK2120&date=2026-11-20")).await;
     assert_eq!(again["cacheHit"], true, "the same normalised query is a cache hit");
     // EK003 from DXB is EK3 with dep_iata.

@@ -43,6 +43,7 @@ async fn a_viewport_from_wingbits_clipped_and_sorted() {
     let watched: Value = r.json().await.unwrap();
     assert_eq!((watched["source"].as_str(), hexes(&watched)), (Some("wingbits"), vec!["4b1805", "4ba9c6", "4bb1c4"]));
     assert_eq!(watched["updatedAt"], 1_795_154_400_000i64, "the watch list's fetch time");
+    insta::assert_json_snapshot!("track_aircraft", watched);
     assert_eq!(app.state.read_through.upstream_calls(), calls, "no live call");
     // sw_lon > ne_lon: the box crosses the antimeridian.
     let (_, pacific) = app.json(&format!("{TRACK}?sw_lat=-25&sw_lon=175&ne_lat=-15&ne_lon=-175")).await;
