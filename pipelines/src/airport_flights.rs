@@ -70,14 +70,6 @@ pub async fn fetch_page(
     Ok(flights)
 }
 
-/// A secret-free reason (the URL carries the access key).
-fn short(e: &SourceError) -> String {
-    match e {
-        SourceError::Status { status, .. } => format!("HTTP {status}"),
-        other => other.kind().to_string(),
-    }
-}
-
 #[derive(Default)]
 pub struct AirportFlightsSource;
 
@@ -108,7 +100,7 @@ impl Source for AirportFlightsSource {
             .into_iter()
             .map(|(airport, direction)| async move {
                 let result = if ctx.config.aviationstack_budget.reserve_scheduled(budget, ctx.now).await {
-                    fetch_page(&ctx.http, key, &airport, direction).await.map_err(|e| short(&e))
+                    fetch_page(&ctx.http, key, &airport, direction).await.map_err(|e| e.brief())
                 } else {
                     Err("budget".to_string())
                 };

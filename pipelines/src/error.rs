@@ -36,7 +36,40 @@ impl SourceError {
         }
     }
 
+    /// A short, secret-free reason for a dataset row or a component (`HTTP 503`, `timeout`,
+    /// `unreachable`, `malformed response`, `HTML answer`): URLs may carry keys, so the full
+    /// message stays in logs.
+    pub fn brief(&self) -> String {
+        match self {
+            SourceError::Status { status: 200..=299, .. } => "HTML answer".into(),
+            SourceError::Status { status, .. } => format!("HTTP {status}"),
+            SourceError::Transport { detail, .. } if detail.contains("timed out") || detail.contains("timeout") => {
+                "timeout".into()
+            }
+            SourceError::Transport { .. } => "unreachable".into(),
+            SourceError::Parse { .. } => "malformed response".into(),
+            other => other.kind().to_string(),
+        }
+    }
+
     pub fn parse(what: impl Into<String>, detail: impl std::fmt::Display) -> Self {
         SourceError::Parse { what: what.into(), detail: detail.to_string() }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn brief_reasons() {
+        let status = |status| SourceError::Status { url: "u".into(), status, snippet: String::new() };
+        assert_eq!(status(503).brief(), "HTTP 503");
+        assert_eq!(status(200).brief(), "HTML answer", "a 2xx refused by ensure_ok is an HTML page");
+        assert_eq!(SourceError::parse("x", "bad").brief(), "malformed response");
+        let timeout = SourceError::Transport { url: "u".into(), detail: "operation timed out".into() };
+        assert_eq!(timeout.brief(), "timeout");
+        assert_eq!(SourceError::Transport { url: "u".into(), detail: "refused".into() }.brief(), "unreachable");
+        assert_eq!(SourceError::Upstream("x".into()).brief(), "upstream_error");
     }
 }

@@ -83,12 +83,18 @@ fn date_part(s: &str) -> String {
     s.chars().take(10).collect()
 }
 
-/// The fares of a v3 answer and its currency; `success: false` is a failure.
-pub fn parse_v3(body: &[u8]) -> Result<(Vec<Fare>, Option<String>), SourceError> {
-    let a: Answer<V3Row> = serde_json::from_slice(body).map_err(|e| SourceError::parse("travelpayouts v3", e))?;
+/// An answer of either endpoint; `success: false` is a failure.
+fn answer<T: serde::de::DeserializeOwned>(body: &[u8], what: &str) -> Result<Answer<T>, SourceError> {
+    let a: Answer<T> = serde_json::from_slice(body).map_err(|e| SourceError::parse(what, e))?;
     if !a.success {
         return Err(SourceError::Upstream("travelpayouts: success false".into()));
     }
+    Ok(a)
+}
+
+/// The fares of a v3 answer and its currency.
+pub fn parse_v3(body: &[u8]) -> Result<(Vec<Fare>, Option<String>), SourceError> {
+    let a: Answer<V3Row> = answer(body, "travelpayouts v3")?;
     let fares = a
         .data
         .into_iter()
@@ -120,11 +126,7 @@ pub fn parse_month_matrix(
     origin: &str,
     destination: &str,
 ) -> Result<(Vec<Fare>, Option<String>), SourceError> {
-    let a: Answer<MonthRow> =
-        serde_json::from_slice(body).map_err(|e| SourceError::parse("travelpayouts month-matrix", e))?;
-    if !a.success {
-        return Err(SourceError::Upstream("travelpayouts: success false".into()));
-    }
+    let a: Answer<MonthRow> = answer(body, "travelpayouts month-matrix")?;
     let fares = a
         .data
         .into_iter()

@@ -96,7 +96,7 @@ impl Source for FlightPriceWatchSource {
                             .collect();
                         (fares, currency.unwrap_or_else(|| "usd".into()))
                     })
-                    .map_err(|e| e.kind().to_string());
+                    .map_err(|e| e.brief());
                 answers.push(MonthFares { origin: origin.clone(), destination: destination.clone(), month, result });
             }
         }
@@ -206,7 +206,7 @@ impl Source for AircraftWatchSource {
                     inside.sort_by(|a, b| a.icao24.cmp(&b.icao24));
                     inside
                 })
-                .map_err(|e| e.kind().to_string());
+                .map_err(|e| e.brief());
             answers.push((bbox_key(b), result));
         }
         if !answers.is_empty() && answers.iter().all(|(_, r)| r.is_err()) {

@@ -196,8 +196,26 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let ingest = ingest(&lake, n, as_of).await;
     let served = served_binary::measure(&lake_dir, wrk, as_of).await;
 
-    // The real application in this process, plus the ceiling route: a body of the same size,
-    // rendered once, answered by the same HTTP server without auth, query or rendering.
+    let (app, ceiling) = serve_with_ceiling(dir, lake.clone()).await;
+    let real = app.get(REQUEST).send().await.expect("request");
+    assert_eq!(real.status(), 200, "the benchmark request must succeed");
+    let _ = ceiling.set(real.bytes().await.expect("body"));
+    let query = in_process(&app).await;
+    let http = match wrk {
+        Some(w) => {
+            let mut figures = w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling", as_of).await;
+            figures.datasette = peer(w, &lake, as_of).await;
+            Some(figures)
+        }
+        None => None,
+    };
+    Row { n, ingest, served, query, http }
+}
+
+/// The real application in this process, plus the ceiling route: a body set once (the same size
+/// as the request measured beside it), answered by the same HTTP server without auth, query or
+/// rendering. Rate limits are lifted: wrk sends tens of thousands of requests a minute from one key.
+pub async fn serve_with_ceiling(dir: tempfile::TempDir, lake: Lake) -> (TestApp, Arc<OnceLock<bytes::Bytes>>) {
     let ceiling: Arc<OnceLock<bytes::Bytes>> = Arc::new(OnceLock::new());
     let body = ceiling.clone();
     let wrap = move |app: BoxEndpoint<'static>| -> BoxEndpoint<'static> {
@@ -213,24 +231,10 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
             .nest("/", app)
             .boxed()
     };
-    // wrk sends tens of thousands of requests a minute from one key: lift the rate limits.
     let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
         .expect("limits");
     let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
-    let app = TestApp::serve_with(dir, lake.clone(), options, wrap).await;
-    let real = app.get(REQUEST).send().await.expect("request");
-    assert_eq!(real.status(), 200, "the benchmark request must succeed");
-    let _ = ceiling.set(real.bytes().await.expect("body"));
-    let query = in_process(&app).await;
-    let http = match wrk {
-        Some(w) => {
-            let mut figures = w.figures(&app.base, &app.key, REQUEST, "/bench/ceiling", as_of).await;
-            figures.datasette = peer(w, &lake, as_of).await;
-            Some(figures)
-        }
-        None => None,
-    };
-    Row { n, ingest, served, query, http }
+    (TestApp::serve_with(dir, lake, options, wrap).await, ceiling)
 }
 
 /// datasette over the same rows, when `BENCH_DATASETTE` names its executable.

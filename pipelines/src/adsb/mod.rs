@@ -89,18 +89,6 @@ pub fn observations(page: &SquawkPage, squawk: &str) -> Vec<Observation> {
         .collect()
 }
 
-/// The short message of a failed feed: `timeout`, `HTTP <status>` or `malformed response`.
-fn failure_message(e: &SourceError) -> String {
-    match e {
-        SourceError::Status { status, .. } => format!("HTTP {status}"),
-        SourceError::Transport { detail, .. } if detail.contains("timed out") || detail.contains("timeout") => {
-            "timeout".into()
-        }
-        SourceError::Transport { .. } => "unreachable".into(),
-        _ => "malformed response".into(),
-    }
-}
-
 /// The dataset rows: feed rows in squawk order, then observations (squawk ascending, newest first).
 pub fn normalise(feeds: &[Feed], mut obs: Vec<Observation>) -> Result<RecordBatch, SourceError> {
     obs.sort_by(|a, b| {
@@ -197,7 +185,7 @@ impl Source for AdsbSource {
                     feeds.push(Feed {
                         squawk: squawk.to_string(),
                         available: false,
-                        message: failure_message(&e),
+                        message: e.brief(),
                         fetched_at_ms: fetched_at.timestamp_millis(),
                     });
                     failures.push(e);
@@ -236,14 +224,5 @@ mod tests {
         let secs = parse_page(br#"{"ac":[{"hex":"abc123","seen":1}],"now":1717200000}"#).unwrap();
         assert_eq!(observations(&secs, "7500")[0].observed_at_ms, 1_717_199_999_000);
         assert!(parse_page(b"<html>").is_err());
-    }
-
-    #[test]
-    fn failure_messages_are_short() {
-        let status = SourceError::Status { url: "u".into(), status: 503, snippet: "<html>secret</html>".into() };
-        assert_eq!(failure_message(&status), "HTTP 503");
-        assert_eq!(failure_message(&SourceError::parse("x", "bad")), "malformed response");
-        let timeout = SourceError::Transport { url: "u".into(), detail: "operation timed out".into() };
-        assert_eq!(failure_message(&timeout), "timeout");
     }
 }

@@ -55,18 +55,6 @@ impl ComponentState {
     }
 }
 
-/// A short, secret-free reason for a component's failure (URLs carry keys; never log them).
-fn short(e: &SourceError) -> String {
-    match e {
-        SourceError::Status { status: 200..=299, .. } => "HTML answer".into(),
-        SourceError::Status { status, .. } => format!("HTTP {status}"),
-        SourceError::Transport { detail, .. } if detail.contains("timed out") => "timeout".into(),
-        SourceError::Transport { .. } => "unreachable".into(),
-        SourceError::Parse { .. } => "malformed response".into(),
-        other => other.kind().to_string(),
-    }
-}
-
 async fn fetch_faa(ctx: &FetchContext) -> Result<Vec<FaaEntry>, SourceError> {
     let url = Url::parse(faa::URL).map_err(|e| SourceError::parse("faa url", e))?;
     let mut headers = HeaderMap::new();
@@ -94,7 +82,7 @@ async fn fetch_hub(ctx: &FetchContext, key: &str, iata: &'static str, date: &str
     let query = [("dep_iata", iata), ("flight_date", date), ("limit", "100")];
     match aviationstack::flights(&ctx.http, aviationstack::BASE, key, &query, Some(HUB_TIMEOUT)).await {
         Ok(rows) => hubs::stats(iata, &rows, now_ms),
-        Err(e) => failed(short(&e)),
+        Err(e) => failed(e.brief()),
     }
 }
 
@@ -149,7 +137,7 @@ async fn notam_component(
     previous: &Previous,
 ) -> (Option<(Vec<AirportNotam>, i64)>, ComponentState) {
     let result = match ctx.config.icao_api_key.as_deref() {
-        Some(key) => fetch_notams(ctx, key).await.map_err(|e| short(&e)),
+        Some(key) => fetch_notams(ctx, key).await.map_err(|e| e.brief()),
         None => Err("missing_credentials: ICAO_API_KEY is not set".to_string()),
     };
     let now_ms = ctx.now.timestamp_millis();
@@ -185,7 +173,7 @@ impl Source for AirportDelaysSource {
             tokio::join!(fetch_faa(ctx), hub_component(ctx, &previous), notam_component(ctx, &previous));
         let faa_state = match &faa {
             Ok(entries) => ComponentState::new("faa", "ok", format!("{} airports with delays", entries.len()), now_ms),
-            Err(e) => ComponentState::new("faa", "failed", short(e), 0),
+            Err(e) => ComponentState::new("faa", "failed", e.brief(), 0),
         };
         let states = [faa_state, hub_state, notam_state];
         if faa.is_err() && hubs.is_none() && notams.is_none() {
