@@ -102,6 +102,7 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("icao-notam", "normal"),
     ("travelpayouts", "normal"),
     ("wingbits", "normal"),
+    ("noaa-gml", "normal"),
 ];
 
 pub struct TestApp {

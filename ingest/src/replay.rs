@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 10] = [
+pub const REPLAY_UPSTREAMS: [&str; 11] = [
     "acled",
     "ucdp",
     "hdx",
@@ -28,6 +28,7 @@ pub const REPLAY_UPSTREAMS: [&str; 10] = [
     "icao-notam",
     "travelpayouts",
     "wingbits",
+    "noaa-gml",
 ];
 
 pub struct SourceEnv {

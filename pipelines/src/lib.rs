@@ -21,6 +21,7 @@ pub mod hdx;
 pub mod http;
 pub mod iran;
 pub mod lenient;
+pub mod noaa_gml;
 pub mod positions;
 pub mod registry;
 pub mod replay;

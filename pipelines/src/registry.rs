@@ -12,6 +12,7 @@ use crate::{
     aviation_news::AviationNewsSource,
     hdx::HdxSource,
     iran::IranSource,
+    noaa_gml::Co2Source,
     ucdp::UcdpSource,
     watch_lists::{AircraftWatchSource, FlightPriceWatchSource},
     Source,
@@ -29,6 +30,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(AirportFlightsSource),
         Arc::new(FlightPriceWatchSource),
         Arc::new(AircraftWatchSource),
+        Arc::new(Co2Source),
     ]
 }
 

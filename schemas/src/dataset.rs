@@ -4,7 +4,7 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use arrow::datatypes::SchemaRef;
 
-use crate::{aviation, conflict};
+use crate::{aviation, climate, conflict};
 
 /// How a dataset's files are split. Event datasets are split by event month so a run or a backfill
 /// can replace the months it fetched and carry the others forward.
@@ -64,9 +64,10 @@ impl DatasetId {
     pub const AIRPORT_FLIGHTS: DatasetId = DatasetId(&aviation::AIRPORT_FLIGHTS);
     pub const FLIGHT_PRICE_WATCH: DatasetId = DatasetId(&aviation::FLIGHT_PRICE_WATCH);
     pub const AIRCRAFT_WATCH: DatasetId = DatasetId(&aviation::AIRCRAFT_WATCH);
+    pub const CO2_MONITORING: DatasetId = DatasetId(&climate::CO2_MONITORING);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 10] = [
+    pub const ALL: [DatasetId; 11] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -77,6 +78,7 @@ impl DatasetId {
         DatasetId::AIRPORT_FLIGHTS,
         DatasetId::FLIGHT_PRICE_WATCH,
         DatasetId::AIRCRAFT_WATCH,
+        DatasetId::CO2_MONITORING,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

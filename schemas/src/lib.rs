@@ -6,6 +6,7 @@
 
 pub mod airports;
 pub mod aviation;
+pub mod climate;
 pub mod commit;
 pub mod conflict;
 pub mod countries;

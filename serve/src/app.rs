@@ -12,17 +12,21 @@ use poem_openapi::OpenApiService;
 use rand::RngCore;
 
 use crate::{
-    api::{self, aviation::AviationApi, batch::BatchApi, conflict::ConflictApi, error::ApiError},
+    api::{self, aviation::AviationApi, batch::BatchApi, climate::ClimateApi, conflict::ConflictApi, error::ApiError},
     app_state::AppState,
     dispatch::Dispatch,
     edge,
     mcp::McpEndpoint,
 };
 
-pub fn openapi(state: Arc<AppState>, server_url: &str) -> OpenApiService<(AviationApi, ConflictApi, BatchApi), ()> {
-    let apis = (AviationApi { state: state.clone() }, ConflictApi { state }, BatchApi);
+pub fn openapi(
+    state: Arc<AppState>,
+    server_url: &str,
+) -> OpenApiService<(AviationApi, ClimateApi, ConflictApi, BatchApi), ()> {
+    let apis =
+        (AviationApi { state: state.clone() }, ClimateApi { state: state.clone() }, ConflictApi { state }, BatchApi);
     OpenApiService::new(apis, "sitrep Data Intelligence API", "1.0.0")
-        .description("Situational data about aviation and armed conflict (and, in later versions, climate, consumer prices and energy), answered from versioned lake snapshots.")
+        .description("Situational data about aviation, climate and armed conflict (and, in later versions, consumer prices and energy), answered from versioned lake snapshots.")
         .server(server_url)
 }
 

@@ -329,6 +329,25 @@ pub static OPERATIONS: &[Operation] = &[
         body: None,
     },
     Operation {
+        id: "GetCo2Monitoring",
+        method: Method::Get,
+        path: "/api/climate/v1/get-co2-monitoring",
+        group: Group::Climate,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["co2-monitoring"],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "get_co2_monitoring",
+            title: "Get CO2 monitoring",
+            description: "Atmospheric CO2 at Mauna Loa (latest daily, a year ago, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide (NOAA GML, daily).",
+            open_world: false,
+        }),
+        params: &[],
+        body: None,
+    },
+    Operation {
         id: "ListArmedEvents",
         method: Method::Get,
         path: "/api/conflict/v1/list-armed-events",
@@ -474,7 +493,11 @@ mod tests {
             let parts: Vec<&str> = op.path.split('/').collect();
             assert_eq!(parts.len(), 5, "{}", op.path);
             assert_eq!((parts[1], parts[3]), ("api", "v1"), "{}", op.path);
-            assert!(op.segment().bytes().all(|b| b.is_ascii_lowercase() || b == b'-'), "{}", op.path);
+            assert!(
+                op.segment().bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                op.path
+            );
             // Reads are GET, so only POSTs take the idempotency layer; MCP tools are GET reads.
             assert!(!op.idempotent || op.method == Method::Post, "{}", op.id);
             if let Some(tool) = op.mcp {

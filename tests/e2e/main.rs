@@ -7,6 +7,7 @@ mod auth_and_errors;
 mod aviation;
 mod batch;
 mod client_metadata;
+mod climate;
 mod concurrency;
 mod conflict;
 mod connectors;

@@ -5,6 +5,7 @@ pub mod answer;
 pub mod aviation;
 pub mod batch;
 pub mod canonical;
+pub mod climate;
 pub mod conflict;
 pub mod cursor;
 pub mod dataset_read;

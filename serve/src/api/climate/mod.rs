@@ -1,0 +1,52 @@
+//! The Climate group (API.md 4.4, SUPPLEMENT 2.2): every operation answers from a scheduled
+//! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`).
+
+pub mod model;
+pub mod queries;
+
+use std::sync::Arc;
+
+use poem::Request;
+use poem_openapi::{OpenApi, Tags};
+use sitrep_schemas::DatasetId;
+
+use self::model::*;
+use super::{
+    answer::{check_jmespath_length, dataset_get, Answer},
+    canonical::Canonical,
+    dataset_read,
+    params::{RawQuery, JMESPATH},
+};
+use crate::app_state::AppState;
+
+#[derive(Tags)]
+enum ApiTags {
+    /// Anomalies, disasters, greenhouse-gas monitoring, sea ice and ocean indicators, air quality, climate news.
+    Climate,
+}
+
+pub struct ClimateApi {
+    pub state: Arc<AppState>,
+}
+
+#[OpenApi(prefix_path = "/api/climate/v1", tag = "ApiTags::Climate")]
+impl ClimateApi {
+    /// GetCo2Monitoring — CO₂ at Mauna Loa (daily, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide.
+    #[oai(path = "/get-co2-monitoring", method = "get", operation_id = "GetCo2Monitoring")]
+    async fn get_co2_monitoring(&self, req: &Request) -> Answer<GetCo2MonitoringResponse> {
+        let query = RawQuery::of(req);
+        let jmespath = JMESPATH.raw(&query);
+        if let Err(e) = check_jmespath_length::<GetCo2MonitoringResponse>(jmespath) {
+            return e.into();
+        }
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::CO2_MONITORING);
+        let key = db.as_ref().map(|d| Canonical::default().cache_key("get-co2-monitoring", d.version, "", jmespath));
+        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
+            let Some(db) = db else { return Ok(GetCo2MonitoringResponse::default()) };
+            let table = db.table().to_string();
+            let monitoring = db.query(move |c| queries::co2_monitoring(c, &table)).await?;
+            Ok(GetCo2MonitoringResponse { monitoring })
+        })
+        .await
+    }
+}

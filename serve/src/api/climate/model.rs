@@ -1,0 +1,48 @@
+//! Climate response shapes (SUPPLEMENT 2.2), as the API emits them.
+
+use poem_openapi::Object;
+use serde::Serialize;
+
+/// One month of the CO₂ trend.
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Co2TrendPoint {
+    /// YYYY-MM.
+    pub month: String,
+    pub ppm: f64,
+    /// Against the same month a year earlier (0 when that month is unknown).
+    pub anomaly: f64,
+}
+
+/// Greenhouse-gas monitoring (2.2.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Co2Monitoring {
+    /// Latest daily mean at Mauna Loa.
+    pub current_ppm: f64,
+    /// The same calendar day a year earlier (else the closest day of that year).
+    pub year_ago_ppm: f64,
+    /// Last global annual mean minus the one before.
+    pub annual_growth_rate: f64,
+    pub pre_industrial_baseline: f64,
+    pub monthly_average: f64,
+    /// The last 12 monthly means.
+    pub trend12m: Vec<Co2TrendPoint>,
+    /// Latest global monthly means.
+    pub methane_ppb: f64,
+    pub nitrous_oxide_ppb: f64,
+    /// UTC midnight of the latest daily value, epoch ms as a decimal string.
+    pub measured_at: String,
+    pub station: String,
+}
+
+/// GetCo2Monitoring: `{}` until the dataset is published.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetCo2MonitoringResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub monitoring: Option<Co2Monitoring>,
+}

@@ -1,0 +1,35 @@
+//! The Climate group's SQL over a dataset version's serving table (qualified `table`, from the
+//! version itself; values are never interpolated).
+
+use duckdb::Connection;
+
+use super::model::{Co2Monitoring, Co2TrendPoint};
+
+/// The summary row and the trend rows of `co2-monitoring`.
+pub fn co2_monitoring(conn: &Connection, table: &str) -> duckdb::Result<Option<Co2Monitoring>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT month, ppm, anomaly FROM {table} WHERE row_kind = 'trend' ORDER BY position"
+    ))?;
+    let trend12m = stmt
+        .query_map([], |r| Ok(Co2TrendPoint { month: r.get(0)?, ppm: r.get(1)?, anomaly: r.get(2)? }))?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT current_ppm, year_ago_ppm, annual_growth_rate, pre_industrial_baseline, monthly_average, methane_ppb,
+         nitrous_oxide_ppb, measured_at, station FROM {table} WHERE row_kind = 'summary'"
+    ))?;
+    let mut rows = stmt.query_map([], |r| {
+        Ok(Co2Monitoring {
+            current_ppm: r.get(0)?,
+            year_ago_ppm: r.get(1)?,
+            annual_growth_rate: r.get(2)?,
+            pre_industrial_baseline: r.get(3)?,
+            monthly_average: r.get(4)?,
+            trend12m: Vec::new(),
+            methane_ppb: r.get(5)?,
+            nitrous_oxide_ppb: r.get(6)?,
+            measured_at: r.get::<_, i64>(7)?.to_string(),
+            station: r.get(8)?,
+        })
+    })?;
+    Ok(rows.next().transpose()?.map(|m| Co2Monitoring { trend12m, ..m }))
+}
