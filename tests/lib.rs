@@ -103,6 +103,7 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("travelpayouts", "normal"),
     ("wingbits", "normal"),
     ("noaa-gml", "normal"),
+    ("openaq", "normal"),
 ];
 
 pub struct TestApp {

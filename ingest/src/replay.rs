@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 11] = [
+pub const REPLAY_UPSTREAMS: [&str; 12] = [
     "acled",
     "ucdp",
     "hdx",
@@ -29,6 +29,7 @@ pub const REPLAY_UPSTREAMS: [&str; 11] = [
     "travelpayouts",
     "wingbits",
     "noaa-gml",
+    "openaq",
 ];
 
 pub struct SourceEnv {

@@ -40,6 +40,8 @@ pub struct UpstreamConfig {
     /// `AVIATION_WATCH_BBOXES` (`38,26,43,34;…` as sw_lat,sw_lon,ne_lat,ne_lon): boxes whose
     /// aircraft are a scheduled dataset.
     pub aviation_watch_bboxes: Vec<[f64; 4]>,
+    /// `OPENAQ_API_KEY`: OpenAQ v3 (air quality).
+    pub openaq_api_key: Option<String>,
 }
 
 /// `IST-LHR,JFK-CDG` → pairs of upper-case IATA codes.
@@ -150,6 +152,7 @@ impl UpstreamConfig {
                 "AVIATION_WATCH_BBOXES",
                 &env("AVIATION_WATCH_BBOXES").unwrap_or_default(),
             )?,
+            openaq_api_key: env("OPENAQ_API_KEY"),
         })
     }
 
@@ -179,6 +182,7 @@ impl UpstreamConfig {
             // The recordings hold one watched route and one watched box, so replay shows both paths.
             aviation_watch_routes: vec![("IST".into(), "LHR".into())],
             aviation_watch_bboxes: vec![[38.0, 26.0, 43.0, 34.0]],
+            openaq_api_key: Some("REDACTED".into()),
         }
     }
 }
@@ -203,6 +207,7 @@ impl fmt::Debug for UpstreamConfig {
             .field("flight_search_provider", &self.flight_search_provider.as_ref().map(|(url, _)| url))
             .field("aviation_watch_routes", &self.aviation_watch_routes)
             .field("aviation_watch_bboxes", &self.aviation_watch_bboxes)
+            .field("openaq", &self.openaq_api_key.is_some())
             .finish()
     }
 }

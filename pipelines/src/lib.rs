@@ -22,6 +22,7 @@ pub mod http;
 pub mod iran;
 pub mod lenient;
 pub mod noaa_gml;
+pub mod openaq;
 pub mod positions;
 pub mod registry;
 pub mod replay;

@@ -13,6 +13,7 @@ use crate::{
     hdx::HdxSource,
     iran::IranSource,
     noaa_gml::Co2Source,
+    openaq::OpenAqSource,
     ucdp::UcdpSource,
     watch_lists::{AircraftWatchSource, FlightPriceWatchSource},
     Source,
@@ -31,6 +32,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(FlightPriceWatchSource),
         Arc::new(AircraftWatchSource),
         Arc::new(Co2Source),
+        Arc::new(OpenAqSource),
     ]
 }
 

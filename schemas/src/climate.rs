@@ -54,3 +54,40 @@ pub static CO2_MONITORING: DatasetDescriptor = DatasetDescriptor {
     schema: co2_monitoring_schema,
     operations: &["GetCo2Monitoring"],
 };
+
+/// ListAirQualityData's stations (2.2.5), in the API's order (AQI descending, then newest): the
+/// freshest PM2.5 reading per OpenAQ location of the last two hours, with its US EPA AQI.
+pub fn air_quality_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            Field::new("position", DataType::Int32, false),
+            utf8("city"),
+            utf8("country_code"),
+            Field::new("lat", DataType::Float64, false),
+            Field::new("lng", DataType::Float64, false),
+            Field::new("pm25", DataType::Float64, false),
+            Field::new("aqi", DataType::Int32, false),
+            utf8("risk_level"),
+            utf8("pollutant"),
+            instant("measured_at", false),
+            utf8("source"),
+        ])
+    })
+}
+
+/// `air-quality`: OpenAQ v3 PM2.5 (locations and latest values), hourly.
+pub static AIR_QUALITY: DatasetDescriptor = DatasetDescriptor {
+    id: "air-quality",
+    table: "air_quality",
+    group: "climate",
+    provider: "OpenAQ",
+    license: "CC BY 4.0 (OpenAQ; each provider's own terms apply)",
+    cadence: Duration::from_secs(3600),
+    cron: "0 5 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "position",
+    schema: air_quality_schema,
+    operations: &["ListAirQualityData"],
+};

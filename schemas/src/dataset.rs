@@ -65,9 +65,10 @@ impl DatasetId {
     pub const FLIGHT_PRICE_WATCH: DatasetId = DatasetId(&aviation::FLIGHT_PRICE_WATCH);
     pub const AIRCRAFT_WATCH: DatasetId = DatasetId(&aviation::AIRCRAFT_WATCH);
     pub const CO2_MONITORING: DatasetId = DatasetId(&climate::CO2_MONITORING);
+    pub const AIR_QUALITY: DatasetId = DatasetId(&climate::AIR_QUALITY);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 11] = [
+    pub const ALL: [DatasetId; 12] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -79,6 +80,7 @@ impl DatasetId {
         DatasetId::FLIGHT_PRICE_WATCH,
         DatasetId::AIRCRAFT_WATCH,
         DatasetId::CO2_MONITORING,
+        DatasetId::AIR_QUALITY,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

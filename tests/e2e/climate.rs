@@ -46,3 +46,66 @@ async fn a_failed_file_keeps_the_last_version_and_nothing_is_published_before() 
     let (_, body) = app.json(CO2).await;
     assert_eq!(body["monitoring"]["measuredAt"], "1794268800000", "the gap scenario's version: 2026-11-10");
 }
+
+const AIR: &str = "/api/climate/v1/list-air-quality-data";
+
+#[tokio::test]
+async fn air_quality_over_two_pages_of_each_endpoint() {
+    let app = TestApp::start().await;
+    let (status, body) = app.json(AIR).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["fetchedAt"], 1_795_154_400_000i64, "the ingest (recording) time");
+    let stations = body["stations"].as_array().unwrap();
+    // 120 fresh locations (two pages of latest values, joined over two pages of locations) plus
+    // 1135's; the stale (1120–1129) and future (1130–1133) readings and the unknown location drop out.
+    assert_eq!(stations.len(), 122, "1134's reading 3 minutes ahead is kept");
+    let aqis: Vec<i64> = stations.iter().map(|s| s["aqi"].as_i64().unwrap()).collect();
+    assert!(aqis.windows(2).all(|w| w[0] >= w[1]), "AQI descending");
+    assert_eq!(aqis[0], 500, "520 µg/m³ clamps to 500");
+    assert!(stations.iter().all(|s| {
+        let aqi = s["aqi"].as_i64().unwrap();
+        s["riskLevel"]
+            == if aqi <= 50 {
+                "good"
+            } else if aqi <= 100 {
+                "moderate"
+            } else if aqi <= 300 {
+                "unhealthy"
+            } else {
+                "hazardous"
+            }
+    }));
+    let station = |city: &str| stations.iter().find(|s| s["city"] == city).unwrap_or_else(|| panic!("{city}"));
+    assert_eq!(station("Lagos station 7")["countryCode"], "NG", "no locality: the name");
+    assert_eq!(station("ID")["countryCode"], "ID", "no locality, no name: the country code");
+    let delhi = stations.iter().find(|s| s["pm25"] == 31.0).unwrap();
+    assert_eq!(
+        (delhi["aqi"].as_i64(), delhi["city"].as_str()),
+        (Some(91), Some("Delhi")),
+        "the freshest, the higher on a tie"
+    );
+    insta::assert_json_snapshot!("list_air_quality_data_top3", stations[..3]);
+}
+
+#[tokio::test]
+async fn air_quality_unavailable_empty_and_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().unwrap()).unwrap();
+    let only = [DatasetId::AIR_QUALITY];
+    let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
+    assert_eq!(app.json(AIR).await.1, json!({"stations": [], "fetchedAt": 0}));
+    let report = replay_runner(lake.clone(), &[("openaq", "empty")]).await.run(&only).await.unwrap();
+    assert!(report.datasets[0].ok, "no stations is a legitimate, empty version");
+    let report = replay_runner(lake.clone(), &[("openaq", "normal"), ("openaq", "unauthorized")])
+        .await
+        .run(&only)
+        .await
+        .unwrap();
+    assert!(report.datasets[0].error.as_deref().unwrap_or("").contains("401"), "{report:?}");
+    let app = TestApp::serve(dir, lake).await;
+    let (_, body) = app.json(AIR).await;
+    assert_eq!(
+        (body["stations"].as_array().map(Vec::len), body["fetchedAt"].as_i64()),
+        (Some(0), Some(1_795_154_400_000))
+    );
+}

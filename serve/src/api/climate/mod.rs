@@ -1,5 +1,6 @@
 //! The Climate group (API.md 4.4, SUPPLEMENT 2.2): every operation answers from a scheduled
-//! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`).
+//! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`)
+//! and ListAirQualityData (`air-quality`).
 
 pub mod model;
 pub mod queries;
@@ -46,6 +47,26 @@ impl ClimateApi {
             let table = db.table().to_string();
             let monitoring = db.query(move |c| queries::co2_monitoring(c, &table)).await?;
             Ok(GetCo2MonitoringResponse { monitoring })
+        })
+        .await
+    }
+
+    /// ListAirQualityData — the latest PM2.5 per OpenAQ station of the last two hours, with its US EPA AQI and risk level.
+    #[oai(path = "/list-air-quality-data", method = "get", operation_id = "ListAirQualityData")]
+    async fn list_air_quality_data(&self, req: &Request) -> Answer<ListAirQualityDataResponse> {
+        let query = RawQuery::of(req);
+        let jmespath = JMESPATH.raw(&query);
+        if let Err(e) = check_jmespath_length::<ListAirQualityDataResponse>(jmespath) {
+            return e.into();
+        }
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::AIR_QUALITY);
+        let key = db.as_ref().map(|d| Canonical::default().cache_key("list-air-quality-data", d.version, "", jmespath));
+        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
+            let Some(db) = db else { return Ok(ListAirQualityDataResponse::default()) };
+            let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
+            let table = db.table().to_string();
+            let stations = db.query(move |c| queries::air_quality_stations(c, &table)).await?;
+            Ok(ListAirQualityDataResponse { stations, fetched_at })
         })
         .await
     }

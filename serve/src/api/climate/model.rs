@@ -46,3 +46,37 @@ pub struct GetCo2MonitoringResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub monitoring: Option<Co2Monitoring>,
 }
+
+/// One station's latest PM2.5 (2.2.5).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct AirQualityStation {
+    pub city: String,
+    pub country_code: String,
+    /// 4 dp.
+    pub lat: f64,
+    /// 4 dp.
+    pub lng: f64,
+    /// µg/m³, 1 dp.
+    pub pm25: f64,
+    /// US EPA PM2.5 AQI, 0–500.
+    pub aqi: i32,
+    /// "good", "moderate", "unhealthy" or "hazardous".
+    pub risk_level: String,
+    /// "pm25".
+    pub pollutant: String,
+    pub measured_at: i64,
+    /// "OpenAQ".
+    pub source: String,
+}
+
+/// ListAirQualityData: AQI descending, then newest.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListAirQualityDataResponse {
+    pub stations: Vec<AirQualityStation>,
+    /// When the readings were fetched (epoch ms; 0 before the first publication).
+    pub fetched_at: i64,
+}

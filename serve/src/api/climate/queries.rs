@@ -3,7 +3,7 @@
 
 use duckdb::Connection;
 
-use super::model::{Co2Monitoring, Co2TrendPoint};
+use super::model::{AirQualityStation, Co2Monitoring, Co2TrendPoint};
 
 /// The summary row and the trend rows of `co2-monitoring`.
 pub fn co2_monitoring(conn: &Connection, table: &str) -> duckdb::Result<Option<Co2Monitoring>> {
@@ -32,4 +32,27 @@ pub fn co2_monitoring(conn: &Connection, table: &str) -> duckdb::Result<Option<C
         })
     })?;
     Ok(rows.next().transpose()?.map(|m| Co2Monitoring { trend12m, ..m }))
+}
+
+/// Every station of `air-quality`, in dataset order.
+pub fn air_quality_stations(conn: &Connection, table: &str) -> duckdb::Result<Vec<AirQualityStation>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT city, country_code, lat, lng, pm25, aqi, risk_level, pollutant, measured_at, source FROM {table}
+         ORDER BY position"
+    ))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(AirQualityStation {
+            city: r.get(0)?,
+            country_code: r.get(1)?,
+            lat: r.get(2)?,
+            lng: r.get(3)?,
+            pm25: r.get(4)?,
+            aqi: r.get(5)?,
+            risk_level: r.get(6)?,
+            pollutant: r.get(7)?,
+            measured_at: r.get(8)?,
+            source: r.get(9)?,
+        })
+    })?;
+    rows.collect()
 }
