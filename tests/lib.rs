@@ -104,6 +104,7 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("wingbits", "normal"),
     ("noaa-gml", "normal"),
     ("openaq", "normal"),
+    ("climate-news", "normal"),
 ];
 
 pub struct TestApp {

@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 12] = [
+pub const REPLAY_UPSTREAMS: [&str; 13] = [
     "acled",
     "ucdp",
     "hdx",
@@ -30,6 +30,7 @@ pub const REPLAY_UPSTREAMS: [&str; 12] = [
     "wingbits",
     "noaa-gml",
     "openaq",
+    "climate-news",
 ];
 
 pub struct SourceEnv {

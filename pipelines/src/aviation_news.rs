@@ -7,10 +7,8 @@ use std::time::Duration;
 
 use arrow::record_batch::RecordBatch;
 use chrono::{DateTime, Utc};
-use reqwest::{header::HeaderMap, Method};
 use sha2::{Digest, Sha256};
 use sitrep_schemas::DatasetId;
-use url::Url;
 
 use crate::{
     arrow_util::{batch, finish, instants, strings},
@@ -77,22 +75,12 @@ pub fn items_of(source_name: &str, parsed: Vec<feeds::FeedItem>, now: DateTime<U
 /// Every feed fetched at once: the merged items (newest first, one per link, the last 168 hours)
 /// and how many feeds failed. An error only when every feed failed.
 pub async fn fetch_all(http: &Http, now: DateTime<Utc>) -> Result<Vec<NewsItem>, SourceError> {
-    let answers = futures::future::join_all(FEEDS.iter().map(|(name, url)| async move {
-        let url = Url::parse(url).map_err(|e| SourceError::parse("feed url", e))?;
-        let reply = http.send(Method::GET, &url, HeaderMap::new(), None, Some(TIMEOUT)).await?;
-        let reply = crate::http::ensure_ok(&url, reply)?;
-        Ok::<_, SourceError>(items_of(name, feeds::parse(&reply.body)?, now))
-    }))
-    .await;
     let mut items = Vec::new();
     let mut failures = Vec::new();
-    for ((name, _), answer) in FEEDS.iter().zip(answers) {
+    for (name, answer) in feeds::fetch_feeds(http, &FEEDS, TIMEOUT, usize::MAX).await {
         match answer {
-            Ok(found) => items.extend(found),
-            Err(e) => {
-                tracing::warn!(feed = name, error = %e, "aviation feed failed");
-                failures.push(e);
-            }
+            Ok(parsed) => items.extend(items_of(name, parsed, now)),
+            Err(e) => failures.push(e),
         }
     }
     if failures.len() == FEEDS.len() {

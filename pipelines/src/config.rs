@@ -42,6 +42,8 @@ pub struct UpstreamConfig {
     pub aviation_watch_bboxes: Vec<[f64; 4]>,
     /// `OPENAQ_API_KEY`: OpenAQ v3 (air quality).
     pub openaq_api_key: Option<String>,
+    /// `RELIEFWEB_APPNAME`: ReliefWeb's API (climate news reports; disasters); absent = skipped.
+    pub reliefweb_appname: Option<String>,
 }
 
 /// `IST-LHR,JFK-CDG` → pairs of upper-case IATA codes.
@@ -153,6 +155,7 @@ impl UpstreamConfig {
                 &env("AVIATION_WATCH_BBOXES").unwrap_or_default(),
             )?,
             openaq_api_key: env("OPENAQ_API_KEY"),
+            reliefweb_appname: env("RELIEFWEB_APPNAME"),
         })
     }
 
@@ -183,6 +186,7 @@ impl UpstreamConfig {
             aviation_watch_routes: vec![("IST".into(), "LHR".into())],
             aviation_watch_bboxes: vec![[38.0, 26.0, 43.0, 34.0]],
             openaq_api_key: Some("REDACTED".into()),
+            reliefweb_appname: Some("sitrep-replay".into()),
         }
     }
 }
@@ -208,6 +212,7 @@ impl fmt::Debug for UpstreamConfig {
             .field("aviation_watch_routes", &self.aviation_watch_routes)
             .field("aviation_watch_bboxes", &self.aviation_watch_bboxes)
             .field("openaq", &self.openaq_api_key.is_some())
+            .field("reliefweb_appname", &self.reliefweb_appname)
             .finish()
     }
 }

@@ -2,10 +2,43 @@
 //! description, image) from `<item>` or `<entry>`, whichever the feed uses. Text and CDATA are both
 //! taken; markup inside descriptions is stripped later by [`plain_text`].
 
+use std::time::Duration;
+
 use chrono::{DateTime, Utc};
 use quick_xml::{events::Event, Reader};
+use reqwest::{header::HeaderMap, Method};
+use url::Url;
 
-use crate::SourceError;
+use crate::{http::Http, SourceError};
+
+/// Every feed of `feeds` (name, URL) fetched at once, each parsed from at most `max_chars`
+/// characters of its body; one result per feed, in order. A failed feed is logged here.
+pub async fn fetch_feeds(
+    http: &Http,
+    feeds: &[(&'static str, &'static str)],
+    timeout: Duration,
+    max_chars: usize,
+) -> Vec<(&'static str, Result<Vec<FeedItem>, SourceError>)> {
+    let answers = futures::future::join_all(feeds.iter().map(|(_, url)| async move {
+        let url = Url::parse(url).map_err(|e| SourceError::parse("feed url", e))?;
+        let reply = http.send(Method::GET, &url, HeaderMap::new(), None, Some(timeout)).await?;
+        let reply = crate::http::ensure_ok(&url, reply)?;
+        let body = String::from_utf8_lossy(&reply.body);
+        let cut = body.char_indices().nth(max_chars).map(|(i, _)| i).unwrap_or(body.len());
+        parse(&body.as_bytes()[..cut])
+    }))
+    .await;
+    feeds
+        .iter()
+        .zip(answers)
+        .map(|((name, _), answer)| {
+            if let Err(e) = &answer {
+                tracing::warn!(feed = name, error = %e, "feed failed");
+            }
+            (*name, answer)
+        })
+        .collect()
+}
 
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FeedItem {
@@ -100,9 +133,9 @@ pub fn parse(body: &[u8]) -> Result<Vec<FeedItem>, SourceError> {
                         b"title" => item.title = plain_text(&value, usize::MAX),
                         b"link" if item.link.is_empty() => item.link = value.trim().to_string(),
                         b"pubDate" | b"published" => item.published = date(&value).or(item.published),
-                        b"updated" if item.published.is_none() => item.published = date(&value),
+                        b"updated" | b"dc:date" if item.published.is_none() => item.published = date(&value),
                         b"description" | b"summary" => item.description = value,
-                        b"content" if item.description.is_empty() => item.description = value,
+                        b"content" | b"content:encoded" if item.description.is_empty() => item.description = value,
                         _ => {}
                     }
                 }

@@ -13,6 +13,7 @@ pub mod arrow_util;
 pub mod aviation_news;
 pub mod aviationstack;
 pub mod budget;
+pub mod climate_news;
 pub mod config;
 pub mod error;
 pub mod feeds;

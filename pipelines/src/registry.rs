@@ -10,6 +10,7 @@ use crate::{
     airport_delays::AirportDelaysSource,
     airport_flights::AirportFlightsSource,
     aviation_news::AviationNewsSource,
+    climate_news::ClimateNewsSource,
     hdx::HdxSource,
     iran::IranSource,
     noaa_gml::Co2Source,
@@ -33,6 +34,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(AircraftWatchSource),
         Arc::new(Co2Source),
         Arc::new(OpenAqSource),
+        Arc::new(ClimateNewsSource),
     ]
 }
 

@@ -91,3 +91,36 @@ pub static AIR_QUALITY: DatasetDescriptor = DatasetDescriptor {
     schema: air_quality_schema,
     operations: &["ListAirQualityData"],
 };
+
+/// ListClimateNews's items (2.2.6): eight climate feeds and ReliefWeb's disaster reports, one row
+/// per URL, newest first (`position`), at most 100.
+pub fn climate_news_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            Field::new("position", DataType::Int32, false),
+            utf8("id"),
+            utf8("title"),
+            utf8("url"),
+            utf8("source_name"),
+            utf8("summary"),
+            instant("published_at", false),
+        ])
+    })
+}
+
+/// `climate-news`: the climate feeds and ReliefWeb reports, every 30 minutes.
+pub static CLIMATE_NEWS: DatasetDescriptor = DatasetDescriptor {
+    id: "climate-news",
+    table: "climate_news",
+    group: "climate",
+    provider: "8 climate RSS/Atom feeds, ReliefWeb",
+    license: "publisher-terms",
+    cadence: Duration::from_secs(30 * 60),
+    cron: "0 */30 * * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "position",
+    schema: climate_news_schema,
+    operations: &["ListClimateNews"],
+};

@@ -66,9 +66,10 @@ impl DatasetId {
     pub const AIRCRAFT_WATCH: DatasetId = DatasetId(&aviation::AIRCRAFT_WATCH);
     pub const CO2_MONITORING: DatasetId = DatasetId(&climate::CO2_MONITORING);
     pub const AIR_QUALITY: DatasetId = DatasetId(&climate::AIR_QUALITY);
+    pub const CLIMATE_NEWS: DatasetId = DatasetId(&climate::CLIMATE_NEWS);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 12] = [
+    pub const ALL: [DatasetId; 13] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -81,6 +82,7 @@ impl DatasetId {
         DatasetId::AIRCRAFT_WATCH,
         DatasetId::CO2_MONITORING,
         DatasetId::AIR_QUALITY,
+        DatasetId::CLIMATE_NEWS,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -109,3 +109,44 @@ async fn air_quality_unavailable_empty_and_refused() {
         (Some(0), Some(1_795_154_400_000))
     );
 }
+
+const NEWS: &str = "/api/climate/v1/list-climate-news";
+
+#[tokio::test]
+async fn climate_news_from_the_feeds_and_reliefweb() {
+    let app = TestApp::start().await;
+    let (status, body) = app.json(NEWS).await;
+    assert_eq!(status, 200);
+    assert_eq!((body["dataAvailable"].as_bool(), body["fetchedAt"].as_i64()), (Some(true), Some(1_795_154_400_000)));
+    let items = body["items"].as_array().unwrap();
+    let titles: Vec<&str> = items.iter().map(|i| i["title"].as_str().unwrap()).collect();
+    assert_eq!(titles.len(), 10, "{titles:?}");
+    assert!(
+        !titles.iter().any(|t| t.starts_with("Undated") || *t == "Broken"),
+        "undated items and the invalid feed drop out"
+    );
+    let times: Vec<i64> = items.iter().map(|i| i["publishedAt"].as_i64().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
+    let coal: Vec<&Value> =
+        items.iter().filter(|i| i["title"].as_str().unwrap().starts_with("Analysis: Global coal")).collect();
+    assert_eq!(coal.len(), 1, "one item per URL");
+    assert_eq!(coal[0]["sourceName"], "The Guardian Environment", "the newer of the two");
+    let relief = items.iter().find(|i| i["sourceName"] == "ReliefWeb Disasters").unwrap();
+    assert_eq!(relief["summary"], "");
+    assert!(relief["url"].as_str().unwrap().starts_with("https://reliefweb.int/report/"));
+    let long = items.iter().find(|i| i["sourceName"] == "Inside Climate News").unwrap();
+    assert_eq!(long["summary"].as_str().unwrap().chars().count(), 300, "content:encoded, plain, cut to 300");
+    let unep = items.iter().find(|i| i["sourceName"] == "UNEP").unwrap();
+    assert_eq!(unep["publishedAt"], 1_794_823_200_000i64, "dc:date 2026-11-16T10:00Z");
+    insta::assert_json_snapshot!("list_climate_news", body);
+}
+
+#[tokio::test]
+async fn climate_news_before_any_and_when_every_source_fails() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().unwrap()).unwrap();
+    let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
+    assert_eq!(app.json(NEWS).await.1, json!({"items": [], "fetchedAt": 0, "dataAvailable": false}));
+    let report = replay_runner(lake, &[("climate-news", "down")]).await.run(&[DatasetId::CLIMATE_NEWS]).await.unwrap();
+    assert!(!report.datasets[0].ok, "every feed and ReliefWeb failed: nothing is published");
+}

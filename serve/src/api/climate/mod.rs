@@ -1,6 +1,6 @@
 //! The Climate group (API.md 4.4, SUPPLEMENT 2.2): every operation answers from a scheduled
-//! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`)
-//! and ListAirQualityData (`air-quality`).
+//! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`),
+//! ListAirQualityData (`air-quality`) and ListClimateNews (`climate-news`).
 
 pub mod model;
 pub mod queries;
@@ -67,6 +67,26 @@ impl ClimateApi {
             let table = db.table().to_string();
             let stations = db.query(move |c| queries::air_quality_stations(c, &table)).await?;
             Ok(ListAirQualityDataResponse { stations, fetched_at })
+        })
+        .await
+    }
+
+    /// ListClimateNews — climate news from eight feeds and ReliefWeb's disaster reports, newest first.
+    #[oai(path = "/list-climate-news", method = "get", operation_id = "ListClimateNews")]
+    async fn list_climate_news(&self, req: &Request) -> Answer<ListClimateNewsResponse> {
+        let query = RawQuery::of(req);
+        let jmespath = JMESPATH.raw(&query);
+        if let Err(e) = check_jmespath_length::<ListClimateNewsResponse>(jmespath) {
+            return e.into();
+        }
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::CLIMATE_NEWS);
+        let key = db.as_ref().map(|d| Canonical::default().cache_key("list-climate-news", d.version, "", jmespath));
+        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
+            let Some(db) = db else { return Ok(ListClimateNewsResponse::default()) };
+            let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
+            let table = db.table().to_string();
+            let items = db.query(move |c| queries::climate_news(c, &table)).await?;
+            Ok(ListClimateNewsResponse { items, fetched_at, data_available: true })
         })
         .await
     }

@@ -80,3 +80,29 @@ pub struct ListAirQualityDataResponse {
     /// When the readings were fetched (epoch ms; 0 before the first publication).
     pub fetched_at: i64,
 }
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ClimateNewsItem {
+    /// First 16 hex of SHA-256 of the URL, `-`, publishedAt.
+    pub id: String,
+    pub title: String,
+    pub url: String,
+    pub source_name: String,
+    /// Plain text, at most 300 characters ("" for ReliefWeb reports).
+    pub summary: String,
+    pub published_at: i64,
+}
+
+/// ListClimateNews (2.2.6): newest first, at most 100.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListClimateNewsResponse {
+    pub items: Vec<ClimateNewsItem>,
+    /// When the feeds were read (epoch ms; 0 before the first publication).
+    pub fetched_at: i64,
+    /// True once a generation of the dataset exists.
+    pub data_available: bool,
+}

@@ -3,7 +3,7 @@
 
 use duckdb::Connection;
 
-use super::model::{AirQualityStation, Co2Monitoring, Co2TrendPoint};
+use super::model::{AirQualityStation, ClimateNewsItem, Co2Monitoring, Co2TrendPoint};
 
 /// The summary row and the trend rows of `co2-monitoring`.
 pub fn co2_monitoring(conn: &Connection, table: &str) -> duckdb::Result<Option<Co2Monitoring>> {
@@ -52,6 +52,24 @@ pub fn air_quality_stations(conn: &Connection, table: &str) -> duckdb::Result<Ve
             pollutant: r.get(7)?,
             measured_at: r.get(8)?,
             source: r.get(9)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Every item of `climate-news`, newest first.
+pub fn climate_news(conn: &Connection, table: &str) -> duckdb::Result<Vec<ClimateNewsItem>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT id, title, url, source_name, summary, published_at FROM {table} ORDER BY position"
+    ))?;
+    let rows = stmt.query_map([], |r| {
+        Ok(ClimateNewsItem {
+            id: r.get(0)?,
+            title: r.get(1)?,
+            url: r.get(2)?,
+            source_name: r.get(3)?,
+            summary: r.get(4)?,
+            published_at: r.get(5)?,
         })
     })?;
     rows.collect()
