@@ -92,6 +92,7 @@ pub async fn backfill(
         run_id: cp.run_id.clone(),
         operation: format!("backfill {dataset} {from}..{to}"),
         outcomes: vec![Outcome::Fetched {
+            partial_error: None,
             dataset,
             files: cp.done.values().flatten().cloned().collect(),
             scope: Scope::Months(months),

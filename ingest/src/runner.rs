@@ -75,7 +75,13 @@ impl Runner {
             let hash = content_hash(&fetched.batch, &fetched.scope)?;
             if current.is_some_and(|e| e.version.is_some() && e.content_hash.as_deref() == Some(hash.as_str())) {
                 let rows = fetched.batch.num_rows() as u64;
-                let outcome = Outcome::Unchanged { dataset, content_hash: hash, fetched_at, attempted_at };
+                let outcome = Outcome::Unchanged {
+                    dataset,
+                    content_hash: hash,
+                    fetched_at,
+                    attempted_at,
+                    partial_error: fetched.partial_error,
+                };
                 return Ok((outcome, rows, 0, 0));
             }
             let mut next_part = 0;
@@ -93,6 +99,7 @@ impl Runner {
                 keeps_as_of: false,
                 mode: self.env.mode(),
                 content_hash: Some(hash),
+                partial_error: fetched.partial_error,
             };
             Ok((outcome, rows, bytes, n))
         }

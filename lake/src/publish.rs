@@ -33,10 +33,18 @@ pub enum Outcome {
         mode: DataMode,
         /// The fetch's content hash (scheduled runs); `None` for backfills.
         content_hash: Option<String>,
+        /// Parts that failed and were kept from the previous version (`Fetched::partial_error`).
+        partial_error: Option<String>,
     },
     /// The fetch equals the current version (same content hash): no new version, no new files;
     /// only the fetch time moves, so cursors, caches and ETags of the version stay valid.
-    Unchanged { dataset: DatasetId, content_hash: String, fetched_at: DateTime<Utc>, attempted_at: DateTime<Utc> },
+    Unchanged {
+        dataset: DatasetId,
+        content_hash: String,
+        fetched_at: DateTime<Utc>,
+        attempted_at: DateTime<Utc>,
+        partial_error: Option<String>,
+    },
     /// The attempt failed; the previous version keeps serving.
     Failed { dataset: DatasetId, error: String, attempted_at: DateTime<Utc> },
 }
@@ -90,6 +98,7 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 keeps_as_of,
                 mode,
                 content_hash,
+                partial_error,
             } => {
                 let mut kept: Vec<FileEntry> = entry.files.iter().filter(|f| !replaces(scope, f)).cloned().collect();
                 kept.extend(files.iter().cloned());
@@ -106,7 +115,7 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                         status: DatasetStatus::Ok,
                         mode: *mode,
                         last_attempt_at: Some(*fetched_at),
-                        last_error: None,
+                        last_error: partial_error.clone(),
                         ..previous
                     }
                 } else {
@@ -118,16 +127,16 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                         upstream_version: upstream_version.clone(),
                         rows,
                         last_attempt_at: Some(*fetched_at),
-                        last_error: None,
+                        last_error: partial_error.clone(),
                         extra: previous.extra,
                     }
                 };
             }
-            Outcome::Unchanged { content_hash, fetched_at, attempted_at, dataset } => {
+            Outcome::Unchanged { content_hash, fetched_at, attempted_at, dataset, partial_error } => {
                 if entry.version.is_some() && entry.content_hash.as_deref() == Some(content_hash.as_str()) {
                     entry.freshness.fetched_at = Some(*fetched_at);
                     entry.freshness.status = DatasetStatus::Ok;
-                    entry.freshness.last_error = None;
+                    entry.freshness.last_error = partial_error.clone();
                 } else {
                     // Another publisher changed the dataset since this run compared; its data was
                     // not written, so only the attempt is recorded and the next run republishes.

@@ -112,7 +112,13 @@ impl Source for AirportFlightsSource {
             let why: Vec<&str> = pages.iter().filter_map(|p| p.result.as_ref().err()).map(String::as_str).collect();
             return Err(SourceError::Upstream(format!("every watch-list page failed ({})", why.join(", "))));
         }
-        Ok(Fetched { batch: rows(&pages)?, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched {
+            partial_error: None,
+            batch: rows(&pages)?,
+            scope: Scope::All,
+            as_of: ctx.now,
+            upstream_version: None,
+        })
     }
 }
 

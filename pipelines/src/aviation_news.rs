@@ -137,7 +137,13 @@ impl Source for AviationNewsSource {
             return Err(SourceError::Unsupported("aviation-news keeps 168 hours; there is nothing to backfill".into()));
         }
         let items = fetch_all(&ctx.http, ctx.now).await?;
-        Ok(Fetched { batch: normalise(&items)?, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched {
+            partial_error: None,
+            batch: normalise(&items)?,
+            scope: Scope::All,
+            as_of: ctx.now,
+            upstream_version: None,
+        })
     }
 }
 

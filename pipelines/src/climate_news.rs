@@ -180,7 +180,13 @@ impl Source for ClimateNewsSource {
         if failures.len() == asked {
             return Err(failures.remove(0));
         }
-        Ok(Fetched { batch: rows(&merge(items))?, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched {
+            partial_error: None,
+            batch: rows(&merge(items))?,
+            scope: Scope::All,
+            as_of: ctx.now,
+            upstream_version: None,
+        })
     }
 }
 

@@ -165,7 +165,13 @@ impl Source for Co2Source {
             &parse(&ch4, 2, 3, "ch4 monthly")?,
             &parse(&n2o, 2, 3, "n2o monthly")?,
         )?;
-        Ok(Fetched { batch: rows(&summary)?, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched {
+            partial_error: None,
+            batch: rows(&summary)?,
+            scope: Scope::All,
+            as_of: ctx.now,
+            upstream_version: None,
+        })
     }
 }
 

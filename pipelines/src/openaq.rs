@@ -221,7 +221,13 @@ impl Source for OpenAqSource {
             pages::<Latest>(ctx, key, "parameters/2/latest", &[("limit", "1000")]),
         )?;
         let found = stations(&locations, &latest, ctx.now.timestamp_millis());
-        Ok(Fetched { batch: rows(&found)?, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched {
+            partial_error: None,
+            batch: rows(&found)?,
+            scope: Scope::All,
+            as_of: ctx.now,
+            upstream_version: None,
+        })
     }
 }
 

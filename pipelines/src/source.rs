@@ -27,6 +27,9 @@ pub struct Fetched {
     /// The instant the data describes: wall clock when live, recording time when replayed.
     pub as_of: DateTime<Utc>,
     pub upstream_version: Option<String>,
+    /// Parts of the dataset that failed while the rest was fetched and the failed parts kept
+    /// from the previous version (ocean-ice's sources): recorded as the dataset's `lastError`.
+    pub partial_error: Option<String>,
 }
 
 /// Everything a fetch may use. `now` is the as-of clock: live runs pass the wall clock, replay runs

@@ -104,7 +104,7 @@ impl Source for FlightPriceWatchSource {
             return Err(SourceError::Upstream("every watched route month failed".into()));
         }
         let batch = price_rows(&answers, ctx.now.timestamp_millis(), start, end)?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched { partial_error: None, batch, scope: Scope::All, as_of: ctx.now, upstream_version: None })
     }
 }
 
@@ -213,7 +213,7 @@ impl Source for AircraftWatchSource {
             return Err(SourceError::Upstream("every watched box failed".into()));
         }
         let batch = aircraft_rows(&answers, ctx.now.timestamp_millis())?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched { partial_error: None, batch, scope: Scope::All, as_of: ctx.now, upstream_version: None })
     }
 }
 

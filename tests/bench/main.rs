@@ -83,6 +83,7 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
         run_id,
         operation: "bench".into(),
         outcomes: vec![Outcome::Fetched {
+            partial_error: None,
             dataset: DatasetId::ARMED_EVENTS,
             scope: Scope::Months(months.collect()),
             files,

@@ -113,6 +113,7 @@ fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged 
 /// A live fetch of the whole dataset, fetched now.
 fn fetched_now(dataset: DatasetId, files: Vec<FileEntry>) -> Outcome {
     Outcome::Fetched {
+        partial_error: None,
         dataset,
         files,
         scope: Scope::All,

@@ -102,6 +102,6 @@ impl Source for AcledSource {
         let pages = self.fetch_pages(ctx, from, to).await?;
         let parsed = pages.iter().map(|p| parse_page(p)).collect::<Result<Vec<_>, _>>()?;
         let batch = normalise(parsed.iter().flat_map(|p| p.data.iter()), self.max_rows)?;
-        Ok(Fetched { batch, scope: Scope::Months(months), as_of: ctx.now, upstream_version: None })
+        Ok(Fetched { partial_error: None, batch, scope: Scope::Months(months), as_of: ctx.now, upstream_version: None })
     }
 }

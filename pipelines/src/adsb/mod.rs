@@ -196,7 +196,13 @@ impl Source for AdsbSource {
             // Nothing was read: fail the run rather than publish three empty feeds.
             return Err(failures.remove(0));
         }
-        Ok(Fetched { batch: normalise(&feeds, obs)?, scope: Scope::All, as_of: fetched_at, upstream_version: None })
+        Ok(Fetched {
+            partial_error: None,
+            batch: normalise(&feeds, obs)?,
+            scope: Scope::All,
+            as_of: fetched_at,
+            upstream_version: None,
+        })
     }
 }
 

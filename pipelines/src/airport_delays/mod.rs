@@ -189,6 +189,6 @@ impl Source for AirportDelaysSource {
         };
         let alerts = merge::merge(&components);
         let batch = rows::batch(&alerts, hubs.as_deref().unwrap_or(&[]), components.notams, &states)?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: None })
+        Ok(Fetched { partial_error: None, batch, scope: Scope::All, as_of: ctx.now, upstream_version: None })
     }
 }

@@ -112,6 +112,12 @@ impl Source for HdxSource {
             }
         };
         let batch = summarise(&rows, ctx.now.timestamp_millis())?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: Some(upstream_version.into()) })
+        Ok(Fetched {
+            partial_error: None,
+            batch,
+            scope: Scope::All,
+            as_of: ctx.now,
+            upstream_version: Some(upstream_version.into()),
+        })
     }
 }

@@ -143,7 +143,7 @@ impl Source for IranSource {
         let body = tokio::fs::read(path).await.map_err(|e| SourceError::Io(format!("{}: {e}", path.display())))?;
         let export = parse_export(&body)?;
         let batch = normalise(&export)?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: export.exported_at, upstream_version: None })
+        Ok(Fetched { partial_error: None, batch, scope: Scope::All, as_of: export.exported_at, upstream_version: None })
     }
 }
 

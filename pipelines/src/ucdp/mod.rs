@@ -172,6 +172,6 @@ impl Source for UcdpSource {
         version_label.extend(candidates.first().map(|r| r.version.as_str()));
         let upstream_version = (!version_label.is_empty()).then(|| version_label.join("+"));
         let batch = merge(annual.as_ref(), &candidates)?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version })
+        Ok(Fetched { partial_error: None, batch, scope: Scope::All, as_of: ctx.now, upstream_version })
     }
 }
