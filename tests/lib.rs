@@ -105,6 +105,7 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("noaa-gml", "normal"),
     ("openaq", "normal"),
     ("climate-news", "normal"),
+    ("ocean-ice", "normal"),
 ];
 
 pub struct TestApp {

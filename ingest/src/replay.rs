@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 13] = [
+pub const REPLAY_UPSTREAMS: [&str; 14] = [
     "acled",
     "ucdp",
     "hdx",
@@ -31,6 +31,7 @@ pub const REPLAY_UPSTREAMS: [&str; 13] = [
     "noaa-gml",
     "openaq",
     "climate-news",
+    "ocean-ice",
 ];
 
 pub struct SourceEnv {

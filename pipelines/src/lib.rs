@@ -23,6 +23,7 @@ pub mod http;
 pub mod iran;
 pub mod lenient;
 pub mod noaa_gml;
+pub mod ocean_ice;
 pub mod openaq;
 pub mod positions;
 pub mod registry;

@@ -14,6 +14,7 @@ use crate::{
     hdx::HdxSource,
     iran::IranSource,
     noaa_gml::Co2Source,
+    ocean_ice::OceanIceSource,
     openaq::OpenAqSource,
     ucdp::UcdpSource,
     watch_lists::{AircraftWatchSource, FlightPriceWatchSource},
@@ -35,6 +36,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(Co2Source),
         Arc::new(OpenAqSource),
         Arc::new(ClimateNewsSource),
+        Arc::new(OceanIceSource),
     ]
 }
 

@@ -124,3 +124,51 @@ pub static CLIMATE_NEWS: DatasetDescriptor = DatasetDescriptor {
     schema: climate_news_schema,
     operations: &["ListClimateNews"],
 };
+
+/// GetOceanIceData's material (2.2.4) from four independent sources, as rows of three kinds:
+/// - `row_kind = 'summary'`: one row — every value, with the time each source's value describes;
+/// - `row_kind = 'ice_month'`: the last 12 months of Arctic sea-ice extent against the median;
+/// - `row_kind = 'source'`: one per source (`nsidc`, `nasa-sea-level`, `ncei-ohc`, `noaa-sst`) —
+///   `status` (`ok`, `reused`, `failed`) and `message`; a failed source's values are the previous
+///   version's.
+pub fn ocean_ice_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            utf8("row_kind"),
+            Field::new("position", DataType::Int32, false),
+            float64_or_null("arctic_extent_mkm2"),
+            float64_or_null("arctic_extent_anomaly_mkm2"),
+            utf8_or_null("arctic_trend"),
+            instant("ice_measured_at", true),
+            float64_or_null("sea_level_mm_above_1993"),
+            float64_or_null("sea_level_annual_rise_mm"),
+            float64_or_null("ohc_0700m_zj"),
+            instant("ohc_measured_at", true),
+            float64_or_null("sst_anomaly_c"),
+            instant("sst_measured_at", true),
+            utf8_or_null("month"),
+            float64_or_null("extent_mkm2"),
+            float64_or_null("anomaly_mkm2"),
+            utf8_or_null("source"),
+            utf8_or_null("status"),
+            utf8_or_null("message"),
+        ])
+    })
+}
+
+/// `ocean-ice`: NSIDC sea ice, NASA sea level, NCEI ocean heat content, NOAA ocean temperature, daily.
+pub static OCEAN_ICE: DatasetDescriptor = DatasetDescriptor {
+    id: "ocean-ice",
+    table: "ocean_ice",
+    group: "climate",
+    provider: "NSIDC, NASA, NOAA NCEI",
+    license: "public domain (US government) / NSIDC terms",
+    cadence: Duration::from_secs(24 * 3600),
+    cron: "0 45 3 * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "row_kind, position",
+    schema: ocean_ice_schema,
+    operations: &["GetOceanIceData"],
+};

@@ -67,9 +67,10 @@ impl DatasetId {
     pub const CO2_MONITORING: DatasetId = DatasetId(&climate::CO2_MONITORING);
     pub const AIR_QUALITY: DatasetId = DatasetId(&climate::AIR_QUALITY);
     pub const CLIMATE_NEWS: DatasetId = DatasetId(&climate::CLIMATE_NEWS);
+    pub const OCEAN_ICE: DatasetId = DatasetId(&climate::OCEAN_ICE);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 13] = [
+    pub const ALL: [DatasetId; 14] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -83,6 +84,7 @@ impl DatasetId {
         DatasetId::CO2_MONITORING,
         DatasetId::AIR_QUALITY,
         DatasetId::CLIMATE_NEWS,
+        DatasetId::OCEAN_ICE,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -150,3 +150,47 @@ async fn climate_news_before_any_and_when_every_source_fails() {
     let report = replay_runner(lake, &[("climate-news", "down")]).await.run(&[DatasetId::CLIMATE_NEWS]).await.unwrap();
     assert!(!report.datasets[0].ok, "every feed and ReliefWeb failed: nothing is published");
 }
+
+const OCEAN: &str = "/api/climate/v1/get-ocean-ice-data";
+
+#[tokio::test]
+async fn ocean_and_ice_from_four_sources() {
+    let app = TestApp::start().await;
+    let (status, body) = app.json(OCEAN).await;
+    assert_eq!(status, 200);
+    let d = &body["data"];
+    assert_eq!(d["arcticTrend"], "record_low", "below every earlier 18 November (three years)");
+    let (extent, anomaly) = (d["arcticExtentMkm2"].as_f64().unwrap(), d["arcticExtentAnomalyMkm2"].as_f64().unwrap());
+    assert!((7.0..8.0).contains(&extent) && (-1.0..-0.8).contains(&anomaly), "{extent} {anomaly}");
+    assert_eq!((d["seaLevelMmAbove1993"].as_f64(), d["seaLevelAnnualRiseMm"].as_f64()), (Some(111.6), Some(4.4)));
+    assert_eq!(d["ohc0700mZj"], 293.0, "2025's WO of 29.3 × 10");
+    assert_eq!(d["sstAnomalyC"], 0.873679, "October 2026 of the newest ocean file");
+    assert_eq!(d["measuredAt"], 1_795_478_400_000i64 - 6 * 86_400_000, "the sea-ice day, 2026-11-18, is the latest");
+    let months = d["iceTrend12m"].as_array().unwrap();
+    assert_eq!((months.len(), months[11]["month"].as_str()), (12, Some("2026-11")));
+    insta::assert_json_snapshot!("get_ocean_ice_data", body);
+}
+
+#[tokio::test]
+async fn one_failed_source_keeps_its_previous_values_and_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().unwrap()).unwrap();
+    let only = [DatasetId::OCEAN_ICE];
+    let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
+    assert_eq!(app.json(OCEAN).await.1, json!({}));
+    replay_runner(lake.clone(), &[("ocean-ice", "normal")]).await.run(&only).await.unwrap();
+    let report = replay_runner(lake.clone(), &[("ocean-ice", "normal"), ("ocean-ice", "nasa-down")])
+        .await
+        .run(&only)
+        .await
+        .unwrap();
+    assert!(report.datasets[0].ok);
+    let commit = lake.latest_commit().await.unwrap();
+    let error = commit.dataset(DatasetId::OCEAN_ICE).unwrap().freshness.last_error.clone().unwrap_or_default();
+    assert_eq!(error, "kept from the previous version: nasa-sea-level: HTTP 503");
+    let report = replay_runner(lake.clone(), &[("ocean-ice", "down")]).await.run(&only).await.unwrap();
+    assert!(!report.datasets[0].ok, "every source failed");
+    let app = TestApp::serve(dir, lake).await;
+    let (_, body) = app.json(OCEAN).await;
+    assert_eq!(body["data"]["seaLevelMmAbove1993"], 111.6, "NASA's value from the first run");
+}

@@ -1,6 +1,7 @@
 //! The Climate group (API.md 4.4, SUPPLEMENT 2.2): every operation answers from a scheduled
 //! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`),
-//! ListAirQualityData (`air-quality`) and ListClimateNews (`climate-news`).
+//! GetOceanIceData (`ocean-ice`), ListAirQualityData (`air-quality`) and ListClimateNews
+//! (`climate-news`).
 
 pub mod model;
 pub mod queries;
@@ -87,6 +88,25 @@ impl ClimateApi {
             let table = db.table().to_string();
             let items = db.query(move |c| queries::climate_news(c, &table)).await?;
             Ok(ListClimateNewsResponse { items, fetched_at, data_available: true })
+        })
+        .await
+    }
+
+    /// GetOceanIceData — Arctic sea-ice extent and its trend, sea level, ocean heat content and ocean surface temperature.
+    #[oai(path = "/get-ocean-ice-data", method = "get", operation_id = "GetOceanIceData")]
+    async fn get_ocean_ice_data(&self, req: &Request) -> Answer<GetOceanIceDataResponse> {
+        let query = RawQuery::of(req);
+        let jmespath = JMESPATH.raw(&query);
+        if let Err(e) = check_jmespath_length::<GetOceanIceDataResponse>(jmespath) {
+            return e.into();
+        }
+        let (provenance, db) = dataset_read::current(&self.state, DatasetId::OCEAN_ICE);
+        let key = db.as_ref().map(|d| Canonical::default().cache_key("get-ocean-ice-data", d.version, "", jmespath));
+        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
+            let Some(db) = db else { return Ok(GetOceanIceDataResponse::default()) };
+            let table = db.table().to_string();
+            let data = db.query(move |c| queries::ocean_ice(c, &table)).await?;
+            Ok(GetOceanIceDataResponse { data })
         })
         .await
     }

@@ -106,3 +106,50 @@ pub struct ListClimateNewsResponse {
     /// True once a generation of the dataset exists.
     pub data_available: bool,
 }
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct IceMonth {
+    /// YYYY-MM.
+    pub month: String,
+    pub extent_mkm2: f64,
+    /// Against the 1981–2010 median of that day of year (2 dp).
+    pub anomaly_mkm2: f64,
+}
+
+/// Ocean and ice indicators (2.2.4). A value whose source has never answered is absent.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct OceanIceData {
+    /// Latest daily Arctic sea-ice extent, 10⁶ km².
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arctic_extent_mkm2: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arctic_extent_anomaly_mkm2: Option<f64>,
+    /// "record_low", "below_average", "average" or "above_average".
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arctic_trend: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sea_level_mm_above1993: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sea_level_annual_rise_mm: Option<f64>,
+    /// Ocean heat content 0–700 m, zettajoules.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ohc0700m_zj: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sst_anomaly_c: Option<f64>,
+    /// The latest of the sea-ice day, the heat content's mid-year and the temperature's month (ms).
+    pub measured_at: i64,
+    pub ice_trend12m: Vec<IceMonth>,
+}
+
+/// GetOceanIceData: `{}` until the dataset is published.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetOceanIceDataResponse {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<OceanIceData>,
+}

@@ -3,7 +3,7 @@
 
 use duckdb::Connection;
 
-use super::model::{AirQualityStation, ClimateNewsItem, Co2Monitoring, Co2TrendPoint};
+use super::model::{AirQualityStation, ClimateNewsItem, Co2Monitoring, Co2TrendPoint, IceMonth, OceanIceData};
 
 /// The summary row and the trend rows of `co2-monitoring`.
 pub fn co2_monitoring(conn: &Connection, table: &str) -> duckdb::Result<Option<Co2Monitoring>> {
@@ -73,4 +73,33 @@ pub fn climate_news(conn: &Connection, table: &str) -> duckdb::Result<Vec<Climat
         })
     })?;
     rows.collect()
+}
+
+/// The summary and the 12 ice months of `ocean-ice` (null values: sources that never answered).
+pub fn ocean_ice(conn: &Connection, table: &str) -> duckdb::Result<Option<OceanIceData>> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT month, extent_mkm2, anomaly_mkm2 FROM {table} WHERE row_kind = 'ice_month' ORDER BY position"
+    ))?;
+    let ice_trend12m = stmt
+        .query_map([], |r| Ok(IceMonth { month: r.get(0)?, extent_mkm2: r.get(1)?, anomaly_mkm2: r.get(2)? }))?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT arctic_extent_mkm2, arctic_extent_anomaly_mkm2, arctic_trend, sea_level_mm_above_1993,
+         sea_level_annual_rise_mm, ohc_0700m_zj, sst_anomaly_c,
+         greatest(ice_measured_at, ohc_measured_at, sst_measured_at) FROM {table} WHERE row_kind = 'summary'"
+    ))?;
+    let mut rows = stmt.query_map([], |r| {
+        Ok(OceanIceData {
+            arctic_extent_mkm2: r.get(0)?,
+            arctic_extent_anomaly_mkm2: r.get(1)?,
+            arctic_trend: r.get(2)?,
+            sea_level_mm_above1993: r.get(3)?,
+            sea_level_annual_rise_mm: r.get(4)?,
+            ohc0700m_zj: r.get(5)?,
+            sst_anomaly_c: r.get(6)?,
+            measured_at: r.get(7)?,
+            ice_trend12m: Vec::new(),
+        })
+    })?;
+    Ok(rows.next().transpose()?.map(|d| OceanIceData { ice_trend12m, ..d }))
 }
