@@ -166,95 +166,104 @@ impl Source for OceanIceSource {
     }
 }
 
+/// One dataset row under construction: `row_kind`, `position`, and the columns of its kind.
+#[derive(Default)]
+struct Row<'a> {
+    kind: &'a str,
+    position: usize,
+    extent: Option<f64>,
+    anomaly: Option<f64>,
+    trend: Option<&'a str>,
+    ice_at: Option<i64>,
+    sea: Option<f64>,
+    rise: Option<f64>,
+    ohc: Option<f64>,
+    ohc_at: Option<i64>,
+    sst: Option<f64>,
+    sst_at: Option<i64>,
+    month: Option<&'a str>,
+    month_extent: Option<f64>,
+    month_anomaly: Option<f64>,
+    source: Option<&'a str>,
+    status: Option<&'a str>,
+    message: Option<&'a str>,
+}
+
 fn rows(v: &OceanIce, states: &[(&str, &str, String)]) -> Result<RecordBatch, SourceError> {
-    let months = v.ice.as_ref().map(|i| i.months.as_slice()).unwrap_or(&[]);
-    let n = 1 + months.len() + states.len();
-    let (mut kind, mut position) = (strings(n), i32s(n));
-    let (mut extent, mut anomaly, mut trend, mut ice_at) = (f64s(n), f64s(n), strings(n), instants(n));
-    let (mut sea, mut rise, mut ohc, mut ohc_at, mut sst, mut sst_at) =
-        (f64s(n), f64s(n), f64s(n), instants(n), f64s(n), instants(n));
-    let (mut month, mut m_extent, mut m_anomaly) = (strings(n), f64s(n), f64s(n));
-    let (mut source, mut status, mut message) = (strings(n), strings(n), strings(n));
-    let mut row = |k: &str, p: usize| {
-        kind.append_value(k);
-        position.append_value(p as i32);
-    };
-    // The summary row.
-    row("summary", 0);
-    extent.append_option(v.ice.as_ref().map(|i| i.extent));
-    anomaly.append_option(v.ice.as_ref().map(|i| i.anomaly));
-    trend.append_option(v.ice.as_ref().map(|i| i.trend.as_str()));
-    ice_at.append_option(v.ice.as_ref().map(|i| i.day_ms));
-    sea.append_option(v.sea_level.map(|s| s.0));
-    rise.append_option(v.sea_level.map(|s| s.1));
-    ohc.append_option(v.ohc.map(|o| o.0));
-    ohc_at.append_option(v.ohc.map(|o| o.1));
-    sst.append_option(v.sst.map(|s| s.0));
-    sst_at.append_option(v.sst.map(|s| s.1));
-    for b in [&mut month, &mut source, &mut status, &mut message] {
-        b.append_null();
-    }
-    m_extent.append_null();
-    m_anomaly.append_null();
-    let nulls = |extent: &mut arrow::array::Float64Builder, anomaly: &mut arrow::array::Float64Builder| {
-        extent.append_null();
-        anomaly.append_null();
-    };
-    for (i, (m, e, a)) in months.iter().enumerate() {
-        row("ice_month", i);
-        nulls(&mut extent, &mut anomaly);
-        trend.append_null();
-        ice_at.append_null();
-        for b in [&mut sea, &mut rise, &mut ohc, &mut sst] {
-            b.append_null();
-        }
-        ohc_at.append_null();
-        sst_at.append_null();
-        month.append_value(m);
-        m_extent.append_value(*e);
-        m_anomaly.append_value(*a);
-        for b in [&mut source, &mut status, &mut message] {
-            b.append_null();
-        }
+    let ice = v.ice.as_ref();
+    let mut rows = vec![Row {
+        kind: "summary",
+        extent: ice.map(|i| i.extent),
+        anomaly: ice.map(|i| i.anomaly),
+        trend: ice.map(|i| i.trend.as_str()),
+        ice_at: ice.map(|i| i.day_ms),
+        sea: v.sea_level.map(|s| s.0),
+        rise: v.sea_level.map(|s| s.1),
+        ohc: v.ohc.map(|o| o.0),
+        ohc_at: v.ohc.map(|o| o.1),
+        sst: v.sst.map(|s| s.0),
+        sst_at: v.sst.map(|s| s.1),
+        ..Default::default()
+    }];
+    for (i, (m, e, a)) in ice.map(|i| i.months.as_slice()).unwrap_or(&[]).iter().enumerate() {
+        rows.push(Row {
+            kind: "ice_month",
+            position: i,
+            month: Some(m),
+            month_extent: Some(*e),
+            month_anomaly: Some(*a),
+            ..Default::default()
+        });
     }
     for (i, (name, state, why)) in states.iter().enumerate() {
-        row("source", i);
-        nulls(&mut extent, &mut anomaly);
-        trend.append_null();
-        ice_at.append_null();
-        for b in [&mut sea, &mut rise, &mut ohc, &mut sst] {
-            b.append_null();
-        }
-        ohc_at.append_null();
-        sst_at.append_null();
-        month.append_null();
-        m_extent.append_null();
-        m_anomaly.append_null();
-        source.append_value(name);
-        status.append_value(state);
-        message.append_value(why);
+        rows.push(Row {
+            kind: "source",
+            position: i,
+            source: Some(name),
+            status: Some(state),
+            message: Some(why),
+            ..Default::default()
+        });
     }
+    let n = rows.len();
+    let text = |f: &dyn for<'r> Fn(&'r Row<'r>) -> Option<&'r str>| {
+        let mut b = strings(n);
+        rows.iter().for_each(|r| b.append_option(f(r)));
+        finish(b)
+    };
+    let number = |f: &dyn Fn(&Row) -> Option<f64>| {
+        let mut b = f64s(n);
+        rows.iter().for_each(|r| b.append_option(f(r)));
+        finish(b)
+    };
+    let time = |f: &dyn Fn(&Row) -> Option<i64>| {
+        let mut b = instants(n);
+        rows.iter().for_each(|r| b.append_option(f(r)));
+        finish(b)
+    };
+    let mut position = i32s(n);
+    rows.iter().for_each(|r| position.append_value(r.position as i32));
     batch(
         DatasetId::OCEAN_ICE,
         vec![
-            finish(kind),
+            text(&|r| Some(r.kind)),
             finish(position),
-            finish(extent),
-            finish(anomaly),
-            finish(trend),
-            finish(ice_at),
-            finish(sea),
-            finish(rise),
-            finish(ohc),
-            finish(ohc_at),
-            finish(sst),
-            finish(sst_at),
-            finish(month),
-            finish(m_extent),
-            finish(m_anomaly),
-            finish(source),
-            finish(status),
-            finish(message),
+            number(&|r| r.extent),
+            number(&|r| r.anomaly),
+            text(&|r| r.trend),
+            time(&|r| r.ice_at),
+            number(&|r| r.sea),
+            number(&|r| r.rise),
+            number(&|r| r.ohc),
+            time(&|r| r.ohc_at),
+            number(&|r| r.sst),
+            time(&|r| r.sst_at),
+            text(&|r| r.month),
+            number(&|r| r.month_extent),
+            number(&|r| r.month_anomaly),
+            text(&|r| r.source),
+            text(&|r| r.status),
+            text(&|r| r.message),
         ],
     )
 }
