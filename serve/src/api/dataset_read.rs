@@ -1,13 +1,53 @@
 //! Which dataset version a GET reads, and how its answer is described: the current generation's
 //! version, or (for a cursor) the version the cursor pins.
 
-use std::sync::Arc;
+use std::{future::Future, sync::Arc};
 
 use chrono::Utc;
+use poem::Request;
+use poem_openapi::types::Type;
 use sitrep_schemas::DatasetId;
 
-use super::answer::{DataState, Provenance};
+use super::{
+    answer::{check_jmespath_length, dataset_get, Answer, DataState, Provenance},
+    canonical::Canonical,
+    error::ApiError,
+    params::{RawQuery, JMESPATH},
+};
 use crate::{app_state::AppState, snapshot::DatasetDb};
+
+/// The whole GET of an operation without parameters whose answer is one dataset version (besides
+/// jmespath): the expression's length, the current version, its body-cache key (`op`), `empty`
+/// before the first publication, and `render` only on a body-cache miss.
+pub async fn whole_dataset_get<T, R, F, Fut>(
+    state: &AppState,
+    req: &Request,
+    dataset: DatasetId,
+    op: &'static str,
+    empty: R,
+    render: F,
+) -> Answer<T>
+where
+    T: Type,
+    R: serde::Serialize,
+    F: FnOnce(Arc<DatasetDb>) -> Fut,
+    Fut: Future<Output = Result<R, ApiError>>,
+{
+    let query = RawQuery::of(req);
+    let jmespath = JMESPATH.raw(&query);
+    if let Err(e) = check_jmespath_length::<T>(jmespath) {
+        return e.into();
+    }
+    let (provenance, db) = current(state, dataset);
+    let key = db.as_ref().map(|d| Canonical::default().cache_key(op, d.version, "", jmespath));
+    dataset_get(&state.cache, req, key, jmespath, provenance, async move {
+        match db {
+            Some(db) => render(db).await,
+            None => Ok(empty),
+        }
+    })
+    .await
+}
 
 /// The current generation's version of `dataset` (None: never published or not loaded), with the
 /// provenance of an answer built from it.

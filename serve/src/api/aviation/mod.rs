@@ -21,12 +21,7 @@ use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
-use super::{
-    answer::{check_jmespath_length, dataset_get, Answer},
-    canonical::Canonical,
-    dataset_read,
-    params::{RawQuery, JMESPATH},
-};
+use super::{answer::Answer, dataset_read::whole_dataset_get};
 use crate::app_state::AppState;
 
 #[derive(Tags)]
@@ -59,16 +54,8 @@ impl AviationApi {
     /// ListAircraftEmergencies — aircraft squawking 7500, 7600 or 7700, with the state of each feed.
     #[oai(path = "/list-aircraft-emergencies", method = "get", operation_id = "ListAircraftEmergencies")]
     async fn list_aircraft_emergencies(&self, req: &Request) -> Answer<ListAircraftEmergenciesResponse> {
-        let query = RawQuery::of(req);
-        let jmespath = JMESPATH.raw(&query);
-        if let Err(e) = check_jmespath_length::<ListAircraftEmergenciesResponse>(jmespath) {
-            return e.into();
-        }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::AIRCRAFT_EMERGENCIES);
-        let key =
-            db.as_ref().map(|d| Canonical::default().cache_key("list-aircraft-emergencies", d.version, "", jmespath));
-        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
-            let Some(db) = db else { return Ok(never_published()) };
+        let op = "list-aircraft-emergencies";
+        whole_dataset_get(&self.state, req, DatasetId::AIRCRAFT_EMERGENCIES, op, never_published(), |db| async move {
             let table = db.table().to_string();
             let (feeds, observations) = db
                 .query(move |c| Ok((queries::emergency_feeds(c, &table)?, queries::emergency_observations(c, &table)?)))

@@ -13,12 +13,7 @@ use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
-use super::{
-    answer::{check_jmespath_length, dataset_get, Answer},
-    canonical::Canonical,
-    dataset_read,
-    params::{RawQuery, JMESPATH},
-};
+use super::{answer::Answer, dataset_read::whole_dataset_get};
 use crate::app_state::AppState;
 
 #[derive(Tags)]
@@ -36,15 +31,8 @@ impl ClimateApi {
     /// GetCo2Monitoring — CO₂ at Mauna Loa (daily, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide.
     #[oai(path = "/get-co2-monitoring", method = "get", operation_id = "GetCo2Monitoring")]
     async fn get_co2_monitoring(&self, req: &Request) -> Answer<GetCo2MonitoringResponse> {
-        let query = RawQuery::of(req);
-        let jmespath = JMESPATH.raw(&query);
-        if let Err(e) = check_jmespath_length::<GetCo2MonitoringResponse>(jmespath) {
-            return e.into();
-        }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::CO2_MONITORING);
-        let key = db.as_ref().map(|d| Canonical::default().cache_key("get-co2-monitoring", d.version, "", jmespath));
-        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
-            let Some(db) = db else { return Ok(GetCo2MonitoringResponse::default()) };
+        let empty = GetCo2MonitoringResponse::default();
+        whole_dataset_get(&self.state, req, DatasetId::CO2_MONITORING, "get-co2-monitoring", empty, |db| async move {
             let table = db.table().to_string();
             let monitoring = db.query(move |c| queries::co2_monitoring(c, &table)).await?;
             Ok(GetCo2MonitoringResponse { monitoring })
@@ -55,15 +43,8 @@ impl ClimateApi {
     /// ListAirQualityData — the latest PM2.5 per OpenAQ station of the last two hours, with its US EPA AQI and risk level.
     #[oai(path = "/list-air-quality-data", method = "get", operation_id = "ListAirQualityData")]
     async fn list_air_quality_data(&self, req: &Request) -> Answer<ListAirQualityDataResponse> {
-        let query = RawQuery::of(req);
-        let jmespath = JMESPATH.raw(&query);
-        if let Err(e) = check_jmespath_length::<ListAirQualityDataResponse>(jmespath) {
-            return e.into();
-        }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::AIR_QUALITY);
-        let key = db.as_ref().map(|d| Canonical::default().cache_key("list-air-quality-data", d.version, "", jmespath));
-        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
-            let Some(db) = db else { return Ok(ListAirQualityDataResponse::default()) };
+        let empty = ListAirQualityDataResponse::default();
+        whole_dataset_get(&self.state, req, DatasetId::AIR_QUALITY, "list-air-quality-data", empty, |db| async move {
             let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
             let table = db.table().to_string();
             let stations = db.query(move |c| queries::air_quality_stations(c, &table)).await?;
@@ -75,15 +56,8 @@ impl ClimateApi {
     /// ListClimateNews — climate news from eight feeds and ReliefWeb's disaster reports, newest first.
     #[oai(path = "/list-climate-news", method = "get", operation_id = "ListClimateNews")]
     async fn list_climate_news(&self, req: &Request) -> Answer<ListClimateNewsResponse> {
-        let query = RawQuery::of(req);
-        let jmespath = JMESPATH.raw(&query);
-        if let Err(e) = check_jmespath_length::<ListClimateNewsResponse>(jmespath) {
-            return e.into();
-        }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::CLIMATE_NEWS);
-        let key = db.as_ref().map(|d| Canonical::default().cache_key("list-climate-news", d.version, "", jmespath));
-        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
-            let Some(db) = db else { return Ok(ListClimateNewsResponse::default()) };
+        let empty = ListClimateNewsResponse::default();
+        whole_dataset_get(&self.state, req, DatasetId::CLIMATE_NEWS, "list-climate-news", empty, |db| async move {
             let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
             let table = db.table().to_string();
             let items = db.query(move |c| queries::climate_news(c, &table)).await?;
@@ -95,15 +69,8 @@ impl ClimateApi {
     /// GetOceanIceData — Arctic sea-ice extent and its trend, sea level, ocean heat content and ocean surface temperature.
     #[oai(path = "/get-ocean-ice-data", method = "get", operation_id = "GetOceanIceData")]
     async fn get_ocean_ice_data(&self, req: &Request) -> Answer<GetOceanIceDataResponse> {
-        let query = RawQuery::of(req);
-        let jmespath = JMESPATH.raw(&query);
-        if let Err(e) = check_jmespath_length::<GetOceanIceDataResponse>(jmespath) {
-            return e.into();
-        }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::OCEAN_ICE);
-        let key = db.as_ref().map(|d| Canonical::default().cache_key("get-ocean-ice-data", d.version, "", jmespath));
-        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
-            let Some(db) = db else { return Ok(GetOceanIceDataResponse::default()) };
+        let empty = GetOceanIceDataResponse::default();
+        whole_dataset_get(&self.state, req, DatasetId::OCEAN_ICE, "get-ocean-ice-data", empty, |db| async move {
             let table = db.table().to_string();
             let data = db.query(move |c| queries::ocean_ice(c, &table)).await?;
             Ok(GetOceanIceDataResponse { data })
