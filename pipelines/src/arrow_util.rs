@@ -44,6 +44,34 @@ pub fn finish<B: arrow::array::ArrayBuilder>(mut b: B) -> ArrayRef {
     b.finish()
 }
 
+/// A nullable text column, one value per row of a batch under construction.
+pub fn text_column<R>(rows: &[R], value: impl for<'r> Fn(&'r R) -> Option<&'r str>) -> ArrayRef {
+    let mut b = strings(rows.len());
+    rows.iter().for_each(|r| b.append_option(value(r)));
+    finish(b)
+}
+
+/// A nullable double column, one value per row.
+pub fn f64_column<R>(rows: &[R], value: impl Fn(&R) -> Option<f64>) -> ArrayRef {
+    let mut b = f64s(rows.len());
+    rows.iter().for_each(|r| b.append_option(value(r)));
+    finish(b)
+}
+
+/// A nullable 32-bit integer column, one value per row.
+pub fn i32_column<R>(rows: &[R], value: impl Fn(&R) -> Option<i32>) -> ArrayRef {
+    let mut b = i32s(rows.len());
+    rows.iter().for_each(|r| b.append_option(value(r)));
+    finish(b)
+}
+
+/// A nullable instant column (epoch ms), one value per row.
+pub fn instant_column<R>(rows: &[R], value: impl Fn(&R) -> Option<i64>) -> ArrayRef {
+    let mut b = instants(rows.len());
+    rows.iter().for_each(|r| b.append_option(value(r)));
+    finish(b)
+}
+
 /// Cuts text to at most `max` characters (not bytes), on a char boundary.
 pub fn truncate_chars(s: &str, max: usize) -> &str {
     match s.char_indices().nth(max) {

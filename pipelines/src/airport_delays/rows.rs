@@ -14,7 +14,7 @@ use super::{
     ComponentState,
 };
 use crate::{
-    arrow_util::{batch as make_batch, f64s, finish, i32s, instants, strings},
+    arrow_util::{batch as make_batch, f64_column, i32_column, instant_column, text_column},
     SourceError,
 };
 
@@ -128,61 +128,35 @@ pub fn batch<'a>(
             ..Default::default()
         });
     }
-    let n = rows.len();
-    let text = |f: for<'r> fn(&'r Row<'a>) -> Option<&'a str>| {
-        let mut b = strings(n);
-        rows.iter().for_each(|r| b.append_option(f(r)));
-        finish(b)
-    };
-    let mut kind = strings(n);
-    let mut component = strings(n);
-    let mut position = i32s(n);
-    let (mut lat, mut lon, mut pct) = (f64s(n), f64s(n), f64s(n));
-    let (mut avg, mut cancelled, mut total) = (i32s(n), i32s(n), i32s(n));
-    let mut updated = instants(n);
-    let mut region = strings(n);
-    for r in &rows {
-        kind.append_value(r.kind);
-        component.append_value(r.component);
-        position.append_value(r.position);
-        lat.append_option(r.latitude);
-        lon.append_option(r.longitude);
-        pct.append_option(r.delayed_flights_pct);
-        avg.append_option(r.avg_delay_minutes);
-        cancelled.append_option(r.cancelled_flights);
-        total.append_option(r.total_flights);
-        updated.append_option(r.updated_at);
-        region.append_option(r.region.as_deref());
-    }
     make_batch(
         DatasetId::AIRPORT_DELAYS,
         vec![
-            finish(kind),
-            finish(position),
-            finish(component),
-            text(|r| r.iata),
-            text(|r| r.icao),
-            text(|r| r.name),
-            text(|r| r.city),
-            text(|r| r.country),
-            finish(lat),
-            finish(lon),
-            finish(region),
-            text(|r| r.id),
-            text(|r| r.delay_type),
-            text(|r| r.severity),
-            finish(avg),
-            finish(pct),
-            finish(cancelled),
-            finish(total),
-            text(|r| r.reason),
-            text(|r| r.source),
-            finish(updated),
-            text(|r| r.status),
-            text(|r| r.message),
-            text(|r| r.notam_flag),
-            text(|r| r.notam_text),
-            text(|r| r.coverage),
+            text_column(&rows, |r| Some(r.kind)),
+            i32_column(&rows, |r| Some(r.position)),
+            text_column(&rows, |r| Some(r.component)),
+            text_column(&rows, |r| r.iata),
+            text_column(&rows, |r| r.icao),
+            text_column(&rows, |r| r.name),
+            text_column(&rows, |r| r.city),
+            text_column(&rows, |r| r.country),
+            f64_column(&rows, |r| r.latitude),
+            f64_column(&rows, |r| r.longitude),
+            text_column(&rows, |r| r.region.as_deref()),
+            text_column(&rows, |r| r.id),
+            text_column(&rows, |r| r.delay_type),
+            text_column(&rows, |r| r.severity),
+            i32_column(&rows, |r| r.avg_delay_minutes),
+            f64_column(&rows, |r| r.delayed_flights_pct),
+            i32_column(&rows, |r| r.cancelled_flights),
+            i32_column(&rows, |r| r.total_flights),
+            text_column(&rows, |r| r.reason),
+            text_column(&rows, |r| r.source),
+            instant_column(&rows, |r| r.updated_at),
+            text_column(&rows, |r| r.status),
+            text_column(&rows, |r| r.message),
+            text_column(&rows, |r| r.notam_flag),
+            text_column(&rows, |r| r.notam_text),
+            text_column(&rows, |r| r.coverage),
         ],
     )
 }

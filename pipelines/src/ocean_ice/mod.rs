@@ -13,7 +13,7 @@ use url::Url;
 
 use self::parse::SeaIce;
 use crate::{
-    arrow_util::{batch, f64s, finish, i32s, instants, strings},
+    arrow_util::{batch, f64_column, finish, i32s, instant_column, text_column},
     FetchContext, Fetched, Scope, Source, SourceError, Window,
 };
 
@@ -226,44 +226,29 @@ fn rows(v: &OceanIce, states: &[(&str, &str, String)]) -> Result<RecordBatch, So
         });
     }
     let n = rows.len();
-    let text = |f: &dyn for<'r> Fn(&'r Row<'r>) -> Option<&'r str>| {
-        let mut b = strings(n);
-        rows.iter().for_each(|r| b.append_option(f(r)));
-        finish(b)
-    };
-    let number = |f: &dyn Fn(&Row) -> Option<f64>| {
-        let mut b = f64s(n);
-        rows.iter().for_each(|r| b.append_option(f(r)));
-        finish(b)
-    };
-    let time = |f: &dyn Fn(&Row) -> Option<i64>| {
-        let mut b = instants(n);
-        rows.iter().for_each(|r| b.append_option(f(r)));
-        finish(b)
-    };
     let mut position = i32s(n);
     rows.iter().for_each(|r| position.append_value(r.position as i32));
     batch(
         DatasetId::OCEAN_ICE,
         vec![
-            text(&|r| Some(r.kind)),
+            text_column(&rows, |r| Some(r.kind)),
             finish(position),
-            number(&|r| r.extent),
-            number(&|r| r.anomaly),
-            text(&|r| r.trend),
-            time(&|r| r.ice_at),
-            number(&|r| r.sea),
-            number(&|r| r.rise),
-            number(&|r| r.ohc),
-            time(&|r| r.ohc_at),
-            number(&|r| r.sst),
-            time(&|r| r.sst_at),
-            text(&|r| r.month),
-            number(&|r| r.month_extent),
-            number(&|r| r.month_anomaly),
-            text(&|r| r.source),
-            text(&|r| r.status),
-            text(&|r| r.message),
+            f64_column(&rows, |r| r.extent),
+            f64_column(&rows, |r| r.anomaly),
+            text_column(&rows, |r| r.trend),
+            instant_column(&rows, |r| r.ice_at),
+            f64_column(&rows, |r| r.sea),
+            f64_column(&rows, |r| r.rise),
+            f64_column(&rows, |r| r.ohc),
+            instant_column(&rows, |r| r.ohc_at),
+            f64_column(&rows, |r| r.sst),
+            instant_column(&rows, |r| r.sst_at),
+            text_column(&rows, |r| r.month),
+            f64_column(&rows, |r| r.month_extent),
+            f64_column(&rows, |r| r.month_anomaly),
+            text_column(&rows, |r| r.source),
+            text_column(&rows, |r| r.status),
+            text_column(&rows, |r| r.message),
         ],
     )
 }
