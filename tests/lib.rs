@@ -106,6 +106,8 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("openaq", "normal"),
     ("climate-news", "normal"),
     ("ocean-ice", "normal"),
+    ("open-meteo", "normal"),
+    ("climate-disasters", "normal"),
 ];
 
 pub struct TestApp {

@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 14] = [
+pub const REPLAY_UPSTREAMS: [&str; 16] = [
     "acled",
     "ucdp",
     "hdx",
@@ -32,6 +32,8 @@ pub const REPLAY_UPSTREAMS: [&str; 14] = [
     "openaq",
     "climate-news",
     "ocean-ice",
+    "open-meteo",
+    "climate-disasters",
 ];
 
 pub struct SourceEnv {
@@ -88,6 +90,7 @@ impl SourceEnv {
             config: self.config.clone(),
             budget: self.budget.clone(),
             previous: None,
+            inputs: Vec::new(),
         }
     }
 

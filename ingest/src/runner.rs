@@ -4,6 +4,7 @@
 
 use std::{collections::HashMap, sync::Arc, time::Instant};
 
+use arrow::record_batch::RecordBatch;
 use chrono::Utc;
 use sitrep_pipelines::{registry, Source, Window};
 use sitrep_schemas::{Commit, DatasetId, RunOutcome, RunStats};
@@ -33,6 +34,12 @@ pub struct RunReport {
     pub datasets: Vec<DatasetReport>,
 }
 
+/// Rows fetched earlier in a run, by dataset.
+type Fetches = HashMap<DatasetId, RecordBatch>;
+
+/// One dataset's outcome, its report and the rows it fetched.
+type Staged1 = (Outcome, DatasetReport, Option<RecordBatch>);
+
 pub struct Runner {
     pub lake: Lake,
     pub env: SourceEnv,
@@ -55,11 +62,14 @@ impl Runner {
         self.sources.get(&dataset)
     }
 
-    /// Fetches and writes one dataset; never fails: errors become a `Failed` outcome.
-    async fn stage_one(&self, run_id: &str, dataset: DatasetId) -> (Outcome, DatasetReport) {
+    /// Fetches and writes one dataset; never fails: errors become a `Failed` outcome. `fetched`
+    /// holds the rows of datasets fetched earlier in this run (inputs of this one). Returns the
+    /// rows fetched, for datasets that are inputs of later ones.
+    async fn stage_one(&self, run_id: &str, dataset: DatasetId, fetched: &Fetches) -> Staged1 {
         let started = Instant::now();
         let mut ctx = self.env.context();
         let attempted_at = Utc::now();
+        let mut rows_fetched = None;
         let result: Result<(Outcome, u64, u64, usize), IngestError> = async {
             let source =
                 self.sources.get(&dataset).ok_or_else(|| IngestError::Usage(format!("no source for {dataset}")))?;
@@ -70,7 +80,16 @@ impl Runner {
                     ctx.previous = self.lake.read_rows(dataset, entry).await?;
                 }
             }
+            for &input in source.inputs() {
+                let rows = match (fetched.get(&input), latest.dataset(input)) {
+                    (Some(rows), _) => Some(rows.clone()),
+                    (None, Some(entry)) => self.lake.read_rows(input, entry).await?,
+                    (None, None) => None,
+                };
+                ctx.inputs.extend(rows.map(|r| (input, r)));
+            }
             let fetched = source.fetch(&ctx, Window::Scheduled).await?;
+            rows_fetched = Some(fetched.batch.clone());
             let fetched_at = if self.env.is_replay() { fetched.as_of } else { attempted_at };
             let hash = content_hash(&fetched.batch, &fetched.scope)?;
             if current.is_some_and(|e| e.version.is_some() && e.content_hash.as_deref() == Some(hash.as_str())) {
@@ -107,7 +126,7 @@ impl Runner {
         let millis = started.elapsed().as_millis();
         match result {
             Ok((outcome, rows, bytes, files)) => {
-                (outcome, DatasetReport { dataset, ok: true, rows, bytes, files, millis, error: None })
+                (outcome, DatasetReport { dataset, ok: true, rows, bytes, files, millis, error: None }, rows_fetched)
             }
             Err(e) => {
                 let error = match &e {
@@ -116,16 +135,63 @@ impl Runner {
                 };
                 tracing::warn!(%dataset, %error, "dataset run failed; last good version keeps serving");
                 let outcome = Outcome::Failed { dataset, error: error.clone(), attempted_at };
-                (outcome, DatasetReport { dataset, ok: false, rows: 0, bytes: 0, files: 0, millis, error: Some(error) })
+                let report =
+                    DatasetReport { dataset, ok: false, rows: 0, bytes: 0, files: 0, millis, error: Some(error) };
+                (outcome, report, None)
             }
         }
+    }
+
+    /// The run's datasets in stages: a dataset comes after its inputs that are part of the run, and
+    /// an input that has never been published joins the run (a first anomalies run fetches the
+    /// normals it needs). Datasets of one stage are fetched concurrently.
+    async fn stages(&self, datasets: &[DatasetId]) -> Result<Vec<Vec<DatasetId>>, IngestError> {
+        let latest = self.lake.latest_commit().await?;
+        let inputs = |d: DatasetId| self.sources.get(&d).map(|s| s.inputs()).unwrap_or(&[]);
+        let mut all: Vec<DatasetId> = Vec::new();
+        for &d in datasets {
+            for &input in inputs(d) {
+                let unpublished = latest.dataset(input).is_none_or(|e| e.version.is_none());
+                if unpublished && self.sources.contains_key(&input) && !all.contains(&input) {
+                    all.push(input);
+                }
+            }
+            if !all.contains(&d) {
+                all.push(d);
+            }
+        }
+        let mut stages: Vec<Vec<DatasetId>> = Vec::new();
+        let mut placed: Vec<DatasetId> = Vec::new();
+        while placed.len() < all.len() {
+            let ready: Vec<DatasetId> = all
+                .iter()
+                .copied()
+                .filter(|d| !placed.contains(d))
+                .filter(|d| inputs(*d).iter().all(|i| placed.contains(i) || !all.contains(i)))
+                .collect();
+            if ready.is_empty() {
+                return Err(IngestError::Usage("datasets whose inputs form a cycle".into()));
+            }
+            placed.extend(&ready);
+            stages.push(ready);
+        }
+        Ok(stages)
     }
 
     /// One run over `datasets`, published as one generation.
     pub async fn run(&self, datasets: &[DatasetId]) -> Result<RunReport, IngestError> {
         let run_id = ulid::Ulid::new().to_string();
-        let staged = futures::future::join_all(datasets.iter().map(|d| self.stage_one(&run_id, *d))).await;
-        let (outcomes, reports): (Vec<_>, Vec<_>) = staged.into_iter().unzip();
+        let stages = self.stages(datasets).await?;
+        let datasets: Vec<DatasetId> = stages.concat();
+        let (mut outcomes, mut reports, mut fetched) = (Vec::new(), Vec::new(), Fetches::new());
+        for stage in stages {
+            let staged = futures::future::join_all(stage.iter().map(|d| self.stage_one(&run_id, *d, &fetched))).await;
+            for (outcome, report, rows) in staged {
+                fetched.extend(rows.map(|r| (report.dataset, r)));
+                outcomes.push(outcome);
+                reports.push(report);
+            }
+        }
         let run_stats = outcomes
             .iter()
             .zip(&reports)

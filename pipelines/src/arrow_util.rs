@@ -79,3 +79,10 @@ pub fn truncate_chars(s: &str, max: usize) -> &str {
         None => s,
     }
 }
+
+/// A column of a lake version read back (`FetchContext::previous` / `inputs`), by name and type.
+pub fn column<'a, T: 'static>(rows: &'a RecordBatch, name: &str, what: &str) -> Result<&'a T, SourceError> {
+    rows.column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<T>())
+        .ok_or_else(|| SourceError::parse(what, format!("column {name} missing or of another type")))
+}

@@ -44,6 +44,9 @@ pub struct UpstreamConfig {
     pub openaq_api_key: Option<String>,
     /// `RELIEFWEB_APPNAME`: ReliefWeb's API (climate news reports; disasters); absent = skipped.
     pub reliefweb_appname: Option<String>,
+    /// Pause between Open-Meteo calls: 750 ms live (its fair use); none against the recordings,
+    /// which every test ingest replays.
+    pub open_meteo_spacing: std::time::Duration,
 }
 
 /// `IST-LHR,JFK-CDG` → pairs of upper-case IATA codes.
@@ -156,6 +159,7 @@ impl UpstreamConfig {
             )?,
             openaq_api_key: env("OPENAQ_API_KEY"),
             reliefweb_appname: env("RELIEFWEB_APPNAME"),
+            open_meteo_spacing: crate::open_meteo::CALL_SPACING,
         })
     }
 
@@ -187,6 +191,7 @@ impl UpstreamConfig {
             aviation_watch_bboxes: vec![[38.0, 26.0, 43.0, 34.0]],
             openaq_api_key: Some("REDACTED".into()),
             reliefweb_appname: Some("sitrep-replay".into()),
+            open_meteo_spacing: std::time::Duration::ZERO,
         }
     }
 }

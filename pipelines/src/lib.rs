@@ -6,6 +6,7 @@
 //! (the upstream origin vs the local [`replay::FixtureServer`] that replays `data/fixtures/`).
 
 pub mod acled;
+pub mod admin0;
 pub mod adsb;
 pub mod airport_delays;
 pub mod airport_flights;
@@ -13,6 +14,7 @@ pub mod arrow_util;
 pub mod aviation_news;
 pub mod aviationstack;
 pub mod budget;
+pub mod climate_disasters;
 pub mod climate_news;
 pub mod config;
 pub mod error;
@@ -24,6 +26,7 @@ pub mod iran;
 pub mod lenient;
 pub mod noaa_gml;
 pub mod ocean_ice;
+pub mod open_meteo;
 pub mod openaq;
 pub mod positions;
 pub mod registry;

@@ -10,11 +10,13 @@ use crate::{
     airport_delays::AirportDelaysSource,
     airport_flights::AirportFlightsSource,
     aviation_news::AviationNewsSource,
+    climate_disasters::ClimateDisastersSource,
     climate_news::ClimateNewsSource,
     hdx::HdxSource,
     iran::IranSource,
     noaa_gml::Co2Source,
     ocean_ice::OceanIceSource,
+    open_meteo::{ClimateAnomaliesSource, ClimateNormalsSource},
     openaq::OpenAqSource,
     ucdp::UcdpSource,
     watch_lists::{AircraftWatchSource, FlightPriceWatchSource},
@@ -37,6 +39,9 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(OpenAqSource),
         Arc::new(ClimateNewsSource),
         Arc::new(OceanIceSource),
+        Arc::new(ClimateNormalsSource),
+        Arc::new(ClimateAnomaliesSource),
+        Arc::new(ClimateDisastersSource),
     ]
 }
 

@@ -43,6 +43,16 @@ pub struct FetchContext {
     /// The rows of the dataset's current version, for sources that reuse a component of it
     /// ([`Source::reads_previous`]); `None` for the others and before the first publish.
     pub previous: Option<RecordBatch>,
+    /// The rows of the datasets this source declares as [`Source::inputs`]: the version fetched
+    /// earlier in the same run, else the lake's current one; absent if neither exists.
+    pub inputs: Vec<(DatasetId, RecordBatch)>,
+}
+
+impl FetchContext {
+    /// The rows of an input dataset, if it has a version.
+    pub fn input(&self, dataset: DatasetId) -> Option<&RecordBatch> {
+        self.inputs.iter().find(|(d, _)| *d == dataset).map(|(_, b)| b)
+    }
 }
 
 #[async_trait::async_trait]
@@ -57,6 +67,13 @@ pub trait Source: Send + Sync {
     /// Whether a run needs [`FetchContext::previous`] (components kept across runs).
     fn reads_previous(&self) -> bool {
         false
+    }
+
+    /// Other datasets whose rows a run reads ([`FetchContext::inputs`]): climate-anomalies reads
+    /// climate-normals. A run fetches its inputs first when they are part of it or have never
+    /// been published.
+    fn inputs(&self) -> &'static [DatasetId] {
+        &[]
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError>;

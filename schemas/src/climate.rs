@@ -172,3 +172,111 @@ pub static OCEAN_ICE: DatasetDescriptor = DatasetDescriptor {
     schema: ocean_ice_schema,
     operations: &["GetOceanIceData"],
 };
+
+/// The 1991–2020 monthly normals of every anomaly zone (2.2.1): per zone (in zone order,
+/// `position`) and calendar month, the mean over years of the per-(year, month) mean of daily
+/// values, to 2 dp. ListClimateAnomalies' baseline; refreshed every 30 days.
+pub fn climate_normals_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            Field::new("position", DataType::Int32, false),
+            utf8("zone"),
+            Field::new("month", DataType::Int32, false),
+            Field::new("temperature_c", DataType::Float64, false),
+            Field::new("precipitation_mm", DataType::Float64, false),
+        ])
+    })
+}
+
+/// `climate-normals`: Open-Meteo's ERA5 archive over 1991–2020, every 30 days.
+pub static CLIMATE_NORMALS: DatasetDescriptor = DatasetDescriptor {
+    id: "climate-normals",
+    table: "climate_normals",
+    group: "climate",
+    provider: "Open-Meteo (ERA5 reanalysis, Copernicus)",
+    license: "CC BY 4.0 (Open-Meteo; ERA5 by Copernicus)",
+    cadence: Duration::from_secs(30 * 24 * 3600),
+    cron: "0 20 2 1 * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "position, month",
+    schema: climate_normals_schema,
+    operations: &["ListClimateAnomalies"],
+};
+
+/// ListClimateAnomalies' anomalies (2.2.1) in zone order (`position`): the last 7 valid days of
+/// each zone against its monthly normal, classified.
+pub fn climate_anomalies_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            Field::new("position", DataType::Int32, false),
+            utf8("zone"),
+            Field::new("lat", DataType::Float64, false),
+            Field::new("lng", DataType::Float64, false),
+            Field::new("temp_delta", DataType::Float64, false),
+            Field::new("precip_delta", DataType::Float64, false),
+            utf8("severity"),
+            utf8("type"),
+            utf8("period"),
+        ])
+    })
+}
+
+/// `climate-anomalies`: Open-Meteo's ERA5 archive, the last 21 days of 25 zones, every 3 hours.
+pub static CLIMATE_ANOMALIES: DatasetDescriptor = DatasetDescriptor {
+    id: "climate-anomalies",
+    table: "climate_anomalies",
+    group: "climate",
+    provider: "Open-Meteo (ERA5 reanalysis, Copernicus)",
+    license: "CC BY 4.0 (Open-Meteo; ERA5 by Copernicus)",
+    cadence: Duration::from_secs(3 * 3600),
+    cron: "0 25 */3 * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "position",
+    schema: climate_anomalies_schema,
+    operations: &["ListClimateAnomalies"],
+};
+
+/// ListClimateDisasters' disasters (2.2.2) in the API's order (`position`: newest first, then
+/// id), at most 300: ReliefWeb, GDACS and EONET merged and de-duplicated by source priority.
+pub fn climate_disasters_schema() -> SchemaRef {
+    static S: OnceLock<SchemaRef> = OnceLock::new();
+    cached(&S, || {
+        Schema::new(vec![
+            Field::new("position", DataType::Int32, false),
+            utf8("id"),
+            utf8("type"),
+            utf8("name"),
+            utf8("country"),
+            utf8("country_code"),
+            Field::new("lat", DataType::Float64, false),
+            Field::new("lng", DataType::Float64, false),
+            utf8("severity"),
+            instant("started_at", false),
+            utf8("status"),
+            Field::new("affected_population", DataType::Int64, false),
+            utf8("source"),
+            utf8("source_url"),
+        ])
+    })
+}
+
+/// `climate-disasters`: ReliefWeb, NASA EONET and GDACS, merged every 3 hours (EONET and GDACS
+/// are fetched on each run; SUPPLEMENT's 6 h is the merge's freshness horizon).
+pub static CLIMATE_DISASTERS: DatasetDescriptor = DatasetDescriptor {
+    id: "climate-disasters",
+    table: "climate_disasters",
+    group: "climate",
+    provider: "ReliefWeb (OCHA), NASA EONET, GDACS (EC JRC / UN OCHA)",
+    license: "ReliefWeb terms; NASA EONET public domain; GDACS terms (attribution)",
+    cadence: Duration::from_secs(6 * 3600),
+    cron: "0 35 */3 * * *",
+    partitioning: Partitioning::None,
+    position_key: None,
+    sort_key: "position",
+    schema: climate_disasters_schema,
+    operations: &["ListClimateDisasters"],
+};

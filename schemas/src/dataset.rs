@@ -68,9 +68,12 @@ impl DatasetId {
     pub const AIR_QUALITY: DatasetId = DatasetId(&climate::AIR_QUALITY);
     pub const CLIMATE_NEWS: DatasetId = DatasetId(&climate::CLIMATE_NEWS);
     pub const OCEAN_ICE: DatasetId = DatasetId(&climate::OCEAN_ICE);
+    pub const CLIMATE_NORMALS: DatasetId = DatasetId(&climate::CLIMATE_NORMALS);
+    pub const CLIMATE_ANOMALIES: DatasetId = DatasetId(&climate::CLIMATE_ANOMALIES);
+    pub const CLIMATE_DISASTERS: DatasetId = DatasetId(&climate::CLIMATE_DISASTERS);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 14] = [
+    pub const ALL: [DatasetId; 17] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -85,6 +88,9 @@ impl DatasetId {
         DatasetId::AIR_QUALITY,
         DatasetId::CLIMATE_NEWS,
         DatasetId::OCEAN_ICE,
+        DatasetId::CLIMATE_NORMALS,
+        DatasetId::CLIMATE_ANOMALIES,
+        DatasetId::CLIMATE_DISASTERS,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -7,7 +7,7 @@
 //! without an access rule: [`Operation`] has no defaults.
 
 use crate::{
-    api::{aviation, batch, conflict, params::Param},
+    api::{aviation, batch, climate, conflict, params::Param},
     edge::rate_limit::Policy,
 };
 
@@ -326,6 +326,44 @@ pub static OPERATIONS: &[Operation] = &[
             open_world: true,
         }),
         params: aviation::params::VIDEO_LIVE_STREAM_INFO,
+        body: None,
+    },
+    Operation {
+        id: "ListClimateAnomalies",
+        method: Method::Get,
+        path: "/api/climate/v1/list-climate-anomalies",
+        group: Group::Climate,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["climate-anomalies", "climate-normals"],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "list_climate_anomalies",
+            title: "List climate anomalies",
+            description: "Temperature and precipitation anomalies of 25 climate zones: the last 7 days against the 1991-2020 monthly normal (ERA5 via Open-Meteo), classified, paged.",
+            open_world: false,
+        }),
+        params: climate::params::CLIMATE_ANOMALIES,
+        body: None,
+    },
+    Operation {
+        id: "ListClimateDisasters",
+        method: Method::Get,
+        path: "/api/climate/v1/list-climate-disasters",
+        group: Group::Climate,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &["climate-disasters"],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "list_climate_disasters",
+            title: "List climate disasters",
+            description: "Current floods, cyclones, droughts, heatwaves, wildfires and volcanoes from ReliefWeb, GDACS and NASA EONET, de-duplicated, newest first, paged.",
+            open_world: false,
+        }),
+        params: climate::params::CLIMATE_DISASTERS,
         body: None,
     },
     Operation {

@@ -1,5 +1,5 @@
-//! `make bench`: the figures of the Foundation issue (first three tables) and of the Aviation group
-//! (the last two, see `aviation.rs`).
+//! `make bench`: the figures of the Foundation issue (first three tables), of the Aviation group
+//! (`aviation.rs`) and of the Climate group (`climate.rs`).
 //!
 //! For each size (env `BENCH_SIZES`, default 10k,100k,1M,5M synthetic ACLED events in ACLED's wire
 //! format, dated over the 90 days before the as-of time):
@@ -17,6 +17,7 @@
 //!   rows in SQLite with an index on (country, time) (`BENCH_DATASETTE`, set by `make bench`).
 
 mod aviation;
+mod climate;
 mod datasette;
 mod http_load;
 mod served_binary;
@@ -200,7 +201,7 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let (app, ceiling) = serve_with_ceiling(dir, lake.clone()).await;
     let real = app.get(REQUEST).send().await.expect("request");
     assert_eq!(real.status(), 200, "the benchmark request must succeed");
-    let _ = ceiling.set(real.bytes().await.expect("body"));
+    let _ = ceiling[0].set(real.bytes().await.expect("body"));
     let query = in_process(&app).await;
     let http = match wrk {
         Some(w) => {
@@ -213,29 +214,44 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     Row { n, ingest, served, query, http }
 }
 
-/// The real application in this process, plus the ceiling route: a body set once (the same size
+/// Ceiling bodies: slot `i` is served at [`ceiling_path`]`(i)`, each set once to the size of the
+/// request measured beside it.
+pub type Ceilings = Arc<Vec<OnceLock<bytes::Bytes>>>;
+const CEILING_SLOTS: usize = 8;
+
+pub fn ceiling_path(slot: usize) -> String {
+    if slot == 0 {
+        "/bench/ceiling".into()
+    } else {
+        format!("/bench/ceiling{slot}")
+    }
+}
+
+/// The real application in this process, plus the ceiling routes: a body set once (the same size
 /// as the request measured beside it), answered by the same HTTP server without auth, query or
 /// rendering. Rate limits are lifted: wrk sends tens of thousands of requests a minute from one key.
-pub async fn serve_with_ceiling(dir: tempfile::TempDir, lake: Lake) -> (TestApp, Arc<OnceLock<bytes::Bytes>>) {
-    let ceiling: Arc<OnceLock<bytes::Bytes>> = Arc::new(OnceLock::new());
-    let body = ceiling.clone();
+pub async fn serve_with_ceiling(dir: tempfile::TempDir, lake: Lake) -> (TestApp, Ceilings) {
+    let ceilings: Ceilings = Arc::new((0..CEILING_SLOTS).map(|_| OnceLock::new()).collect());
+    let bodies = ceilings.clone();
     let wrap = move |app: BoxEndpoint<'static>| -> BoxEndpoint<'static> {
-        Route::new()
-            .at(
-                "/bench/ceiling",
+        let mut route = Route::new();
+        for slot in 0..CEILING_SLOTS {
+            let bodies = bodies.clone();
+            route = route.at(
+                ceiling_path(slot),
                 get(poem::endpoint::make_sync(move |_| {
                     Response::builder()
                         .content_type("application/json; charset=utf-8")
-                        .body(body.get().cloned().unwrap_or_default())
+                        .body(bodies[slot].get().cloned().unwrap_or_default())
                 })),
-            )
-            .nest("/", app)
-            .boxed()
+            );
+        }
+        route.nest("/", app).boxed()
     };
     let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
         .expect("limits");
     let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
-    (TestApp::serve_with(dir, lake, options, wrap).await, ceiling)
+    (TestApp::serve_with(dir, lake, options, wrap).await, ceilings)
 }
 
 /// datasette over the same rows, when `BENCH_DATASETTE` names its executable.
@@ -269,6 +285,8 @@ async fn main() {
     let as_of = Utc::now() - Duration::days(1);
     eprintln!("bench: aviation …");
     let aviation = aviation::measure(wrk.as_ref()).await;
+    eprintln!("bench: climate …");
+    let climate = climate::measure(wrk.as_ref()).await;
     let mut rows = Vec::new();
     for n in sizes {
         eprintln!("bench: {n} events …");
@@ -334,4 +352,5 @@ async fn main() {
         );
     }
     aviation::print(&aviation);
+    climate::print(&climate);
 }

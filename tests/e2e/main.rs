@@ -8,6 +8,8 @@ mod aviation;
 mod batch;
 mod client_metadata;
 mod climate;
+mod climate_anomalies;
+mod climate_disasters;
 mod concurrency;
 mod conflict;
 mod connectors;

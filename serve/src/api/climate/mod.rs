@@ -1,9 +1,11 @@
 //! The Climate group (API.md 4.4, SUPPLEMENT 2.2): every operation answers from a scheduled
-//! dataset; none calls an upstream at request time. So far: GetCo2Monitoring (`co2-monitoring`),
-//! GetOceanIceData (`ocean-ice`), ListAirQualityData (`air-quality`) and ListClimateNews
-//! (`climate-news`).
+//! dataset; none calls an upstream at request time: ListClimateAnomalies (`climate-anomalies`)
+//! and ListClimateDisasters (`climate-disasters`), two paged lists; GetCo2Monitoring
+//! (`co2-monitoring`), GetOceanIceData (`ocean-ice`), ListAirQualityData (`air-quality`) and
+//! ListClimateNews (`climate-news`), each one whole dataset.
 
 pub mod model;
+pub mod params;
 pub mod queries;
 
 use std::sync::Arc;
@@ -13,8 +15,31 @@ use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
-use super::{answer::Answer, dataset_read::whole_dataset_get};
+use super::{
+    answer::Answer,
+    dataset_read::whole_dataset_get,
+    paged_list::{NoFilters, PagedList},
+};
 use crate::app_state::AppState;
+
+/// `min_severity` is accepted and ignored (2.2.1), so the list has no filters.
+pub static LIST_CLIMATE_ANOMALIES: PagedList<NoFilters, ClimateAnomaly, ListClimateAnomaliesResponse> = PagedList {
+    op: "list-climate-anomalies",
+    dataset: DatasetId::CLIMATE_ANOMALIES,
+    params: params::CLIMATE_ANOMALIES,
+    bounds: None,
+    page: |conn, db, _, _, page| queries::climate_anomalies(conn, db.table(), page),
+    respond: |anomalies, pagination| ListClimateAnomaliesResponse { anomalies, pagination },
+};
+
+pub static LIST_CLIMATE_DISASTERS: PagedList<NoFilters, ClimateDisaster, ListClimateDisastersResponse> = PagedList {
+    op: "list-climate-disasters",
+    dataset: DatasetId::CLIMATE_DISASTERS,
+    params: params::CLIMATE_DISASTERS,
+    bounds: None,
+    page: |conn, db, _, _, page| queries::climate_disasters(conn, db.table(), page),
+    respond: |disasters, pagination| ListClimateDisastersResponse { disasters, pagination },
+};
 
 #[derive(Tags)]
 enum ApiTags {
@@ -28,6 +53,18 @@ pub struct ClimateApi {
 
 #[OpenApi(prefix_path = "/api/climate/v1", tag = "ApiTags::Climate")]
 impl ClimateApi {
+    /// ListClimateAnomalies — temperature and precipitation anomalies of 25 climate zones (the last 7 days against the 1991–2020 normal), paged.
+    #[oai(path = "/list-climate-anomalies", method = "get", operation_id = "ListClimateAnomalies")]
+    async fn list_climate_anomalies(&self, req: &Request) -> Answer<ListClimateAnomaliesResponse> {
+        LIST_CLIMATE_ANOMALIES.answer(&self.state, req).await
+    }
+
+    /// ListClimateDisasters — current floods, cyclones, droughts, heatwaves, wildfires and volcanoes (ReliefWeb, GDACS, NASA EONET), newest first, paged.
+    #[oai(path = "/list-climate-disasters", method = "get", operation_id = "ListClimateDisasters")]
+    async fn list_climate_disasters(&self, req: &Request) -> Answer<ListClimateDisastersResponse> {
+        LIST_CLIMATE_DISASTERS.answer(&self.state, req).await
+    }
+
     /// GetCo2Monitoring — CO₂ at Mauna Loa (daily, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide.
     #[oai(path = "/get-co2-monitoring", method = "get", operation_id = "GetCo2Monitoring")]
     async fn get_co2_monitoring(&self, req: &Request) -> Answer<GetCo2MonitoringResponse> {

@@ -153,3 +153,75 @@ pub struct GetOceanIceDataResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data: Option<OceanIceData>,
 }
+
+pub use crate::api::{paged_list::Pagination, records::GeoCoordinates};
+
+/// One zone's anomaly over its last 7 valid days (2.2.1).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ClimateAnomaly {
+    pub zone: String,
+    pub location: GeoCoordinates,
+    /// Mean temperature minus the 1991–2020 normal of the month, °C, 1 dp.
+    pub temp_delta: f64,
+    /// Mean daily precipitation minus the normal, mm/day, 1 dp.
+    pub precip_delta: f64,
+    /// ANOMALY_SEVERITY_NORMAL, _MODERATE or _EXTREME.
+    pub severity: String,
+    /// ANOMALY_TYPE_WARM, _COLD, _WET, _DRY or _MIXED.
+    #[oai(rename = "type")]
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `<first date> to <last date>` of the days averaged.
+    pub period: String,
+}
+
+/// ListClimateAnomalies: zones in the documented order.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListClimateAnomaliesResponse {
+    pub anomalies: Vec<ClimateAnomaly>,
+    pub pagination: Pagination,
+}
+
+/// One current disaster (2.2.2).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ClimateDisaster {
+    /// `reliefweb-…`, `gdacs-<type>-<id>` or `eonet-…`.
+    pub id: String,
+    /// flood, cyclone, drought, heatwave, wildfire or volcano.
+    #[oai(rename = "type")]
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub name: String,
+    /// English name; "" outside every country.
+    pub country: String,
+    /// ISO 3166-1 alpha-2; "" outside every country.
+    pub country_code: String,
+    pub lat: f64,
+    pub lng: f64,
+    /// red, orange or green (GDACS, EONET); high or medium (ReliefWeb).
+    pub severity: String,
+    /// Epoch ms.
+    pub started_at: i64,
+    /// alert, ongoing or past.
+    pub status: String,
+    /// 0 when unknown.
+    pub affected_population: i64,
+    /// ReliefWeb, GDACS or EONET.
+    pub source: String,
+    pub source_url: String,
+}
+
+/// ListClimateDisasters: newest first.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListClimateDisastersResponse {
+    pub disasters: Vec<ClimateDisaster>,
+    pub pagination: Pagination,
+}

@@ -1,9 +1,13 @@
 //! The Climate group's SQL over a dataset version's serving table (qualified `table`, from the
 //! version itself; values are never interpolated).
 
-use duckdb::Connection;
+use duckdb::{params, Connection};
 
-use super::model::{AirQualityStation, ClimateNewsItem, Co2Monitoring, Co2TrendPoint, IceMonth, OceanIceData};
+use super::model::{
+    AirQualityStation, ClimateAnomaly, ClimateDisaster, ClimateNewsItem, Co2Monitoring, Co2TrendPoint, GeoCoordinates,
+    IceMonth, OceanIceData,
+};
+use crate::api::paged_list::{Page, PageOf};
 
 /// The summary row and the trend rows of `co2-monitoring`.
 pub fn co2_monitoring(conn: &Connection, table: &str) -> duckdb::Result<Option<Co2Monitoring>> {
@@ -102,4 +106,58 @@ pub fn ocean_ice(conn: &Connection, table: &str) -> duckdb::Result<Option<OceanI
         })
     })?;
     Ok(rows.next().transpose()?.map(|d| OceanIceData { ice_trend12m, ..d }))
+}
+
+/// A page of `climate-anomalies` in zone order, and the zone count.
+pub fn climate_anomalies(conn: &Connection, table: &str, page: Page) -> PageOf<ClimateAnomaly> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT zone, lat, lng, temp_delta, precip_delta, severity, type, period FROM {table}
+         ORDER BY position LIMIT ? OFFSET ?"
+    ))?;
+    let rows = stmt
+        .query_map(params![page.limit, page.offset], |r| {
+            Ok(ClimateAnomaly {
+                zone: r.get(0)?,
+                location: GeoCoordinates { latitude: r.get(1)?, longitude: r.get(2)? },
+                temp_delta: r.get(3)?,
+                precip_delta: r.get(4)?,
+                severity: r.get(5)?,
+                kind: r.get(6)?,
+                period: r.get(7)?,
+            })
+        })?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    Ok((rows, count(conn, table)?))
+}
+
+/// A page of `climate-disasters`, newest first, and the disaster count.
+pub fn climate_disasters(conn: &Connection, table: &str, page: Page) -> PageOf<ClimateDisaster> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT id, type, name, country, country_code, lat, lng, severity, started_at, status,
+         affected_population, source, source_url FROM {table} ORDER BY position LIMIT ? OFFSET ?"
+    ))?;
+    let rows = stmt
+        .query_map(params![page.limit, page.offset], |r| {
+            Ok(ClimateDisaster {
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                name: r.get(2)?,
+                country: r.get(3)?,
+                country_code: r.get(4)?,
+                lat: r.get(5)?,
+                lng: r.get(6)?,
+                severity: r.get(7)?,
+                started_at: r.get(8)?,
+                status: r.get(9)?,
+                affected_population: r.get(10)?,
+                source: r.get(11)?,
+                source_url: r.get(12)?,
+            })
+        })?
+        .collect::<duckdb::Result<Vec<_>>>()?;
+    Ok((rows, count(conn, table)?))
+}
+
+fn count(conn: &Connection, table: &str) -> duckdb::Result<i64> {
+    conn.prepare_cached(&format!("SELECT count(*) FROM {table}"))?.query_row([], |r| r.get(0))
 }
