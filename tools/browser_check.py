@@ -26,7 +26,9 @@ def assistant_callback():
 
     class Callback(http.server.BaseHTTPRequestHandler):
         def do_GET(self):
-            landed["url"] = f"http://127.0.0.1:{self.server.server_port}{self.path}"
+            # Only the redirect itself: the browser's own /favicon.ico request must not overwrite it.
+            if self.path.startswith("/callback"):
+                landed["url"] = f"http://127.0.0.1:{self.server.server_port}{self.path}"
             self.send_response(200)
             self.send_header("Content-Type", "text/html")
             self.end_headers()

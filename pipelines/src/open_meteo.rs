@@ -561,6 +561,27 @@ mod tests {
         assert!(parse(b"{\"error\":true,\"reason\":\"x\"}", 1).is_err());
     }
 
+    fn recording(path: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/../data/fixtures/open-meteo/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    #[test]
+    fn recorded_answers_parse() {
+        let first = parse(&recording("normal/anomalies-1.body.json"), 8).unwrap();
+        let ukraine = &first[0].daily;
+        assert_eq!((ukraine.time.len(), ukraine.time[0].as_str()), (21, "2026-10-31"));
+        assert!(ukraine.temperature_2m_mean[16..].iter().all(Option::is_none), "the archive's trailing nulls");
+        assert_eq!(ukraine.valid_days().unwrap().len(), 15, "21 days, 5 trailing nulls and the 12th");
+        assert_eq!(parse(&recording("normal/anomalies-4.body.json"), 1).unwrap().len(), 1, "one object");
+        let normals = parse(&recording("normal/normals-1.body.json"), 2).unwrap();
+        assert_eq!(normals[0].daily.time.len(), 731, "the short synthetic range 1991–1992");
+        let ukraine = monthly_normals(&normals[0].daily).unwrap();
+        let at = |m: u32| ukraine.iter().find(|n| n.month == m).map(|n| (n.temperature_c, n.precipitation_mm));
+        assert_eq!((at(1), at(7), at(11)), (Some((-3.1, 1.3)), Some((22.9, 2.0)), Some((3.4, 1.3))));
+        assert!(parse(&recording("empty/normals-1.body.json"), 2).is_err(), "Open-Meteo's error object");
+        assert!(parse(&recording("rate-limited/anomalies-1.body.json"), 8).is_err());
+    }
+
     #[test]
     fn coordinates_keep_one_decimal_in_the_url() {
         let url = archive_url(&ZONES[4..8], "2026-10-31", "2026-11-20").unwrap();

@@ -207,9 +207,9 @@ async fn the_serving_cache_keeps_only_the_files_of_retained_versions() {
     // Three versions per dataset stay queryable (generations 3, 4 and 5): exactly their files stay cached.
     let mut expected = std::collections::BTreeSet::new();
     for g in 3..=5 {
-        for entry in app.lake.read_commit(g).await.unwrap().unwrap().datasets.values() {
-            assert_eq!(entry.version, Some(g), "every dataset was refreshed by every run");
-            expected.extend(entry.files.iter().map(|f| f.path.clone()));
+        for (id, entry) in app.lake.read_commit(g).await.unwrap().unwrap().datasets {
+            assert_eq!(entry.version, Some(g), "every dataset was refreshed by every run: {id} {:?}", entry.freshness);
+            expected.extend(entry.files.into_iter().map(|f| f.path));
         }
     }
     let root = app._dir.path().join("cache/files");

@@ -282,6 +282,39 @@ mod tests {
         );
     }
 
+    fn recording(path: &str) -> Vec<u8> {
+        std::fs::read(format!("{}/../data/fixtures/climate-disasters/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    }
+
+    #[test]
+    fn each_recorded_upstream_parses() {
+        let admin0 = Admin0::get();
+        let relief = reliefweb::parse(&recording("normal/reliefweb.body.json"), admin0).unwrap();
+        assert_eq!(relief.len(), 6, "8 rows less an epidemic and a past disaster");
+        let no_glide = relief.iter().find(|d| d.id == "reliefweb-52360").unwrap();
+        assert_eq!((no_glide.kind, no_glide.severity, no_glide.country_code.as_str()), ("wildfire", "high", "US"));
+        // 2026-11-20T06:00:00Z, the recordings' time: the wildfire 50 h old is left out.
+        let eonet = eonet::parse(&recording("normal/eonet.body.json"), 1_795_154_400_000, admin0).unwrap();
+        let ids: Vec<&str> = eonet.iter().map(|d| d.id.as_str()).collect();
+        assert_eq!(eonet.len(), 8, "{ids:?}");
+        assert!(
+            !ids.contains(&"eonet-EONET_6498")
+                && !ids.contains(&"eonet-EONET_6533")
+                && !ids.contains(&"eonet-EONET_6530")
+        );
+        let gdacs = gdacs::parse(&recording("normal/gdacs.body.json"), admin0).unwrap();
+        assert_eq!(gdacs.len(), 8, "10 features less a Green one and an earthquake; the repeated event twice");
+        assert_eq!(gdacs.iter().find(|d| d.id == "gdacs-FL-1103456").map(|d| d.started_at), Some(1_794_268_800_000));
+        for empty in [
+            reliefweb::parse(&recording("empty/reliefweb.body.json"), admin0).unwrap(),
+            eonet::parse(&recording("empty/eonet.body.json"), 0, admin0).unwrap(),
+            gdacs::parse(&recording("empty/gdacs.body.json"), admin0).unwrap(),
+        ] {
+            assert!(empty.is_empty());
+        }
+        assert!(gdacs::parse(&recording("down/gdacs.body.html"), admin0).is_err());
+    }
+
     #[test]
     fn previous_rows_of_one_source_read_back() {
         let rows =
