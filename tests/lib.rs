@@ -119,6 +119,7 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("ocean-ice", "normal"),
     ("open-meteo", "normal"),
     ("climate-disasters", "normal"),
+    ("consumer-prices", "normal"),
 ];
 
 pub struct TestApp {
@@ -244,6 +245,7 @@ impl TestApp {
             oauth_cimd_allow_loopback: options.cimd_ca.is_some(),
             oauth_cimd_ca: options.cimd_ca,
             aviationstack_budget: options.aviationstack_budget,
+            consumer_prices_default_market: "ae".into(),
         };
         let mut state =
             AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");

@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 16] = [
+pub const REPLAY_UPSTREAMS: [&str; 17] = [
     "acled",
     "ucdp",
     "hdx",
@@ -34,6 +34,7 @@ pub const REPLAY_UPSTREAMS: [&str; 16] = [
     "ocean-ice",
     "open-meteo",
     "climate-disasters",
+    "consumer-prices",
 ];
 
 pub struct SourceEnv {

@@ -47,6 +47,9 @@ pub struct UpstreamConfig {
     /// Pause between Open-Meteo calls: 750 ms live (its fair use); none against the recordings,
     /// which every test ingest replays.
     pub open_meteo_spacing: std::time::Duration,
+    /// `CONSUMER_PRICES_FEED_URL` and the optional `CONSUMER_PRICES_FEED_TOKEN`: the retail basket
+    /// observations feed (a file or a directory listing of files).
+    pub consumer_prices_feed: Option<(String, Option<String>)>,
 }
 
 /// `IST-LHR,JFK-CDG` → pairs of upper-case IATA codes.
@@ -160,6 +163,7 @@ impl UpstreamConfig {
             openaq_api_key: env("OPENAQ_API_KEY"),
             reliefweb_appname: env("RELIEFWEB_APPNAME"),
             open_meteo_spacing: crate::open_meteo::CALL_SPACING,
+            consumer_prices_feed: env("CONSUMER_PRICES_FEED_URL").map(|u| (u, env("CONSUMER_PRICES_FEED_TOKEN"))),
         })
     }
 
@@ -192,6 +196,10 @@ impl UpstreamConfig {
             openaq_api_key: Some("REDACTED".into()),
             reliefweb_appname: Some("sitrep-replay".into()),
             open_meteo_spacing: std::time::Duration::ZERO,
+            consumer_prices_feed: Some((
+                "https://feed.sitrep.example/consumer-prices/".into(),
+                Some("REDACTED".into()),
+            )),
         }
     }
 }
@@ -217,6 +225,7 @@ impl fmt::Debug for UpstreamConfig {
             .field("aviation_watch_routes", &self.aviation_watch_routes)
             .field("aviation_watch_bboxes", &self.aviation_watch_bboxes)
             .field("openaq", &self.openaq_api_key.is_some())
+            .field("consumer_prices_feed", &self.consumer_prices_feed.as_ref().map(|(u, _)| u))
             .field("reliefweb_appname", &self.reliefweb_appname)
             .finish()
     }

@@ -169,9 +169,21 @@ impl Http {
 
 /// A 2xx reply whose body is not an HTML error page; anything else becomes a `SourceError`.
 pub fn ensure_ok(url: &Url, reply: Reply) -> Result<Reply, SourceError> {
-    if !reply.status.is_success() || reply.is_html() {
-        let snippet: String = String::from_utf8_lossy(&reply.body).chars().take(160).collect();
-        return Err(SourceError::Status { url: redact(url), status: reply.status.as_u16(), snippet });
+    if reply.is_html() {
+        return Err(status_error(url, &reply));
+    }
+    ensure_success(url, reply)
+}
+
+/// A 2xx reply of any type (a directory listing is HTML by nature).
+pub fn ensure_success(url: &Url, reply: Reply) -> Result<Reply, SourceError> {
+    if !reply.status.is_success() {
+        return Err(status_error(url, &reply));
     }
     Ok(reply)
+}
+
+fn status_error(url: &Url, reply: &Reply) -> SourceError {
+    let snippet: String = String::from_utf8_lossy(&reply.body).chars().take(160).collect();
+    SourceError::Status { url: redact(url), status: reply.status.as_u16(), snippet }
 }

@@ -17,6 +17,7 @@ pub mod budget;
 pub mod climate_disasters;
 pub mod climate_news;
 pub mod config;
+pub mod consumer_prices;
 pub mod error;
 pub mod feeds;
 pub mod flight_search;

@@ -12,6 +12,7 @@ use crate::{
     aviation_news::AviationNewsSource,
     climate_disasters::ClimateDisastersSource,
     climate_news::ClimateNewsSource,
+    consumer_prices::ConsumerPricesSource,
     hdx::HdxSource,
     iran::IranSource,
     noaa_gml::Co2Source,
@@ -42,6 +43,7 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(ClimateNormalsSource),
         Arc::new(ClimateAnomaliesSource),
         Arc::new(ClimateDisastersSource),
+        Arc::new(ConsumerPricesSource),
     ]
 }
 

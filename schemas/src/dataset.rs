@@ -4,7 +4,7 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use arrow::datatypes::SchemaRef;
 
-use crate::{aviation, climate, conflict};
+use crate::{aviation, climate, conflict, consumer_prices};
 
 /// How a dataset's files are split. Event datasets are split by event month so a run or a backfill
 /// can replace the months it fetched and carry the others forward.
@@ -71,9 +71,10 @@ impl DatasetId {
     pub const CLIMATE_NORMALS: DatasetId = DatasetId(&climate::CLIMATE_NORMALS);
     pub const CLIMATE_ANOMALIES: DatasetId = DatasetId(&climate::CLIMATE_ANOMALIES);
     pub const CLIMATE_DISASTERS: DatasetId = DatasetId(&climate::CLIMATE_DISASTERS);
+    pub const CONSUMER_PRICES: DatasetId = DatasetId(&consumer_prices::CONSUMER_PRICES);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 17] = [
+    pub const ALL: [DatasetId; 18] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -91,6 +92,7 @@ impl DatasetId {
         DatasetId::CLIMATE_NORMALS,
         DatasetId::CLIMATE_ANOMALIES,
         DatasetId::CLIMATE_DISASTERS,
+        DatasetId::CONSUMER_PRICES,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -9,6 +9,7 @@ pub mod aviation;
 pub mod climate;
 pub mod commit;
 pub mod conflict;
+pub mod consumer_prices;
 pub mod countries;
 pub mod dataset;
 pub mod delay_severity;

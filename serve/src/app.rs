@@ -12,7 +12,10 @@ use poem_openapi::OpenApiService;
 use rand::RngCore;
 
 use crate::{
-    api::{self, aviation::AviationApi, batch::BatchApi, climate::ClimateApi, conflict::ConflictApi, error::ApiError},
+    api::{
+        self, aviation::AviationApi, batch::BatchApi, climate::ClimateApi, conflict::ConflictApi,
+        consumer_prices::ConsumerPricesApi, error::ApiError,
+    },
     app_state::AppState,
     dispatch::Dispatch,
     edge,
@@ -22,11 +25,16 @@ use crate::{
 pub fn openapi(
     state: Arc<AppState>,
     server_url: &str,
-) -> OpenApiService<(AviationApi, ClimateApi, ConflictApi, BatchApi), ()> {
-    let apis =
-        (AviationApi { state: state.clone() }, ClimateApi { state: state.clone() }, ConflictApi { state }, BatchApi);
+) -> OpenApiService<(AviationApi, ClimateApi, ConflictApi, ConsumerPricesApi, BatchApi), ()> {
+    let apis = (
+        AviationApi { state: state.clone() },
+        ClimateApi { state: state.clone() },
+        ConflictApi { state: state.clone() },
+        ConsumerPricesApi { state },
+        BatchApi,
+    );
     OpenApiService::new(apis, "sitrep Data Intelligence API", "1.0.0")
-        .description("Situational data about aviation, climate and armed conflict (and, in later versions, consumer prices and energy), answered from versioned lake snapshots.")
+        .description("Situational data about aviation, climate, armed conflict and consumer prices (and, in a later version, energy supply shocks), answered from versioned lake snapshots.")
         .server(server_url)
 }
 

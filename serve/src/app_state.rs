@@ -41,6 +41,8 @@ pub struct Settings {
     /// An extra root certificate (PEM) for fetching metadata documents (`OAUTH_CIMD_CA_FILE`).
     pub oauth_cimd_ca: Option<Vec<u8>>,
     pub aviationstack_budget: crate::read_through::AviationStackBudget,
+    /// The consumer-prices market of a request without `market_code` (`CONSUMER_PRICES_DEFAULT_MARKET`, `ae`).
+    pub consumer_prices_default_market: String,
 }
 
 /// SUPPLEMENT 5.4's default assistant callbacks.

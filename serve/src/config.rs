@@ -116,6 +116,11 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
             .unwrap_or_default(),
         edge_ua_filter: env("EDGE_UA_FILTER")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "true" | "1")),
+        consumer_prices_default_market: match env("CONSUMER_PRICES_DEFAULT_MARKET") {
+            Some(m) if m.len() == 2 && m.bytes().all(|b| b.is_ascii_alphabetic()) => m.to_ascii_lowercase(),
+            Some(m) => anyhow::bail!("CONSUMER_PRICES_DEFAULT_MARKET: `{m}` is not a two-letter market code"),
+            None => "ae".into(),
+        },
     })
 }
 

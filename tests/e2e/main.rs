@@ -13,6 +13,7 @@ mod climate_disasters;
 mod concurrency;
 mod conflict;
 mod connectors;
+mod consumer_prices;
 mod crash;
 mod dashboard;
 mod flight_prices;

@@ -10,15 +10,14 @@ use sitrep_schemas::DatasetId;
 
 use super::{
     answer::{check_jmespath_length, dataset_get, Answer, DataState, Provenance},
-    canonical::Canonical,
-    error::ApiError,
-    params::{RawQuery, JMESPATH},
+    error::{ApiError, Violations},
+    paged_list::{in_declared_order, ListParams, NoFilters},
+    params::{Param, RawQuery, JMESPATH},
 };
 use crate::{app_state::AppState, snapshot::DatasetDb};
 
 /// The whole GET of an operation without parameters whose answer is one dataset version (besides
-/// jmespath): the expression's length, the current version, its body-cache key (`op`), `empty`
-/// before the first publication, and `render` only on a body-cache miss.
+/// jmespath): [`params_get`] with no filters.
 pub async fn whole_dataset_get<T, R, F, Fut>(
     state: &AppState,
     req: &Request,
@@ -33,17 +32,47 @@ where
     F: FnOnce(Arc<DatasetDb>) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
+    params_get::<NoFilters, T, R, _, _, _>(state, req, dataset, op, &[], |_| empty, |db, _| render(db)).await
+}
+
+/// The GET of an operation whose answer is one dataset version read with parameters: `P` parsed
+/// (violations in declared order) and given the deployment's defaults, the jmespath length, the
+/// current version, the body-cache key from `P`'s canonical form, `empty(&P)` before the first
+/// publication, and `render` only on a body-cache miss.
+pub async fn params_get<P, T, R, E, F, Fut>(
+    state: &AppState,
+    req: &Request,
+    dataset: DatasetId,
+    op: &'static str,
+    declared: &'static [Param],
+    empty: E,
+    render: F,
+) -> Answer<T>
+where
+    P: ListParams,
+    T: Type,
+    R: serde::Serialize,
+    E: FnOnce(&P) -> R,
+    F: FnOnce(Arc<DatasetDb>, P) -> Fut,
+    Fut: Future<Output = Result<R, ApiError>>,
+{
     let query = RawQuery::of(req);
+    let mut v = Violations::default();
+    let mut params = P::parse(&query, &mut v);
+    params.apply_settings(&state.settings);
+    if let Err(e) = in_declared_order(v, declared).into_result() {
+        return e.into();
+    }
     let jmespath = JMESPATH.raw(&query);
     if let Err(e) = check_jmespath_length::<T>(jmespath) {
         return e.into();
     }
     let (provenance, db) = current(state, dataset);
-    let key = db.as_ref().map(|d| Canonical::default().cache_key(op, d.version, "", jmespath));
+    let key = db.as_ref().map(|d| params.canonical().cache_key(op, d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         match db {
-            Some(db) => render(db).await,
-            None => Ok(empty),
+            Some(db) => render(db, params).await,
+            None => Ok(empty(&params)),
         }
     })
     .await

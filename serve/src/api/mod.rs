@@ -7,6 +7,7 @@ pub mod batch;
 pub mod canonical;
 pub mod climate;
 pub mod conflict;
+pub mod consumer_prices;
 pub mod cursor;
 pub mod dataset_read;
 pub mod embedded_json;

@@ -35,6 +35,9 @@ pub struct Pagination {
 /// A list's filters, parsed from the query.
 pub trait ListParams: Send + Sync + 'static {
     fn parse(q: &RawQuery, v: &mut Violations) -> Self;
+    /// Defaults that come from the deployment (the default consumer-prices market), applied
+    /// after parsing and before the canonical form is taken.
+    fn apply_settings(&mut self, _settings: &crate::app_state::Settings) {}
     /// The filters in canonical form: the cursor's filter hash and part of the cache key.
     fn canonical(&self) -> Canonical;
 }
@@ -87,7 +90,7 @@ pub struct PagedList<P, Row, Body> {
 }
 
 /// Orders violations as the parameters are declared.
-fn in_declared_order(mut v: Violations, params: &[Param]) -> Violations {
+pub(crate) fn in_declared_order(mut v: Violations, params: &[Param]) -> Violations {
     let rank = |field: &str| params.iter().position(|p| p.field() == field).unwrap_or(usize::MAX);
     v.0.sort_by_key(|x| rank(&x.field));
     v
@@ -103,7 +106,8 @@ where
         let q = RawQuery::of(req);
         let mut v = Violations::default();
         let page_size = PAGE_SIZE.int32(&q, &mut v);
-        let params = P::parse(&q, &mut v);
+        let mut params = P::parse(&q, &mut v);
+        params.apply_settings(&state.settings);
         let filters = params.canonical();
         let (current_provenance, current) = dataset_read::current(state, self.dataset);
         let mut pinned: Option<(CursorPayload, Arc<DatasetDb>)> = None;

@@ -136,6 +136,9 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
         ))?;
     }
     let runs_ms = t.elapsed().as_millis() as u64;
+    if let Some(sql) = super::derived::load_time_sql(dataset) {
+        conn.execute_batch(&sql.replace("{table}", table))?;
+    }
     let t = std::time::Instant::now();
     conn.execute_batch("CHECKPOINT; USE memory; DETACH ds;")?;
     tracing::debug!(%dataset, create_ms, runs_ms, checkpoint_ms = t.elapsed().as_millis() as u64, "build phases");
@@ -176,10 +179,14 @@ impl DatasetDb {
 
     /// Where the serving database of a version lives in the cache. The name carries a digest of
     /// the version's files (their paths name the runs that wrote them), so a file built from
-    /// another lake's version with the same number is never taken for this one.
+    /// another lake's version with the same number is never taken for this one, and of its
+    /// load-time SQL, so a file derived by another build's SQL is rebuilt, not re-attached.
     pub fn file_of(db_dir: &Path, dataset: DatasetId, version: u64, files: &[PathBuf]) -> PathBuf {
         use sha2::{Digest, Sha256};
         let mut digest = Sha256::new();
+        if let Some(sql) = super::derived::load_time_sql(dataset) {
+            digest.update(sql.as_bytes());
+        }
         for f in files {
             digest.update(f.to_string_lossy().as_bytes());
             digest.update(b"\n");
@@ -252,6 +259,11 @@ impl DatasetDb {
     /// The qualified name of this version's table (`<schema>.<table>`), for its SQL.
     pub fn table(&self) -> &str {
         &self.table
+    }
+
+    /// The schema this version is attached as: its load-time tables are `<schema>.<name>`.
+    pub fn schema(&self) -> &str {
+        &self.alias
     }
 
     /// The positions of `country`'s rows with a time in `from_ms ..= to_ms`, when indexed.

@@ -7,6 +7,7 @@
 
 mod cache_prune;
 mod dataset_db;
+mod derived;
 mod engine;
 mod manager;
 mod position_index;

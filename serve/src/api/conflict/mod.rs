@@ -23,12 +23,25 @@ use super::{
     canonical::Canonical,
     dataset_read,
     error::{ApiError, Violations},
-    paged_list::{Bounds, Page, PagedList},
+    paged_list::{Bounds, ListParams, Page, PagedList},
     params::{RawQuery, JMESPATH},
 };
 use crate::{app_state::AppState, snapshot::DatasetDb};
 
 const DAY_MS: i64 = 86_400_000;
+
+/// GetHumanitarianSummary's one parameter.
+pub struct CountryCode(String);
+
+impl ListParams for CountryCode {
+    fn parse(q: &RawQuery, v: &mut Violations) -> Self {
+        CountryCode(COUNTRY_CODE.country_code(q, v).unwrap_or_default())
+    }
+
+    fn canonical(&self) -> Canonical {
+        Canonical::new(vec![("country_code", self.0.clone())])
+    }
+}
 
 #[derive(Tags)]
 enum ApiTags {
@@ -100,29 +113,22 @@ impl ConflictApi {
     /// GetHumanitarianSummary — HDX HAPI conflict-event summary of one country.
     #[oai(path = "/get-humanitarian-summary", method = "get", operation_id = "GetHumanitarianSummary")]
     async fn get_humanitarian_summary(&self, req: &Request) -> Answer<GetHumanitarianSummaryResponse> {
-        let q = RawQuery::of(req);
-        let mut v = Violations::default();
-        let code = COUNTRY_CODE.country_code(&q, &mut v).unwrap_or_default();
-        if let Err(e) = v.into_result() {
-            return e.into();
-        }
-        let jmespath = JMESPATH.raw(&q);
-        if let Err(e) = check_jmespath_length::<GetHumanitarianSummaryResponse>(jmespath) {
-            return e.into();
-        }
-        let (provenance, db) = dataset_read::current(&self.state, DatasetId::HUMANITARIAN);
-        let canonical = Canonical::new(vec![("country_code", code.clone())]);
-        let key = db.as_ref().map(|d| canonical.cache_key("get-humanitarian-summary", d.version, "", jmespath));
-        dataset_get(&self.state.cache, req, key, jmespath, provenance, async move {
-            let summary = match db {
-                Some(db) => {
-                    let table = db.table().to_string();
-                    db.query(move |c| queries::humanitarian_summary(c, &table, &code)).await?
-                }
-                None => None,
-            };
-            Ok(GetHumanitarianSummaryResponse { summary })
-        })
+        let op = "get-humanitarian-summary";
+        let declared = params::HUMANITARIAN_SUMMARY;
+        let empty = |_: &CountryCode| GetHumanitarianSummaryResponse { summary: None };
+        dataset_read::params_get(
+            &self.state,
+            req,
+            DatasetId::HUMANITARIAN,
+            op,
+            declared,
+            empty,
+            |db, code| async move {
+                let table = db.table().to_string();
+                let summary = db.query(move |c| queries::humanitarian_summary(c, &table, &code.0)).await?;
+                Ok(GetHumanitarianSummaryResponse { summary })
+            },
+        )
         .await
     }
 
