@@ -1,5 +1,5 @@
 //! `make bench`: the figures of the Foundation issue (first three tables), of the Aviation group
-//! (`aviation.rs`) and of the Climate group (`climate.rs`).
+//! (`aviation.rs`), of the Climate group (`climate.rs`) and of Consumer prices (`consumer_prices.rs`).
 //!
 //! For each size (env `BENCH_SIZES`, default 10k,100k,1M,5M synthetic ACLED events in ACLED's wire
 //! format, dated over the 90 days before the as-of time):
@@ -18,6 +18,7 @@
 
 mod aviation;
 mod climate;
+mod consumer_prices;
 mod datasette;
 mod http_load;
 mod served_binary;
@@ -287,6 +288,8 @@ async fn main() {
     let aviation = aviation::measure(wrk.as_ref()).await;
     eprintln!("bench: climate …");
     let climate = climate::measure(wrk.as_ref()).await;
+    eprintln!("bench: consumer prices …");
+    let consumer_prices = consumer_prices::measure(wrk.as_ref()).await;
     let mut rows = Vec::new();
     for n in sizes {
         eprintln!("bench: {n} events …");
@@ -353,4 +356,5 @@ async fn main() {
     }
     aviation::print(&aviation);
     climate::print(&climate);
+    consumer_prices::print(&consumer_prices);
 }
