@@ -13,6 +13,7 @@ pub mod dataset_read;
 pub mod embedded_json;
 pub mod encoding;
 pub mod error;
+pub mod intelligence;
 pub mod jmes;
 pub mod meta;
 pub mod openapi_doc;
