@@ -265,3 +265,24 @@ async fn refused_down_and_empty_feeds() {
         "no prices: the empty shape"
     );
 }
+
+#[tokio::test]
+async fn a_single_feed_file_without_a_listing() {
+    use sitrep_ingest::{replay::SourceEnv, runner::Runner};
+    use sitrep_pipelines::{http::RetryPolicy, replay::FixtureServer, UpstreamConfig};
+    let dir = tempfile::tempdir().unwrap();
+    let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().unwrap()).unwrap();
+    let server = FixtureServer::start_dirs(&[sitrep_tests::fixtures().join("consumer-prices/normal")]).await.unwrap();
+    let file = "https://feed.sitrep.example/consumer-prices/sa-2026-11.jsonl";
+    let config = UpstreamConfig {
+        consumer_prices_feed: Some((file.into(), Some("REDACTED".into()))),
+        ..UpstreamConfig::replay(&sitrep_tests::fixtures())
+    };
+    let runner = Runner::new(lake.clone(), SourceEnv::replay(server, config, RetryPolicy::default()).unwrap());
+    let report = runner.run(&[DatasetId::CONSUMER_PRICES]).await.unwrap();
+    // The feed row, 8 markets, 8 × 12 basket items and the 1,188 sa observations (JSONL, sniffed by extension).
+    assert_eq!((report.datasets[0].ok, report.datasets[0].rows), (true, 1 + 8 + 96 + 1188), "{:?}", report.datasets);
+    let app = TestApp::serve(dir, lake).await;
+    assert_eq!(app.json(&format!("{OVERVIEW}?market_code=sa")).await.1["essentialsIndex"], 104.1);
+    assert_eq!(app.json(OVERVIEW).await.1["upstreamUnavailable"], true, "ae has no prices in this feed");
+}
