@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 17] = [
+pub const REPLAY_UPSTREAMS: [&str; 19] = [
     "acled",
     "ucdp",
     "hdx",
@@ -35,6 +35,8 @@ pub const REPLAY_UPSTREAMS: [&str; 17] = [
     "open-meteo",
     "climate-disasters",
     "consumer-prices",
+    "portwatch",
+    "jodi-oil",
 ];
 
 pub struct SourceEnv {

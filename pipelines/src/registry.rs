@@ -15,10 +15,12 @@ use crate::{
     consumer_prices::ConsumerPricesSource,
     hdx::HdxSource,
     iran::IranSource,
+    jodi_oil::JodiOilSource,
     noaa_gml::Co2Source,
     ocean_ice::OceanIceSource,
     open_meteo::{ClimateAnomaliesSource, ClimateNormalsSource},
     openaq::OpenAqSource,
+    portwatch::ChokepointFlowsSource,
     ucdp::UcdpSource,
     watch_lists::{AircraftWatchSource, FlightPriceWatchSource},
     Source,
@@ -44,6 +46,8 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
         Arc::new(ClimateAnomaliesSource),
         Arc::new(ClimateDisastersSource),
         Arc::new(ConsumerPricesSource),
+        Arc::new(ChokepointFlowsSource),
+        Arc::new(JodiOilSource),
     ]
 }
 

@@ -4,7 +4,7 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use arrow::datatypes::SchemaRef;
 
-use crate::{aviation, climate, conflict, consumer_prices};
+use crate::{aviation, climate, conflict, consumer_prices, energy};
 
 /// How a dataset's files are split. Event datasets are split by event month so a run or a backfill
 /// can replace the months it fetched and carry the others forward.
@@ -72,9 +72,11 @@ impl DatasetId {
     pub const CLIMATE_ANOMALIES: DatasetId = DatasetId(&climate::CLIMATE_ANOMALIES);
     pub const CLIMATE_DISASTERS: DatasetId = DatasetId(&climate::CLIMATE_DISASTERS);
     pub const CONSUMER_PRICES: DatasetId = DatasetId(&consumer_prices::CONSUMER_PRICES);
+    pub const CHOKEPOINT_FLOWS: DatasetId = DatasetId(&energy::CHOKEPOINT_FLOWS);
+    pub const JODI_OIL: DatasetId = DatasetId(&energy::JODI_OIL);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 18] = [
+    pub const ALL: [DatasetId; 20] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -93,6 +95,8 @@ impl DatasetId {
         DatasetId::CLIMATE_ANOMALIES,
         DatasetId::CLIMATE_DISASTERS,
         DatasetId::CONSUMER_PRICES,
+        DatasetId::CHOKEPOINT_FLOWS,
+        DatasetId::JODI_OIL,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -13,6 +13,7 @@ pub mod consumer_prices;
 pub mod countries;
 pub mod dataset;
 pub mod delay_severity;
+pub mod energy;
 mod fields;
 pub mod fingerprint;
 pub mod partition;

@@ -16,6 +16,7 @@ mod connectors;
 mod consumer_prices;
 mod crash;
 mod dashboard;
+mod energy_inputs;
 mod flight_prices;
 mod idempotency;
 mod lake;
