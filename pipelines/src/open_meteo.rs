@@ -7,7 +7,10 @@ use std::{collections::BTreeMap, time::Duration};
 use arrow::array::{Array, Float64Array, Int32Array, RecordBatch, StringArray};
 use chrono::{Datelike, NaiveDate};
 use serde::Deserialize;
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{
+    numbers::{mean, round_to},
+    DatasetId,
+};
 use url::Url;
 
 use crate::{
@@ -142,18 +145,6 @@ impl Daily {
         days.sort_by_key(|d| d.date);
         Ok(days)
     }
-}
-
-fn round_to(x: f64, places: i32) -> f64 {
-    let f = 10f64.powi(places);
-    // Rounded to 9 places first, so 4.95 computed as 4.9499999… still rounds half away from zero;
-    // `+ 0.0` turns a −0.0 (a mean a hair under its normal) into 0.0.
-    ((x * 1e9).round() / 1e9 * f).round() / f + 0.0
-}
-
-fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    (n > 0).then(|| sum / n as f64)
 }
 
 /// A zone's normal for one calendar month.
@@ -520,10 +511,6 @@ mod tests {
         assert_eq!((a.severity, a.kind), (Severity::Moderate, AnomalyType::Warm));
         assert_eq!(a.period, "2026-10-30 to 2026-11-05");
         assert!(anomaly(ZONES[0], &days[days.len() - 6..], &normals).is_none(), "6 valid days are too few");
-        // 4.95 computed in floating point still rounds half away from zero to 5.0.
-        assert_eq!(round_to(4.95, 1), 5.0);
-        assert_eq!(round_to(-4.95, 1), -5.0);
-        assert!(round_to(0.29999999999999993 - 0.3, 1).is_sign_positive(), "no −0.0 in the API");
     }
 
     #[test]

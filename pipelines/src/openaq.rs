@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chrono::DateTime;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{numbers::round_to, DatasetId};
 use url::Url;
 
 use crate::{
@@ -124,11 +124,6 @@ pub fn risk_level(aqi: i32) -> &'static str {
         101..=300 => "unhealthy",
         _ => "hazardous",
     }
-}
-
-fn round_to(x: f64, places: i32) -> f64 {
-    let f = 10f64.powi(places);
-    (x * f).round() / f
 }
 
 /// The stations of a run: per location the freshest reading inside the window (ties: the higher

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use arrow::array::{BooleanArray, Date32Array};
 use chrono::{Duration, NaiveTime};
 use serde::Deserialize;
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{numbers::mean, DatasetId};
 use url::Url;
 
 use crate::{
@@ -69,11 +69,6 @@ pub struct Flow {
     pub basis: &'static str,
     pub days: usize,
     pub last_day_ms: i64,
-}
-
-fn mean(values: impl Iterator<Item = f64>) -> Option<f64> {
-    let (sum, n) = values.fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    (n > 0).then(|| sum / n as f64)
 }
 
 /// The flow of a chokepoint from its days (any order); `None` with fewer than 40 days or no

@@ -16,6 +16,7 @@ pub mod delay_severity;
 pub mod energy;
 mod fields;
 pub mod fingerprint;
+pub mod numbers;
 pub mod partition;
 pub mod sql;
 

@@ -14,7 +14,7 @@ use chrono::{Duration, NaiveDate};
 use duckdb::Connection;
 use poem::Request;
 use poem_openapi::{OpenApi, Tags};
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{numbers::round_to, DatasetId};
 
 use self::{model::*, queries::IndexRow};
 use super::{
@@ -112,11 +112,6 @@ price_query!(OverviewQuery, params::OVERVIEW);
 price_query!(SeriesQuery, params::BASKET_SERIES);
 price_query!(CategoriesQuery, params::CATEGORIES);
 price_query!(MoversQuery, params::MOVERS);
-
-fn round_to(x: f64, places: i32) -> f64 {
-    let f = 10f64.powi(places);
-    ((x * 1e9).round() / 1e9 * f).round() / f + 0.0
-}
 
 fn day(s: &str) -> Option<NaiveDate> {
     NaiveDate::parse_from_str(s, "%Y-%m-%d").ok()

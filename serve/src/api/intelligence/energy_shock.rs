@@ -6,6 +6,7 @@
 
 use poem_openapi::{Enum, Object};
 use serde::Serialize;
+use sitrep_schemas::numbers::round_to;
 
 /// The chokepoints: id, display name, crude exposure, LNG exposure (2.5.4).
 const CHOKEPOINTS: [(&str, &str, f64, f64); 4] = [
@@ -244,11 +245,6 @@ pub struct EnergyShockScenario {
     pub live_flow_ratio: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gas_impact: Option<GasImpact>,
-}
-
-fn round_to(x: f64, places: i32) -> f64 {
-    let f = 10f64.powi(places);
-    ((x * 1e9).round() / 1e9 * f).round() / f + 0.0
 }
 
 /// 700.0 → "700", 69.5 → "69.5".
