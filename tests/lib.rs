@@ -125,6 +125,11 @@ pub const NORMAL: &[(&str, &str)] = &[
     ("consumer-prices", "normal"),
     ("portwatch", "normal"),
     ("jodi-oil", "normal"),
+    ("jodi-gas", "normal"),
+    ("iea", "normal"),
+    ("comtrade", "normal"),
+    ("ember", "normal"),
+    ("gie", "normal"),
 ];
 
 pub struct TestApp {

@@ -17,7 +17,7 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 19] = [
+pub const REPLAY_UPSTREAMS: [&str; 24] = [
     "acled",
     "ucdp",
     "hdx",
@@ -37,6 +37,11 @@ pub const REPLAY_UPSTREAMS: [&str; 19] = [
     "consumer-prices",
     "portwatch",
     "jodi-oil",
+    "jodi-gas",
+    "iea",
+    "comtrade",
+    "ember",
+    "gie",
 ];
 
 pub struct SourceEnv {

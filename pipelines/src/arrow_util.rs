@@ -65,6 +65,23 @@ pub fn i32_column<R>(rows: &[R], value: impl Fn(&R) -> Option<i32>) -> ArrayRef 
     finish(b)
 }
 
+/// A boolean column, one value per row.
+pub fn bool_column<R>(rows: &[R], value: impl Fn(&R) -> bool) -> ArrayRef {
+    std::sync::Arc::new(rows.iter().map(|r| Some(value(r))).collect::<arrow::array::BooleanArray>())
+}
+
+/// A calendar-date column (`DATE`), one value per row.
+pub fn date_column<R>(rows: &[R], value: impl Fn(&R) -> Option<chrono::NaiveDate>) -> ArrayRef {
+    let mut b = dates(rows.len());
+    rows.iter().for_each(|r| b.append_option(value(r).map(days_since_epoch)));
+    finish(b)
+}
+
+/// A date as Arrow's `Date32`: days since 1970-01-01.
+pub fn days_since_epoch(d: chrono::NaiveDate) -> i32 {
+    (d - chrono::NaiveDate::default()).num_days() as i32
+}
+
 /// A nullable instant column (epoch ms), one value per row.
 pub fn instant_column<R>(rows: &[R], value: impl Fn(&R) -> Option<i64>) -> ArrayRef {
     let mut b = instants(rows.len());

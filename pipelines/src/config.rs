@@ -44,9 +44,11 @@ pub struct UpstreamConfig {
     pub openaq_api_key: Option<String>,
     /// `RELIEFWEB_APPNAME`: ReliefWeb's API (climate news reports; disasters); absent = skipped.
     pub reliefweb_appname: Option<String>,
-    /// Pause between Open-Meteo calls: 750 ms live (its fair use); none against the recordings,
-    /// which every test ingest replays.
-    pub open_meteo_spacing: std::time::Duration,
+    /// `GIE_API_KEY`: GIE AGSI+ (gas-storage); absent = skipped.
+    pub gie_api_key: Option<String>,
+    /// Whether connectors keep their upstreams' fair-use spacing between calls (Open-Meteo 750 ms,
+    /// Comtrade 3 s): on live, off against the recordings, which every test ingest replays.
+    pub pace_calls: bool,
     /// `CONSUMER_PRICES_FEED_URL` and the optional `CONSUMER_PRICES_FEED_TOKEN`: the retail basket
     /// observations feed (a file or a directory listing of files).
     pub consumer_prices_feed: Option<(String, Option<String>)>,
@@ -162,7 +164,8 @@ impl UpstreamConfig {
             )?,
             openaq_api_key: env("OPENAQ_API_KEY"),
             reliefweb_appname: env("RELIEFWEB_APPNAME"),
-            open_meteo_spacing: crate::open_meteo::CALL_SPACING,
+            gie_api_key: env("GIE_API_KEY"),
+            pace_calls: true,
             consumer_prices_feed: env("CONSUMER_PRICES_FEED_URL").map(|u| (u, env("CONSUMER_PRICES_FEED_TOKEN"))),
         })
     }
@@ -195,7 +198,8 @@ impl UpstreamConfig {
             aviation_watch_bboxes: vec![[38.0, 26.0, 43.0, 34.0]],
             openaq_api_key: Some("REDACTED".into()),
             reliefweb_appname: Some("sitrep-replay".into()),
-            open_meteo_spacing: std::time::Duration::ZERO,
+            gie_api_key: Some("REDACTED".into()),
+            pace_calls: false,
             consumer_prices_feed: Some((
                 "https://feed.sitrep.example/consumer-prices/".into(),
                 Some("REDACTED".into()),
@@ -227,6 +231,8 @@ impl fmt::Debug for UpstreamConfig {
             .field("openaq", &self.openaq_api_key.is_some())
             .field("consumer_prices_feed", &self.consumer_prices_feed.as_ref().map(|(u, _)| u))
             .field("reliefweb_appname", &self.reliefweb_appname)
+            .field("gie", &self.gie_api_key.is_some())
+            .field("pace_calls", &self.pace_calls)
             .finish()
     }
 }

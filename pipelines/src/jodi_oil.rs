@@ -15,7 +15,7 @@ use url::Url;
 use crate::{
     arrow_util::{batch, text_column},
     http::ensure_ok,
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    jodi_csv, FetchContext, Fetched, Scope, Source, SourceError, Window,
 };
 
 const BASE: &str = "https://www.jodidata.org/_resources/files/downloads/oil-data/annual-csv";
@@ -39,46 +39,20 @@ type Month = HashMap<(String, String), Option<f64>>;
 
 /// The kept rows of one CSV: KBD, assessment 1 or 2, a known product and flow.
 fn read(body: &[u8], months: &mut BTreeMap<(String, String), Month>) -> Result<(), SourceError> {
-    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(body);
-    let headers = reader.headers().map_err(|e| SourceError::parse("jodi csv", e))?.clone();
-    let col = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h.trim().trim_start_matches('\u{feff}') == name)
-            .ok_or_else(|| SourceError::parse("jodi csv", format!("no {name} column")))
-    };
-    let (area, period, product, flow, unit, value, code) = (
-        col("REF_AREA")?,
-        col("TIME_PERIOD")?,
-        col("ENERGY_PRODUCT")?,
-        col("FLOW_BREAKDOWN")?,
-        col("UNIT_MEASURE")?,
-        col("OBS_VALUE")?,
-        col("ASSESSMENT_CODE")?,
-    );
-    for record in reader.records() {
-        let r = record.map_err(|e| SourceError::parse("jodi csv", e))?;
-        let field = |i: usize| r.get(i).unwrap_or("").trim();
-        if field(unit) != "KBD" || !matches!(field(code), "1" | "2") {
-            continue;
-        }
-        let (p, f) = (field(product), field(flow));
+    jodi_csv::assessed_rows(body, "KBD", |row| {
+        let (p, f) = (row.product, row.flow);
         let crude = matches!(p, "CRUDEOIL" | "TOTCRUDE") && CRUDE_FLOWS.contains(&f);
         let product = PRODUCT_CODES.contains(&p) && PRODUCT_FLOWS.contains(&f);
         if !(crude || product) {
-            continue;
+            return;
         }
-        let country = field(area).to_ascii_uppercase();
-        let mut v = match field(value) {
-            "-" | "x" | "na" | "" => None,
-            s => s.parse::<f64>().ok().filter(|v| v.is_finite()),
-        };
+        let country = row.country.to_ascii_uppercase();
+        let mut v = row.value;
         if f == "TOTDEMO" && country != "US" && v.is_some_and(|v| v > MAX_NON_US_DEMAND) {
             v = None;
         }
-        months.entry((country, field(period).to_string())).or_default().insert((p.to_string(), f.to_string()), v);
-    }
-    Ok(())
+        months.entry((country, row.period.to_string())).or_default().insert((p.to_string(), f.to_string()), v);
+    })
 }
 
 /// One record per country: its newest month with a kept secondary-product row, and that month's values

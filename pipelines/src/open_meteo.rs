@@ -26,7 +26,7 @@ const ANOMALY_ZONES_PER_CALL: usize = 8;
 const NORMAL_ZONES_PER_CALL: usize = 2;
 const WINDOW_DAYS: i64 = 21;
 const VALID_DAYS: usize = 7;
-/// Open-Meteo's fair-use spacing between calls (live; see `UpstreamConfig::open_meteo_spacing`).
+/// Open-Meteo's fair-use spacing between calls (live; see `UpstreamConfig::pace_calls`).
 pub const CALL_SPACING: Duration = Duration::from_millis(750);
 
 /// A zone: its name and the point whose climate stands for it.
@@ -312,7 +312,7 @@ async fn fetch_zones(ctx: &FetchContext, per_call: usize, start: &str, end: &str
     let mut out = Vec::with_capacity(ZONES.len());
     for (i, chunk) in ZONES.chunks(per_call).enumerate() {
         if i > 0 {
-            tokio::time::sleep(ctx.config.open_meteo_spacing).await;
+            ctx.pace(CALL_SPACING).await;
         }
         let url = archive_url(chunk, start, end)?;
         let reply = ctx.http.get_ok(&url, Default::default()).await?;

@@ -2,16 +2,13 @@
 //! chokepoint from its ArcGIS FeatureServer (paged while `exceededTransferLimit`), reduced to the
 //! last 7 days against the 90 before them.
 
-use std::sync::Arc;
-
-use arrow::array::{BooleanArray, Date32Array};
-use chrono::{Duration, NaiveTime};
+use chrono::{DateTime, Duration, NaiveTime};
 use serde::Deserialize;
 use sitrep_schemas::{numbers::mean, DatasetId};
 use url::Url;
 
 use crate::{
-    arrow_util::{batch, f64_column, i32_column, text_column},
+    arrow_util::{batch, bool_column, date_column, f64_column, i32_column, text_column},
     FetchContext, Fetched, Scope, Source, SourceError, Window,
 };
 
@@ -146,7 +143,6 @@ impl Source for ChokepointFlowsSource {
             let days = fetch_days(ctx, portname, &start).await?;
             flows.extend(flow(days, baseline_mbd).map(|f| (id, f)));
         }
-        let day_of = |ms: i64| (ms.div_euclid(86_400_000)) as i32;
         let batch = batch(
             DatasetId::CHOKEPOINT_FLOWS,
             vec![
@@ -154,10 +150,10 @@ impl Source for ChokepointFlowsSource {
                 f64_column(&flows, |(_, f)| Some(f.flow_ratio)),
                 f64_column(&flows, |(_, f)| Some(f.current_mbd)),
                 f64_column(&flows, |(_, f)| Some(f.baseline_mbd)),
-                Arc::new(flows.iter().map(|(_, f)| f.disrupted).collect::<BooleanArray>()),
+                bool_column(&flows, |(_, f)| f.disrupted),
                 text_column(&flows, |(_, f)| Some(f.basis)),
                 i32_column(&flows, |(_, f)| Some(f.days as i32)),
-                Arc::new(flows.iter().map(|(_, f)| day_of(f.last_day_ms)).map(Some).collect::<Date32Array>()),
+                date_column(&flows, |(_, f)| DateTime::from_timestamp_millis(f.last_day_ms).map(|t| t.date_naive())),
             ],
         )?;
         Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: None, partial_error: None })

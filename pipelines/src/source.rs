@@ -53,6 +53,14 @@ impl FetchContext {
     pub fn input(&self, dataset: DatasetId) -> Option<&RecordBatch> {
         self.inputs.iter().find(|(d, _)| *d == dataset).map(|(_, b)| b)
     }
+
+    /// The pause an upstream's fair use asks for between two calls; none when the config does not
+    /// pace calls (replay).
+    pub async fn pace(&self, spacing: std::time::Duration) {
+        if self.config.pace_calls {
+            tokio::time::sleep(spacing).await;
+        }
+    }
 }
 
 #[async_trait::async_trait]

@@ -9,7 +9,7 @@ use chrono::{Datelike, Duration, NaiveDate};
 use sitrep_schemas::{airports::default_market, DatasetId};
 
 use crate::{
-    arrow_util::{batch, dates, f64s, finish, i32s, instants, strings},
+    arrow_util::{batch, dates, days_since_epoch, f64s, finish, i32s, instants, strings},
     config::bbox_key,
     positions::{self, Position},
     travelpayouts::{self, Fare},
@@ -18,10 +18,6 @@ use crate::{
 
 /// Days ahead the route watch list covers.
 pub const ROUTE_WINDOW_DAYS: i64 = 60;
-
-fn days(d: NaiveDate) -> i32 {
-    (d - NaiveDate::default()).num_days() as i32
-}
 
 /// The `YYYY-MM` months a window touches.
 pub fn months(start: NaiveDate, end: NaiveDate) -> Vec<String> {
@@ -137,10 +133,10 @@ fn price_rows(
                 Ok((f, _)) => format!("{} fares", f.len()),
                 Err(e) => e.clone(),
             }));
-            window_start.append_option(month_row.then(|| days(start)));
-            window_end.append_option(month_row.then(|| days(end)));
+            window_start.append_option(month_row.then(|| days_since_epoch(start)));
+            window_end.append_option(month_row.then(|| days_since_epoch(end)));
             departure.append_option(
-                fare.and_then(|f| NaiveDate::parse_from_str(&f.departure_date, "%Y-%m-%d").ok()).map(days),
+                fare.and_then(|f| NaiveDate::parse_from_str(&f.departure_date, "%Y-%m-%d").ok()).map(days_since_epoch),
             );
             airline.append_option(fare.map(|f| f.airline.as_str()));
             price.append_option(fare.map(|f| f.price));

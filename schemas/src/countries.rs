@@ -33,6 +33,7 @@ struct Tables {
     by_alpha3: HashMap<&'static str, &'static str>,
     by_name: HashMap<String, &'static str>,
     name_of: HashMap<&'static str, &'static str>,
+    numeric_of: HashMap<&'static str, &'static str>,
 }
 
 pub(crate) fn split_csv_line(line: &'static str) -> Vec<&'static str> {
@@ -79,6 +80,7 @@ fn tables() -> &'static Tables {
             by_alpha3: HashMap::new(),
             by_name: HashMap::new(),
             name_of: HashMap::new(),
+            numeric_of: HashMap::new(),
         };
         for cols in data_lines(COUNTRIES_CSV) {
             let [alpha2, alpha3, numeric, name] = cols[..] else { continue };
@@ -88,6 +90,7 @@ fn tables() -> &'static Tables {
             t.by_alpha3.insert(alpha3, alpha2);
             t.by_name.insert(name.to_lowercase(), alpha2);
             t.name_of.insert(alpha2, name);
+            t.numeric_of.insert(alpha2, numeric);
         }
         for cols in data_lines(ALIASES_CSV) {
             let [alias, alpha2] = cols[..] else { continue };
@@ -113,6 +116,11 @@ pub fn alpha2_from_alpha3(alpha3: &str) -> Option<&'static str> {
 /// English or provider-specific country name (`"DR Congo (Zaire)"`) → alpha-2.
 pub fn alpha2_from_name(name: &str) -> Option<&'static str> {
     tables().by_name.get(&name.trim().to_lowercase()).copied()
+}
+
+/// Alpha-2 → ISO 3166-1 numeric, as written (`"392"`, `"004"`).
+pub fn numeric_of(alpha2: &str) -> Option<&'static str> {
+    tables().numeric_of.get(alpha2).copied()
 }
 
 /// Alpha-2 → English short name.

@@ -74,9 +74,15 @@ impl DatasetId {
     pub const CONSUMER_PRICES: DatasetId = DatasetId(&consumer_prices::CONSUMER_PRICES);
     pub const CHOKEPOINT_FLOWS: DatasetId = DatasetId(&energy::CHOKEPOINT_FLOWS);
     pub const JODI_OIL: DatasetId = DatasetId(&energy::JODI_OIL);
+    pub const JODI_GAS: DatasetId = DatasetId(&energy::JODI_GAS);
+    pub const IEA_STOCKS: DatasetId = DatasetId(&energy::IEA_STOCKS);
+    pub const COMTRADE_CRUDE: DatasetId = DatasetId(&energy::COMTRADE_CRUDE);
+    pub const EMBER_MIX: DatasetId = DatasetId(&energy::EMBER_MIX);
+    pub const GAS_STORAGE: DatasetId = DatasetId(&energy::GAS_STORAGE);
+    pub const SPR_REGISTRY: DatasetId = DatasetId(&energy::SPR_REGISTRY);
 
     /// Every scheduled dataset this build knows: the one list.
-    pub const ALL: [DatasetId; 20] = [
+    pub const ALL: [DatasetId; 26] = [
         DatasetId::ARMED_EVENTS,
         DatasetId::VIOLENCE_EVENTS,
         DatasetId::HUMANITARIAN,
@@ -97,6 +103,12 @@ impl DatasetId {
         DatasetId::CONSUMER_PRICES,
         DatasetId::CHOKEPOINT_FLOWS,
         DatasetId::JODI_OIL,
+        DatasetId::JODI_GAS,
+        DatasetId::IEA_STOCKS,
+        DatasetId::COMTRADE_CRUDE,
+        DatasetId::EMBER_MIX,
+        DatasetId::GAS_STORAGE,
+        DatasetId::SPR_REGISTRY,
     ];
 
     pub fn descriptor(self) -> &'static DatasetDescriptor {

@@ -14,7 +14,7 @@ use rand::RngCore;
 use crate::{
     api::{
         self, aviation::AviationApi, batch::BatchApi, climate::ClimateApi, conflict::ConflictApi,
-        consumer_prices::ConsumerPricesApi, error::ApiError,
+        consumer_prices::ConsumerPricesApi, error::ApiError, intelligence::IntelligenceApi,
     },
     app_state::AppState,
     dispatch::Dispatch,
@@ -25,16 +25,17 @@ use crate::{
 pub fn openapi(
     state: Arc<AppState>,
     server_url: &str,
-) -> OpenApiService<(AviationApi, ClimateApi, ConflictApi, ConsumerPricesApi, BatchApi), ()> {
+) -> OpenApiService<(AviationApi, ClimateApi, ConflictApi, ConsumerPricesApi, IntelligenceApi, BatchApi), ()> {
     let apis = (
         AviationApi { state: state.clone() },
         ClimateApi { state: state.clone() },
         ConflictApi { state: state.clone() },
-        ConsumerPricesApi { state },
+        ConsumerPricesApi { state: state.clone() },
+        IntelligenceApi { state },
         BatchApi,
     );
     OpenApiService::new(apis, "sitrep Data Intelligence API", "1.0.0")
-        .description("Situational data about aviation, climate, armed conflict and consumer prices (and, in a later version, energy supply shocks), answered from versioned lake snapshots.")
+        .description("Situational data about aviation, climate, armed conflict, consumer prices and energy supply shocks, answered from versioned lake snapshots.")
         .server(server_url)
 }
 

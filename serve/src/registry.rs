@@ -7,7 +7,7 @@
 //! without an access rule: [`Operation`] has no defaults.
 
 use crate::{
-    api::{aviation, batch, climate, conflict, consumer_prices, params::Param},
+    api::{aviation, batch, climate, conflict, consumer_prices, intelligence, params::Param},
     edge::rate_limit::Policy,
 };
 
@@ -607,6 +607,34 @@ pub static OPERATIONS: &[Operation] = &[
         mcp: None,
         params: &[],
         body: Some(conflict::params::humanitarian_batch_body),
+    },
+    Operation {
+        id: "ComputeEnergyShockScenario",
+        method: Method::Get,
+        path: "/api/intelligence/v1/compute-energy-shock",
+        group: Group::Intelligence,
+        access: Access::Subscription,
+        idempotent: false,
+        rate: Policy::Default,
+        datasets: &[
+            "jodi-oil",
+            "chokepoint-flows",
+            "jodi-gas",
+            "iea-stocks",
+            "comtrade-crude",
+            "ember-mix",
+            "gas-storage",
+            "spr-registry",
+        ],
+        batchable: true,
+        mcp: Some(McpTool {
+            name: "compute_energy_shock",
+            title: "Compute an energy shock scenario",
+            description: "Oil and LNG impact on a country of a chokepoint disruption: crude loss, product deficits, IEA stock cover, gas storage buffer, with coverage and limitations.",
+            open_world: false,
+        }),
+        params: intelligence::params::ENERGY_SHOCK,
+        body: None,
     },
     Operation {
         id: "ExecuteBatch",

@@ -20,6 +20,7 @@ mod aviation;
 mod climate;
 mod consumer_prices;
 mod datasette;
+mod energy_shock;
 mod http_load;
 mod served_binary;
 
@@ -290,6 +291,8 @@ async fn main() {
     let climate = climate::measure(wrk.as_ref()).await;
     eprintln!("bench: consumer prices …");
     let consumer_prices = consumer_prices::measure(wrk.as_ref()).await;
+    eprintln!("bench: energy shock …");
+    let energy_shock = energy_shock::measure(wrk.as_ref()).await;
     let mut rows = Vec::new();
     for n in sizes {
         eprintln!("bench: {n} events …");
@@ -357,4 +360,5 @@ async fn main() {
     aviation::print(&aviation);
     climate::print(&climate);
     consumer_prices::print(&consumer_prices);
+    energy_shock::print(&energy_shock);
 }

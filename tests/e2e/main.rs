@@ -17,6 +17,7 @@ mod consumer_prices;
 mod crash;
 mod dashboard;
 mod energy_inputs;
+mod energy_shock;
 mod flight_prices;
 mod idempotency;
 mod lake;

@@ -1,7 +1,7 @@
 //! Which dataset version a GET reads, and how its answer is described: the current generation's
 //! version, or (for a cursor) the version the cursor pins.
 
-use std::{future::Future, sync::Arc};
+use std::{fmt::Write, future::Future, sync::Arc};
 
 use chrono::Utc;
 use poem::Request;
@@ -56,17 +56,11 @@ where
     F: FnOnce(Arc<DatasetDb>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    let query = RawQuery::of(req);
-    let mut v = Violations::default();
-    let mut params = P::parse(&query, &mut v);
-    params.apply_settings(&state.settings);
-    if let Err(e) = in_declared_order(v, declared).into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&query);
-    if let Err(e) = check_jmespath_length::<T>(jmespath) {
-        return e.into();
-    }
+    let (params, jmespath) = match parse::<P, T>(state, req, declared) {
+        Ok(parsed) => parsed,
+        Err(e) => return e.into(),
+    };
+    let jmespath = jmespath.as_deref();
     let (provenance, db) = current(state, dataset);
     let key = db.as_ref().map(|d| params.canonical().cache_key(op, d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
@@ -76,6 +70,78 @@ where
         }
     })
     .await
+}
+
+/// A request's parameters (violations in declared order, then the deployment's defaults) and its
+/// checked jmespath, or the 400 answer.
+fn parse<P: ListParams, T: Type>(
+    state: &AppState,
+    req: &Request,
+    declared: &'static [Param],
+) -> Result<(P, Option<String>), ApiError> {
+    let query = RawQuery::of(req);
+    let mut v = Violations::default();
+    let mut params = P::parse(&query, &mut v);
+    params.apply_settings(&state.settings);
+    in_declared_order(v, declared).into_result()?;
+    let jmespath = JMESPATH.raw(&query);
+    check_jmespath_length::<T>(jmespath)?;
+    Ok((params, jmespath.map(str::to_string)))
+}
+
+/// What an operation computed from several datasets reads (the energy-shock scenario).
+pub struct InputSet<P> {
+    /// The datasets, in the order the render gets their versions.
+    pub datasets: &'static [DatasetId],
+    /// The dataset whose version describes the answer (unavailable until it is published).
+    pub primary: fn(&P) -> DatasetId,
+    /// How long an answer may be reused, besides its inputs' versions.
+    pub ttl: std::time::Duration,
+}
+
+/// The GET of an operation computed from several datasets of one generation: `P` parsed as in
+/// [`params_get`]; the answer described by the primary dataset's version (unavailable before it
+/// is published, stale when any loaded input is); the body cache keyed by the canonical
+/// parameters, every input's version and the `ttl` window; `render` gets the loaded versions in
+/// `inputs.datasets` order (None: not published).
+pub async fn inputs_get<P, T, R, F, Fut>(
+    state: &AppState,
+    req: &Request,
+    op: &'static str,
+    declared: &'static [Param],
+    inputs: &InputSet<P>,
+    render: F,
+) -> Answer<T>
+where
+    P: ListParams,
+    T: Type,
+    R: serde::Serialize,
+    F: FnOnce(Vec<Option<Arc<DatasetDb>>>, P) -> Fut,
+    Fut: Future<Output = Result<R, ApiError>>,
+{
+    let (params, jmespath) = match parse::<P, T>(state, req, declared) {
+        Ok(parsed) => parsed,
+        Err(e) => return e.into(),
+    };
+    let jmespath = jmespath.as_deref();
+    let (mut provenance, _) = current(state, (inputs.primary)(&params));
+    let generation = state.snapshots.current();
+    let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(inputs.datasets.len()));
+    for d in inputs.datasets {
+        let db = generation.as_ref().and_then(|g| g.dataset(*d)).cloned();
+        let freshness = generation.as_ref().and_then(|g| g.commit.dataset(*d)).map(|e| &e.freshness);
+        let stale = db.is_some() && DataState::of(*d, freshness, Utc::now()) == DataState::Stale;
+        if stale && provenance.state == DataState::Fresh {
+            provenance.state = DataState::Stale;
+        }
+        provenance.replay |= db.as_ref().is_some_and(|d| d.is_replay());
+        let _ = write!(versions, "{},", db.as_ref().map_or(0, |d| d.version));
+        dbs.push(db);
+    }
+    let window = Utc::now().timestamp() as u64 / inputs.ttl.as_secs().max(1);
+    let key = (provenance.state != DataState::Unavailable)
+        .then(|| params.canonical().cache_key(op, window, &versions, jmespath));
+    dataset_get(&state.cache, req, key, jmespath, provenance, render(dbs, params)).await
 }
 
 /// The current generation's version of `dataset` (None: never published or not loaded), with the

@@ -229,7 +229,7 @@ pub struct EnergyShockScenario {
     pub gulf_crude_share: f64,
     pub crude_loss_kbd: f64,
     pub products: Vec<ProductImpact>,
-    pub effective_cover_days: i64,
+    pub effective_cover_days: i32,
     pub assessment: String,
     pub data_available: bool,
     pub jodi_oil_coverage: bool,
@@ -423,7 +423,7 @@ pub fn compute(s: &Scenario, inputs: &Inputs) -> EnergyShockScenario {
                 deficit_pct: round_to(*deficit, 1),
             })
             .collect(),
-        effective_cover_days: cover_days,
+        effective_cover_days: cover_days as i32,
         assessment,
         data_available: jodi.is_some(),
         jodi_oil_coverage: jodi.is_some(),
