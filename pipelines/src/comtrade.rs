@@ -13,7 +13,8 @@ use url::Url;
 
 use crate::{
     arrow_util::{batch, column, f64_column, i32_column, text_column},
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    source::KeptParts,
+    FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const PREVIEW: &str = "https://comtradeapi.un.org/public/v1/preview/C/A/HS";
@@ -154,44 +155,19 @@ impl Source for ComtradeCrudeSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("comtrade-crude keeps each reporter's newest year".into()));
-        }
+        window.scheduled_only("comtrade-crude keeps each reporter's newest year")?;
         let jodi = ctx
             .input(DatasetId::JODI_OIL)
             .ok_or_else(|| SourceError::Upstream("comtrade-crude: jodi-oil has no version yet".into()))?;
-        let previous = previous(ctx.previous.as_ref())?;
-        let (mut records, mut failed, mut calls) = (BTreeMap::new(), Vec::new(), 0);
-        let importers = importers(jodi)?;
-        for country in &importers {
-            let Some(code) = reporter_code(country) else { continue };
-            match reporter_imports(ctx, code, &mut calls).await {
-                Ok(Some(found)) => {
-                    records.insert(country.clone(), found);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::warn!(country, error = %e, "comtrade reporter failed; its previous record is kept");
-                    if let Some(kept) = previous.get(country) {
-                        records.insert(country.clone(), *kept);
-                    }
-                    failed.push(format!("{country}: {e}"));
-                }
+        let mut parts = KeptParts::new(previous(ctx.previous.as_ref())?);
+        let mut calls = 0;
+        for country in importers(jodi)? {
+            if let Some(code) = reporter_code(&country) {
+                parts.record(&country, reporter_imports(ctx, code, &mut calls).await);
             }
         }
-        if !importers.is_empty() && failed.len() == importers.len() {
-            return Err(SourceError::Upstream(format!(
-                "comtrade-crude: every reporter failed ({})",
-                failed.join("; ")
-            )));
-        }
-        Ok(Fetched {
-            batch: rows(&records)?,
-            scope: Scope::All,
-            as_of: ctx.now,
-            upstream_version: None,
-            partial_error: (!failed.is_empty()).then(|| format!("comtrade reporters failed: {}", failed.join("; "))),
-        })
+        let (records, partial_error) = parts.finish("comtrade reporters")?;
+        Ok(Fetched { partial_error, ..Fetched::all(rows(&records)?, ctx.now) })
     }
 }
 

@@ -8,7 +8,7 @@ use url::Url;
 
 use crate::{
     arrow_util::{batch, f64_column, text_column},
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const CSV_URL: &str =
@@ -82,9 +82,7 @@ impl Source for EmberMixSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("ember-mix keeps each country's newest month".into()));
-        }
+        window.scheduled_only("ember-mix keeps each country's newest month")?;
         let url = Url::parse(CSV_URL).map_err(|e| SourceError::parse("ember url", e))?;
         let reply = ctx.http.get_ok(&url, Default::default()).await?;
         let shares: Vec<(&str, Mix)> = fossil_shares(&reply.body)?.into_iter().collect();
@@ -96,7 +94,7 @@ impl Source for EmberMixSource {
                 f64_column(&shares, |(_, m)| Some(m.fossil_share)),
             ],
         )?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: None, partial_error: None })
+        Ok(Fetched::all(batch, ctx.now))
     }
 }
 

@@ -14,7 +14,8 @@ use url::Url;
 
 use crate::{
     arrow_util::{batch, column, date_column, f64_column, text_column},
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    source::KeptParts,
+    FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const API: &str = "https://agsi.gie.eu/api";
@@ -115,34 +116,17 @@ impl Source for GasStorageSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("gas-storage keeps the newest gas day".into()));
-        }
+        window.scheduled_only("gas-storage keeps the newest gas day")?;
         let key = ctx
             .config
             .gie_api_key
             .as_deref()
             .ok_or_else(|| SourceError::NotConfigured("GIE_API_KEY is not set".into()))?;
-        let previous = previous(ctx.previous.as_ref())?;
-        let (mut found, mut failed) = (BTreeMap::new(), Vec::new());
+        let mut parts = KeptParts::new(previous(ctx.previous.as_ref())?);
         for country in EU_SET {
-            match country_storage(ctx, key, country).await {
-                Ok(Some(s)) => {
-                    found.insert(country.to_string(), s);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    tracing::warn!(country, error = %e, "agsi country failed; its previous row is kept");
-                    if let Some(kept) = previous.get(country) {
-                        found.insert(country.to_string(), kept.clone());
-                    }
-                    failed.push(format!("{country}: {e}"));
-                }
-            }
+            parts.record(country, country_storage(ctx, key, country).await);
         }
-        if failed.len() == EU_SET.len() {
-            return Err(SourceError::Upstream(format!("gas-storage: every country failed ({})", failed.join("; "))));
-        }
+        let (found, partial_error) = parts.finish("agsi countries")?;
         let list: Vec<(String, Storage)> = found.into_iter().collect();
         let batch = batch(
             DatasetId::GAS_STORAGE,
@@ -154,13 +138,7 @@ impl Source for GasStorageSource {
                 date_column(&list, |(_, s)| Some(s.date)),
             ],
         )?;
-        Ok(Fetched {
-            batch,
-            scope: Scope::All,
-            as_of: ctx.now,
-            upstream_version: None,
-            partial_error: (!failed.is_empty()).then(|| format!("agsi countries failed: {}", failed.join("; "))),
-        })
+        Ok(Fetched { partial_error, ..Fetched::all(batch, ctx.now) })
     }
 }
 

@@ -8,7 +8,7 @@ use url::Url;
 
 use crate::{
     arrow_util::{batch, bool_column, i32_column, text_column},
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const LATEST: &str = "https://api.iea.org/netimports/latest";
@@ -108,9 +108,7 @@ impl Source for IeaStocksSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("iea-stocks keeps the newest month".into()));
-        }
+        window.scheduled_only("iea-stocks keeps the newest month")?;
         let url = Url::parse(LATEST).map_err(|e| SourceError::parse("iea url", e))?;
         let reply = ctx.http.get_ok(&url, Default::default()).await?;
         let latest: Latest = serde_json::from_slice(&reply.body).map_err(|e| SourceError::parse("iea latest", e))?;
@@ -126,13 +124,7 @@ impl Source for IeaStocksSource {
             // A renamed member must not vanish silently from the scenario's coverage.
             tracing::warn!(names = ?unknown, "iea-stocks: country names without an ISO code");
         }
-        Ok(Fetched {
-            batch: rows(&covers)?,
-            scope: Scope::All,
-            as_of: ctx.now,
-            upstream_version: None,
-            partial_error: None,
-        })
+        Ok(Fetched::all(rows(&covers)?, ctx.now))
     }
 }
 

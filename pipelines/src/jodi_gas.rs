@@ -12,7 +12,7 @@ use url::Url;
 
 use crate::{
     arrow_util::{batch, f64_column, text_column},
-    jodi_csv, FetchContext, Fetched, Scope, Source, SourceError, Window,
+    jodi_csv, FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const ZIP_URL: &str = "https://www.jodidata.org/jodi-publisher/gas/17/GAS_world_NewFormat.zip";
@@ -113,9 +113,7 @@ impl Source for JodiGasSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("jodi-gas keeps each country's latest month".into()));
-        }
+        window.scheduled_only("jodi-gas keeps each country's latest month")?;
         let url = Url::parse(ZIP_URL).map_err(|e| SourceError::parse("jodi gas url", e))?;
         let reply = ctx.http.get_ok(&url, Default::default()).await?;
         let records = records(&staging_csv(&reply.body)?)?;
@@ -125,13 +123,7 @@ impl Source for JodiGasSource {
                 records.len()
             )));
         }
-        Ok(Fetched {
-            batch: rows(&records)?,
-            scope: Scope::All,
-            as_of: ctx.now,
-            upstream_version: None,
-            partial_error: None,
-        })
+        Ok(Fetched::all(rows(&records)?, ctx.now))
     }
 }
 

@@ -15,7 +15,7 @@ use url::Url;
 use crate::{
     arrow_util::{batch, text_column},
     http::ensure_ok,
-    jodi_csv, FetchContext, Fetched, Scope, Source, SourceError, Window,
+    jodi_csv, FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const BASE: &str = "https://www.jodidata.org/_resources/files/downloads/oil-data/annual-csv";
@@ -119,9 +119,7 @@ impl Source for JodiOilSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("jodi-oil keeps each country's latest month".into()));
-        }
+        window.scheduled_only("jodi-oil keeps each country's latest month")?;
         let year = ctx.now.year();
         let mut months = BTreeMap::new();
         for y in [year - 1, year] {
@@ -138,13 +136,7 @@ impl Source for JodiOilSource {
                 records.len()
             )));
         }
-        Ok(Fetched {
-            batch: rows(&records)?,
-            scope: Scope::All,
-            as_of: ctx.now,
-            upstream_version: None,
-            partial_error: None,
-        })
+        Ok(Fetched::all(rows(&records)?, ctx.now))
     }
 }
 

@@ -9,7 +9,7 @@ use url::Url;
 
 use crate::{
     arrow_util::{batch, bool_column, date_column, f64_column, i32_column, text_column},
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const QUERY: &str =
@@ -133,9 +133,7 @@ impl Source for ChokepointFlowsSource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("chokepoint-flows keeps only the current flows".into()));
-        }
+        window.scheduled_only("chokepoint-flows keeps only the current flows")?;
         let start = (ctx.now.date_naive() - Duration::days(DAYS_BACK)).and_time(NaiveTime::MIN);
         let start = start.format("%Y-%m-%d %H:%M:%S").to_string();
         let mut flows: Vec<(&str, Flow)> = Vec::new();
@@ -156,7 +154,7 @@ impl Source for ChokepointFlowsSource {
                 date_column(&flows, |(_, f)| DateTime::from_timestamp_millis(f.last_day_ms).map(|t| t.date_naive())),
             ],
         )?;
-        Ok(Fetched { batch, scope: Scope::All, as_of: ctx.now, upstream_version: None, partial_error: None })
+        Ok(Fetched::all(batch, ctx.now))
     }
 }
 

@@ -32,6 +32,67 @@ pub struct Fetched {
     pub partial_error: Option<String>,
 }
 
+impl Fetched {
+    /// The whole dataset as of `as_of`, nothing kept from before.
+    pub fn all(batch: RecordBatch, as_of: DateTime<Utc>) -> Self {
+        Fetched { batch, scope: Scope::All, as_of, upstream_version: None, partial_error: None }
+    }
+}
+
+impl Window {
+    /// Refuses a backfill window for a dataset that only keeps its current state (`what`).
+    pub fn scheduled_only(self, what: &str) -> Result<(), SourceError> {
+        match self {
+            Window::Scheduled => Ok(()),
+            Window::Month(_) => Err(SourceError::Unsupported(what.to_string())),
+        }
+    }
+}
+
+/// The parts of a dataset fetched one call each (Comtrade reporters, AGSI+ countries): a part
+/// whose call fails keeps its row from the previous version and is named in `lastError`; the run
+/// fails only if every part fails.
+pub struct KeptParts<T> {
+    previous: std::collections::BTreeMap<String, T>,
+    pub found: std::collections::BTreeMap<String, T>,
+    failed: Vec<String>,
+    tried: usize,
+}
+
+impl<T: Clone> KeptParts<T> {
+    pub fn new(previous: std::collections::BTreeMap<String, T>) -> Self {
+        KeptParts { previous, found: Default::default(), failed: Vec::new(), tried: 0 }
+    }
+
+    /// One part's outcome: found, legitimately absent (`Ok(None)`), or failed.
+    pub fn record(&mut self, key: &str, outcome: Result<Option<T>, SourceError>) {
+        self.tried += 1;
+        match outcome {
+            Ok(Some(v)) => {
+                self.found.insert(key.to_string(), v);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::warn!(part = key, error = %e, "part failed; its previous row is kept");
+                if let Some(kept) = self.previous.get(key) {
+                    self.found.insert(key.to_string(), kept.clone());
+                }
+                self.failed.push(format!("{key}: {e}"));
+            }
+        }
+    }
+
+    /// The parts and the partial error (`what`: the dataset's parts, e.g. "comtrade reporters"),
+    /// or the run's error when every part failed.
+    pub fn finish(self, what: &str) -> Result<(std::collections::BTreeMap<String, T>, Option<String>), SourceError> {
+        if self.tried > 0 && self.failed.len() == self.tried {
+            return Err(SourceError::Upstream(format!("every one of the {what} failed ({})", self.failed.join("; "))));
+        }
+        let error = (!self.failed.is_empty()).then(|| format!("{what} failed: {}", self.failed.join("; ")));
+        Ok((self.found, error))
+    }
+}
+
 /// Everything a fetch may use. `now` is the as-of clock: live runs pass the wall clock, replay runs
 /// the fixtures' recording time, so windows ("the last 90 days") match what was recorded.
 pub struct FetchContext {

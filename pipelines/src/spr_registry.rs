@@ -8,7 +8,7 @@ use sitrep_schemas::{countries, DatasetId};
 
 use crate::{
     arrow_util::{batch, bool_column, f64_column, text_column},
-    FetchContext, Fetched, Scope, Source, SourceError, Window,
+    FetchContext, Fetched, Source, SourceError, Window,
 };
 
 const REGISTRY_CSV: &str = include_str!("../../data/reference/spr_registry.csv");
@@ -68,16 +68,8 @@ impl Source for SprRegistrySource {
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
-        if window != Window::Scheduled {
-            return Err(SourceError::Unsupported("spr-registry is one file".into()));
-        }
-        Ok(Fetched {
-            batch: rows(&entries(REGISTRY_CSV)?)?,
-            scope: Scope::All,
-            as_of: ctx.now,
-            upstream_version: None,
-            partial_error: None,
-        })
+        window.scheduled_only("spr-registry is one file")?;
+        Ok(Fetched::all(rows(&entries(REGISTRY_CSV)?)?, ctx.now))
     }
 }
 
