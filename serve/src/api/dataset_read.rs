@@ -14,7 +14,10 @@ use super::{
     paged_list::{in_declared_order, ListParams, NoFilters},
     params::{Param, RawQuery, JMESPATH},
 };
-use crate::{app_state::AppState, snapshot::DatasetDb};
+use crate::{
+    app_state::AppState,
+    snapshot::{DatasetDb, Generation},
+};
 
 /// The whole GET of an operation without parameters whose answer is one dataset version (besides
 /// jmespath): [`params_get`] with no filters.
@@ -124,17 +127,16 @@ where
         Err(e) => return e.into(),
     };
     let jmespath = jmespath.as_deref();
-    let (mut provenance, _) = current(state, (inputs.primary)(&params));
+    // One generation for every input, so the answer never mixes two.
     let generation = state.snapshots.current();
+    let (mut provenance, _) = in_generation(generation.as_deref(), (inputs.primary)(&params));
     let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(inputs.datasets.len()));
     for d in inputs.datasets {
-        let db = generation.as_ref().and_then(|g| g.dataset(*d)).cloned();
-        let freshness = generation.as_ref().and_then(|g| g.commit.dataset(*d)).map(|e| &e.freshness);
-        let stale = db.is_some() && DataState::of(*d, freshness, Utc::now()) == DataState::Stale;
-        if stale && provenance.state == DataState::Fresh {
+        let (p, db) = in_generation(generation.as_deref(), *d);
+        if db.is_some() && p.state == DataState::Stale && provenance.state == DataState::Fresh {
             provenance.state = DataState::Stale;
         }
-        provenance.replay |= db.as_ref().is_some_and(|d| d.is_replay());
+        provenance.replay |= p.replay;
         let _ = write!(versions, "{},", db.as_ref().map_or(0, |d| d.version));
         dbs.push(db);
     }
@@ -147,13 +149,17 @@ where
 /// The current generation's version of `dataset` (None: never published or not loaded), with the
 /// provenance of an answer built from it.
 pub fn current(state: &AppState, dataset: DatasetId) -> (Provenance, Option<Arc<DatasetDb>>) {
-    let generation = state.snapshots.current();
-    let db = generation.as_ref().and_then(|g| g.dataset(dataset)).cloned();
+    in_generation(state.snapshots.current().as_deref(), dataset)
+}
+
+/// [`current`] in a given generation (an operation reading several datasets takes one).
+fn in_generation(generation: Option<&Generation>, dataset: DatasetId) -> (Provenance, Option<Arc<DatasetDb>>) {
+    let db = generation.and_then(|g| g.dataset(dataset)).cloned();
     // The generation's freshness, not the loaded version's: an unchanged fetch moves the fetch
     // time of a version that stays loaded.
-    let freshness = generation.as_ref().and_then(|g| g.commit.dataset(dataset)).map(|e| &e.freshness);
+    let freshness = generation.and_then(|g| g.commit.dataset(dataset)).map(|e| &e.freshness);
     let (number, published_at) =
-        generation.as_ref().map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
+        generation.map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
     let provenance = Provenance {
         generation: number,
         published_at,
