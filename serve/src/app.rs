@@ -5,8 +5,11 @@
 use std::sync::Arc;
 
 use poem::{
-    endpoint::BoxEndpoint, get, http::HeaderValue, http::StatusCode, middleware::CatchPanic, Endpoint, EndpointExt,
-    IntoResponse, Request, Response, Route,
+    endpoint::BoxEndpoint,
+    get,
+    http::{header, HeaderName, HeaderValue, StatusCode},
+    middleware::CatchPanic,
+    Endpoint, EndpointExt, IntoResponse, Request, Response, Route,
 };
 use poem_openapi::OpenApiService;
 use rand::RngCore;
@@ -66,6 +69,9 @@ fn request_id(req: &Request) -> String {
         })
 }
 
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+const VARY: HeaderValue = HeaderValue::from_static("Authorization, X-Service-Key, X-Api-Key, Accept-Encoding");
+
 fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
     ApiError::Internal("handler panicked".into()).into_response()
 }
@@ -84,6 +90,26 @@ impl Endpoint for Pipeline {
     }
 }
 
+/// Declared operations go straight to the pipeline; the route tree takes the rest (pages, OAuth,
+/// MCP, docs, and the pipeline's 404 for an undeclared path). The hot path so skips the tree's
+/// radix match and the URI rewrite of a nested route.
+struct Front {
+    pipeline: Arc<Pipeline>,
+    routes: BoxEndpoint<'static>,
+}
+
+impl Endpoint for Front {
+    type Output = Response;
+
+    async fn call(&self, req: Request) -> poem::Result<Response> {
+        if crate::registry::find(req.uri().path()).is_some() {
+            self.pipeline.call(req).await
+        } else {
+            self.routes.call(req).await
+        }
+    }
+}
+
 /// The whole HTTP application.
 pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let api = openapi(state.clone(), server_url);
@@ -99,8 +125,8 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
     let dispatch = Dispatch::new(pipeline.clone(), handlers, error_edge);
     let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
     let outer_state = state.clone();
-    crate::dashboard::mount(crate::oauth::mount(Route::new(), state.clone()), state.clone())
-        .nest("/", pipeline)
+    let routes = crate::dashboard::mount(crate::oauth::mount(Route::new(), state.clone()), state.clone())
+        .nest("/", pipeline.clone())
         .at(
             "/openapi.json",
             get(poem::endpoint::make_sync(move |_: Request| {
@@ -124,33 +150,41 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .at("/readyz", get(api::meta::readyz))
         .at("/api/health", get(api::meta::api_health))
         .data(state)
+        .boxed();
+    Front { pipeline, routes }
         .with(CatchPanic::new().with_handler(panic_response))
         .around(move |next, req| {
-            let (state, dispatch) = (outer_state.clone(), dispatch.clone());
+            let state = outer_state.clone();
+            let batch = req.uri().path().starts_with("/api/batch/").then(|| dispatch.clone());
             async move {
                 let started = std::time::Instant::now();
                 let id = request_id(&req);
                 let mut req = req;
-                if req.uri().path().starts_with("/api/batch/") {
+                if let Some(dispatch) = batch {
                     req.extensions_mut().insert(dispatch);
                 }
-                let path = req.uri().path().to_string();
+                // Which series the request is counted in, named before the request moves on.
+                let path = req.uri().path();
+                let metered = if path.starts_with("/api/") {
+                    Some(crate::registry::find(path).map(|op| op.id).unwrap_or("unknown"))
+                } else if path == "/mcp" {
+                    Some("mcp")
+                } else {
+                    None
+                };
+                let api = path.starts_with("/api/");
                 let mut resp = match next.call(req).await {
                     Ok(r) => r.into_response(),
                     Err(e) => error_edge(e),
                 };
-                if let Ok(v) = id.parse() {
-                    resp.headers_mut().insert("x-request-id", v);
+                if let Ok(v) = HeaderValue::try_from(id) {
+                    resp.headers_mut().insert(X_REQUEST_ID, v);
                 }
-                if path.starts_with("/api/") {
-                    resp.headers_mut().insert(
-                        "vary",
-                        HeaderValue::from_static("Authorization, X-Service-Key, X-Api-Key, Accept-Encoding"),
-                    );
-                    let operation = crate::registry::find(&path).map(|op| op.id).unwrap_or("unknown");
+                if api {
+                    resp.headers_mut().insert(header::VARY, VARY);
+                }
+                if let Some(operation) = metered {
                     state.metrics.observe(operation, resp.status().as_u16(), started.elapsed());
-                } else if path == "/mcp" {
-                    state.metrics.observe("mcp", resp.status().as_u16(), started.elapsed());
                 }
                 Ok(resp)
             }

@@ -1,6 +1,11 @@
 //! `make bench`: the figures of the Foundation issue (first three tables), of the Aviation group
 //! (`aviation.rs`), of the Climate group (`climate.rs`) and of Consumer prices (`consumer_prices.rs`).
 //!
+//! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
+//! `consumer-prices`, `energy-shock`, `conflict` (the per-size tables below).
+//!
+//! `BENCH_HOLD_SECONDS` keeps each size's server up that long before measuring, for a profiler.
+//!
 //! For each size (env `BENCH_SIZES`, default 10k,100k,1M,5M synthetic ACLED events in ACLED's wire
 //! format, dated over the 90 days before the as-of time):
 //! - ingest: parse + normalise + write Parquet throughput (page generation is not timed) and the
@@ -30,7 +35,7 @@ use std::{
 };
 
 use chrono::{DateTime, Duration, Utc};
-use poem::{endpoint::BoxEndpoint, get, Endpoint, EndpointExt, Response, Route};
+use poem::{endpoint::BoxEndpoint, Endpoint, EndpointExt, Response};
 use sitrep_ingest::{
     lake::{Outcome, Staged},
     writer::DatasetWriter,
@@ -204,6 +209,14 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let real = app.get(REQUEST).send().await.expect("request");
     assert_eq!(real.status(), 200, "the benchmark request must succeed");
     let _ = ceiling[0].set(real.bytes().await.expect("body"));
+    if let Some(secs) = std::env::var("BENCH_HOLD_SECONDS").ok().and_then(|s| s.parse().ok()) {
+        // For profiling by hand (perf, wrk): the server stays up with its lake and key.
+        eprintln!(
+            "holding {secs} s: {}{REQUEST} with X-Service-Key: {}; ceiling {}/bench/ceiling",
+            app.base, app.key, app.base
+        );
+        tokio::time::sleep(StdDuration::from_secs(secs)).await;
+    }
     let query = in_process(&app).await;
     let http = match wrk {
         Some(w) => {
@@ -236,24 +249,34 @@ pub async fn serve_with_ceiling(dir: tempfile::TempDir, lake: Lake) -> (TestApp,
     let ceilings: Ceilings = Arc::new((0..CEILING_SLOTS).map(|_| OnceLock::new()).collect());
     let bodies = ceilings.clone();
     let wrap = move |app: BoxEndpoint<'static>| -> BoxEndpoint<'static> {
-        let mut route = Route::new();
-        for slot in 0..CEILING_SLOTS {
-            let bodies = bodies.clone();
-            route = route.at(
-                ceiling_path(slot),
-                get(poem::endpoint::make_sync(move |_| {
-                    Response::builder()
-                        .content_type("application/json; charset=utf-8")
-                        .body(bodies[slot].get().cloned().unwrap_or_default())
-                })),
-            );
-        }
-        route.nest("/", app).boxed()
+        let paths = (0..CEILING_SLOTS).map(ceiling_path).collect();
+        WithCeilings { paths, bodies: bodies.clone(), app }.boxed()
     };
     let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
         .expect("limits");
     let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
     (TestApp::serve_with(dir, lake, options, wrap).await, ceilings)
+}
+
+/// The ceiling paths in front of the application, matched by a string comparison so that the
+/// wrapper adds no routing cost to the requests measured against them.
+struct WithCeilings {
+    paths: Vec<String>,
+    bodies: Ceilings,
+    app: BoxEndpoint<'static>,
+}
+
+impl Endpoint for WithCeilings {
+    type Output = Response;
+
+    async fn call(&self, req: poem::Request) -> poem::Result<Response> {
+        match self.paths.iter().position(|p| p == req.uri().path()) {
+            Some(slot) => Ok(Response::builder()
+                .content_type("application/json; charset=utf-8")
+                .body(self.bodies[slot].get().cloned().unwrap_or_default())),
+            None => self.app.call(req).await,
+        }
+    }
 }
 
 /// datasette over the same rows, when `BENCH_DATASETTE` names its executable.
@@ -285,14 +308,33 @@ async fn main() {
         eprintln!("wrk not found on PATH: HTTP columns are n/a (make bench installs it with apt-get)");
     }
     let as_of = Utc::now() - Duration::days(1);
-    eprintln!("bench: aviation …");
-    let aviation = aviation::measure(wrk.as_ref()).await;
-    eprintln!("bench: climate …");
-    let climate = climate::measure(wrk.as_ref()).await;
-    eprintln!("bench: consumer prices …");
-    let consumer_prices = consumer_prices::measure(wrk.as_ref()).await;
-    eprintln!("bench: energy shock …");
-    let energy_shock = energy_shock::measure(wrk.as_ref()).await;
+    let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
+    let wants = |g: &str| groups == "all" || groups.split(',').any(|x| x.trim() == g);
+    let aviation = if wants("aviation") {
+        eprintln!("bench: aviation …");
+        Some(aviation::measure(wrk.as_ref()).await)
+    } else {
+        None
+    };
+    let climate = if wants("climate") {
+        eprintln!("bench: climate …");
+        Some(climate::measure(wrk.as_ref()).await)
+    } else {
+        None
+    };
+    let consumer_prices = if wants("consumer-prices") {
+        eprintln!("bench: consumer prices …");
+        Some(consumer_prices::measure(wrk.as_ref()).await)
+    } else {
+        None
+    };
+    let energy_shock = if wants("energy-shock") {
+        eprintln!("bench: energy shock …");
+        Some(energy_shock::measure(wrk.as_ref()).await)
+    } else {
+        None
+    };
+    let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
         eprintln!("bench: {n} events …");
@@ -357,8 +399,16 @@ async fn main() {
             h.batch_sequential.p50_ms / h.cached_sequential.p50_ms,
         );
     }
-    aviation::print(&aviation);
-    climate::print(&climate);
-    consumer_prices::print(&consumer_prices);
-    energy_shock::print(&energy_shock);
+    if let Some(f) = &aviation {
+        aviation::print(f);
+    }
+    if let Some(f) = &climate {
+        climate::print(f);
+    }
+    if let Some(f) = &consumer_prices {
+        consumer_prices::print(f);
+    }
+    if let Some(f) = &energy_shock {
+        energy_shock::print(f);
+    }
 }

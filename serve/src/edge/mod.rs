@@ -7,7 +7,10 @@ pub mod idempotency;
 pub mod rate_limit;
 mod user_agent;
 
-use poem::{http::HeaderValue, Endpoint, IntoResponse, Request, Response};
+use poem::{
+    http::{HeaderName, HeaderValue},
+    Endpoint, IntoResponse, Request, Response,
+};
 
 use self::{
     idempotency::Keyed,
@@ -34,27 +37,28 @@ pub async fn run<E: Endpoint>(
     req: Request,
     on_error: fn(poem::Error) -> Response,
 ) -> Response {
-    let ip = client_ip(&req);
+    // Formatted only when needed: an authenticated caller is limited by account.
+    let ip = || client_ip(&req);
     if state.settings.edge_ua_filter && user_agent::refused(&req) {
-        return refused(state, Policy::Default, &ip, ApiError::UserAgentRefused).await;
+        return refused(state, Policy::Default, &ip(), ApiError::UserAgentRefused).await;
     }
     let Some(op) = registry::find(req.uri().path()) else {
         // Not declared: never reaches a handler, whatever the route tree holds.
-        return refused(state, Policy::Default, &ip, ApiError::NotFound).await;
+        return refused(state, Policy::Default, &ip(), ApiError::NotFound).await;
     };
     if req.method().as_str() != op.method.as_str() {
         let e = ApiError::MethodNotAllowed { allow: op.method.as_str() };
-        return refused(state, Policy::Default, &ip, e).await;
+        return refused(state, Policy::Default, &ip(), e).await;
     }
     let principal = match auth::authenticate(state, &req).await {
         Ok(p) => p,
-        Err(e) => return refused(state, Policy::Default, &ip, e).await,
+        Err(e) => return refused(state, Policy::Default, &ip(), e).await,
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, &req, false) };
     if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {
-        return refused(state, Policy::Default, &ip, e).await;
+        return refused(state, Policy::Default, &ip(), e).await;
     }
-    let caller = principal.as_ref().map(|p| p.account_id.clone()).unwrap_or(ip);
+    let caller = principal.as_ref().map(|p| p.account_id.clone()).unwrap_or_else(ip);
     let mut req = req;
     if let Some(p) = principal {
         req.extensions_mut().insert(p);
@@ -161,20 +165,26 @@ async fn refused(state: &AppState, policy: Policy, caller: &str, e: ApiError) ->
     r
 }
 
+// Names built once, not parsed from a string on every request.
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+const RATELIMIT_LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+const RATELIMIT_REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
+
 pub fn rate_headers(r: &mut Response, state: &AppState, policy: Policy, d: &Decision) {
     // Header values without a String in between (this runs on every request).
     let h = r.headers_mut();
-    h.insert("ratelimit-policy", state.settings.rate_limits.header(policy).clone());
-    h.insert("ratelimit-limit", HeaderValue::from(d.limit));
-    h.insert("ratelimit-remaining", HeaderValue::from(d.remaining));
-    h.insert("ratelimit-reset", HeaderValue::from(d.reset_secs));
+    h.insert(RATELIMIT_POLICY, state.settings.rate_limits.header(policy).clone());
+    h.insert(RATELIMIT_LIMIT, HeaderValue::from(d.limit));
+    h.insert(RATELIMIT_REMAINING, HeaderValue::from(d.remaining));
+    h.insert(RATELIMIT_RESET, HeaderValue::from(d.reset_secs));
 }
 
 /// The limiter could not be asked and the policy failed open: what is known, and that it is degraded.
 fn degraded_rate_headers(r: &mut Response, state: &AppState, policy: Policy) {
     let limits = &state.settings.rate_limits;
     let h = r.headers_mut();
-    h.insert("ratelimit-policy", limits.header(policy).clone());
-    h.insert("ratelimit-limit", HeaderValue::from(limits.of(policy)));
+    h.insert(RATELIMIT_POLICY, limits.header(policy).clone());
+    h.insert(RATELIMIT_LIMIT, HeaderValue::from(limits.of(policy)));
     h.insert("x-ratelimit-mode", HeaderValue::from_static("degraded"));
 }
