@@ -35,6 +35,7 @@ use std::{
 };
 
 use chrono::{DateTime, Duration, Utc};
+use futures::future::OptionFuture;
 use poem::{endpoint::BoxEndpoint, Endpoint, EndpointExt, Response};
 use sitrep_ingest::{
     lake::{Outcome, Staged},
@@ -309,31 +310,18 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    let wants = |g: &str| groups == "all" || groups.split(',').any(|x| x.trim() == g);
-    let aviation = if wants("aviation") {
-        eprintln!("bench: aviation …");
-        Some(aviation::measure(wrk.as_ref()).await)
-    } else {
-        None
+    let wants = |g: &str| {
+        let chosen = groups == "all" || groups.split(',').any(|x| x.trim() == g);
+        if chosen {
+            eprintln!("bench: {g} …");
+        }
+        chosen
     };
-    let climate = if wants("climate") {
-        eprintln!("bench: climate …");
-        Some(climate::measure(wrk.as_ref()).await)
-    } else {
-        None
-    };
-    let consumer_prices = if wants("consumer-prices") {
-        eprintln!("bench: consumer prices …");
-        Some(consumer_prices::measure(wrk.as_ref()).await)
-    } else {
-        None
-    };
-    let energy_shock = if wants("energy-shock") {
-        eprintln!("bench: energy shock …");
-        Some(energy_shock::measure(wrk.as_ref()).await)
-    } else {
-        None
-    };
+    let aviation = OptionFuture::from(wants("aviation").then(|| aviation::measure(wrk.as_ref()))).await;
+    let climate = OptionFuture::from(wants("climate").then(|| climate::measure(wrk.as_ref()))).await;
+    let consumer_prices =
+        OptionFuture::from(wants("consumer-prices").then(|| consumer_prices::measure(wrk.as_ref()))).await;
+    let energy_shock = OptionFuture::from(wants("energy-shock").then(|| energy_shock::measure(wrk.as_ref()))).await;
     let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
