@@ -15,6 +15,10 @@ use sitrep_ingest::{
 use sitrep_pipelines::{budget::SqliteBudget, time::YearMonth};
 use sitrep_schemas::DatasetId;
 
+/// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(name = "sitrep-ingest", version, about = "Ingest upstream sources into the sitrep lake")]
 struct Cli {

@@ -165,14 +165,14 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
                 }
                 // Which series the request is counted in, named before the request moves on.
                 let path = req.uri().path();
-                let metered = if path.starts_with("/api/") {
+                let api = path.starts_with("/api/");
+                let metered = if api {
                     Some(crate::registry::find(path).map(|op| op.id).unwrap_or("unknown"))
                 } else if path == "/mcp" {
                     Some("mcp")
                 } else {
                     None
                 };
-                let api = path.starts_with("/api/");
                 let mut resp = match next.call(req).await {
                     Ok(r) => r.into_response(),
                     Err(e) => error_edge(e),

@@ -13,6 +13,10 @@ use sitrep_serve::{
     AppState,
 };
 
+/// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 #[derive(Parser)]
 #[command(name = "sitrep-serve", version, about = "Serve the sitrep API from the lake")]
 struct Cli {

@@ -47,6 +47,10 @@ use sitrep_schemas::DatasetId;
 use sitrep_serve::api::{conflict::queries, error::ApiError};
 use sitrep_tests::TestApp;
 
+/// The served binary's allocator, so in-process figures match it (see the workspace manifest).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 const DAY_MS: i64 = 86_400_000;
 const PAGE_EVENTS: usize = 50_000;
 const REQUEST: &str = "/api/conflict/v1/list-armed-events?country=UA&page_size=100";
