@@ -15,7 +15,7 @@ use sitrep_ingest::{
 use sitrep_pipelines::{budget::SqliteBudget, time::YearMonth};
 use sitrep_schemas::DatasetId;
 
-/// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest).
+/// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

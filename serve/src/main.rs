@@ -13,7 +13,7 @@ use sitrep_serve::{
     AppState,
 };
 
-/// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest).
+/// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

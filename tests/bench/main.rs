@@ -47,7 +47,7 @@ use sitrep_schemas::DatasetId;
 use sitrep_serve::api::{conflict::queries, error::ApiError};
 use sitrep_tests::TestApp;
 
-/// The served binary's allocator, so in-process figures match it (see the workspace manifest).
+/// The served binary's allocator, so in-process figures match it (see the workspace manifest and `.cargo/config.toml`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
