@@ -88,6 +88,16 @@ pub struct VersionSpec {
     pub files: Vec<PathBuf>,
 }
 
+/// How a serving file is written. Strings are stored uncompressed. DuckDB reads only a page's rows
+/// from an uncompressed string column, but a dictionary-compressed segment decodes its whole
+/// dictionary each time a scan starts on it (an uncached page at 10k events: 542 → 456 µs in
+/// DuckDB alone without dictionaries). FSST costs at build time: compressing unique strings (ids)
+/// was a fifth of a 5M-row build (start to ready 10.8–11.9 s with it, 8.6–9.5 s without). The
+/// file is larger, which only the cache disk sees. Part of the file's cache name, so a change
+/// rebuilds.
+const BUILD_SETTINGS: &str =
+    "SET preserve_insertion_order = true; SET disabled_compression_methods = 'fsst,dictionary';";
+
 /// Builds a version's database file: the table sorted by the dataset's filter keys and numbered
 /// in that order (`_pos`: the row ids of the sorted rows in a temporary table, copied into a stored
 /// column so position ranges prune row groups through zone maps, which `rowid` does not — one sort,
@@ -99,15 +109,11 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     // The table lives in an attached file with small row groups: a page is a few rows found
     // through zone maps, and DuckDB scans whole row groups, so their size is the floor of a
     // page's cost (122,880 rows by default). The default database is in memory, so say where
-    // sorts larger than memory spill. FSST is off: analysing and compressing unique strings (ids)
-    // was a fifth of a 5M-row build (start to ready 10.8–11.9 s with it, 8.6–9.5 s without) and a
-    // page reads as fast without it; the file is larger (71 → 177 MB at 5M rows), which only the
-    // cache disk sees.
+    // sorts larger than memory spill.
     let conn = Connection::open_in_memory()?;
     conn.execute_batch(&format!(
         "ATTACH {} AS ds (ROW_GROUP_SIZE {SERVING_ROW_GROUP}); USE ds; SET temp_directory = {};
-         SET memory_limit = {}; SET threads = {}; SET preserve_insertion_order = true;
-         SET disabled_compression_methods = 'fsst';",
+         SET memory_limit = {}; SET threads = {}; {BUILD_SETTINGS}",
         quote(&building.to_string_lossy()),
         quote(&path.with_extension("tmp").to_string_lossy()),
         quote(opts.memory_limit),
@@ -184,10 +190,13 @@ impl DatasetDb {
     /// Where the serving database of a version lives in the cache. The name carries a digest of
     /// the version's files (their paths name the runs that wrote them), so a file built from
     /// another lake's version with the same number is never taken for this one, and of its
-    /// load-time SQL, so a file derived by another build's SQL is rebuilt, not re-attached.
+    /// build settings, serving columns and load-time SQL, so a file laid out by another build
+    /// is rebuilt, not re-attached.
     pub fn file_of(db_dir: &Path, dataset: DatasetId, version: u64, files: &[PathBuf]) -> PathBuf {
         use sha2::{Digest, Sha256};
         let mut digest = Sha256::new();
+        digest.update(BUILD_SETTINGS.as_bytes());
+        digest.update(serving_select(dataset).as_bytes());
         if let Some(sql) = super::derived::load_time_sql(dataset) {
             digest.update(sql.as_bytes());
         }
