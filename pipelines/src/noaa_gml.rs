@@ -3,6 +3,7 @@
 //! numbers GetCo2Monitoring answers.
 
 use chrono::{Datelike, NaiveDate};
+use sitrep_schemas::numbers::round_to;
 use sitrep_schemas::DatasetId;
 use url::Url;
 
@@ -56,10 +57,6 @@ pub fn parse(body: &str, date_columns: usize, value_column: usize, what: &str) -
     Ok(out)
 }
 
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
-
 fn date(p: &Point) -> Option<NaiveDate> {
     NaiveDate::from_ymd_opt(p.year, p.month, p.day)
 }
@@ -100,7 +97,7 @@ pub fn summarise(
         .map(|(_, v)| *v)
         .unwrap_or(0.0);
     let annual_growth_rate = match annual {
-        [.., previous, last] => round2(last.value - previous.value),
+        [.., previous, last] => round_to(last.value - previous.value, 2),
         _ => 0.0,
     };
     let month_key = |p: &Point| (p.year, p.month);
@@ -115,11 +112,11 @@ pub fn summarise(
         .iter()
         .map(|p| {
             let before = monthly.iter().find(|q| q.year == p.year - 1 && q.month == p.month);
-            let anomaly = before.map(|q| round2(p.value - q.value)).unwrap_or(0.0);
+            let anomaly = before.map(|q| round_to(p.value - q.value, 2)).unwrap_or(0.0);
             (format!("{:04}-{:02}", p.year, p.month), p.value, anomaly)
         })
         .collect();
-    let latest_of = |s: &[Point]| s.iter().max_by_key(|p| month_key(p)).map(|p| round2(p.value)).unwrap_or(0.0);
+    let latest_of = |s: &[Point]| s.iter().max_by_key(|p| month_key(p)).map(|p| round_to(p.value, 2)).unwrap_or(0.0);
     Ok(Co2Summary {
         current_ppm: current,
         measured_at: day.and_hms_opt(0, 0, 0).map(|t| t.and_utc().timestamp_millis()).unwrap_or(0),

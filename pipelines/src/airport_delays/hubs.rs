@@ -2,6 +2,7 @@
 //! coverage status and, when disrupted, an alert classification.
 
 use sitrep_schemas::delay_severity::{hub_band, Severity};
+use sitrep_schemas::numbers::round_to;
 
 use super::faa::{CLOSURE, GENERAL, GROUND_DELAY, GROUND_STOP};
 use crate::aviationstack::Row;
@@ -70,11 +71,6 @@ fn percent(part: usize, total: usize) -> f64 {
     }
 }
 
-/// Rounds to one decimal, as the API's percentages are given.
-pub fn one_dp(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
-
 /// The counts of 2.1.2: the resolved flights when there are at least 10 of them, else every row.
 pub fn stats(iata: &str, rows: &[Row], fetched_at: i64) -> HubStats {
     let resolved: Vec<&Row> = rows
@@ -92,7 +88,7 @@ pub fn stats(iata: &str, rows: &[Row], fetched_at: i64) -> HubStats {
         status: if total == 0 { HubStatus::Omitted } else { HubStatus::Normal },
         total_flights: total as i32,
         cancelled_flights: cancelled as i32,
-        delayed_flights_pct: one_dp(percent(delays.len(), total)),
+        delayed_flights_pct: round_to(percent(delays.len(), total), 1),
         avg_delay_minutes: avg,
         fetched_at,
         message: String::new(),

@@ -1,6 +1,7 @@
 //! The four ocean and ice sources' formats (SUPPLEMENT 2.2.4) and the sea-ice computations.
 
 use chrono::{Datelike, NaiveDate};
+use sitrep_schemas::numbers::round_to;
 
 use crate::SourceError;
 
@@ -49,10 +50,6 @@ pub fn nsidc_median(body: &str) -> Result<Vec<(u32, f64)>, SourceError> {
     Ok(out)
 }
 
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
-}
-
 /// The median extent of a day of year (DOY 366 falls back to 365).
 pub fn median_of(medians: &[(u32, f64)], day: NaiveDate) -> Option<f64> {
     let doy = day.ordinal();
@@ -76,7 +73,7 @@ pub struct SeaIce {
 pub fn sea_ice(daily: &[DailyExtent], medians: &[(u32, f64)]) -> Result<SeaIce, SourceError> {
     let latest = *daily.last().ok_or_else(|| SourceError::parse("nsidc daily", "empty"))?;
     let median = median_of(medians, latest.day).ok_or_else(|| SourceError::parse("nsidc climatology", "no DOY"))?;
-    let anomaly = round2(latest.extent - median);
+    let anomaly = round_to(latest.extent - median, 2);
     let same_day: Vec<f64> = daily
         .iter()
         .filter(|d| {
@@ -103,7 +100,7 @@ pub fn sea_ice(daily: &[DailyExtent], medians: &[(u32, f64)]) -> Result<SeaIce, 
             break;
         }
         let median = median_of(medians, d.day).unwrap_or(d.extent);
-        months.push((key, d.extent, round2(d.extent - median)));
+        months.push((key, d.extent, round_to(d.extent - median, 2)));
     }
     months.reverse();
     Ok(SeaIce { latest, anomaly, trend, months })
@@ -131,7 +128,7 @@ pub fn nasa_sea_level(html: &str) -> Result<(f64, f64), SourceError> {
     let rise = upper.find("RISE SINCE 1993").and_then(|i| first_number(&text[i + "RISE SINCE 1993".len()..]));
     let rate = upper.find("CM/YEAR").and_then(|i| last_number(&text[..i]));
     match (rise, rate) {
-        (Some(rise), Some(rate)) => Ok((rise, round2(rate * 10.0))),
+        (Some(rise), Some(rate)) => Ok((rise, round_to(rate * 10.0, 2))),
         _ => Err(SourceError::parse("nasa sea level", "no \"RISE SINCE 1993\" value or cm/year rate")),
     }
 }
@@ -145,7 +142,9 @@ pub fn ncei_ohc(body: &str) -> Result<(f64, f64), SourceError> {
             Some((f.first()?.parse::<f64>().ok()?, f.get(1)?.parse::<f64>().ok()?))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0));
-    latest.map(|(year, wo)| (year, round2(wo * 10.0))).ok_or_else(|| SourceError::parse("ncei ohc", "no data rows"))
+    latest
+        .map(|(year, wo)| (year, round_to(wo * 10.0, 2)))
+        .ok_or_else(|| SourceError::parse("ncei ohc", "no data rows"))
 }
 
 /// The newest `aravg.mon.ocean.90S.90N.v6.*.asc` named in NOAA's directory index.

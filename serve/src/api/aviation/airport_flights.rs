@@ -3,6 +3,7 @@
 //! (1.8 step 1), else from AviationStack through the read-through cache (900 s; failures 30 s),
 //! each live call paid from the live and the monthly budgets. Both operations share the pages.
 
+use sitrep_schemas::numbers::round_to;
 use std::sync::Arc;
 
 use poem::Request;
@@ -180,10 +181,6 @@ pub async fn list(state: &AppState, req: &Request) -> Answer<ListAirportFlightsR
     live_get(req, jmespath, &flights_answer(pages, limit as usize), false, replay)
 }
 
-fn one_dp(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
-
 /// Departures grouped by (carrier, airport), as 2.1.6 says, for groups of at least `min_flights`.
 pub fn carrier_ops(airport: &str, page: &Page, min_flights: i32) -> Vec<CarrierOps> {
     let mut groups: Vec<(Carrier, Vec<&Flight>)> = Vec::new();
@@ -213,8 +210,8 @@ pub fn carrier_ops(airport: &str, page: &Page, min_flights: i32) -> Vec<CarrierO
                 delayed_count: delays.len() as i32,
                 cancelled_count: cancelled as i32,
                 avg_delay_minutes: avg,
-                delay_pct: one_dp(delays.len() as f64 * 100.0 / total),
-                cancellation_rate: one_dp(cancelled as f64 * 100.0 / total),
+                delay_pct: round_to(delays.len() as f64 * 100.0 / total, 1),
+                cancellation_rate: round_to(cancelled as f64 * 100.0 / total, 1),
                 updated_at: page.updated_at,
             }
         })

@@ -2,6 +2,7 @@
 //! (2.1.3), derived per airport from the same version's alerts: no upstream call.
 
 use poem::Request;
+use sitrep_schemas::numbers::round_to;
 use sitrep_schemas::{
     airports,
     delay_severity::{cancel_band, hub_band, Severity},
@@ -36,10 +37,6 @@ pub static LIST_AIRPORT_DELAYS: PagedList<NoFilters, AirportDelayAlert, ListAirp
     page: |conn, db, _, _, page| queries::airport_delay_alerts(conn, db.table(), page),
     respond: |alerts, pagination| ListAirportDelaysResponse { alerts, pagination },
 };
-
-fn one_dp(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
 
 /// The summary of a code outside the registry: zeros, NORMAL, source "unknown".
 fn unknown(code: &str) -> AirportOpsSummary {
@@ -101,9 +98,9 @@ pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
         icao: a.icao.clone(),
         name: a.name.clone(),
         timezone: timezone.to_string(),
-        delay_pct: one_dp(a.delayed_flights_pct),
+        delay_pct: round_to(a.delayed_flights_pct, 1),
         avg_delay_minutes: a.avg_delay_minutes,
-        cancellation_rate: one_dp(cancellation_rate),
+        cancellation_rate: round_to(cancellation_rate, 1),
         total_flights: a.total_flights,
         closure_status: closed,
         notam_flags,
