@@ -314,6 +314,12 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
+    const GROUPS: [&str; 5] = ["aviation", "climate", "consumer-prices", "energy-shock", "conflict"];
+    if let Some(unknown) = groups.split(',').map(str::trim).find(|g| *g != "all" && !GROUPS.contains(g)) {
+        // A misspelt group would otherwise print nothing for it and still look like a run.
+        eprintln!("BENCH_GROUPS: unknown group {unknown:?}; the groups are all, {}", GROUPS.join(", "));
+        std::process::exit(2);
+    }
     let wants = |g: &str| {
         let chosen = groups == "all" || groups.split(',').any(|x| x.trim() == g);
         if chosen {
