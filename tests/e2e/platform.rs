@@ -304,3 +304,45 @@ async fn answers_are_compressed_as_negotiated_and_decode_to_the_same_body() {
     let vary = app.get(&url).send().await.unwrap().headers()["vary"].to_str().unwrap().to_string();
     assert!(vary.contains("Accept-Encoding"));
 }
+
+#[tokio::test]
+async fn a_repeated_request_is_answered_again_as_it_was_within_its_generation() {
+    let app = TestApp::start().await;
+    let url = format!("{ARMED}?country=UA&page_size=5");
+    let first = app.get(&url).send().await.unwrap();
+    let generation = app.snapshots.current_number();
+    assert!(
+        app.state.cache.remembered(&url, generation, chrono::Utc::now()).is_some(),
+        "kept under the request as it came"
+    );
+    let second = app.get(&url).send().await.unwrap();
+    assert_eq!(second.status(), 200);
+    for h in [
+        "etag",
+        "x-snapshot-generation",
+        "x-data-as-of",
+        "x-data-state",
+        "x-data-mode",
+        "cache-control",
+        "content-type",
+        "vary",
+        "ratelimit-policy",
+    ] {
+        assert_eq!(first.headers().get(h), second.headers().get(h), "{h}");
+    }
+    let remaining =
+        |r: &reqwest::Response| r.headers()["ratelimit-remaining"].to_str().unwrap().parse::<u64>().unwrap();
+    assert_eq!(remaining(&second), remaining(&first) - 1, "a repeat is still counted by the limiter");
+    assert_ne!(first.headers()["x-request-id"], second.headers()["x-request-id"]);
+    let body: Value = first.json().await.unwrap();
+    assert_eq!(second.json::<Value>().await.unwrap(), body);
+    // A page behind a cursor is answered by the handler every time.
+    let cursor = body["pagination"]["nextCursor"].as_str().unwrap();
+    let next = format!("{url}&cursor={cursor}");
+    assert_eq!(app.get(&next).send().await.unwrap().status(), 200);
+    assert!(app.state.cache.remembered(&next, generation, chrono::Utc::now()).is_none());
+    // An error is not kept either.
+    let bad = format!("{ARMED}?country=UA&page_size=101");
+    assert_eq!(app.get(&bad).send().await.unwrap().status(), 400);
+    assert!(app.state.cache.remembered(&bad, generation, chrono::Utc::now()).is_none());
+}

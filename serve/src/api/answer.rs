@@ -90,12 +90,24 @@ pub enum DataState {
 
 impl DataState {
     pub fn of(dataset: DatasetId, freshness: Option<&Freshness>, now: DateTime<Utc>) -> Self {
-        match freshness.and_then(|f| f.fetched_at) {
+        match Self::stale_from(dataset, freshness) {
             None => DataState::Unavailable,
-            Some(at) if now - at < chrono::Duration::from_std(dataset.cadence() * 2).unwrap_or_default() => {
-                DataState::Fresh
-            }
+            Some(stale) if now < stale => DataState::Fresh,
             Some(_) => DataState::Stale,
+        }
+    }
+    /// When data fetched as `freshness` says turns stale: two cadences after its fetch (`None`:
+    /// never fetched).
+    pub fn stale_from(dataset: DatasetId, freshness: Option<&Freshness>) -> Option<DateTime<Utc>> {
+        let at = freshness.and_then(|f| f.fetched_at)?;
+        Some(at + chrono::Duration::from_std(dataset.cadence() * 2).unwrap_or_default())
+    }
+    /// Until when an answer in this state holds, given when the data turns stale.
+    pub fn holds_until(self, stale_from: Option<DateTime<Utc>>) -> Option<DateTime<Utc>> {
+        match self {
+            DataState::Fresh => stale_from,
+            DataState::Stale => Some(DateTime::<Utc>::MAX_UTC),
+            DataState::Unavailable => None,
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -120,37 +132,41 @@ impl Served {
         let etag = etag_of(&body);
         Served { body, etag, encodings: Encodings::default() }
     }
+}
 
-    /// What the cache charges for an entry: the body plus an allowance for its compressed forms,
-    /// which are made later and are each smaller than the body (JSON compresses 5–10×).
+/// What a bounded cache charges for an entry besides its key.
+trait Charged {
+    fn cost(&self) -> usize;
+}
+
+impl Charged for Served {
+    /// The body plus an allowance for its compressed forms, which are made later and are each
+    /// smaller than the body (JSON compresses 5–10×).
     fn cost(&self) -> usize {
         self.body.len() + self.body.len() / 2
     }
 }
 
-/// Bounded cache of rendered bodies, by bytes. Entries are immutable functions of their key, so
-/// eviction is only about memory. Two halves approximate LRU at O(1) per operation: a hit in the
-/// older half moves to the newer one; when the newer half holds half the budget, the older half
-/// is dropped and the newer one becomes the older.
-pub struct BodyCache {
-    halves: Mutex<Halves>,
+/// A map bounded by bytes. Entries are immutable functions of their key, so eviction is only
+/// about memory. Two halves approximate LRU at O(1) per operation: a hit in the older half moves
+/// to the newer one; when the newer half holds half the budget, the older half is dropped and the
+/// newer one becomes the older.
+struct Bounded<V> {
+    halves: Mutex<Halves<V>>,
     half_budget: usize,
-    hits: AtomicU64,
-    misses: AtomicU64,
 }
 
-#[derive(Default)]
-struct Halves {
-    newer: HashMap<String, Arc<Served>>,
+struct Halves<V> {
+    newer: HashMap<String, Arc<V>>,
     newer_bytes: usize,
-    older: HashMap<String, Arc<Served>>,
+    older: HashMap<String, Arc<V>>,
     older_bytes: usize,
 }
 
-impl Halves {
-    fn insert(&mut self, key: String, served: Arc<Served>, half_budget: usize) {
-        self.newer_bytes += served.cost() + key.len();
-        self.newer.insert(key, served);
+impl<V: Charged> Halves<V> {
+    fn insert(&mut self, key: String, value: Arc<V>, half_budget: usize) {
+        self.newer_bytes += value.cost() + key.len();
+        self.newer.insert(key, value);
         if self.newer_bytes >= half_budget {
             self.older = std::mem::take(&mut self.newer);
             self.older_bytes = std::mem::take(&mut self.newer_bytes);
@@ -158,23 +174,12 @@ impl Halves {
     }
 }
 
-impl BodyCache {
-    /// A cache holding at most about `budget_bytes` of bodies and keys.
-    pub fn new(budget_bytes: usize) -> Self {
-        BodyCache {
-            halves: Mutex::new(Halves::default()),
-            half_budget: (budget_bytes / 2).max(1),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
-        }
+impl<V: Charged> Bounded<V> {
+    fn new(budget_bytes: usize) -> Self {
+        let halves = Halves { newer: HashMap::new(), newer_bytes: 0, older: HashMap::new(), older_bytes: 0 };
+        Bounded { halves: Mutex::new(halves), half_budget: (budget_bytes / 2).max(1) }
     }
-    fn get(&self, key: &str) -> Option<Arc<Served>> {
-        let found = self.lookup(key);
-        let counter = if found.is_some() { &self.hits } else { &self.misses };
-        counter.fetch_add(1, Ordering::Relaxed);
-        found
-    }
-    fn lookup(&self, key: &str) -> Option<Arc<Served>> {
+    fn get(&self, key: &str) -> Option<Arc<V>> {
         let mut h = self.halves.lock().ok()?;
         if let Some(hit) = h.newer.get(key) {
             return Some(hit.clone());
@@ -183,16 +188,85 @@ impl BodyCache {
         h.insert(key, hit.clone(), self.half_budget);
         Some(hit)
     }
-    /// (hits, misses, bytes charged), for `/metrics`. A promoted entry is charged in both halves
-    /// until the older one is dropped, so bytes can overstate by at most one half.
-    pub fn stats(&self) -> (u64, u64, usize) {
-        let bytes = self.halves.lock().map(|h| h.newer_bytes + h.older_bytes).unwrap_or(0);
-        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed), bytes)
+    fn put(&self, key: String, value: Arc<V>) {
+        if let Ok(mut h) = self.halves.lock() {
+            h.insert(key, value, self.half_budget);
+        }
+    }
+    /// A promoted entry is charged in both halves until the older one is dropped, so this can
+    /// overstate by at most one half.
+    fn bytes(&self) -> usize {
+        self.halves.lock().map(|h| h.newer_bytes + h.older_bytes).unwrap_or(0)
+    }
+}
+
+/// A dataset answer as the edge repeats it without routing, parameters or handler: its body and
+/// the headers it was sent with. It holds while `generation` is the current one and until `until`
+/// (when its `X-Data-State` would turn stale, or the reuse window of a computed answer ends): an
+/// answer from the current generation is a function of the generation and the request alone.
+#[derive(Clone)]
+pub struct Remembered {
+    served: Arc<Served>,
+    headers: HeaderMap,
+    generation: u64,
+    until: DateTime<Utc>,
+}
+
+impl Charged for Remembered {
+    fn cost(&self) -> usize {
+        // The body may be shared with the rendered index; charging it here too keeps the bound
+        // true when that index has dropped it.
+        self.served.cost() + self.headers.len() * 64
+    }
+}
+
+/// Rendered dataset answers, bounded by bytes, under two indexes: by (operation, dataset version,
+/// canonical request), which the handlers fill and read; and by the request exactly as it came
+/// (path and query), which the edge reads before routing (see [`Remembered`]).
+pub struct BodyCache {
+    rendered: Bounded<Served>,
+    answers: Bounded<Remembered>,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl BodyCache {
+    /// A cache holding at most about `budget_bytes` of rendered bodies and keys, and half as much
+    /// again of answers by request.
+    pub fn new(budget_bytes: usize) -> Self {
+        BodyCache {
+            rendered: Bounded::new(budget_bytes),
+            answers: Bounded::new(budget_bytes / 2),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+    fn count(&self, hit: bool) {
+        let counter = if hit { &self.hits } else { &self.misses };
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+    fn get(&self, key: &str) -> Option<Arc<Served>> {
+        let found = self.rendered.get(key);
+        self.count(found.is_some());
+        found
     }
     fn put(&self, key: String, served: Arc<Served>) {
-        if let Ok(mut h) = self.halves.lock() {
-            h.insert(key, served, self.half_budget);
-        }
+        self.rendered.put(key, served);
+    }
+    /// The answer remembered for this exact `path_and_query`, when it still holds in `generation`
+    /// at `now`. Counted as a hit; a miss is counted by the handler's own lookup.
+    pub fn remembered(&self, path_and_query: &str, generation: u64, now: DateTime<Utc>) -> Option<Arc<Remembered>> {
+        let found = self.answers.get(path_and_query).filter(|r| r.generation == generation && now < r.until)?;
+        self.count(true);
+        Some(found)
+    }
+    pub fn remember(&self, path_and_query: String, answer: Remembered) {
+        self.answers.put(path_and_query, Arc::new(answer));
+    }
+    /// (hits, misses, bytes charged), for `/metrics`.
+    pub fn stats(&self) -> (u64, u64, usize) {
+        let bytes = self.rendered.bytes() + self.answers.bytes();
+        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed), bytes)
     }
 }
 
@@ -225,6 +299,10 @@ pub struct Provenance {
     pub state: DataState,
     /// The data came from recorded fixtures (`X-Data-Mode: replay`).
     pub replay: bool,
+    /// Until when the answer, built from the current generation, holds as it is (its state turns
+    /// stale then, or its reuse window ends). `None`: the edge must not repeat it (an answer from
+    /// a cursor's pinned version, or an unavailable one).
+    pub until: Option<DateTime<Utc>>,
 }
 
 /// Builds the final response of a dataset GET: the rendered body is taken from the body cache
@@ -242,6 +320,7 @@ where
     R: serde::Serialize,
     F: Future<Output = Result<R, ApiError>>,
 {
+    let cacheable = cache_key.is_some();
     let served = match cache_key.as_deref().and_then(|k| cache.get(k)) {
         Some(hit) => hit,
         None => {
@@ -269,7 +348,23 @@ where
     if provenance.replay {
         h.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
     }
-    respond(req, h, &served)
+    let remembered = provenance.until.filter(|_| cacheable).map(|until| Remembered {
+        served: served.clone(),
+        headers: h.clone(),
+        generation: provenance.generation,
+        until,
+    });
+    let mut answer = respond(req, h, &served);
+    if let Some(r) = remembered {
+        // For the edge, which keeps it under the request's path and query.
+        answer.0.extensions_mut().insert(r);
+    }
+    answer
+}
+
+/// A remembered answer sent again: the conditional 304 and the encoding are decided anew.
+pub fn repeat(req: &Request, remembered: &Remembered) -> Response {
+    respond::<()>(req, remembered.headers.clone(), &remembered.served).0
 }
 
 /// The answer of a read-through operation (SUPPLEMENT 1.8): computed live or taken from the
@@ -380,9 +475,32 @@ mod tests {
         cache.put("c".into(), served(99)); // newer {a, c} full: rotates, b is dropped
         assert!(cache.get("b").is_none());
         assert!(cache.get("a").is_some() && cache.get("c").is_some());
-        let h = cache.halves.lock().unwrap();
+        let h = cache.rendered.halves.lock().unwrap();
         let held: usize = h.newer.values().chain(h.older.values()).map(|s| s.body.len()).sum();
         assert!(held <= 400, "held {held} bytes");
+    }
+
+    #[test]
+    fn a_remembered_answer_holds_only_in_its_generation_and_until_its_state_turns() {
+        let cache = BodyCache::new(1 << 20);
+        let now = Utc::now();
+        let until = now + chrono::Duration::seconds(60);
+        let path = "/api/x?country=UA";
+        cache.remember(path.into(), Remembered { served: served(10), headers: HeaderMap::new(), generation: 7, until });
+        assert!(cache.remembered(path, 7, now).is_some());
+        assert!(cache.remembered("/api/x?country=ua", 7, now).is_none(), "only the request exactly as it came");
+        assert!(cache.remembered(path, 8, now).is_none(), "a new generation answers anew");
+        assert!(cache.remembered(path, 7, until).is_none(), "the answer's state has turned by then");
+        let (hits, misses, _) = cache.stats();
+        assert_eq!((hits, misses), (1, 0), "misses are counted by the handler's own lookup");
+    }
+
+    #[test]
+    fn an_answer_holds_until_its_data_turns_stale_and_a_stale_one_until_the_next_generation() {
+        let stale_from = Some(Utc::now());
+        assert_eq!(DataState::Fresh.holds_until(stale_from), stale_from);
+        assert_eq!(DataState::Stale.holds_until(stale_from), Some(DateTime::<Utc>::MAX_UTC));
+        assert_eq!(DataState::Unavailable.holds_until(stale_from), None);
     }
 
     #[test]

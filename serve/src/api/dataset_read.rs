@@ -136,11 +136,18 @@ where
         if db.is_some() && p.state == DataState::Stale && provenance.state == DataState::Fresh {
             provenance.state = DataState::Stale;
         }
+        if db.is_some() {
+            // The answer's state turns when any loaded input's does.
+            provenance.until = provenance.until.zip(p.until).map(|(a, b)| a.min(b));
+        }
         provenance.replay |= p.replay;
         let _ = write!(versions, "{},", db.as_ref().map_or(0, |d| d.version));
         dbs.push(db);
     }
-    let window = Utc::now().timestamp() as u64 / inputs.ttl.as_secs().max(1);
+    let ttl = inputs.ttl.as_secs().max(1);
+    let window = Utc::now().timestamp() as u64 / ttl;
+    let window_end = chrono::DateTime::from_timestamp(((window + 1) * ttl) as i64, 0);
+    provenance.until = provenance.until.zip(window_end).map(|(a, b)| a.min(b));
     let key = (provenance.state != DataState::Unavailable)
         .then(|| params.canonical().cache_key(op, window, &versions, jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, render(dbs, params)).await
@@ -157,14 +164,16 @@ fn in_generation(generation: Option<&Generation>, dataset: DatasetId) -> (Proven
     let db = generation.and_then(|g| g.dataset(dataset)).cloned();
     // The generation's freshness, not the loaded version's: an unchanged fetch moves the fetch
     // time of a version that stays loaded.
-    let freshness = generation.and_then(|g| g.commit.dataset(dataset)).map(|e| &e.freshness);
+    let freshness = generation.and_then(|g| g.commit.dataset(dataset)).map(|e| &e.freshness).filter(|_| db.is_some());
     let (number, published_at) =
         generation.map(|g| (g.number, g.committed_at)).unwrap_or((0, chrono::DateTime::UNIX_EPOCH));
+    let state = DataState::of(dataset, freshness, Utc::now());
     let provenance = Provenance {
         generation: number,
         published_at,
-        state: DataState::of(dataset, freshness.filter(|_| db.is_some()), Utc::now()),
+        state,
         replay: db.as_ref().is_some_and(|d| d.is_replay()),
+        until: state.holds_until(DataState::stale_from(dataset, freshness)),
     };
     (provenance, db)
 }
@@ -176,11 +185,13 @@ pub fn pinned(db: &DatasetDb) -> Provenance {
         published_at: db.published_at,
         state: DataState::of(db.dataset, Some(&db.freshness), Utc::now()),
         replay: db.is_replay(),
+        until: None,
     }
 }
 
 /// The answer of a dataset that is not available: never cached, `X-Data-State: unavailable`.
 pub fn unavailable(mut provenance: Provenance) -> Provenance {
     provenance.state = DataState::Unavailable;
+    provenance.until = None;
     provenance
 }

@@ -16,21 +16,29 @@ const CAPACITY: usize = 10_000;
 
 pub struct KeyCache {
     ttl: Duration,
-    entries: Mutex<HashMap<String, (Instant, Arc<ResolvedKey>)>>,
+    entries: Mutex<HashMap<KeyDigest, (Instant, Arc<ResolvedKey>)>>,
 }
 
 /// A live key and its account.
 pub type ResolvedKey = (ApiKeyRecord, Account);
+
+/// A key's SHA-256 (`state::key_digest`): the cache holds no secret and needs no hex per request.
+type KeyDigest = [u8; 32];
 
 impl KeyCache {
     pub fn new(ttl: Duration) -> Self {
         KeyCache { ttl, entries: Mutex::new(HashMap::new()) }
     }
 
-    /// The live key with this hash and its account: from the cache while fresh, else from the store
-    /// (recording the use). Unknown keys are not remembered, so a key minted a moment ago works.
-    pub async fn resolve(&self, store: &StateStore, key_hash: &str) -> Result<Option<Arc<ResolvedKey>>, StateError> {
-        self.resolve_at(store, key_hash, Instant::now()).await
+    /// The live key with this digest (`state::key_digest`) and its account: from the cache while
+    /// fresh, else from the store (recording the use). Unknown keys are not remembered, so a key
+    /// minted a moment ago works.
+    pub async fn resolve(
+        &self,
+        store: &StateStore,
+        digest: &KeyDigest,
+    ) -> Result<Option<Arc<ResolvedKey>>, StateError> {
+        self.resolve_at(store, digest, Instant::now()).await
     }
 
     /// Forgets a key revoked by this process, so the revocation takes effect at once here (other
@@ -44,25 +52,25 @@ impl KeyCache {
     async fn resolve_at(
         &self,
         store: &StateStore,
-        key_hash: &str,
+        digest: &KeyDigest,
         now: Instant,
     ) -> Result<Option<Arc<ResolvedKey>>, StateError> {
-        if let Some((at, resolved)) = self.entries.lock().ok().and_then(|m| m.get(key_hash).cloned()) {
+        if let Some((at, resolved)) = self.entries.lock().ok().and_then(|m| m.get(digest).cloned()) {
             if now.duration_since(at) < self.ttl {
                 return Ok(Some(resolved));
             }
         }
-        let found = store.live_key(key_hash).await?.map(Arc::new);
+        let found = store.live_key(&hex::encode(digest)).await?.map(Arc::new);
         if let Ok(mut m) = self.entries.lock() {
             match &found {
                 Some(resolved) if !self.ttl.is_zero() => {
                     if m.len() >= CAPACITY {
                         m.clear();
                     }
-                    m.insert(key_hash.to_string(), (now, resolved.clone()));
+                    m.insert(*digest, (now, resolved.clone()));
                 }
                 _ => {
-                    m.remove(key_hash);
+                    m.remove(digest);
                 }
             }
         }
@@ -80,14 +88,14 @@ impl KeyCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{hash_key, NewKey, Plan};
+    use crate::state::{key_digest, NewKey, Plan};
 
-    /// A store with one account and one key: (store, account id, key, key hash).
-    async fn store_with_key() -> (StateStore, String, NewKey, String) {
+    /// A store with one account and one key: (store, account id, key, key digest).
+    async fn store_with_key() -> (StateStore, String, NewKey, KeyDigest) {
         let store = StateStore::open("sqlite::memory:").await.unwrap();
         let acct = store.create_account("a", Plan::Pro).await.unwrap();
         let key = store.create_key(&acct.id, "k", "di", &[], false).await.unwrap();
-        let hash = hash_key(&key.secret);
+        let hash = key_digest(&key.secret);
         (store, acct.id, key, hash)
     }
 
@@ -119,6 +127,6 @@ mod tests {
         store.set_account_status(&account_id, "suspended").await.unwrap();
         let resolved = cache.resolve(&store, &hash).await.unwrap().unwrap();
         assert_eq!(resolved.1.status, "suspended");
-        assert!(cache.resolve(&store, &hash_key("di_unknown")).await.unwrap().is_none());
+        assert!(cache.resolve(&store, &key_digest("di_unknown")).await.unwrap().is_none());
     }
 }

@@ -26,16 +26,16 @@ pub struct Principal {
     pub scopes: Vec<String>,
 }
 
-enum Credential {
-    ApiKey(String),
+enum Credential<'r> {
+    ApiKey(&'r str),
     /// A bearer value that is not an API key: an OAuth access token.
-    AccessToken(String),
+    AccessToken(&'r str),
 }
 
-fn credential_of(req: &Request) -> Option<Credential> {
+fn credential_of(req: &Request) -> Option<Credential<'_>> {
     for h in ["x-service-key", "x-api-key", "x-worldmonitor-key"] {
         if let Some(v) = req.headers().get(h).and_then(|v| v.to_str().ok()).filter(|v| !v.trim().is_empty()) {
-            return Some(Credential::ApiKey(v.trim().to_string()));
+            return Some(Credential::ApiKey(v.trim()));
         }
     }
     let bearer = req.headers().get("authorization").and_then(|v| v.to_str().ok())?.strip_prefix("Bearer ")?.trim();
@@ -43,9 +43,9 @@ fn credential_of(req: &Request) -> Option<Credential> {
         return None;
     }
     if crate::state::looks_like_api_key(bearer) {
-        Some(Credential::ApiKey(bearer.to_string()))
+        Some(Credential::ApiKey(bearer))
     } else {
-        Some(Credential::AccessToken(bearer.to_string()))
+        Some(Credential::AccessToken(bearer))
     }
 }
 
@@ -86,12 +86,11 @@ async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Pr
 pub async fn authenticate(state: &AppState, req: &Request) -> Result<Option<Principal>, ApiError> {
     let secret = match credential_of(req) {
         None => return Ok(None),
-        Some(Credential::AccessToken(token)) => return access_token(state, req, &token).await.map(Some),
+        Some(Credential::AccessToken(token)) => return access_token(state, req, token).await.map(Some),
         Some(Credential::ApiKey(k)) => k,
     };
-    let found = if crate::state::looks_like_api_key(&secret) {
-        let hash = crate::state::hash_key(&secret);
-        state.keys.resolve(&state.store, &hash).await.map_err(|e| {
+    let found = if crate::state::looks_like_api_key(secret) {
+        state.keys.resolve(&state.store, &crate::state::key_digest(secret)).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving a credential");
             ApiError::EntitlementUnavailable
         })?

@@ -16,8 +16,13 @@ use self::{
     idempotency::Keyed,
     rate_limit::{Decision, Policy},
 };
+use chrono::Utc;
+
 use crate::{
-    api::error::ApiError,
+    api::{
+        answer::{self, Remembered},
+        error::ApiError,
+    },
     app_state::AppState,
     auth,
     registry::{self, Method, Operation},
@@ -59,11 +64,7 @@ pub async fn run<E: Endpoint>(
         return refused(state, Policy::Default, &ip(), e).await;
     }
     let caller = principal.as_ref().map(|p| p.account_id.clone()).unwrap_or_else(ip);
-    let mut req = req;
-    if let Some(p) = principal {
-        req.extensions_mut().insert(p);
-    }
-    match authorised(next, state, op, &caller, req, on_error).await {
+    match authorised(next, state, op, &caller, principal, req, on_error).await {
         Ok(r) => r,
         Err(e) => refused(state, op.rate, &caller, e).await,
     }
@@ -75,11 +76,12 @@ async fn authorised<E: Endpoint>(
     state: &AppState,
     op: &'static Operation,
     caller: &str,
+    principal: Option<auth::Principal>,
     mut req: Request,
     on_error: fn(poem::Error) -> Response,
 ) -> Result<Response, ApiError> {
     let keyed = if op.method == Method::Post {
-        let body = req.take_body().into_bytes_limit(MAX_BODY).await.map_err(|_| ApiError::TooLarge)?;
+        let body = Box::pin(req.take_body().into_bytes_limit(MAX_BODY)).await.map_err(|_| ApiError::TooLarge)?;
         let keyed = if op.idempotent {
             Keyed::from_header(req.headers().get("idempotency-key"), caller, op.path, &body)?
         } else {
@@ -91,7 +93,7 @@ async fn authorised<E: Endpoint>(
         None
     };
     if let Some(k) = &keyed {
-        if let Some(mut replay) = idempotency::lookup(state, k).await? {
+        if let Some(mut replay) = Box::pin(idempotency::lookup(state, k)).await? {
             if let Ok(d) = peek(state, op.rate, caller).await {
                 rate_headers(&mut replay, state, op.rate, &d);
             }
@@ -110,16 +112,34 @@ async fn authorised<E: Endpoint>(
         r
     };
     let guard = match &keyed {
-        Some(k) => match idempotency::claim(state, k).await {
+        Some(k) => match Box::pin(idempotency::claim(state, k)).await {
             Ok(Ok(guard)) => guard,
             Ok(Err(settled)) => return Ok(with_rate(settled)),
             Err(e) => return Ok(with_rate(e.into_response())),
         },
         None => None,
     };
-    let r = next.call(req).await.map(IntoResponse::into_response).unwrap_or_else(on_error);
+    // A GET answered before from the current generation goes out again as it was, without routing,
+    // parameters or handler (`Remembered`); a new answer that may be repeated is kept.
+    let remember_as = if op.method == Method::Get {
+        let raw = req.uri().path_and_query().map_or("", |p| p.as_str());
+        if let Some(r) = state.cache.remembered(raw, state.snapshots.current_number(), Utc::now()) {
+            return Ok(with_rate(answer::repeat(&req, &r)));
+        }
+        Some(raw.to_owned())
+    } else {
+        None
+    };
+    // For the handler only: a repeated answer above needs no extension map.
+    if let Some(p) = principal {
+        req.extensions_mut().insert(p);
+    }
+    let mut r = Box::pin(next.call(req)).await.map(IntoResponse::into_response).unwrap_or_else(on_error);
+    if let (Some(raw), Some(answer)) = (remember_as, r.extensions_mut().remove::<Remembered>()) {
+        state.cache.remember(raw, answer);
+    }
     let r = match guard {
-        Some(g) => g.finish(r).await,
+        Some(g) => Box::pin(g.finish(r)).await,
         None => r,
     };
     let mut r = with_rate(r);

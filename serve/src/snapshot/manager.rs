@@ -3,7 +3,10 @@
 use std::{
     collections::{BTreeMap, HashMap, HashSet},
     path::PathBuf,
-    sync::{Arc, Mutex, RwLock},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex, RwLock,
+    },
     time::Duration,
 };
 
@@ -68,6 +71,9 @@ pub struct Snapshots {
     cache_dir: PathBuf,
     memory_limit: String,
     current: RwLock<Option<Arc<Generation>>>,
+    /// `current`'s number, for the edge's check on every repeated answer: reading it writes no
+    /// shared cache line, where taking the lock would (two worker threads then trade that line).
+    current_number: AtomicU64,
     retained: Mutex<HashMap<DatasetId, Vec<Arc<DatasetDb>>>>,
     /// Versions outside the newest three, loaded because a cursor named them.
     on_demand: Mutex<Vec<Arc<DatasetDb>>>,
@@ -99,6 +105,7 @@ impl Snapshots {
             cache_dir,
             memory_limit,
             current: RwLock::new(None),
+            current_number: AtomicU64::new(0),
             retained: Mutex::new(HashMap::new()),
             on_demand: Mutex::new(Vec::new()),
             retained_sets: Mutex::new(HashMap::new()),
@@ -118,6 +125,11 @@ impl Snapshots {
 
     pub fn current(&self) -> Option<Arc<Generation>> {
         self.current.read().ok().and_then(|g| g.clone())
+    }
+
+    /// The current generation's number (0: none loaded).
+    pub fn current_number(&self) -> u64 {
+        self.current_number.load(Ordering::Acquire)
     }
 
     /// A loaded version of a dataset.
@@ -236,6 +248,7 @@ impl Snapshots {
         let generation = Arc::new(self.load(commit).await?);
         if let Ok(mut cur) = self.current.write() {
             *cur = Some(generation.clone());
+            self.current_number.store(generation.number, Ordering::Release);
         }
         tracing::info!(generation = generation.number, "serving generation");
         self.prune_cached_files().await;

@@ -108,8 +108,14 @@ pub struct NewKey {
     pub secret: String,
 }
 
+/// The stored form of a key: the hex of [`key_digest`].
 pub fn hash_key(secret: &str) -> String {
-    hex::encode(Sha256::digest(secret.as_bytes()))
+    hex::encode(key_digest(secret))
+}
+
+/// A key's SHA-256, the form the key cache holds (hex is only needed to ask the store).
+pub fn key_digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
 }
 
 /// `<prefix>_` + 40 lowercase hex (20 random bytes), SUPPLEMENT 5.1.

@@ -7,7 +7,7 @@ mod dashboard;
 mod idempotency;
 mod oauth;
 
-pub use accounts::{hash_key, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan, Standing};
+pub use accounts::{hash_key, key_digest, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan, Standing};
 pub use dashboard::{ConnectedClient, Session};
 pub use idempotency::{Claim, StoredResponse};
 pub use oauth::{ClientRecord, Family, PendingConsent, RedeemedCode, Redemption, CLIENT_IDLE_SECONDS};
