@@ -55,18 +55,22 @@ fn error_edge(err: poem::Error) -> Response {
     }
 }
 
-fn request_id(req: &Request) -> String {
-    req.headers()
-        .get("x-request-id")
-        .and_then(|v| v.to_str().ok())
-        .filter(|v| (8..=128).contains(&v.len()) && v.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b)))
-        .map(str::to_string)
-        // From the thread-local generator: `Uuid::new_v4` makes a getrandom syscall per request.
-        .unwrap_or_else(|| {
-            let mut bytes = [0u8; 16];
-            rand::thread_rng().fill_bytes(&mut bytes);
-            uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
-        })
+/// The caller's `X-Request-Id` when it is well formed, else a new UUID v4.
+fn request_id(req: &Request) -> Option<HeaderValue> {
+    let sent = req.headers().get(X_REQUEST_ID).filter(|v| {
+        let v = v.as_bytes();
+        (8..=128).contains(&v.len()) && v.iter().all(|b| b.is_ascii_alphanumeric() || b"._-".contains(b))
+    });
+    if let Some(v) = sent {
+        return Some(v.clone());
+    }
+    // From the thread-local generator (`Uuid::new_v4` makes a getrandom syscall per request),
+    // formatted on the stack.
+    let mut bytes = [0u8; 16];
+    rand::thread_rng().fill_bytes(&mut bytes);
+    let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+    let id = uuid::Builder::from_random_bytes(bytes).into_uuid().hyphenated().encode_lower(&mut text);
+    HeaderValue::from_str(id).ok()
 }
 
 const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -82,11 +86,18 @@ pub struct Pipeline {
     state: Arc<AppState>,
 }
 
+impl Pipeline {
+    async fn run(&self, op: Option<&'static crate::registry::Operation>, req: Request) -> Response {
+        edge::run(&self.handlers, &self.state, op, req, error_edge).await
+    }
+}
+
 impl Endpoint for Pipeline {
     type Output = Response;
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
-        Ok(edge::run(&self.handlers, &self.state, req, error_edge).await)
+        let op = crate::registry::find(req.uri().path());
+        Ok(self.run(op, req).await)
     }
 }
 
@@ -102,11 +113,55 @@ impl Endpoint for Front {
     type Output = Response;
 
     async fn call(&self, req: Request) -> poem::Result<Response> {
-        if crate::registry::find(req.uri().path()).is_some() {
-            self.pipeline.call(req).await
-        } else {
-            self.routes.call(req).await
+        match crate::registry::find(req.uri().path()) {
+            Some(op) => Ok(self.pipeline.run(Some(op), req).await),
+            None => self.routes.call(req).await,
         }
+    }
+}
+
+/// The outermost layer: request id, `Vary`, the request metrics, and the batch handle for
+/// ExecuteBatch. A struct rather than poem's `around`, which clones two `Arc`s per request (their
+/// counts are cache lines both worker threads write).
+struct Outer<E> {
+    inner: E,
+    state: Arc<AppState>,
+    dispatch: Dispatch,
+}
+
+impl<E: Endpoint> Endpoint for Outer<E> {
+    type Output = Response;
+
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let started = std::time::Instant::now();
+        let id = request_id(&req);
+        if req.uri().path().starts_with("/api/batch/") {
+            req.extensions_mut().insert(self.dispatch.clone());
+        }
+        // Which series the request is counted in, named before the request moves on.
+        let path = req.uri().path();
+        let api = path.starts_with("/api/");
+        let metered = if api {
+            Some(crate::registry::find(path).map(|op| op.id).unwrap_or("unknown"))
+        } else if path == "/mcp" {
+            Some("mcp")
+        } else {
+            None
+        };
+        let mut resp = match self.inner.call(req).await {
+            Ok(r) => r.into_response(),
+            Err(e) => error_edge(e),
+        };
+        if let Some(v) = id {
+            resp.headers_mut().insert(X_REQUEST_ID, v);
+        }
+        if api {
+            resp.headers_mut().insert(header::VARY, VARY);
+        }
+        if let Some(operation) = metered {
+            self.state.metrics.observe(operation, resp.status().as_u16(), started.elapsed());
+        }
+        Ok(resp)
     }
 }
 
@@ -151,43 +206,6 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .at("/api/health", get(api::meta::api_health))
         .data(state)
         .boxed();
-    Front { pipeline, routes }
-        .with(CatchPanic::new().with_handler(panic_response))
-        .around(move |next, req| {
-            let state = outer_state.clone();
-            let batch = req.uri().path().starts_with("/api/batch/").then(|| dispatch.clone());
-            async move {
-                let started = std::time::Instant::now();
-                let id = request_id(&req);
-                let mut req = req;
-                if let Some(dispatch) = batch {
-                    req.extensions_mut().insert(dispatch);
-                }
-                // Which series the request is counted in, named before the request moves on.
-                let path = req.uri().path();
-                let api = path.starts_with("/api/");
-                let metered = if api {
-                    Some(crate::registry::find(path).map(|op| op.id).unwrap_or("unknown"))
-                } else if path == "/mcp" {
-                    Some("mcp")
-                } else {
-                    None
-                };
-                let mut resp = match next.call(req).await {
-                    Ok(r) => r.into_response(),
-                    Err(e) => error_edge(e),
-                };
-                if let Ok(v) = HeaderValue::try_from(id) {
-                    resp.headers_mut().insert(X_REQUEST_ID, v);
-                }
-                if api {
-                    resp.headers_mut().insert(header::VARY, VARY);
-                }
-                if let Some(operation) = metered {
-                    state.metrics.observe(operation, resp.status().as_u16(), started.elapsed());
-                }
-                Ok(resp)
-            }
-        })
-        .boxed()
+    let inner = Front { pipeline, routes }.with(CatchPanic::new().with_handler(panic_response));
+    Outer { inner, state: outer_state, dispatch }.boxed()
 }

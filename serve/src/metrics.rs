@@ -43,9 +43,9 @@ struct PolicyLabel {
     policy: &'static str,
 }
 
-/// One operation's series for its usual answers, made at start for every operation the registry
-/// declares: recording a request then takes no family lock, whose reader count is a cache line
-/// both worker threads would write on every request.
+/// One operation's series for its usual answers, made at start (at zero) for every operation the
+/// registry declares and for `/mcp`: recording a request then takes no family lock, whose reader
+/// count is a cache line both worker threads would write on every request.
 struct OperationSeries {
     latency: Histogram,
     ok: Counter,
@@ -139,7 +139,7 @@ impl Metrics {
             "1 for the last ingest run's outcome per dataset (published, unchanged, failed)",
             run_outcome.clone(),
         );
-        let ids = crate::registry::OPERATIONS.iter().map(|op| op.id).chain(["unknown", "mcp"]);
+        let ids = crate::registry::OPERATIONS.iter().map(|op| op.id).chain(["mcp"]);
         let series = ids
             .map(|operation| {
                 let count = |status| requests.get_or_create(&RequestLabels { operation, status }).clone();
@@ -167,7 +167,7 @@ impl Metrics {
         }
     }
 
-    /// One answered `/api/*` request (`operation`: the registry id, or `unknown`).
+    /// One answered `/api/*` or `/mcp` request (`operation`: the registry id, `unknown` or `mcp`).
     pub fn observe(&self, operation: &'static str, status: u16, elapsed: Duration) {
         let Some(series) = self.series.get(operation) else {
             self.requests.get_or_create(&RequestLabels { operation, status }).inc();

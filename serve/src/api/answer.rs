@@ -364,7 +364,18 @@ where
 
 /// A remembered answer sent again: the conditional 304 and the encoding are decided anew.
 pub fn repeat(req: &Request, remembered: &Remembered) -> Response {
-    respond::<()>(req, remembered.headers.clone(), &remembered.served).0
+    let mut headers = HeaderMap::with_capacity(RESPONSE_HEADERS);
+    for (name, value) in &remembered.headers {
+        headers.insert(name.clone(), unshared(value));
+    }
+    respond::<()>(req, headers, &remembered.served).0
+}
+
+/// A copy of a header value that concurrent answers share. Cloning it would write its reference
+/// count, a cache line the worker threads then trade on every request; a copy of a few dozen
+/// bytes writes only this thread's memory.
+pub fn unshared(value: &HeaderValue) -> HeaderValue {
+    HeaderValue::from_bytes(value.as_bytes()).unwrap_or_else(|_| value.clone())
 }
 
 /// The answer of a read-through operation (SUPPLEMENT 1.8): computed live or taken from the
@@ -408,7 +419,7 @@ fn response_headers(cache_control: HeaderValue) -> HeaderMap {
 
 /// ETag, the conditional 304, and the negotiated encoding of a rendered body.
 fn respond<T>(req: &Request, mut headers: HeaderMap, served: &Served) -> Answer<T> {
-    headers.insert(header::ETAG, served.etag.clone());
+    headers.insert(header::ETAG, unshared(&served.etag));
     let etag = served.etag.to_str().unwrap_or_default();
     let if_none_match = req.headers().get(header::IF_NONE_MATCH).and_then(|v| v.to_str().ok());
     let mut r = if if_none_match.is_some_and(|v| etag_matches(v, etag)) {

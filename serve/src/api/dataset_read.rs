@@ -144,13 +144,18 @@ where
         let _ = write!(versions, "{},", db.as_ref().map_or(0, |d| d.version));
         dbs.push(db);
     }
-    let ttl = inputs.ttl.as_secs().max(1);
-    let window = Utc::now().timestamp() as u64 / ttl;
-    let window_end = chrono::DateTime::from_timestamp(((window + 1) * ttl) as i64, 0);
+    let (window, window_end) = reuse_window(inputs.ttl, Utc::now());
     provenance.until = provenance.until.zip(window_end).map(|(a, b)| a.min(b));
     let key = (provenance.state != DataState::Unavailable)
         .then(|| params.canonical().cache_key(op, window, &versions, jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, render(dbs, params)).await
+}
+
+/// The `ttl`-long window `now` falls in (its number, part of the cache key) and when it ends.
+fn reuse_window(ttl: std::time::Duration, now: chrono::DateTime<Utc>) -> (u64, Option<chrono::DateTime<Utc>>) {
+    let ttl = ttl.as_secs().max(1);
+    let window = now.timestamp().max(0) as u64 / ttl;
+    (window, chrono::DateTime::from_timestamp(((window + 1) * ttl) as i64, 0))
 }
 
 /// The current generation's version of `dataset` (None: never published or not loaded), with the
@@ -194,4 +199,20 @@ pub fn unavailable(mut provenance: Provenance) -> Provenance {
     provenance.state = DataState::Unavailable;
     provenance.until = None;
     provenance
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_computed_answer_is_reused_until_its_window_ends() {
+        let ttl = std::time::Duration::from_secs(300);
+        let now = chrono::DateTime::from_timestamp(1_800_000_123, 0).unwrap();
+        let (window, end) = reuse_window(ttl, now);
+        let end = end.unwrap();
+        assert!(now < end && end <= now + chrono::Duration::seconds(300), "{now} .. {end}");
+        assert_eq!(reuse_window(ttl, end - chrono::Duration::seconds(1)).0, window, "the same window up to its end");
+        assert_eq!(reuse_window(ttl, end).0, window + 1, "a new window, a new key, a new answer");
+    }
 }

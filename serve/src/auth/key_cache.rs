@@ -30,15 +30,17 @@ impl KeyCache {
         KeyCache { ttl, entries: Mutex::new(HashMap::new()) }
     }
 
-    /// The live key with this digest (`state::key_digest`) and its account: from the cache while
-    /// fresh, else from the store (recording the use). Unknown keys are not remembered, so a key
-    /// minted a moment ago works.
-    pub async fn resolve(
+    /// `read` of the live key with this digest (`state::key_digest`) and its account: from the
+    /// cache while fresh, else from the store (recording the use). Unknown keys are not
+    /// remembered, so a key minted a moment ago works. A hit is read under the lock, so no shared
+    /// reference count (a cache line both worker threads would write) is touched.
+    pub async fn resolve<T>(
         &self,
         store: &StateStore,
         digest: &KeyDigest,
-    ) -> Result<Option<Arc<ResolvedKey>>, StateError> {
-        self.resolve_at(store, digest, Instant::now()).await
+        read: impl Fn(&ResolvedKey) -> T,
+    ) -> Result<Option<T>, StateError> {
+        self.resolve_at(store, digest, Instant::now(), read).await
     }
 
     /// Forgets a key revoked by this process, so the revocation takes effect at once here (other
@@ -49,16 +51,19 @@ impl KeyCache {
         }
     }
 
-    async fn resolve_at(
+    async fn resolve_at<T>(
         &self,
         store: &StateStore,
         digest: &KeyDigest,
         now: Instant,
-    ) -> Result<Option<Arc<ResolvedKey>>, StateError> {
-        if let Some((at, resolved)) = self.entries.lock().ok().and_then(|m| m.get(digest).cloned()) {
-            if now.duration_since(at) < self.ttl {
-                return Ok(Some(resolved));
-            }
+        read: impl Fn(&ResolvedKey) -> T,
+    ) -> Result<Option<T>, StateError> {
+        let hit = self.entries.lock().ok().and_then(|m| {
+            let (at, resolved) = m.get(digest)?;
+            (now.duration_since(*at) < self.ttl).then(|| read(resolved))
+        });
+        if hit.is_some() {
+            return Ok(hit);
         }
         let found = store.live_key(&hex::encode(digest)).await?.map(Arc::new);
         if let Ok(mut m) = self.entries.lock() {
@@ -81,7 +86,7 @@ impl KeyCache {
                 tracing::warn!(error = %e, "could not record key use");
             }
         }
-        Ok(found)
+        Ok(found.as_deref().map(read))
     }
 }
 
@@ -105,17 +110,18 @@ mod tests {
         let cache = KeyCache::new(Duration::from_secs(5));
         let t0 = Instant::now();
 
-        let resolved = cache.resolve_at(&store, &hash, t0).await.unwrap().expect("live key");
+        let resolved = cache.resolve_at(&store, &hash, t0, Clone::clone).await.unwrap().expect("live key");
         assert_eq!(resolved.0.id, key.record.id);
         let used = store.list_keys().await.unwrap()[0].0.last_used_at.clone();
         assert!(used.is_some(), "the first resolution records the use");
 
         // Revoked in the store: still served from memory inside the TTL, without touching the store.
         assert!(store.revoke_key(&key.record.id).await.unwrap());
-        let cached = cache.resolve_at(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
+        let cached =
+            cache.resolve_at(&store, &hash, t0 + Duration::from_secs(4), Clone::clone).await.unwrap().expect("cached");
         assert_eq!(cached.1.status, "active");
         // Past the TTL the store is asked again and the revocation shows.
-        assert!(cache.resolve_at(&store, &hash, t0 + Duration::from_secs(5)).await.unwrap().is_none());
+        assert!(cache.resolve_at(&store, &hash, t0 + Duration::from_secs(5), Clone::clone).await.unwrap().is_none());
         assert!(cache.entries.lock().unwrap().is_empty(), "a revoked key is forgotten");
     }
 
@@ -123,10 +129,10 @@ mod tests {
     async fn a_zero_ttl_always_reads_the_store() {
         let (store, account_id, _, hash) = store_with_key().await;
         let cache = KeyCache::new(Duration::ZERO);
-        assert!(cache.resolve(&store, &hash).await.unwrap().is_some());
+        assert!(cache.resolve(&store, &hash, Clone::clone).await.unwrap().is_some());
         store.set_account_status(&account_id, "suspended").await.unwrap();
-        let resolved = cache.resolve(&store, &hash).await.unwrap().unwrap();
+        let resolved = cache.resolve(&store, &hash, Clone::clone).await.unwrap().unwrap();
         assert_eq!(resolved.1.status, "suspended");
-        assert!(cache.resolve(&store, &key_digest("di_unknown")).await.unwrap().is_none());
+        assert!(cache.resolve(&store, &key_digest("di_unknown"), Clone::clone).await.unwrap().is_none());
     }
 }

@@ -89,23 +89,23 @@ pub async fn authenticate(state: &AppState, req: &Request) -> Result<Option<Prin
         Some(Credential::AccessToken(token)) => return access_token(state, req, token).await.map(Some),
         Some(Credential::ApiKey(k)) => k,
     };
+    let principal = |(key, account): &key_cache::ResolvedKey| Principal {
+        account_id: account.id.clone(),
+        key_id: key.id.clone(),
+        plan: account.plan,
+        standing: account.standing(chrono::Utc::now()),
+        scopes: key.scopes.clone(),
+    };
     let found = if crate::state::looks_like_api_key(secret) {
-        state.keys.resolve(&state.store, &crate::state::key_digest(secret)).await.map_err(|e| {
+        state.keys.resolve(&state.store, &crate::state::key_digest(secret), principal).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving a credential");
             ApiError::EntitlementUnavailable
         })?
     } else {
         None
     };
-    let Some(resolved) = found else {
-        return Err(ApiError::InvalidApiKey { challenge: challenge(state, req, true) });
-    };
-    let (key, account) = &*resolved;
-    Ok(Some(Principal {
-        account_id: account.id.clone(),
-        key_id: key.id.clone(),
-        plan: account.plan,
-        standing: account.standing(chrono::Utc::now()),
-        scopes: key.scopes.clone(),
-    }))
+    match found {
+        Some(p) => Ok(Some(p)),
+        None => Err(ApiError::InvalidApiKey { challenge: challenge(state, req, true) }),
+    }
 }

@@ -7,6 +7,7 @@ pub mod idempotency;
 pub mod rate_limit;
 mod user_agent;
 
+use chrono::Utc;
 use poem::{
     http::{HeaderName, HeaderValue},
     Endpoint, IntoResponse, Request, Response,
@@ -16,8 +17,6 @@ use self::{
     idempotency::Keyed,
     rate_limit::{Decision, Policy},
 };
-use chrono::Utc;
-
 use crate::{
     api::{
         answer::{self, Remembered},
@@ -25,7 +24,7 @@ use crate::{
     },
     app_state::AppState,
     auth,
-    registry::{self, Method, Operation},
+    registry::{Method, Operation},
 };
 
 pub const MAX_BODY: usize = 262_144;
@@ -35,10 +34,12 @@ pub fn client_ip(req: &Request) -> String {
     req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
 }
 
-/// Runs one `/api/*` request through the pipeline; `next` is the route tree of the handlers.
+/// Runs one `/api/*` request through the pipeline; `op` is the registry's declaration at its path
+/// (looked up once, by the caller); `next` is the route tree of the handlers.
 pub async fn run<E: Endpoint>(
     next: &E,
     state: &AppState,
+    op: Option<&'static Operation>,
     req: Request,
     on_error: fn(poem::Error) -> Response,
 ) -> Response {
@@ -47,7 +48,7 @@ pub async fn run<E: Endpoint>(
     if state.settings.edge_ua_filter && user_agent::refused(&req) {
         return refused(state, Policy::Default, &ip(), ApiError::UserAgentRefused).await;
     }
-    let Some(op) = registry::find(req.uri().path()) else {
+    let Some(op) = op else {
         // Not declared: never reaches a handler, whatever the route tree holds.
         return refused(state, Policy::Default, &ip(), ApiError::NotFound).await;
     };
@@ -80,6 +81,8 @@ async fn authorised<E: Endpoint>(
     mut req: Request,
     on_error: fn(poem::Error) -> Response,
 ) -> Result<Response, ApiError> {
+    // The body read and the state store's futures are boxed: held inline they would make every
+    // request's future (GETs included) several kilobytes larger, and each layer moves it.
     let keyed = if op.method == Method::Post {
         let body = Box::pin(req.take_body().into_bytes_limit(MAX_BODY)).await.map_err(|_| ApiError::TooLarge)?;
         let keyed = if op.idempotent {
@@ -134,6 +137,7 @@ async fn authorised<E: Endpoint>(
     if let Some(p) = principal {
         req.extensions_mut().insert(p);
     }
+    // Boxed for the same reason: the route tree's future is held only while a handler runs.
     let mut r = Box::pin(next.call(req)).await.map(IntoResponse::into_response).unwrap_or_else(on_error);
     if let (Some(raw), Some(answer)) = (remember_as, r.extensions_mut().remove::<Remembered>()) {
         state.cache.remember(raw, answer);
@@ -194,7 +198,7 @@ const RATELIMIT_RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 pub fn rate_headers(r: &mut Response, state: &AppState, policy: Policy, d: &Decision) {
     // Header values without a String in between (this runs on every request).
     let h = r.headers_mut();
-    h.insert(RATELIMIT_POLICY, state.settings.rate_limits.header(policy).clone());
+    h.insert(RATELIMIT_POLICY, answer::unshared(state.settings.rate_limits.header(policy)));
     h.insert(RATELIMIT_LIMIT, HeaderValue::from(d.limit));
     h.insert(RATELIMIT_REMAINING, HeaderValue::from(d.remaining));
     h.insert(RATELIMIT_RESET, HeaderValue::from(d.reset_secs));
