@@ -5,7 +5,7 @@
 
 use std::{
     collections::HashMap,
-    sync::{Arc, Mutex},
+    sync::Mutex,
     time::{Duration, Instant},
 };
 
@@ -16,7 +16,7 @@ const CAPACITY: usize = 10_000;
 
 pub struct KeyCache {
     ttl: Duration,
-    entries: Mutex<HashMap<KeyDigest, (Instant, Arc<ResolvedKey>)>>,
+    entries: Mutex<HashMap<KeyDigest, (Instant, ResolvedKey)>>,
 }
 
 /// A live key and its account.
@@ -65,7 +65,7 @@ impl KeyCache {
         if hit.is_some() {
             return Ok(hit);
         }
-        let found = store.live_key(&hex::encode(digest)).await?.map(Arc::new);
+        let found = store.live_key(&hex::encode(digest)).await?;
         if let Ok(mut m) = self.entries.lock() {
             match &found {
                 Some(resolved) if !self.ttl.is_zero() => {
@@ -86,7 +86,7 @@ impl KeyCache {
                 tracing::warn!(error = %e, "could not record key use");
             }
         }
-        Ok(found.as_deref().map(read))
+        Ok(found.as_ref().map(read))
     }
 }
 
