@@ -193,19 +193,7 @@ impl DatasetDb {
     /// build settings, serving columns and load-time SQL, so a file laid out by another build
     /// is rebuilt, not re-attached.
     pub fn file_of(db_dir: &Path, dataset: DatasetId, version: u64, files: &[PathBuf]) -> PathBuf {
-        use sha2::{Digest, Sha256};
-        let mut digest = Sha256::new();
-        digest.update(BUILD_SETTINGS.as_bytes());
-        digest.update(serving_select(dataset).as_bytes());
-        if let Some(sql) = super::derived::load_time_sql(dataset) {
-            digest.update(sql.as_bytes());
-        }
-        for f in files {
-            digest.update(f.to_string_lossy().as_bytes());
-            digest.update(b"\n");
-        }
-        let short = hex::encode(&digest.finalize()[..6]);
-        db_dir.join(format!("{dataset}-v{version}-{short}.duckdb"))
+        file_named(db_dir, dataset, version, &layout_of(dataset), files)
     }
 
     /// Attaches a complete database file read-only and checks it.
@@ -322,6 +310,29 @@ impl Drop for DatasetDb {
     }
 }
 
+/// Everything that decides how a version's serving file is laid out: the build settings, the
+/// serving columns and the load-time SQL.
+fn layout_of(dataset: DatasetId) -> String {
+    let mut layout = format!("{BUILD_SETTINGS}{}", serving_select(dataset));
+    if let Some(sql) = super::derived::load_time_sql(dataset) {
+        layout.push_str(sql);
+    }
+    layout
+}
+
+/// The serving file of a version laid out as `layout` from `files`, named by a digest of both.
+fn file_named(db_dir: &Path, dataset: DatasetId, version: u64, layout: &str, files: &[PathBuf]) -> PathBuf {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    digest.update(layout.as_bytes());
+    for f in files {
+        digest.update(f.to_string_lossy().as_bytes());
+        digest.update(b"\n");
+    }
+    let short = hex::encode(&digest.finalize()[..6]);
+    db_dir.join(format!("{dataset}-v{version}-{short}.duckdb"))
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -338,6 +349,20 @@ mod tests {
             files: Vec::new(),
         };
         DatasetDb::load(engine, spec, &opts).expect("build")
+    }
+
+    #[test]
+    fn a_serving_file_laid_out_otherwise_has_another_name() {
+        let (dir, d) = (Path::new("/cache"), DatasetId::ARMED_EVENTS);
+        let files = [PathBuf::from("armed-events/run-1/part-0.parquet")];
+        let layout = layout_of(d);
+        assert!(layout.contains(BUILD_SETTINGS) && layout.contains(&serving_select(d)));
+        assert_eq!(DatasetDb::file_of(dir, d, 3, &files), file_named(dir, d, 3, &layout, &files));
+        let other = layout.replace("fsst,dictionary", "fsst");
+        assert_ne!(other, layout, "the build settings are part of the layout");
+        assert_ne!(file_named(dir, d, 3, &other, &files), file_named(dir, d, 3, &layout, &files));
+        let other_files = [PathBuf::from("armed-events/run-2/part-0.parquet")];
+        assert_ne!(DatasetDb::file_of(dir, d, 3, &other_files), DatasetDb::file_of(dir, d, 3, &files));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
