@@ -2,14 +2,14 @@
 //! handler (`edge::run`), the error edge for poem's own errors, and the outer layers (request id,
 //! `Vary`, panics).
 
-use std::sync::Arc;
+use std::{panic::AssertUnwindSafe, sync::Arc};
 
+use futures::FutureExt;
 use poem::{
     endpoint::BoxEndpoint,
     get,
     http::{header, HeaderName, HeaderValue, StatusCode},
-    middleware::CatchPanic,
-    Endpoint, EndpointExt, IntoResponse, Request, Response, Route,
+    Endpoint, EndpointExt, Request, Response, Route,
 };
 use poem_openapi::OpenApiService;
 use rand::RngCore;
@@ -87,70 +87,64 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    async fn run(&self, op: Option<&'static crate::registry::Operation>, req: Request) -> Response {
-        edge::run(&self.handlers, &self.state, op, req, error_edge).await
+    fn run<'a>(
+        &'a self,
+        op: Option<&'static crate::registry::Operation>,
+        req: &'a mut Request,
+    ) -> impl std::future::Future<Output = Response> + Send + 'a {
+        edge::run(&self.handlers, &self.state, op, req, error_edge)
     }
 }
 
 impl Endpoint for Pipeline {
     type Output = Response;
 
-    async fn call(&self, req: Request) -> poem::Result<Response> {
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
         let op = crate::registry::find(req.uri().path());
-        Ok(self.run(op, req).await)
+        Ok(self.run(op, &mut req).await)
     }
 }
 
-/// Declared operations go straight to the pipeline; the route tree takes the rest (pages, OAuth,
-/// MCP, docs, and the pipeline's 404 for an undeclared path). The hot path so skips the tree's
-/// radix match and the URI rewrite of a nested route.
-struct Front {
+/// The outermost layer: request id, `Vary`, the request metrics, the batch handle for
+/// ExecuteBatch, and panics turned into 500s. A declared operation goes straight to the pipeline
+/// (looked up once, here); the route tree takes the rest (pages, OAuth, MCP, docs, and the
+/// pipeline's 404 for an undeclared path), so the hot path skips the tree's radix match and the
+/// URI rewrite of a nested route. A struct rather than poem's `around`, which clones two `Arc`s
+/// per request (their counts are cache lines both worker threads write).
+struct Outer {
     pipeline: Arc<Pipeline>,
     routes: BoxEndpoint<'static>,
-}
-
-impl Endpoint for Front {
-    type Output = Response;
-
-    async fn call(&self, req: Request) -> poem::Result<Response> {
-        match crate::registry::find(req.uri().path()) {
-            Some(op) => Ok(self.pipeline.run(Some(op), req).await),
-            None => self.routes.call(req).await,
-        }
-    }
-}
-
-/// The outermost layer: request id, `Vary`, the request metrics, and the batch handle for
-/// ExecuteBatch. A struct rather than poem's `around`, which clones two `Arc`s per request (their
-/// counts are cache lines both worker threads write).
-struct Outer<E> {
-    inner: E,
     state: Arc<AppState>,
     dispatch: Dispatch,
 }
 
-impl<E: Endpoint> Endpoint for Outer<E> {
+impl Endpoint for Outer {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
         let started = std::time::Instant::now();
         let id = request_id(&req);
-        if req.uri().path().starts_with("/api/batch/") {
-            req.extensions_mut().insert(self.dispatch.clone());
-        }
-        // Which series the request is counted in, named before the request moves on.
         let path = req.uri().path();
         let api = path.starts_with("/api/");
-        let metered = if api {
-            Some(crate::registry::find(path).map(|op| op.id).unwrap_or("unknown"))
-        } else if path == "/mcp" {
-            Some("mcp")
-        } else {
-            None
+        let op = if api { crate::registry::find(path) } else { None };
+        // Which series the request is counted in, named before the request moves on.
+        let metered = match op {
+            Some(op) => Some(op.id),
+            None if api => Some("unknown"),
+            None if path == "/mcp" => Some("mcp"),
+            None => None,
         };
-        let mut resp = match self.inner.call(req).await {
-            Ok(r) => r.into_response(),
-            Err(e) => error_edge(e),
+        if path.starts_with("/api/batch/") {
+            req.extensions_mut().insert(self.dispatch.clone());
+        }
+        let answered = match op {
+            Some(op) => AssertUnwindSafe(self.pipeline.run(Some(op), &mut req)).catch_unwind().await.map(Ok),
+            None => AssertUnwindSafe(self.routes.call(req)).catch_unwind().await,
+        };
+        let mut resp = match answered {
+            Ok(Ok(r)) => r,
+            Ok(Err(e)) => error_edge(e),
+            Err(panic) => panic_response(panic),
         };
         if let Some(v) = id {
             resp.headers_mut().insert(X_REQUEST_ID, v);
@@ -206,6 +200,5 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .at("/api/health", get(api::meta::api_health))
         .data(state)
         .boxed();
-    let inner = Front { pipeline, routes }.with(CatchPanic::new().with_handler(panic_response));
-    Outer { inner, state: outer_state, dispatch }.boxed()
+    Outer { pipeline, routes, state: outer_state, dispatch }.boxed()
 }

@@ -54,7 +54,7 @@ struct OperationSeries {
 
 pub struct Metrics {
     registry: Registry,
-    series: std::collections::HashMap<&'static str, OperationSeries>,
+    series: foldhash::HashMap<&'static str, OperationSeries>,
     requests: Family<RequestLabels, Counter>,
     latency: Family<OperationLabel, Histogram>,
     refusals: Family<PolicyLabel, Counter>,

@@ -655,7 +655,7 @@ pub static OPERATIONS: &[Operation] = &[
 
 /// The operation declared at `path`, whatever the method (a hash lookup: every request asks).
 pub fn find(path: &str) -> Option<&'static Operation> {
-    static BY_PATH: std::sync::OnceLock<std::collections::HashMap<&'static str, &'static Operation>> =
+    static BY_PATH: std::sync::OnceLock<foldhash::HashMap<&'static str, &'static Operation>> =
         std::sync::OnceLock::new();
     BY_PATH.get_or_init(|| OPERATIONS.iter().map(|op| (op.path, op)).collect()).get(path).copied()
 }

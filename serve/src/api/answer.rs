@@ -366,7 +366,9 @@ where
 pub fn repeat(req: &Request, remembered: &Remembered) -> Response {
     let mut headers = HeaderMap::with_capacity(RESPONSE_HEADERS);
     for (name, value) in &remembered.headers {
-        headers.insert(name.clone(), unshared(value));
+        // The generation and as-of are made per answer; the other values are static (a free clone).
+        let value = if name == X_SNAPSHOT_GENERATION || name == X_DATA_AS_OF { unshared(value) } else { value.clone() };
+        headers.insert(name.clone(), value);
     }
     respond::<()>(req, headers, &remembered.served).0
 }

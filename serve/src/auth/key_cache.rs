@@ -65,6 +65,19 @@ impl KeyCache {
         if hit.is_some() {
             return Ok(hit);
         }
+        // Boxed: held inline, the store's futures would enlarge every request's future (cache
+        // hits included) by their size.
+        let found = Box::pin(self.load(store, digest, now)).await?;
+        Ok(found.as_ref().map(read))
+    }
+
+    /// A miss: the key from the store, remembered while live, its use recorded.
+    async fn load(
+        &self,
+        store: &StateStore,
+        digest: &KeyDigest,
+        now: Instant,
+    ) -> Result<Option<ResolvedKey>, StateError> {
         let found = store.live_key(&hex::encode(digest)).await?;
         if let Ok(mut m) = self.entries.lock() {
             match &found {
@@ -86,7 +99,7 @@ impl KeyCache {
                 tracing::warn!(error = %e, "could not record key use");
             }
         }
-        Ok(found.as_ref().map(read))
+        Ok(found)
     }
 }
 

@@ -8,7 +8,10 @@ mod key_cache;
 pub use gate::gate;
 pub use key_cache::KeyCache;
 
-use poem::Request;
+use poem::{
+    http::{header, HeaderName},
+    Request,
+};
 
 use crate::{
     api::error::ApiError,
@@ -32,13 +35,22 @@ enum Credential<'r> {
     AccessToken(&'r str),
 }
 
+/// The headers an API key may come in, in order of precedence (built once: a lookup by `&str`
+/// parses the name on every request).
+pub const KEY_HEADERS: [HeaderName; 3] = [
+    HeaderName::from_static("x-service-key"),
+    HeaderName::from_static("x-api-key"),
+    HeaderName::from_static("x-worldmonitor-key"),
+];
+
 fn credential_of(req: &Request) -> Option<Credential<'_>> {
-    for h in ["x-service-key", "x-api-key", "x-worldmonitor-key"] {
+    for h in &KEY_HEADERS {
         if let Some(v) = req.headers().get(h).and_then(|v| v.to_str().ok()).filter(|v| !v.trim().is_empty()) {
             return Some(Credential::ApiKey(v.trim()));
         }
     }
-    let bearer = req.headers().get("authorization").and_then(|v| v.to_str().ok())?.strip_prefix("Bearer ")?.trim();
+    let bearer =
+        req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok())?.strip_prefix("Bearer ")?.trim();
     if bearer.is_empty() {
         return None;
     }
@@ -86,7 +98,8 @@ async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Pr
 pub async fn authenticate(state: &AppState, req: &Request) -> Result<Option<Principal>, ApiError> {
     let secret = match credential_of(req) {
         None => return Ok(None),
-        Some(Credential::AccessToken(token)) => return access_token(state, req, token).await.map(Some),
+        // Boxed, like the key cache's store lookup: API-key requests need not carry its future.
+        Some(Credential::AccessToken(token)) => return Box::pin(access_token(state, req, token)).await.map(Some),
         Some(Credential::ApiKey(k)) => k,
     };
     let principal = |(key, account): &key_cache::ResolvedKey| Principal {

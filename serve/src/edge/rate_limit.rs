@@ -75,19 +75,54 @@ impl Policy {
 }
 
 /// The configured limit of every policy (defaults of SUPPLEMENT 1.12, overridable), with its
-/// `RateLimit-Policy` header value rendered once (it goes out on every `/api/*` answer).
+/// `RateLimit-Policy` and `RateLimit-Limit` header values rendered once (they go out on every
+/// `/api/*` answer).
 #[derive(Debug, Clone)]
-pub struct Limits([(u32, HeaderValue); Policy::ALL.len()]);
+pub struct Limits([Limit; Policy::ALL.len()]);
 
-impl Default for Limits {
-    fn default() -> Self {
-        Limits(Policy::ALL.map(|p| (p.default_limit(), policy_header(p, p.default_limit()))))
+#[derive(Debug, Clone)]
+struct Limit {
+    max: u32,
+    policy_header: HeaderValue,
+    limit_header: HeaderValue,
+}
+
+impl Limit {
+    fn new(policy: Policy, max: u32) -> Limit {
+        let policy_header = format!("\"{}\";q={max};w={}", policy.name(), WINDOW.as_secs());
+        Limit { max, policy_header: static_value(policy_header), limit_header: static_value(max.to_string()) }
     }
 }
 
-fn policy_header(policy: Policy, limit: u32) -> HeaderValue {
-    let value = format!("\"{}\";q={limit};w={}", policy.name(), WINDOW.as_secs());
-    HeaderValue::from_str(&value).expect("policy names and numbers are header-safe")
+impl Default for Limits {
+    fn default() -> Self {
+        Limits(Policy::ALL.map(|p| Limit::new(p, p.default_limit())))
+    }
+}
+
+/// A header value with a `'static` buffer: cloning it touches no reference count. (Each clone
+/// of a shared value writes its count, a cache line the worker threads trade on every request;
+/// copying one allocates.) Each distinct text is leaked once, so memory is bounded by the
+/// distinct limits configured and the seconds of a window.
+fn static_value(text: String) -> HeaderValue {
+    static INTERNED: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let mut interned = INTERNED.lock().unwrap_or_else(|e| e.into_inner());
+    let text = match interned.iter().find(|t| **t == text) {
+        Some(t) => *t,
+        None => {
+            let t: &'static str = Box::leak(text.into_boxed_str());
+            interned.push(t);
+            t
+        }
+    };
+    HeaderValue::from_static(text)
+}
+
+/// `RateLimit-Reset` for `secs` (at most the window's length), without allocating.
+pub fn reset_header(secs: u64) -> HeaderValue {
+    static SECONDS: std::sync::LazyLock<Vec<HeaderValue>> =
+        std::sync::LazyLock::new(|| (0..=WINDOW.as_secs()).map(|s| static_value(s.to_string())).collect());
+    SECONDS.get(secs as usize).cloned().unwrap_or_else(|| HeaderValue::from(secs))
 }
 
 impl Limits {
@@ -104,18 +139,23 @@ impl Limits {
             if n == 0 {
                 return Err(format!("`{pair}`: the limit must be a positive integer"));
             }
-            limits.0[policy as usize] = (n, policy_header(policy, n));
+            limits.0[policy as usize] = Limit::new(policy, n);
         }
         Ok(limits)
     }
 
     pub fn of(&self, policy: Policy) -> u32 {
-        self.0[policy as usize].0
+        self.0[policy as usize].max
     }
 
     /// `RateLimit-Policy` of `policy`: `"name";q=limit;w=60`.
     pub fn header(&self, policy: Policy) -> &HeaderValue {
-        &self.0[policy as usize].1
+        &self.0[policy as usize].policy_header
+    }
+
+    /// `RateLimit-Limit` of `policy`.
+    pub fn limit_header(&self, policy: Policy) -> &HeaderValue {
+        &self.0[policy as usize].limit_header
     }
 }
 

@@ -2,9 +2,12 @@
 //! `/api/*` is asked to identify itself. A caller presenting an API-key-shaped credential is never
 //! filtered (the key identifies it; whether the key is valid is authentication's business).
 
-use poem::Request;
+use poem::{
+    http::{header, HeaderName},
+    Request,
+};
 
-use crate::state::looks_like_api_key;
+use crate::{auth::KEY_HEADERS, state::looks_like_api_key};
 
 /// Substrings (lower case) of the User-Agents of generic HTTP tools.
 const GENERIC_CLIENTS: [&str; 8] =
@@ -12,9 +15,12 @@ const GENERIC_CLIENTS: [&str; 8] =
 const MIN_LENGTH: usize = 10;
 
 fn has_api_key(req: &Request) -> bool {
-    let header = |name: &str| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    ["x-service-key", "x-api-key"].into_iter().any(|h| header(h).is_some_and(looks_like_api_key))
-        || header("authorization").and_then(|v| v.strip_prefix("Bearer ")).is_some_and(|v| looks_like_api_key(v.trim()))
+    let header = |name: &HeaderName| req.headers().get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    // SUPPLEMENT 1.15 names X-Service-Key and X-Api-Key (not the X-WorldMonitor-Key alias).
+    KEY_HEADERS[..2].iter().any(|h| header(h).is_some_and(looks_like_api_key))
+        || header(&header::AUTHORIZATION)
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|v| looks_like_api_key(v.trim()))
 }
 
 /// Whether the request is refused (403 HTML page).
@@ -22,7 +28,7 @@ pub fn refused(req: &Request) -> bool {
     if !req.uri().path().starts_with("/api/") || has_api_key(req) {
         return false;
     }
-    let agent = req.headers().get("user-agent").and_then(|v| v.to_str().ok()).unwrap_or("").trim();
+    let agent = req.headers().get(header::USER_AGENT).and_then(|v| v.to_str().ok()).unwrap_or("").trim();
     let lower = agent.to_ascii_lowercase();
     agent.chars().count() < MIN_LENGTH || GENERIC_CLIENTS.iter().any(|g| lower.contains(g))
 }
