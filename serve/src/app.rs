@@ -76,8 +76,14 @@ fn request_id(req: &Request) -> Option<HeaderValue> {
 const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 const VARY: HeaderValue = HeaderValue::from_static("Authorization, X-Service-Key, X-Api-Key, Accept-Encoding");
 
-fn panic_response(_: Box<dyn std::any::Any + Send + 'static>) -> Response {
-    ApiError::Internal("handler panicked".into()).into_response()
+/// The answer of `inner`, with poem's errors mapped by `error_edge` and a panic turned into a 500
+/// (the worker thread and the server go on).
+async fn answer_of(inner: impl std::future::Future<Output = poem::Result<Response>>) -> Response {
+    match AssertUnwindSafe(inner).catch_unwind().await {
+        Ok(Ok(r)) => r,
+        Ok(Err(e)) => error_edge(e),
+        Err(_) => ApiError::Internal("handler panicked".into()).into_response(),
+    }
 }
 
 /// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
@@ -137,14 +143,9 @@ impl Endpoint for Outer {
         if path.starts_with("/api/batch/") {
             req.extensions_mut().insert(self.dispatch.clone());
         }
-        let answered = match op {
-            Some(op) => AssertUnwindSafe(self.pipeline.run(Some(op), &mut req)).catch_unwind().await.map(Ok),
-            None => AssertUnwindSafe(self.routes.call(req)).catch_unwind().await,
-        };
-        let mut resp = match answered {
-            Ok(Ok(r)) => r,
-            Ok(Err(e)) => error_edge(e),
-            Err(panic) => panic_response(panic),
+        let mut resp = match op {
+            Some(op) => answer_of(self.pipeline.run(Some(op), &mut req).map(Ok)).await,
+            None => answer_of(self.routes.call(req)).await,
         };
         if let Some(v) = id {
             resp.headers_mut().insert(X_REQUEST_ID, v);
@@ -201,4 +202,25 @@ pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
         .data(state)
         .boxed();
     Outer { pipeline, routes, state: outer_state, dispatch }.boxed()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_panic_is_answered_as_a_500_with_the_documented_body() {
+        let panicking = async {
+            if true {
+                panic!("a handler's bug");
+            }
+            Ok(Response::default())
+        };
+        let r = answer_of(panicking).await;
+        assert_eq!(r.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        let body = r.into_body().into_string().await.unwrap();
+        assert_eq!(body, r#"{"message":"Internal server error"}"#);
+        let not_found = answer_of(async { Err(poem::error::NotFoundError.into()) }).await;
+        assert_eq!(not_found.status(), StatusCode::NOT_FOUND);
+    }
 }

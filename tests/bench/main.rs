@@ -18,7 +18,8 @@
 //!   body cache (p50/p99), and the whole cached request through the application (no socket);
 //! - over HTTP with `wrk` (concurrency 32, loopback): the same request repeated (cached), distinct
 //!   uncached requests, the ceiling (the same server returning a pre-rendered body of the same size
-//!   from a plain route), and the peer: datasette answering the same distinct pages from the same
+//!   from a plain route; it and the cached request run in three alternating pairs, and the pair
+//!   with the median ratio is printed), and the peer: datasette answering the same distinct pages from the same
 //!   rows in SQLite with an index on (country, time) (`BENCH_DATASETTE`, set by `make bench`).
 
 mod aviation;
