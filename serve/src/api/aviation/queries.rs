@@ -153,7 +153,7 @@ fn flight_row(r: &duckdb::Row) -> duckdb::Result<Flight> {
         terminal: r.get(24)?,
         aircraft_icao24: r.get(25)?,
         aircraft_type: r.get(26)?,
-        codeshare_flight_numbers: text_list(r.get(27)?),
+        codeshare_flight_numbers: text_list(r, 27)?,
         source: "aviationstack".into(),
         updated_at: r.get(28)?,
     })

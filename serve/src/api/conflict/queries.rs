@@ -137,7 +137,7 @@ pub fn armed_events(conn: &Connection, table: &str, f: &EventFilter) -> duckdb::
             location: GeoCoordinates { latitude: r.get(3)?, longitude: r.get(4)? },
             occurred_at: r.get(5)?,
             fatalities: r.get(6)?,
-            actors: text_list(r.get(7)?),
+            actors: text_list(r, 7)?,
             source: r.get(8)?,
             admin1: r.get(9)?,
         })
