@@ -270,6 +270,11 @@ mod tests {
         assert_eq!(limits.of(Policy::McpFree), 7);
         assert_eq!(limits.header(Policy::McpFree), "\"mcp-free\";q=7;w=60");
         assert_eq!(limits.header(Policy::Default), "\"default\";q=600;w=60");
+        assert_eq!(limits.limit_header(Policy::McpFree), "7");
+        assert_eq!(limits.limit_header(Policy::Default), "600");
+        // Every second of a window from the table, and anything longer formatted.
+        assert!((0..=60).all(|s| reset_header(s) == s.to_string().as_str()));
+        assert_eq!(reset_header(61), "61");
         assert!(Limits::parse("nope=1").is_err() && Limits::parse("default=0").is_err());
     }
 
