@@ -169,17 +169,19 @@ impl Metrics {
 
     /// One answered `/api/*` or `/mcp` request (`operation`: the registry id, `unknown` or `mcp`).
     pub fn observe(&self, operation: &'static str, status: u16, elapsed: Duration) {
-        let Some(series) = self.series.get(operation) else {
-            self.requests.get_or_create(&RequestLabels { operation, status }).inc();
-            self.latency.get_or_create(&OperationLabel { operation }).observe(elapsed.as_secs_f64());
-            return;
-        };
-        match status {
-            200 => series.ok.inc(),
-            304 => series.not_modified.inc(),
+        // An operation's usual answers go to its series made at start; anything else (another
+        // status, an unknown path) to the labelled families.
+        let series = self.series.get(operation);
+        match (series, status) {
+            (Some(s), 200) => s.ok.inc(),
+            (Some(s), 304) => s.not_modified.inc(),
             _ => self.requests.get_or_create(&RequestLabels { operation, status }).inc(),
         };
-        series.latency.observe(elapsed.as_secs_f64());
+        let seconds = elapsed.as_secs_f64();
+        match series {
+            Some(s) => s.latency.observe(seconds),
+            None => self.latency.get_or_create(&OperationLabel { operation }).observe(seconds),
+        }
     }
 
     pub fn refused(&self, policy: Policy) {
