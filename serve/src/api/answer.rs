@@ -11,6 +11,7 @@ use std::{
         atomic::{AtomicU64, Ordering},
         Arc, Mutex,
     },
+    time::{Duration, Instant},
 };
 
 use bytes::Bytes;
@@ -204,12 +205,23 @@ impl<V: Charged> Bounded<V> {
 /// the headers it was sent with. It holds while `generation` is the current one and until `until`
 /// (when its `X-Data-State` would turn stale, or the reuse window of a computed answer ends): an
 /// answer from the current generation is a function of the generation and the request alone.
+/// `until` is on the monotonic clock, which the edge reads once per request anyway.
 #[derive(Clone)]
 pub struct Remembered {
     served: Arc<Served>,
     headers: HeaderMap,
     generation: u64,
-    until: DateTime<Utc>,
+    until: Instant,
+}
+
+/// The longest an answer is held without a new generation (a stale answer's `until` is the end
+/// of time, which `Instant` cannot hold); past it, the answer is rendered again.
+const LONGEST_HOLD: Duration = Duration::from_secs(365 * 24 * 3600);
+
+/// `until` on the monotonic clock; `None` when it has passed.
+fn monotonic(until: DateTime<Utc>) -> Option<Instant> {
+    let left = (until - Utc::now()).to_std().ok()?;
+    Some(Instant::now() + left.min(LONGEST_HOLD))
 }
 
 impl Charged for Remembered {
@@ -255,7 +267,7 @@ impl BodyCache {
     }
     /// The answer remembered for this exact `path_and_query`, when it still holds in `generation`
     /// at `now`. Counted as a hit; a miss is counted by the handler's own lookup.
-    pub fn remembered(&self, path_and_query: &str, generation: u64, now: DateTime<Utc>) -> Option<Arc<Remembered>> {
+    pub fn remembered(&self, path_and_query: &str, generation: u64, now: Instant) -> Option<Arc<Remembered>> {
         let found = self.answers.get(path_and_query).filter(|r| r.generation == generation && now < r.until)?;
         self.count(true);
         Some(found)
@@ -348,7 +360,7 @@ where
     if provenance.replay {
         h.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
     }
-    let remembered = provenance.until.filter(|_| cacheable).map(|until| Remembered {
+    let remembered = provenance.until.filter(|_| cacheable).and_then(monotonic).map(|until| Remembered {
         served: served.clone(),
         headers: h.clone(),
         generation: provenance.generation,
@@ -496,8 +508,8 @@ mod tests {
     #[test]
     fn a_remembered_answer_holds_only_in_its_generation_and_until_its_state_turns() {
         let cache = BodyCache::new(1 << 20);
-        let now = Utc::now();
-        let until = now + chrono::Duration::seconds(60);
+        let now = Instant::now();
+        let until = now + Duration::from_secs(60);
         let path = "/api/x?country=UA";
         cache.remember(path.into(), Remembered { served: served(10), headers: HeaderMap::new(), generation: 7, until });
         assert!(cache.remembered(path, 7, now).is_some());
@@ -506,6 +518,15 @@ mod tests {
         assert!(cache.remembered(path, 7, until).is_none(), "the answer's state has turned by then");
         let (hits, misses, _) = cache.stats();
         assert_eq!((hits, misses), (1, 0), "misses are counted by the handler's own lookup");
+    }
+
+    #[test]
+    fn a_stale_answers_end_of_time_is_held_a_year_and_a_past_end_not_at_all() {
+        assert!(monotonic(Utc::now() - chrono::Duration::seconds(1)).is_none());
+        let soon = monotonic(Utc::now() + chrono::Duration::seconds(60)).expect("held");
+        assert!(soon > Instant::now() + Duration::from_secs(59) && soon <= Instant::now() + Duration::from_secs(60));
+        let forever = monotonic(DateTime::<Utc>::MAX_UTC).expect("held");
+        assert!(forever <= Instant::now() + LONGEST_HOLD && forever > Instant::now() + LONGEST_HOLD / 2);
     }
 
     #[test]

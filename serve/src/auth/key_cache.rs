@@ -5,22 +5,28 @@
 
 use std::{
     collections::HashMap,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
-use crate::state::{Account, ApiKeyRecord, StateError, StateStore};
+use super::Principal;
+use crate::state::{StateError, StateStore};
 
 /// Entries kept at most; past it the cache starts over (each entry is one live key).
 const CAPACITY: usize = 10_000;
 
 pub struct KeyCache {
     ttl: Duration,
-    entries: Mutex<HashMap<KeyDigest, (Instant, ResolvedKey)>>,
+    entries: Mutex<HashMap<KeyDigest, Entry>>,
 }
 
-/// A live key and its account.
-pub type ResolvedKey = (ApiKeyRecord, Account);
+/// A live key's caller as resolved from the store, and until when that holds here: one TTL, or
+/// less when the account's paid plan lapses sooner (then it is read again and found lapsed), so a
+/// hit computes nothing.
+struct Entry {
+    holds_until: Instant,
+    principal: Arc<Principal>,
+}
 
 /// A key's SHA-256 (`state::key_digest`): the cache holds no secret and needs no hex per request.
 type KeyDigest = [u8; 32];
@@ -30,45 +36,33 @@ impl KeyCache {
         KeyCache { ttl, entries: Mutex::new(HashMap::new()) }
     }
 
-    /// `read` of the live key with this digest (`state::key_digest`) and its account: from the
-    /// cache while fresh, else from the store (recording the use). Unknown keys are not
-    /// remembered, so a key minted a moment ago works. A hit is read under the lock, so no shared
-    /// reference count (a cache line both worker threads would write) is touched.
-    pub async fn resolve<T>(
-        &self,
-        store: &StateStore,
-        digest: &KeyDigest,
-        read: impl Fn(&ResolvedKey) -> T,
-    ) -> Result<Option<T>, StateError> {
-        self.resolve_at(store, digest, Instant::now(), read).await
-    }
-
-    /// Forgets a key revoked by this process, so the revocation takes effect at once here (other
-    /// processes see it within one TTL).
-    pub fn forget(&self, key_id: &str) {
-        if let Ok(mut m) = self.entries.lock() {
-            m.retain(|_, (_, resolved)| resolved.0.id != key_id);
-        }
-    }
-
-    async fn resolve_at<T>(
+    /// The caller of the live key with this digest (`state::key_digest`): from the cache while it
+    /// holds, else from the store (recording the use). Unknown keys are not remembered, so a key
+    /// minted a moment ago works. A hit allocates nothing: the principal is shared.
+    pub async fn resolve(
         &self,
         store: &StateStore,
         digest: &KeyDigest,
         now: Instant,
-        read: impl Fn(&ResolvedKey) -> T,
-    ) -> Result<Option<T>, StateError> {
+    ) -> Result<Option<Arc<Principal>>, StateError> {
         let hit = self.entries.lock().ok().and_then(|m| {
-            let (at, resolved) = m.get(digest)?;
-            (now.duration_since(*at) < self.ttl).then(|| read(resolved))
+            let entry = m.get(digest)?;
+            (now < entry.holds_until).then(|| entry.principal.clone())
         });
         if hit.is_some() {
             return Ok(hit);
         }
         // Boxed: held inline, the store's futures would enlarge every request's future (cache
         // hits included) by their size.
-        let found = Box::pin(self.load(store, digest, now)).await?;
-        Ok(found.as_ref().map(read))
+        Box::pin(self.load(store, digest, now)).await
+    }
+
+    /// Forgets a key revoked by this process, so the revocation takes effect at once here (other
+    /// processes see it within one TTL).
+    pub fn forget(&self, key_id: &str) {
+        if let Ok(mut m) = self.entries.lock() {
+            m.retain(|_, entry| entry.principal.key_id != key_id);
+        }
     }
 
     /// A miss: the key from the store, remembered while live, its use recorded.
@@ -77,36 +71,48 @@ impl KeyCache {
         store: &StateStore,
         digest: &KeyDigest,
         now: Instant,
-    ) -> Result<Option<ResolvedKey>, StateError> {
+    ) -> Result<Option<Arc<Principal>>, StateError> {
         let found = store.live_key(&hex::encode(digest)).await?;
+        let wall = chrono::Utc::now();
+        let principal = found.as_ref().map(|(key, account)| {
+            Arc::new(Principal {
+                account_id: account.id.clone(),
+                key_id: key.id.clone(),
+                plan: account.plan,
+                standing: account.standing(wall),
+                scopes: key.scopes.clone(),
+            })
+        });
         if let Ok(mut m) = self.entries.lock() {
-            match &found {
-                Some(resolved) if !self.ttl.is_zero() => {
+            match (&principal, &found) {
+                (Some(principal), Some((_, account))) if !self.ttl.is_zero() => {
                     if m.len() >= CAPACITY {
                         m.clear();
                     }
-                    m.insert(*digest, (now, resolved.clone()));
+                    // A lapse still ahead ends the entry early; a past one is already in `standing`.
+                    let lapse = account.lapses_at().and_then(|t| (t - wall).to_std().ok());
+                    let holds_for = lapse.map_or(self.ttl, |l| l.min(self.ttl));
+                    m.insert(*digest, Entry { holds_until: now + holds_for, principal: principal.clone() });
                 }
                 _ => {
                     m.remove(digest);
                 }
             }
         }
-        if let Some(resolved) = &found {
-            let key = &resolved.0;
+        if let Some((key, _)) = &found {
             // Losing a lastUsedAt update is harmless; failing the request over it is not.
             if let Err(e) = store.touch_key(&key.id).await {
                 tracing::warn!(error = %e, "could not record key use");
             }
         }
-        Ok(found)
+        Ok(principal)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::state::{key_digest, NewKey, Plan};
+    use crate::state::{key_digest, NewKey, Plan, Standing};
 
     /// A store with one account and one key: (store, account id, key, key digest).
     async fn store_with_key() -> (StateStore, String, NewKey, KeyDigest) {
@@ -123,18 +129,17 @@ mod tests {
         let cache = KeyCache::new(Duration::from_secs(5));
         let t0 = Instant::now();
 
-        let resolved = cache.resolve_at(&store, &hash, t0, Clone::clone).await.unwrap().expect("live key");
-        assert_eq!(resolved.0.id, key.record.id);
+        let resolved = cache.resolve(&store, &hash, t0).await.unwrap().expect("live key");
+        assert_eq!(resolved.key_id, key.record.id);
         let used = store.list_keys().await.unwrap()[0].0.last_used_at.clone();
         assert!(used.is_some(), "the first resolution records the use");
 
         // Revoked in the store: still served from memory inside the TTL, without touching the store.
         assert!(store.revoke_key(&key.record.id).await.unwrap());
-        let cached =
-            cache.resolve_at(&store, &hash, t0 + Duration::from_secs(4), Clone::clone).await.unwrap().expect("cached");
-        assert_eq!(cached.1.status, "active");
+        let cached = cache.resolve(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
+        assert!(Arc::ptr_eq(&cached, &resolved), "the same principal, shared");
         // Past the TTL the store is asked again and the revocation shows.
-        assert!(cache.resolve_at(&store, &hash, t0 + Duration::from_secs(5), Clone::clone).await.unwrap().is_none());
+        assert!(cache.resolve(&store, &hash, t0 + Duration::from_secs(5)).await.unwrap().is_none());
         assert!(cache.entries.lock().unwrap().is_empty(), "a revoked key is forgotten");
     }
 
@@ -142,10 +147,29 @@ mod tests {
     async fn a_zero_ttl_always_reads_the_store() {
         let (store, account_id, _, hash) = store_with_key().await;
         let cache = KeyCache::new(Duration::ZERO);
-        assert!(cache.resolve(&store, &hash, Clone::clone).await.unwrap().is_some());
+        let now = Instant::now();
+        assert!(cache.resolve(&store, &hash, now).await.unwrap().is_some());
         store.set_account_status(&account_id, "suspended").await.unwrap();
-        let resolved = cache.resolve(&store, &hash, Clone::clone).await.unwrap().unwrap();
-        assert_eq!(resolved.1.status, "suspended");
-        assert!(cache.resolve(&store, &key_digest("di_unknown"), Clone::clone).await.unwrap().is_none());
+        let resolved = cache.resolve(&store, &hash, now).await.unwrap().unwrap();
+        assert_eq!(resolved.standing, Standing::Suspended);
+        assert!(cache.resolve(&store, &key_digest("di_unknown"), now).await.unwrap().is_none());
+    }
+
+    /// A paid plan that lapses within the TTL is not served as active past its end.
+    #[tokio::test]
+    async fn an_entry_ends_when_the_accounts_plan_lapses() {
+        let (store, account_id, _, hash) = store_with_key().await;
+        let ends = chrono::Utc::now() + chrono::Duration::seconds(1);
+        store.set_account_valid_until(&account_id, Some(ends)).await.unwrap();
+        let cache = KeyCache::new(Duration::from_secs(60));
+        let t0 = Instant::now();
+        let before = cache.resolve(&store, &hash, t0).await.unwrap().unwrap();
+        assert_eq!(before.standing, Standing::Active);
+        let entry_until = cache.entries.lock().unwrap()[&hash].holds_until;
+        assert!(entry_until <= t0 + Duration::from_secs(1), "held past the lapse");
+        // By the time the entry has ended, the lapse has happened: the store is read again.
+        tokio::time::sleep((entry_until + Duration::from_millis(10)).saturating_duration_since(Instant::now())).await;
+        let after = cache.resolve(&store, &hash, Instant::now()).await.unwrap().unwrap();
+        assert_eq!(after.standing, Standing::Lapsed);
     }
 }

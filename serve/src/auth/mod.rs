@@ -8,6 +8,8 @@ mod key_cache;
 pub use gate::gate;
 pub use key_cache::KeyCache;
 
+use std::{sync::Arc, time::Instant};
+
 use poem::{
     http::{header, HeaderName},
     Request,
@@ -75,7 +77,7 @@ pub fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
 }
 
 /// An OAuth access token: live, of a live family authorised through a live key.
-async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Principal, ApiError> {
+async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Arc<Principal>, ApiError> {
     let found =
         state.store.live_access_token(&crate::oauth::secrets::hash(token), state.clock.now()).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving an access token");
@@ -84,33 +86,26 @@ async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Pr
     let Some((family, account)) = found else {
         return Err(ApiError::InvalidAccessToken { challenge: challenge(state, req, true) });
     };
-    Ok(Principal {
+    Ok(Arc::new(Principal {
         account_id: account.id.clone(),
         key_id: family.key_id,
         plan: account.plan,
         standing: account.standing(chrono::Utc::now()),
         scopes: family.scope.split_whitespace().map(str::to_string).collect(),
-    })
+    }))
 }
 
-/// Resolves the request's credential. `Ok(None)` = no credential was sent (the caller decides
-/// whether that is allowed); a credential that was sent and is not live is always refused.
-pub async fn authenticate(state: &AppState, req: &Request) -> Result<Option<Principal>, ApiError> {
+/// Resolves the request's credential at `now`. `Ok(None)` = no credential was sent (the caller
+/// decides whether that is allowed); a credential that was sent and is not live is always refused.
+pub async fn authenticate(state: &AppState, req: &Request, now: Instant) -> Result<Option<Arc<Principal>>, ApiError> {
     let secret = match credential_of(req) {
         None => return Ok(None),
         // Boxed, like the key cache's store lookup: API-key requests need not carry its future.
         Some(Credential::AccessToken(token)) => return Box::pin(access_token(state, req, token)).await.map(Some),
         Some(Credential::ApiKey(k)) => k,
     };
-    let principal = |(key, account): &key_cache::ResolvedKey| Principal {
-        account_id: account.id.clone(),
-        key_id: key.id.clone(),
-        plan: account.plan,
-        standing: account.standing(chrono::Utc::now()),
-        scopes: key.scopes.clone(),
-    };
     let found = if crate::state::looks_like_api_key(secret) {
-        state.keys.resolve(&state.store, &crate::state::key_digest(secret), principal).await.map_err(|e| {
+        state.keys.resolve(&state.store, &crate::state::key_digest(secret), now).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving a credential");
             ApiError::EntitlementUnavailable
         })?

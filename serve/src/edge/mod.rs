@@ -7,7 +7,8 @@ pub mod idempotency;
 pub mod rate_limit;
 mod user_agent;
 
-use chrono::Utc;
+use std::time::Instant;
+
 use poem::{
     http::{HeaderName, HeaderValue},
     Endpoint, IntoResponse, Request, Response,
@@ -59,26 +60,37 @@ pub async fn run<E: Endpoint>(
         let e = ApiError::MethodNotAllowed { allow: op.method.as_str() };
         return refused(state, Policy::Default, &ip(), e).await;
     }
-    let principal = match auth::authenticate(state, req).await {
+    // One clock read for the key cache and the remembered answers.
+    let now = Instant::now();
+    let principal = match auth::authenticate(state, req, now).await {
         Ok(p) => p,
         Err(e) => return refused(state, Policy::Default, &ip(), e).await,
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, req, false) };
-    if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {
+    let principal = principal.as_deref();
+    if let Err(e) = auth::gate(op.access, principal, missing) {
         return refused(state, Policy::Default, &ip(), e).await;
     }
     let by_ip;
-    let caller = match &principal {
+    let id = match principal {
         Some(p) => p.account_id.as_str(),
         None => {
             by_ip = ip();
             by_ip.as_str()
         }
     };
-    match authorised(next, state, op, caller, principal.as_ref(), req, on_error).await {
+    match authorised(next, state, op, Caller { id, principal, now }, req, on_error).await {
         Ok(r) => r,
-        Err(e) => refused(state, op.rate, caller, e).await,
+        Err(e) => refused(state, op.rate, id, e).await,
     }
+}
+
+/// Who is calling, as authenticated at `now`: `id` is the rate-limit key (the account, else the
+/// client IP).
+struct Caller<'a> {
+    id: &'a str,
+    principal: Option<&'a auth::Principal>,
+    now: Instant,
 }
 
 /// From the idempotency lookup on, for a caller allowed to call `op`.
@@ -86,8 +98,7 @@ async fn authorised<E: Endpoint>(
     next: &E,
     state: &AppState,
     op: &'static Operation,
-    caller: &str,
-    principal: Option<&auth::Principal>,
+    Caller { id: caller, principal, now }: Caller<'_>,
     req: &mut Request,
     on_error: fn(poem::Error) -> Response,
 ) -> Result<Response, ApiError> {
@@ -136,7 +147,7 @@ async fn authorised<E: Endpoint>(
     // parameters or handler (`Remembered`); a new answer that may be repeated is kept.
     let remember_as = if op.method == Method::Get {
         let raw = req.uri().path_and_query().map_or("", |p| p.as_str());
-        if let Some(r) = state.cache.remembered(raw, state.snapshots.current_number(), Utc::now()) {
+        if let Some(r) = state.cache.remembered(raw, state.snapshots.current_number(), now) {
             return Ok(with_rate(answer::repeat(req, &r)));
         }
         Some(raw.to_owned())
@@ -248,7 +259,8 @@ mod tests {
         let run = |next: &'static Arc<BoxEndpoint<'static>>, state: &'static AppState, req: &'static mut Request| {
             run(next, state, None, req, |e| e.into_response())
         };
-        let authenticate = |state: &'static AppState, req: &'static Request, _: ()| auth::authenticate(state, req);
+        let authenticate =
+            |state: &'static AppState, req: &'static Request, now: Instant| auth::authenticate(state, req, now);
         let (run, authenticate) = (returned_size(run), returned_size(authenticate));
         eprintln!("edge::run {run} bytes, authenticate {authenticate} bytes");
         assert!(run <= 2048, "edge::run: {run} bytes");

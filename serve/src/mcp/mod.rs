@@ -131,8 +131,8 @@ impl McpEndpoint {
             Ok(r) => r,
             Err(e) => return e.into_response(&id),
         };
-        let principal = match auth::authenticate(&self.state, req).await {
-            Ok(p) => p,
+        let principal = match auth::authenticate(&self.state, req, std::time::Instant::now()).await {
+            Ok(p) => p.map(std::sync::Arc::unwrap_or_clone),
             Err(e) => return self.refusal(req, e).into_response(&id),
         };
         if call.id.is_none() {

@@ -73,19 +73,19 @@ impl Account {
         match self.status.as_str() {
             "suspended" => Standing::Suspended,
             "lapsed" => Standing::Lapsed,
-            _ => {
-                let expired = self
-                    .valid_until
-                    .as_deref()
-                    .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok())
-                    .is_some_and(|t| t < now);
-                if expired && self.plan != Plan::Free {
-                    Standing::Lapsed
-                } else {
-                    Standing::Active
-                }
-            }
+            _ if self.lapses_at().is_some_and(|t| t < now) => Standing::Lapsed,
+            _ => Standing::Active,
         }
+    }
+
+    /// When a paid plan's entitlements lapse by date (its `valid_until`); `None` for the free
+    /// plan, which cannot lapse, and for a plan without an end.
+    pub fn lapses_at(&self) -> Option<chrono::DateTime<Utc>> {
+        if self.plan == Plan::Free {
+            return None;
+        }
+        let t = chrono::DateTime::parse_from_rfc3339(self.valid_until.as_deref()?).ok()?;
+        Some(t.with_timezone(&Utc))
     }
 }
 
