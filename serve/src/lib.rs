@@ -16,6 +16,7 @@ pub mod html;
 pub mod mcp;
 pub mod metrics;
 pub mod oauth;
+pub mod per_thread;
 pub mod read_through;
 pub mod registry;
 pub mod snapshot;

@@ -7,10 +7,7 @@ use std::{
     collections::HashMap,
     future::Future,
     marker::PhantomData,
-    sync::{
-        atomic::{AtomicU64, Ordering},
-        Arc, Mutex,
-    },
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -27,6 +24,8 @@ use poem_openapi::{
 };
 use sha2::{Digest, Sha256};
 use sitrep_schemas::{DatasetId, Freshness};
+
+use crate::per_thread::{Counter, Front};
 
 use super::{
     encoding::{negotiate, Encodings},
@@ -238,9 +237,15 @@ impl Charged for Remembered {
 pub struct BodyCache {
     rendered: Bounded<Served>,
     answers: Bounded<Remembered>,
-    hits: AtomicU64,
-    misses: AtomicU64,
+    /// Each thread's own copies of the answers it repeated: a repeat then writes no lock and no
+    /// reference count another thread writes.
+    front: Front<String, Arc<Remembered>>,
+    hits: Counter,
+    misses: Counter,
 }
+
+/// Answers a thread keeps copies of at most (each a header map and a reference to a body).
+const FRONT_ANSWERS: usize = 256;
 
 impl BodyCache {
     /// A cache holding at most about `budget_bytes` of rendered bodies and keys, and half as much
@@ -249,13 +254,14 @@ impl BodyCache {
         BodyCache {
             rendered: Bounded::new(budget_bytes),
             answers: Bounded::new(budget_bytes / 2),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
+            front: Front::new(FRONT_ANSWERS),
+            hits: Counter::default(),
+            misses: Counter::default(),
         }
     }
     fn count(&self, hit: bool) {
         let counter = if hit { &self.hits } else { &self.misses };
-        counter.fetch_add(1, Ordering::Relaxed);
+        counter.add(1);
     }
     fn get(&self, key: &str) -> Option<Arc<Served>> {
         let found = self.rendered.get(key);
@@ -268,7 +274,17 @@ impl BodyCache {
     /// The answer remembered for this exact `path_and_query`, when it still holds in `generation`
     /// at `now`. Counted as a hit; a miss is counted by the handler's own lookup.
     pub fn remembered(&self, path_and_query: &str, generation: u64, now: Instant) -> Option<Arc<Remembered>> {
-        let found = self.answers.get(path_and_query).filter(|r| r.generation == generation && now < r.until)?;
+        let holds = |r: &Arc<Remembered>| r.generation == generation && now < r.until;
+        let found = match self.front.get(path_and_query, holds) {
+            Some(mine) => mine,
+            None => {
+                let shared = self.answers.get(path_and_query).filter(holds)?;
+                // A copy of its own for this thread (the body itself stays shared).
+                let mine = Arc::new(Remembered::clone(&shared));
+                self.front.put(path_and_query.to_owned(), mine.clone());
+                mine
+            }
+        };
         self.count(true);
         Some(found)
     }
@@ -278,7 +294,7 @@ impl BodyCache {
     /// (hits, misses, bytes charged), for `/metrics`.
     pub fn stats(&self) -> (u64, u64, usize) {
         let bytes = self.rendered.bytes() + self.answers.bytes();
-        (self.hits.load(Ordering::Relaxed), self.misses.load(Ordering::Relaxed), bytes)
+        (self.hits.get(), self.misses.get(), bytes)
     }
 }
 

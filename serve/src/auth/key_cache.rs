@@ -10,19 +10,28 @@ use std::{
 };
 
 use super::Principal;
-use crate::state::{StateError, StateStore};
+use crate::{
+    per_thread::Front,
+    state::{StateError, StateStore},
+};
 
 /// Entries kept at most; past it the cache starts over (each entry is one live key).
 const CAPACITY: usize = 10_000;
+/// Keys a thread keeps copies of at most.
+const FRONT_CAPACITY: usize = 1_024;
 
 pub struct KeyCache {
     ttl: Duration,
     entries: Mutex<HashMap<KeyDigest, Entry>>,
+    /// Each thread's copies of the entries it used, with a principal of its own: a hit then
+    /// writes no lock and no reference count that another thread writes too.
+    front: Front<KeyDigest, Entry>,
 }
 
 /// A live key's caller as resolved from the store, and until when that holds here: one TTL, or
 /// less when the account's paid plan lapses sooner (then it is read again and found lapsed), so a
 /// hit computes nothing.
+#[derive(Clone)]
 struct Entry {
     holds_until: Instant,
     principal: Arc<Principal>,
@@ -33,24 +42,26 @@ type KeyDigest = [u8; 32];
 
 impl KeyCache {
     pub fn new(ttl: Duration) -> Self {
-        KeyCache { ttl, entries: Mutex::new(HashMap::new()) }
+        KeyCache { ttl, entries: Mutex::new(HashMap::new()), front: Front::new(FRONT_CAPACITY) }
     }
 
     /// The caller of the live key with this digest (`state::key_digest`): from the cache while it
     /// holds, else from the store (recording the use). Unknown keys are not remembered, so a key
-    /// minted a moment ago works. A hit allocates nothing: the principal is shared.
+    /// minted a moment ago works. A thread's repeat allocates nothing and writes only memory of
+    /// its own (its front).
     pub async fn resolve(
         &self,
         store: &StateStore,
         digest: &KeyDigest,
         now: Instant,
     ) -> Result<Option<Arc<Principal>>, StateError> {
-        let hit = self.entries.lock().ok().and_then(|m| {
-            let entry = m.get(digest)?;
-            (now < entry.holds_until).then(|| entry.principal.clone())
-        });
-        if hit.is_some() {
-            return Ok(hit);
+        let holds = |e: &Entry| now < e.holds_until;
+        if let Some(mine) = self.front.get(digest, holds) {
+            return Ok(Some(mine.principal));
+        }
+        let shared = self.entries.lock().ok().and_then(|m| m.get(digest).filter(|e| holds(e)).cloned());
+        if let Some(e) = shared {
+            return Ok(Some(self.keep_in_front(digest, &e)));
         }
         // Boxed: held inline, the store's futures would enlarge every request's future (cache
         // hits included) by their size.
@@ -63,6 +74,15 @@ impl KeyCache {
         if let Ok(mut m) = self.entries.lock() {
             m.retain(|_, entry| entry.principal.key_id != key_id);
         }
+        self.front.invalidate();
+    }
+
+    /// A copy of `shared` in this thread's front, with a principal of its own (the shared one's
+    /// reference count would be written by every thread).
+    fn keep_in_front(&self, digest: &KeyDigest, shared: &Entry) -> Arc<Principal> {
+        let principal = Arc::new(Principal::clone(&shared.principal));
+        self.front.put(*digest, Entry { holds_until: shared.holds_until, principal: principal.clone() });
+        principal
     }
 
     /// A miss: the key from the store, remembered while live, its use recorded.
@@ -92,8 +112,11 @@ impl KeyCache {
                     // A lapse still ahead ends the entry early; a past one is already in `standing`.
                     let lapse = account.lapses_at().and_then(|t| (t - wall).to_std().ok());
                     let holds_for = lapse.map_or(self.ttl, |l| l.min(self.ttl));
-                    m.insert(*digest, Entry { holds_until: now + holds_for, principal: principal.clone() });
+                    let entry = Entry { holds_until: now + holds_for, principal: principal.clone() };
+                    m.insert(*digest, entry.clone());
+                    self.front.put(*digest, entry);
                 }
+                // A thread's copy of an entry that ended here ended there too (the same instant).
                 _ => {
                     m.remove(digest);
                 }
@@ -137,10 +160,30 @@ mod tests {
         // Revoked in the store: still served from memory inside the TTL, without touching the store.
         assert!(store.revoke_key(&key.record.id).await.unwrap());
         let cached = cache.resolve(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
-        assert!(Arc::ptr_eq(&cached, &resolved), "the same principal, shared");
+        assert!(Arc::ptr_eq(&cached, &resolved), "this thread's copy, from its front");
         // Past the TTL the store is asked again and the revocation shows.
         assert!(cache.resolve(&store, &hash, t0 + Duration::from_secs(5)).await.unwrap().is_none());
         assert!(cache.entries.lock().unwrap().is_empty(), "a revoked key is forgotten");
+    }
+
+    /// A key revoked through this process is refused at once, though threads held copies of it.
+    #[tokio::test]
+    async fn a_forgotten_key_is_read_again_by_every_thread() {
+        let (store, _, key, hash) = store_with_key().await;
+        let cache = Arc::new(KeyCache::new(Duration::from_secs(60)));
+        let now = Instant::now();
+        assert!(cache.resolve(&store, &hash, now).await.unwrap().is_some());
+        let elsewhere = {
+            let (cache, store) = (cache.clone(), store.clone());
+            std::thread::spawn(move || {
+                let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+                rt.block_on(async { cache.resolve(&store, &hash, now).await.unwrap().is_some() })
+            })
+        };
+        assert!(elsewhere.join().unwrap(), "another thread's copy");
+        assert!(store.revoke_key(&key.record.id).await.unwrap());
+        cache.forget(&key.record.id);
+        assert!(cache.resolve(&store, &hash, now).await.unwrap().is_none(), "this thread's front emptied");
     }
 
     #[tokio::test]

@@ -8,24 +8,16 @@ use std::time::Duration;
 use chrono::Utc;
 use prometheus_client::{
     encoding::EncodeLabelSet,
-    metrics::{counter::Counter, family::Family, gauge::Gauge, histogram::Histogram},
+    metrics::{counter::Counter, family::Family, gauge::Gauge},
     registry::Registry,
 };
 use sitrep_schemas::{DatasetId, RunOutcome};
 
 use crate::{api::answer::DataState, app_state::AppState, edge::rate_limit::Policy};
 
-// Operation ids are `&'static str` from the registry: recording a request allocates nothing.
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct RequestLabels {
-    operation: &'static str,
-    status: u16,
-}
+mod requests;
 
-#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct OperationLabel {
-    operation: &'static str,
-}
+use requests::RequestMeter;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct DatasetLabel {
@@ -43,20 +35,9 @@ struct PolicyLabel {
     policy: &'static str,
 }
 
-/// One operation's series for its usual answers, made at start (at zero) for every operation the
-/// registry declares and for `/mcp`: recording a request then takes no family lock, whose reader
-/// count is a cache line both worker threads would write on every request.
-struct OperationSeries {
-    latency: Histogram,
-    ok: Counter,
-    not_modified: Counter,
-}
-
 pub struct Metrics {
     registry: Registry,
-    series: foldhash::HashMap<&'static str, OperationSeries>,
-    requests: Family<RequestLabels, Counter>,
-    latency: Family<OperationLabel, Histogram>,
+    requests: RequestMeter,
     refusals: Family<PolicyLabel, Counter>,
     cache_hits: Counter,
     cache_misses: Counter,
@@ -86,13 +67,9 @@ impl Default for Metrics {
 impl Metrics {
     pub fn new() -> Self {
         let mut registry = Registry::with_prefix("sitrep");
-        let requests = Family::<RequestLabels, Counter>::default();
-        registry.register("http_requests", "API requests by operation and status", requests.clone());
-        let latency = Family::<OperationLabel, Histogram>::new_with_constructor(|| {
-            // 100 µs … ~3 s: cached answers sit in the first buckets, cold queries further up.
-            Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(0.0001, 2.0, 16))
-        });
-        registry.register("http_request_duration_seconds", "API request latency by operation", latency.clone());
+        // Every operation the registry declares, `/mcp`, and undeclared `/api/*` paths.
+        let requests = RequestMeter::new(crate::registry::OPERATIONS.iter().map(|op| op.id).chain(["mcp", "unknown"]));
+        registry.register_collector(Box::new(requests.clone()));
         let refusals = Family::<PolicyLabel, Counter>::default();
         registry.register("rate_limit_refusals", "Requests refused with 429 by rate-limit policy", refusals.clone());
         let cache_hits = Counter::default();
@@ -139,23 +116,13 @@ impl Metrics {
             "1 for the last ingest run's outcome per dataset (published, unchanged, failed)",
             run_outcome.clone(),
         );
-        let ids = crate::registry::OPERATIONS.iter().map(|op| op.id).chain(["mcp"]);
-        let series = ids
-            .map(|operation| {
-                let count = |status| requests.get_or_create(&RequestLabels { operation, status }).clone();
-                let latency = latency.get_or_create(&OperationLabel { operation }).clone();
-                (operation, OperationSeries { latency, ok: count(200), not_modified: count(304) })
-            })
-            .collect();
         Metrics {
             registry,
-            series,
             run_rows,
             run_bytes,
             run_seconds,
             run_outcome,
             requests,
-            latency,
             refusals,
             cache_hits,
             cache_misses,
@@ -169,19 +136,7 @@ impl Metrics {
 
     /// One answered `/api/*` or `/mcp` request (`operation`: the registry id, `unknown` or `mcp`).
     pub fn observe(&self, operation: &'static str, status: u16, elapsed: Duration) {
-        // An operation's usual answers go to its series made at start; anything else (another
-        // status, an unknown path) to the labelled families.
-        let series = self.series.get(operation);
-        match (series, status) {
-            (Some(s), 200) => s.ok.inc(),
-            (Some(s), 304) => s.not_modified.inc(),
-            _ => self.requests.get_or_create(&RequestLabels { operation, status }).inc(),
-        };
-        let seconds = elapsed.as_secs_f64();
-        match series {
-            Some(s) => s.latency.observe(seconds),
-            None => self.latency.get_or_create(&OperationLabel { operation }).observe(seconds),
-        }
+        self.requests.observe(operation, status, elapsed);
     }
 
     pub fn refused(&self, policy: Policy) {
