@@ -6,7 +6,7 @@ use std::{path::PathBuf, time::Duration};
 /// Connections held open by wrk, as the issue asks.
 const CONCURRENCY: u32 = 32;
 /// Rounds of the ceilings and of the cached request, alternating (an odd number: a median).
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 /// Synthetic events come from these countries (see `sitrep_pipelines::synthetic`).
 const COUNTRIES: &str = "YE SD UA SY MM CD ML SO PK MX PS NG BF AF ET CO";
 

@@ -19,7 +19,7 @@
 //! - over HTTP with `wrk` (concurrency 32, loopback): the same request repeated (cached), distinct
 //!   uncached requests, the ceiling (the same server returning a pre-rendered body of the same size
 //!   from a plain route; beside it, the same body with the headers of our answer; the three run
-//!   in three alternating rounds, and the round with the median cached ÷ ceiling is printed), and
+//!   in five alternating rounds, and the round with the median cached ÷ ceiling is printed), and
 //!   the peer: datasette answering the same distinct pages from the same
 //!   rows in SQLite with an index on (country, time) (`BENCH_DATASETTE`, set by `make bench`).
 

@@ -211,6 +211,43 @@ pub struct Remembered {
     headers: HeaderMap,
     generation: u64,
     until: Instant,
+    /// On a thread's own copy ([`Remembered::for_this_thread`]): the plain answer (no
+    /// `If-None-Match`, no `Accept-Encoding`) ready to send as it is.
+    plain: Option<Plain>,
+}
+
+/// A whole answer's headers and body, in memory only one thread writes: sending it again clones
+/// them without hashing a header name or writing a reference count another thread writes.
+#[derive(Clone)]
+struct Plain {
+    headers: HeaderMap,
+    body: Bytes,
+}
+
+/// A thread's copy of a remembered answer has a body of its own up to this size (a larger one is
+/// shared): with [`FRONT_ANSWERS`], at most 4 MB per thread.
+const OWN_BODY_MAX: usize = 64 * 1024;
+
+impl Remembered {
+    /// A copy for this thread's front: its header values copied and its plain answer made.
+    fn for_this_thread(&self) -> Remembered {
+        let mut headers = HeaderMap::with_capacity(RESPONSE_HEADERS);
+        for (name, value) in &self.headers {
+            headers.insert(name.clone(), unshared(value));
+        }
+        let mut plain = headers.clone();
+        plain.insert(header::ETAG, unshared(&self.served.etag));
+        plain.insert(header::CONTENT_TYPE, JSON);
+        let body = &self.served.body;
+        let body = if body.len() <= OWN_BODY_MAX { Bytes::copy_from_slice(body) } else { body.clone() };
+        Remembered {
+            served: self.served.clone(),
+            headers,
+            generation: self.generation,
+            until: self.until,
+            plain: Some(Plain { headers: plain, body }),
+        }
+    }
 }
 
 /// The longest an answer is held without a new generation (a stale answer's `until` is the end
@@ -244,8 +281,8 @@ pub struct BodyCache {
     misses: Counter,
 }
 
-/// Answers a thread keeps copies of at most (each a header map and a reference to a body).
-const FRONT_ANSWERS: usize = 256;
+/// Answers a thread keeps copies of at most.
+const FRONT_ANSWERS: usize = 64;
 
 impl BodyCache {
     /// A cache holding at most about `budget_bytes` of rendered bodies and keys, and half as much
@@ -280,7 +317,7 @@ impl BodyCache {
             None => {
                 let shared = self.answers.get(path_and_query).filter(holds)?;
                 // A copy of its own for this thread (the body itself stays shared).
-                let mine = Arc::new(Remembered::clone(&shared));
+                let mine = Arc::new(shared.for_this_thread());
                 self.front.put(path_and_query.to_owned(), mine.clone());
                 mine
             }
@@ -381,6 +418,7 @@ where
         headers: h.clone(),
         generation: provenance.generation,
         until,
+        plain: None,
     });
     let mut answer = respond(req, h, &served);
     if let Some(r) = remembered {
@@ -390,8 +428,16 @@ where
     answer
 }
 
-/// A remembered answer sent again: the conditional 304 and the encoding are decided anew.
+/// A remembered answer sent again: the conditional 304 and the encoding are decided anew (a plain
+/// request takes a thread's ready answer as it is).
 pub fn repeat(req: &Request, remembered: &Remembered) -> Response {
+    let conditional_or_encoded =
+        || req.headers().contains_key(header::IF_NONE_MATCH) || req.headers().contains_key(header::ACCEPT_ENCODING);
+    if let Some(plain) = remembered.plain.as_ref().filter(|_| !conditional_or_encoded()) {
+        let mut r = Response::builder().body(plain.body.clone());
+        *r.headers_mut() = plain.headers.clone();
+        return r;
+    }
     let mut headers = HeaderMap::with_capacity(RESPONSE_HEADERS);
     for (name, value) in &remembered.headers {
         // The generation and as-of are made per answer; the other values are static (a free clone).
@@ -527,13 +573,48 @@ mod tests {
         let now = Instant::now();
         let until = now + Duration::from_secs(60);
         let path = "/api/x?country=UA";
-        cache.remember(path.into(), Remembered { served: served(10), headers: HeaderMap::new(), generation: 7, until });
+        cache.remember(
+            path.into(),
+            Remembered { served: served(10), headers: HeaderMap::new(), generation: 7, until, plain: None },
+        );
         assert!(cache.remembered(path, 7, now).is_some());
         assert!(cache.remembered("/api/x?country=ua", 7, now).is_none(), "only the request exactly as it came");
         assert!(cache.remembered(path, 8, now).is_none(), "a new generation answers anew");
         assert!(cache.remembered(path, 7, until).is_none(), "the answer's state has turned by then");
         let (hits, misses, _) = cache.stats();
         assert_eq!((hits, misses), (1, 0), "misses are counted by the handler's own lookup");
+    }
+
+    /// A thread's ready answer is exactly the answer the general path builds; a conditional or
+    /// encoded request still takes the general path.
+    #[test]
+    fn a_threads_plain_answer_is_the_same_answer() {
+        let mut headers = response_headers(PRIVATE_60);
+        headers.insert(X_SNAPSHOT_GENERATION, HeaderValue::from(7u64));
+        headers.insert(X_DATA_AS_OF, HeaderValue::from_static("2026-11-24T00:00:00Z"));
+        headers.insert(X_DATA_STATE, HeaderValue::from_static("fresh"));
+        let until = Instant::now() + Duration::from_secs(60);
+        let shared = Remembered { served: served(2000), headers, generation: 7, until, plain: None };
+        let mine = shared.for_this_thread();
+        let plain = poem::Request::builder().finish();
+        let described = |r: &Response| {
+            let mut h: Vec<_> = r.headers().iter().map(|(n, v)| format!("{n}: {v:?}")).collect();
+            h.sort();
+            (r.status(), h)
+        };
+        let (general, fast) = (repeat(&plain, &shared), repeat(&plain, &mine));
+        assert!(mine.plain.is_some() && shared.plain.is_none());
+        assert_eq!(described(&general), described(&fast));
+        assert_eq!(fast.headers().len(), 6, "cache-control, generation, as-of, state, etag, content-type");
+        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let (a, b) =
+            rt.block_on(async { (general.into_body().into_bytes().await, fast.into_body().into_bytes().await) });
+        assert_eq!(a.unwrap(), b.unwrap());
+        let etag = shared.served.etag.clone();
+        let conditional = poem::Request::builder().header(header::IF_NONE_MATCH, etag).finish();
+        assert_eq!(repeat(&conditional, &mine).status(), StatusCode::NOT_MODIFIED);
+        let gzip = poem::Request::builder().header(header::ACCEPT_ENCODING, "gzip").finish();
+        assert_eq!(repeat(&gzip, &mine).headers()[header::CONTENT_ENCODING], "gzip");
     }
 
     #[test]

@@ -6,9 +6,11 @@
 use poem::http::HeaderValue;
 use std::{
     collections::HashMap,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
+
+use crate::per_thread::Front;
 
 pub const WINDOW: Duration = Duration::from_secs(60);
 
@@ -181,19 +183,34 @@ pub trait RateLimiter: Send + Sync {
     async fn peek(&self, policy: Policy, limit: u32, key: &str) -> Result<Decision, LimiterUnavailable>;
 }
 
-/// Windows in this process's memory, per caller then per policy (a lookup by `&str` allocates
-/// nothing). Expired windows are dropped as the map grows, so memory is bounded by the callers
-/// active within one window.
-#[derive(Default)]
+/// Windows in this process's memory, per caller then per policy. Each caller's windows have a
+/// lock of their own, and each thread keeps handles on the callers it served (a [`Front`]): a
+/// request locks only its caller's windows, not a map every request locks. Callers without an
+/// open window are dropped as the map grows, so memory is bounded by the callers active within one
+/// window.
 pub struct InProcessLimiter {
-    windows: Mutex<HashMap<String, Vec<Window>>>,
+    callers: Mutex<HashMap<String, Arc<CallerWindows>>>,
+    front: Front<String, Arc<CallerWindows>>,
 }
 
-/// One policy's window of one caller: (policy, start, requests counted).
-type Window = (Policy, Instant, u32);
+impl Default for InProcessLimiter {
+    fn default() -> Self {
+        InProcessLimiter { callers: Mutex::default(), front: Front::new(FRONT_CALLERS) }
+    }
+}
 
-/// Past this many windows, expired ones are swept on the next hit.
+/// One caller's window of each policy: (start, requests counted), by policy.
+#[derive(Default)]
+struct CallerWindows(Mutex<[Option<(Instant, u32)>; Policy::ALL.len()]>);
+
+/// Past this many callers, those without an open window are swept on the next new caller.
 const SWEEP_ABOVE: usize = 4096;
+/// Callers a thread keeps handles on at most.
+const FRONT_CALLERS: usize = 1_024;
+
+fn unavailable<E: std::fmt::Display>(e: E) -> LimiterUnavailable {
+    LimiterUnavailable(e.to_string())
+}
 
 impl InProcessLimiter {
     fn decide(limit: u32, start: Instant, count: u32, now: Instant, allowed: bool) -> Decision {
@@ -206,42 +223,53 @@ impl InProcessLimiter {
         }
     }
 
-    pub fn hit_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
-        let mut w = self.windows.lock().map_err(|e| LimiterUnavailable(e.to_string()))?;
-        if w.len() > SWEEP_ABOVE {
-            w.retain(|_, slots| {
-                slots.retain(|(_, start, _)| now.duration_since(*start) < WINDOW);
-                !slots.is_empty()
-            });
+    /// The windows of `key`: this thread's handle, else the shared map's (made when `create`).
+    fn caller(&self, key: &str, now: Instant, create: bool) -> Result<Option<Arc<CallerWindows>>, LimiterUnavailable> {
+        if let Some(mine) = self.front.get(key, |_| true) {
+            return Ok(Some(mine));
         }
-        let slots = match w.get_mut(key) {
-            Some(slots) => slots,
-            None => w.entry(key.to_string()).or_default(),
-        };
-        let i = match slots.iter().position(|(p, _, _)| *p == policy) {
-            Some(i) => i,
+        let mut callers = self.callers.lock().map_err(unavailable)?;
+        let found = match callers.get(key) {
+            Some(c) => c.clone(),
+            None if !create => return Ok(None),
             None => {
-                slots.push((policy, now, 0));
-                slots.len() - 1
+                if callers.len() > SWEEP_ABOVE {
+                    callers.retain(|_, c| {
+                        c.0.lock()
+                            .is_ok_and(|w| w.iter().flatten().any(|(start, _)| now.duration_since(*start) < WINDOW))
+                    });
+                    // A thread's handle on a swept caller would count apart from the new one.
+                    self.front.invalidate();
+                }
+                callers.entry(key.to_string()).or_default().clone()
             }
         };
-        let slot = &mut slots[i];
-        if now.duration_since(slot.1) >= WINDOW {
-            *slot = (policy, now, 0);
+        self.front.put(key.to_string(), found.clone());
+        Ok(Some(found))
+    }
+
+    pub fn hit_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
+        let caller = self.caller(key, now, true)?.ok_or_else(|| unavailable("caller not created"))?;
+        let mut windows = caller.0.lock().map_err(unavailable)?;
+        let slot = windows[policy as usize].get_or_insert((now, 0));
+        if now.duration_since(slot.0) >= WINDOW {
+            *slot = (now, 0);
         }
-        let allowed = slot.2 < limit;
+        let allowed = slot.1 < limit;
         if allowed {
-            slot.2 += 1;
+            slot.1 += 1;
         }
-        Ok(Self::decide(limit, slot.1, slot.2, now, allowed))
+        Ok(Self::decide(limit, slot.0, slot.1, now, allowed))
     }
 
     pub fn peek_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
-        let w = self.windows.lock().map_err(|e| LimiterUnavailable(e.to_string()))?;
-        let slot = w.get(key).and_then(|slots| slots.iter().find(|(p, _, _)| *p == policy));
-        Ok(match slot {
-            Some((_, start, count)) if now.duration_since(*start) < WINDOW => {
-                Self::decide(limit, *start, *count, now, *count < limit)
+        let open = match self.caller(key, now, false)? {
+            Some(caller) => caller.0.lock().map_err(unavailable)?[policy as usize],
+            None => None,
+        };
+        Ok(match open {
+            Some((start, count)) if now.duration_since(start) < WINDOW => {
+                Self::decide(limit, start, count, now, count < limit)
             }
             _ => Decision { allowed: true, limit, remaining: limit, reset_secs: WINDOW.as_secs() },
         })
@@ -307,6 +335,24 @@ mod tests {
         assert!(Limits::parse("batch").is_err());
     }
 
+    /// Threads keep handles of their own on a caller, and still count into one window.
+    #[test]
+    fn threads_count_into_the_callers_one_window() {
+        let l = Arc::new(InProcessLimiter::default());
+        let t0 = Instant::now();
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                let l = l.clone();
+                std::thread::spawn(move || {
+                    (0..500).filter(|_| l.hit_at(Policy::Default, 1000, "acct", t0).unwrap().allowed).count()
+                })
+            })
+            .collect();
+        let allowed: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
+        assert_eq!(allowed, 1000);
+        assert_eq!(l.peek_at(Policy::Default, 1000, "acct", t0).unwrap().remaining, 0);
+    }
+
     #[test]
     fn memory_stays_bounded_by_active_keys() {
         let l = InProcessLimiter::default();
@@ -315,6 +361,6 @@ mod tests {
             l.hit_at(Policy::Default, 10, &i.to_string(), t0).unwrap();
         }
         l.hit_at(Policy::Default, 10, "late", t0 + WINDOW).unwrap();
-        assert_eq!(l.windows.lock().unwrap().len(), 1);
+        assert_eq!(l.callers.lock().unwrap().len(), 1);
     }
 }
