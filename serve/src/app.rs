@@ -2,7 +2,7 @@
 //! handler (`edge::run`), the error edge for poem's own errors, and the outer layers (request id,
 //! `Vary`, panics).
 
-use std::{panic::AssertUnwindSafe, sync::Arc};
+use std::{panic::AssertUnwindSafe, sync::Arc, time::Instant};
 
 use futures::FutureExt;
 use poem::{
@@ -97,8 +97,9 @@ impl Pipeline {
         &'a self,
         op: Option<&'static crate::registry::Operation>,
         req: &'a mut Request,
+        arrived: Instant,
     ) -> impl std::future::Future<Output = Response> + Send + 'a {
-        edge::run(&self.handlers, &self.state, op, req, error_edge)
+        edge::run(&self.handlers, &self.state, op, req, arrived, error_edge)
     }
 }
 
@@ -107,7 +108,7 @@ impl Endpoint for Pipeline {
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
         let op = crate::registry::find(req.uri().path());
-        Ok(self.run(op, &mut req).await)
+        Ok(self.run(op, &mut req, Instant::now()).await)
     }
 }
 
@@ -128,7 +129,7 @@ impl Endpoint for Outer {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        let started = std::time::Instant::now();
+        let started = Instant::now();
         let id = request_id(&req);
         let path = req.uri().path();
         let api = path.starts_with("/api/");
@@ -144,7 +145,7 @@ impl Endpoint for Outer {
             req.extensions_mut().insert(self.dispatch.clone());
         }
         let mut resp = match op {
-            Some(op) => answer_of(self.pipeline.run(Some(op), &mut req).map(Ok)).await,
+            Some(op) => answer_of(self.pipeline.run(Some(op), &mut req, started).map(Ok)).await,
             None => answer_of(self.routes.call(req)).await,
         };
         if let Some(v) = id {

@@ -229,11 +229,12 @@ struct Plain {
 const OWN_BODY_MAX: usize = 64 * 1024;
 
 impl Remembered {
-    /// A copy for this thread's front: its header values copied and its plain answer made.
+    /// A copy for this thread's front: the header values made per answer copied (the others are
+    /// static, and cloning them writes nothing), and its plain answer made.
     fn for_this_thread(&self) -> Remembered {
         let mut headers = HeaderMap::with_capacity(RESPONSE_HEADERS);
         for (name, value) in &self.headers {
-            headers.insert(name.clone(), unshared(value));
+            headers.insert(name.clone(), if made_per_answer(name) { unshared(value) } else { value.clone() });
         }
         let mut plain = headers.clone();
         plain.insert(header::ETAG, unshared(&self.served.etag));
@@ -440,11 +441,15 @@ pub fn repeat(req: &Request, remembered: &Remembered) -> Response {
     }
     let mut headers = HeaderMap::with_capacity(RESPONSE_HEADERS);
     for (name, value) in &remembered.headers {
-        // The generation and as-of are made per answer; the other values are static (a free clone).
-        let value = if name == X_SNAPSHOT_GENERATION || name == X_DATA_AS_OF { unshared(value) } else { value.clone() };
-        headers.insert(name.clone(), value);
+        headers.insert(name.clone(), if made_per_answer(name) { unshared(value) } else { value.clone() });
     }
     respond::<()>(req, headers, &remembered.served).0
+}
+
+/// Whether a remembered answer's header value was made for it (the generation and the as-of);
+/// the others are static values, which clone for free.
+fn made_per_answer(name: &HeaderName) -> bool {
+    name == X_SNAPSHOT_GENERATION || name == X_DATA_AS_OF
 }
 
 /// A copy of a header value that concurrent answers share. Cloning it would write its reference

@@ -36,7 +36,8 @@ pub fn client_ip(req: &Request) -> String {
 }
 
 /// Runs one `/api/*` request through the pipeline; `op` is the registry's declaration at its path
-/// (looked up once, by the caller); `next` is the route tree of the handlers, which is handed the
+/// (looked up once, by the caller); `arrived` is when the request came in (read once, by the
+/// caller); `next` is the route tree of the handlers, which is handed the
 /// request (taken out of `req`) if it gets that far. The request is borrowed rather than moved:
 /// at 472 bytes, each layer holding its own copy made every request's future larger and was a
 /// copy per layer.
@@ -45,6 +46,7 @@ pub async fn run<E: Endpoint>(
     state: &AppState,
     op: Option<&'static Operation>,
     req: &mut Request,
+    arrived: Instant,
     on_error: fn(poem::Error) -> Response,
 ) -> Response {
     // Formatted only when needed: an authenticated caller is limited by account.
@@ -60,8 +62,8 @@ pub async fn run<E: Endpoint>(
         let e = ApiError::MethodNotAllowed { allow: op.method.as_str() };
         return refused(state, Policy::Default, &ip(), e).await;
     }
-    // One clock read for the key cache and the remembered answers.
-    let now = Instant::now();
+    // The request's arrival is the time the key cache and the remembered answers are checked at.
+    let now = arrived;
     let principal = match auth::authenticate(state, req, now).await {
         Ok(p) => p,
         Err(e) => return refused(state, Policy::Default, &ip(), e).await,
@@ -257,7 +259,7 @@ mod tests {
     #[test]
     fn the_pipelines_futures_stay_small() {
         let run = |next: &'static Arc<BoxEndpoint<'static>>, state: &'static AppState, req: &'static mut Request| {
-            run(next, state, None, req, |e| e.into_response())
+            run(next, state, None, req, Instant::now(), |e| e.into_response())
         };
         let authenticate =
             |state: &'static AppState, req: &'static Request, now: Instant| auth::authenticate(state, req, now);
