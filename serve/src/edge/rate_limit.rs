@@ -189,13 +189,21 @@ pub trait RateLimiter: Send + Sync {
 /// open window are dropped as the map grows, so memory is bounded by the callers active within one
 /// window.
 pub struct InProcessLimiter {
-    callers: Mutex<HashMap<String, Arc<CallerWindows>>>,
+    callers: Mutex<Callers>,
     front: Front<String, Arc<CallerWindows>>,
+}
+
+struct Callers {
+    windows: HashMap<String, Arc<CallerWindows>>,
+    /// The size at which callers without an open window are swept: twice what the last sweep
+    /// kept (at least [`SWEEP_ABOVE`]), so a crowd of active callers is not scanned per newcomer.
+    sweep_at: usize,
 }
 
 impl Default for InProcessLimiter {
     fn default() -> Self {
-        InProcessLimiter { callers: Mutex::default(), front: Front::new(FRONT_CALLERS) }
+        let callers = Callers { windows: HashMap::new(), sweep_at: SWEEP_ABOVE };
+        InProcessLimiter { callers: Mutex::new(callers), front: Front::new(FRONT_CALLERS) }
     }
 }
 
@@ -203,7 +211,7 @@ impl Default for InProcessLimiter {
 #[derive(Default)]
 struct CallerWindows(Mutex<[Option<(Instant, u32)>; Policy::ALL.len()]>);
 
-/// Past this many callers, those without an open window are swept on the next new caller.
+/// Past this many callers (at least), those without an open window are swept on the next new caller.
 const SWEEP_ABOVE: usize = 4096;
 /// Callers a thread keeps handles on at most.
 const FRONT_CALLERS: usize = 1_024;
@@ -229,19 +237,20 @@ impl InProcessLimiter {
             return Ok(Some(mine));
         }
         let mut callers = self.callers.lock().map_err(unavailable)?;
-        let found = match callers.get(key) {
+        let found = match callers.windows.get(key) {
             Some(c) => c.clone(),
             None if !create => return Ok(None),
             None => {
-                if callers.len() > SWEEP_ABOVE {
-                    callers.retain(|_, c| {
+                if callers.windows.len() > callers.sweep_at {
+                    callers.windows.retain(|_, c| {
                         c.0.lock()
                             .is_ok_and(|w| w.iter().flatten().any(|(start, _)| now.duration_since(*start) < WINDOW))
                     });
+                    callers.sweep_at = (callers.windows.len() * 2).max(SWEEP_ABOVE);
                     // A thread's handle on a swept caller would count apart from the new one.
                     self.front.invalidate();
                 }
-                callers.entry(key.to_string()).or_default().clone()
+                callers.windows.entry(key.to_string()).or_default().clone()
             }
         };
         self.front.put(key.to_string(), found.clone());
@@ -361,6 +370,14 @@ mod tests {
             l.hit_at(Policy::Default, 10, &i.to_string(), t0).unwrap();
         }
         l.hit_at(Policy::Default, 10, "late", t0 + WINDOW).unwrap();
-        assert_eq!(l.callers.lock().unwrap().len(), 1);
+        assert_eq!(l.callers.lock().unwrap().windows.len(), 1);
+        // A crowd of active callers is kept, and is not scanned again for every newcomer.
+        let l = InProcessLimiter::default();
+        for i in 0..SWEEP_ABOVE + 2 {
+            l.hit_at(Policy::Default, 10, &i.to_string(), t0).unwrap();
+        }
+        let callers = l.callers.lock().unwrap();
+        assert_eq!(callers.windows.len(), SWEEP_ABOVE + 2);
+        assert_eq!(callers.sweep_at, 2 * (SWEEP_ABOVE + 1), "the next sweep waits for twice the crowd");
     }
 }
