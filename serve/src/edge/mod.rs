@@ -62,9 +62,8 @@ pub async fn run<E: Endpoint>(
         let e = ApiError::MethodNotAllowed { allow: op.method.as_str() };
         return refused(state, Policy::Default, &ip(), e).await;
     }
-    // The request's arrival is the time the key cache and the remembered answers are checked at.
-    let now = arrived;
-    let principal = match auth::authenticate(state, req, now).await {
+    // The key cache and the remembered answers are checked at the request's arrival.
+    let principal = match auth::authenticate(state, req, arrived).await {
         Ok(p) => p,
         Err(e) => return refused(state, Policy::Default, &ip(), e).await,
     };
@@ -81,7 +80,7 @@ pub async fn run<E: Endpoint>(
             by_ip.as_str()
         }
     };
-    match authorised(next, state, op, Caller { id, principal, now }, req, on_error).await {
+    match authorised(next, state, op, Caller { id, principal, now: arrived }, req, on_error).await {
         Ok(r) => r,
         Err(e) => refused(state, op.rate, id, e).await,
     }

@@ -231,34 +231,42 @@ impl InProcessLimiter {
         }
     }
 
-    /// The windows of `key`: this thread's handle, else the shared map's (made when `create`).
-    fn caller(&self, key: &str, now: Instant, create: bool) -> Result<Option<Arc<CallerWindows>>, LimiterUnavailable> {
+    /// `key`'s windows if it has any: this thread's handle, else the shared map's (then kept as
+    /// this thread's handle).
+    fn known(&self, key: &str) -> Result<Option<Arc<CallerWindows>>, LimiterUnavailable> {
         if let Some(mine) = self.front.get(key, |_| true) {
             return Ok(Some(mine));
         }
+        let found = self.callers.lock().map_err(unavailable)?.windows.get(key).cloned();
+        if let Some(found) = &found {
+            self.front.put(key.to_string(), found.clone());
+        }
+        Ok(found)
+    }
+
+    /// `key`'s windows, made if it has none (the map swept first when it has grown).
+    fn caller(&self, key: &str, now: Instant) -> Result<Arc<CallerWindows>, LimiterUnavailable> {
+        if let Some(known) = self.known(key)? {
+            return Ok(known);
+        }
         let mut callers = self.callers.lock().map_err(unavailable)?;
-        let found = match callers.windows.get(key) {
-            Some(c) => c.clone(),
-            None if !create => return Ok(None),
-            None => {
-                if callers.windows.len() > callers.sweep_at {
-                    callers.windows.retain(|_, c| {
-                        c.0.lock()
-                            .is_ok_and(|w| w.iter().flatten().any(|(start, _)| now.duration_since(*start) < WINDOW))
-                    });
-                    callers.sweep_at = (callers.windows.len() * 2).max(SWEEP_ABOVE);
-                    // A thread's handle on a swept caller would count apart from the new one.
-                    self.front.invalidate();
-                }
-                callers.windows.entry(key.to_string()).or_default().clone()
-            }
-        };
-        self.front.put(key.to_string(), found.clone());
-        Ok(Some(found))
+        if callers.windows.len() > callers.sweep_at {
+            callers.windows.retain(|_, c| {
+                c.0.lock().is_ok_and(|w| w.iter().flatten().any(|(start, _)| now.duration_since(*start) < WINDOW))
+            });
+            callers.sweep_at = (callers.windows.len() * 2).max(SWEEP_ABOVE);
+            // A thread's handle on a swept caller would count apart from the new one.
+            self.front.invalidate();
+        }
+        // Another thread may have made them since `known` looked.
+        let made = callers.windows.entry(key.to_string()).or_default().clone();
+        drop(callers);
+        self.front.put(key.to_string(), made.clone());
+        Ok(made)
     }
 
     pub fn hit_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
-        let caller = self.caller(key, now, true)?.ok_or_else(|| unavailable("caller not created"))?;
+        let caller = self.caller(key, now)?;
         let mut windows = caller.0.lock().map_err(unavailable)?;
         let slot = windows[policy as usize].get_or_insert((now, 0));
         if now.duration_since(slot.0) >= WINDOW {
@@ -272,7 +280,7 @@ impl InProcessLimiter {
     }
 
     pub fn peek_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
-        let open = match self.caller(key, now, false)? {
+        let open = match self.known(key)? {
             Some(caller) => caller.0.lock().map_err(unavailable)?[policy as usize],
             None => None,
         };
