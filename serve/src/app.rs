@@ -78,12 +78,16 @@ const VARY: HeaderValue = HeaderValue::from_static("Authorization, X-Service-Key
 
 /// The answer of `inner`, with poem's errors mapped by `error_edge` and a panic turned into a 500
 /// (the worker thread and the server go on).
-async fn answer_of(inner: impl std::future::Future<Output = poem::Result<Response>>) -> Response {
-    match AssertUnwindSafe(inner).catch_unwind().await {
+/// Not an `async fn`: one would hold `inner` twice (as its argument and inside the
+/// `catch_unwind` it is moved into), and every request's future would carry both.
+fn answer_of(
+    inner: impl std::future::Future<Output = poem::Result<Response>>,
+) -> impl std::future::Future<Output = Response> {
+    AssertUnwindSafe(inner).catch_unwind().map(|caught| match caught {
         Ok(Ok(r)) => r,
         Ok(Err(e)) => error_edge(e),
         Err(_) => ApiError::Internal("handler panicked".into()).into_response(),
-    }
+    })
 }
 
 /// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
@@ -223,5 +227,21 @@ mod tests {
         assert_eq!(body, r#"{"message":"Internal server error"}"#);
         let not_found = answer_of(async { Err(poem::error::NotFoundError.into()) }).await;
         assert_eq!(not_found.status(), StatusCode::NOT_FOUND);
+    }
+
+    /// The size of what `f` returns, from its type alone (`f` is never called).
+    fn returned_size<A, B, R>(_: impl Fn(A, B) -> R) -> usize {
+        std::mem::size_of::<R>()
+    }
+
+    /// Every request's future is boxed once and moved on the way: the outer layer holds the
+    /// pipeline's future once, not twice (an `async fn` wrapper holds its argument and what it
+    /// moved it into; 3,592 bytes in release before, against 1,256 for the pipeline's).
+    #[test]
+    fn the_outer_layer_holds_the_pipelines_future_once() {
+        let outer = returned_size(|o: &'static Outer, r: Request| o.call(r));
+        let pipeline = returned_size(|p: &'static Pipeline, r: &'static mut Request| p.run(None, r, Instant::now()));
+        eprintln!("Outer::call {outer} bytes, the pipeline {pipeline} bytes");
+        assert!(outer < 2 * pipeline, "Outer::call {outer} bytes, the pipeline's {pipeline}");
     }
 }

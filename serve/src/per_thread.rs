@@ -75,6 +75,17 @@ impl<K: Hash + Eq + Send, V: Clone + Send> Front<K, V> {
         }
     }
 
+    /// `f` of this thread's copy for `key`, without cloning it: a value that points into memory
+    /// the threads share (an `Arc`) is not counted and released on each lookup.
+    pub fn with<Q, R>(&self, key: &Q, f: impl FnOnce(&V) -> R) -> Option<R>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let s = self.slot().try_borrow().ok()?;
+        s.entries.get(key).map(f)
+    }
+
     /// Keeps `value` as this thread's copy for `key`.
     pub fn put(&self, key: K, value: V) {
         if let Ok(mut s) = self.slot().try_borrow_mut() {
@@ -118,6 +129,8 @@ mod tests {
         assert!(front.get("a", |_| true).is_none());
         front.put("a".into(), Arc::new(1));
         assert_eq!(front.get("a", |_| true).as_deref(), Some(&1));
+        assert_eq!(front.with("a", |v| **v + 1), Some(2));
+        assert_eq!(front.with("b", |v| **v + 1), None);
         // One that no longer holds is dropped, not kept for later.
         assert!(front.get("a", |v| **v > 1).is_none());
         assert!(front.get("a", |_| true).is_none());

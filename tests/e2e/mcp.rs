@@ -304,10 +304,16 @@ async fn anonymous_get_sources_allows_ten_a_minute_and_fails_closed() {
     struct Broken;
     #[async_trait::async_trait]
     impl RateLimiter for Broken {
-        async fn hit(&self, _: Policy, _: u32, _: &str) -> Result<Decision, LimiterUnavailable> {
+        async fn hit(&self, _: Policy, _: u32, _: &str, _: std::time::Instant) -> Result<Decision, LimiterUnavailable> {
             Err(LimiterUnavailable("down".into()))
         }
-        async fn peek(&self, _: Policy, _: u32, _: &str) -> Result<Decision, LimiterUnavailable> {
+        async fn peek(
+            &self,
+            _: Policy,
+            _: u32,
+            _: &str,
+            _: std::time::Instant,
+        ) -> Result<Decision, LimiterUnavailable> {
             Err(LimiterUnavailable("down".into()))
         }
     }

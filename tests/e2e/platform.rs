@@ -118,10 +118,10 @@ struct DownLimiter;
 
 #[async_trait::async_trait]
 impl RateLimiter for DownLimiter {
-    async fn hit(&self, _: Policy, _: u32, _: &str) -> Result<Decision, LimiterUnavailable> {
+    async fn hit(&self, _: Policy, _: u32, _: &str, _: std::time::Instant) -> Result<Decision, LimiterUnavailable> {
         Err(LimiterUnavailable("connection refused".into()))
     }
-    async fn peek(&self, _: Policy, _: u32, _: &str) -> Result<Decision, LimiterUnavailable> {
+    async fn peek(&self, _: Policy, _: u32, _: &str, _: std::time::Instant) -> Result<Decision, LimiterUnavailable> {
         Err(LimiterUnavailable("connection refused".into()))
     }
 }

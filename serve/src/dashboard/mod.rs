@@ -98,7 +98,7 @@ async fn account_page(
 }
 
 async fn sign_in(state: &AppState, req: &Request, body: &[u8]) -> Response {
-    if let Err(r) = edge::limit(state, Policy::OauthAuthorize, &edge::client_ip(req)).await {
+    if let Err(r) = edge::limit(state, Policy::OauthAuthorize, &edge::client_ip(req), std::time::Instant::now()).await {
         return r;
     }
     let form = form(body);

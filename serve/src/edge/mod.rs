@@ -52,25 +52,25 @@ pub async fn run<E: Endpoint>(
     // Formatted only when needed: an authenticated caller is limited by account.
     let ip = || client_ip(req);
     if state.settings.edge_ua_filter && user_agent::refused(req) {
-        return refused(state, Policy::Default, &ip(), ApiError::UserAgentRefused).await;
+        return refused(state, Policy::Default, &ip(), arrived, ApiError::UserAgentRefused).await;
     }
     let Some(op) = op else {
         // Not declared: never reaches a handler, whatever the route tree holds.
-        return refused(state, Policy::Default, &ip(), ApiError::NotFound).await;
+        return refused(state, Policy::Default, &ip(), arrived, ApiError::NotFound).await;
     };
     if req.method().as_str() != op.method.as_str() {
         let e = ApiError::MethodNotAllowed { allow: op.method.as_str() };
-        return refused(state, Policy::Default, &ip(), e).await;
+        return refused(state, Policy::Default, &ip(), arrived, e).await;
     }
     // The key cache and the remembered answers are checked at the request's arrival.
     let principal = match auth::authenticate(state, req, arrived).await {
         Ok(p) => p,
-        Err(e) => return refused(state, Policy::Default, &ip(), e).await,
+        Err(e) => return refused(state, Policy::Default, &ip(), arrived, e).await,
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, req, false) };
     let principal = principal.as_deref();
     if let Err(e) = auth::gate(op.access, principal, missing) {
-        return refused(state, Policy::Default, &ip(), e).await;
+        return refused(state, Policy::Default, &ip(), arrived, e).await;
     }
     let by_ip;
     let id = match principal {
@@ -82,7 +82,7 @@ pub async fn run<E: Endpoint>(
     };
     match authorised(next, state, op, Caller { id, principal, now: arrived }, req, on_error).await {
         Ok(r) => r,
-        Err(e) => refused(state, op.rate, id, e).await,
+        Err(e) => refused(state, op.rate, id, arrived, e).await,
     }
 }
 
@@ -119,13 +119,13 @@ async fn authorised<E: Endpoint>(
     };
     if let Some(k) = &keyed {
         if let Some(mut replay) = Box::pin(idempotency::lookup(state, k)).await? {
-            if let Ok(d) = peek(state, op.rate, caller).await {
+            if let Ok(d) = peek(state, op.rate, caller, now).await {
                 rate_headers(&mut replay, state, op.rate, &d);
             }
             return Ok(replay);
         }
     }
-    let decision = match limit(state, op.rate, caller).await {
+    let decision = match limit(state, op.rate, caller, now).await {
         Ok(d) => d,
         Err(refusal) => return Ok(refusal),
     };
@@ -176,10 +176,15 @@ async fn authorised<E: Endpoint>(
     Ok(r)
 }
 
-/// Counts the request. `Ok(None)`: the limiter failed on a fail-open policy; `Err`: the 429 or 503.
-pub async fn limit(state: &AppState, policy: Policy, caller: &str) -> Result<Option<Decision>, Response> {
+/// Counts the request, arrived `at`. `Ok(None)`: the limiter failed on a fail-open policy; `Err`:
+/// the 429 or 503.
+pub async fn limit(state: &AppState, policy: Policy, caller: &str, at: Instant) -> Result<Option<Decision>, Response> {
     let max = state.settings.rate_limits.of(policy);
-    match state.limiter.hit(policy, max, caller).await {
+    let counted = match state.limiter.hit_now(policy, max, caller, at) {
+        Some(counted) => counted,
+        None => state.limiter.hit(policy, max, caller, at).await,
+    };
+    match counted {
         Ok(d) if d.allowed => Ok(Some(d)),
         Ok(d) => {
             state.metrics.refused(policy);
@@ -198,15 +203,20 @@ pub async fn limit(state: &AppState, policy: Policy, caller: &str) -> Result<Opt
     }
 }
 
-async fn peek(state: &AppState, policy: Policy, caller: &str) -> Result<Decision, rate_limit::LimiterUnavailable> {
-    state.limiter.peek(policy, state.settings.rate_limits.of(policy), caller).await
+async fn peek(
+    state: &AppState,
+    policy: Policy,
+    caller: &str,
+    at: Instant,
+) -> Result<Decision, rate_limit::LimiterUnavailable> {
+    state.limiter.peek(policy, state.settings.rate_limits.of(policy), caller, at).await
 }
 
-/// An answer refused before the limiter counted the request: it still carries the caller's
-/// current window of `policy` (RateLimit headers are on every `/api/*` response).
-async fn refused(state: &AppState, policy: Policy, caller: &str, e: ApiError) -> Response {
+/// An answer refused before the limiter counted the request (arrived `at`): it still carries the
+/// caller's current window of `policy` (RateLimit headers are on every `/api/*` response).
+async fn refused(state: &AppState, policy: Policy, caller: &str, at: Instant, e: ApiError) -> Response {
     let mut r = e.into_response();
-    if let Ok(d) = peek(state, policy, caller).await {
+    if let Ok(d) = peek(state, policy, caller, at).await {
         rate_headers(&mut r, state, policy, &d);
     }
     r

@@ -177,10 +177,16 @@ pub struct LimiterUnavailable(pub String);
 
 #[async_trait::async_trait]
 pub trait RateLimiter: Send + Sync {
-    /// Counts one request of `key` under `policy` and says whether it may proceed.
-    async fn hit(&self, policy: Policy, limit: u32, key: &str) -> Result<Decision, LimiterUnavailable>;
-    /// The window's state without counting (for answers refused before the limiter step).
-    async fn peek(&self, policy: Policy, limit: u32, key: &str) -> Result<Decision, LimiterUnavailable>;
+    /// Counts one request of `key` under `policy`, arrived `at`, and says whether it may proceed.
+    async fn hit(&self, policy: Policy, limit: u32, key: &str, at: Instant) -> Result<Decision, LimiterUnavailable>;
+    /// [`RateLimiter::hit`] answered without waiting, by a limiter that can (its windows in this
+    /// process's memory); `None` sends the caller to `hit`. The edge asks this first: a cached
+    /// answer then allocates no boxed future for its count.
+    fn hit_now(&self, _: Policy, _: u32, _: &str, _: Instant) -> Option<Result<Decision, LimiterUnavailable>> {
+        None
+    }
+    /// The window's state at `at` without counting (for answers refused before the limiter step).
+    async fn peek(&self, policy: Policy, limit: u32, key: &str, at: Instant) -> Result<Decision, LimiterUnavailable>;
 }
 
 /// Windows in this process's memory, per caller then per policy. Each caller's windows have a
@@ -231,23 +237,25 @@ impl InProcessLimiter {
         }
     }
 
-    /// `key`'s windows if it has any: this thread's handle, else the shared map's (then kept as
-    /// this thread's handle).
-    fn known(&self, key: &str) -> Result<Option<Arc<CallerWindows>>, LimiterUnavailable> {
-        if let Some(mine) = self.front.get(key, |_| true) {
-            return Ok(Some(mine));
+    /// `f` of `key`'s windows if it has any: through this thread's handle, else the shared map's
+    /// (then kept as this thread's handle). The handle is not cloned on the way: its count is in
+    /// the cache line of the caller's lock, which every thread writes anyway.
+    fn known<R>(&self, key: &str, f: impl Fn(&CallerWindows) -> R) -> Result<Option<R>, LimiterUnavailable> {
+        if let Some(r) = self.front.with(key, |mine| f(mine)) {
+            return Ok(Some(r));
         }
         let found = self.callers.lock().map_err(unavailable)?.windows.get(key).cloned();
-        if let Some(found) = &found {
-            self.front.put(key.to_string(), found.clone());
-        }
-        Ok(found)
+        Ok(found.map(|found| {
+            let r = f(&found);
+            self.front.put(key.to_string(), found);
+            r
+        }))
     }
 
-    /// `key`'s windows, made if it has none (the map swept first when it has grown).
-    fn caller(&self, key: &str, now: Instant) -> Result<Arc<CallerWindows>, LimiterUnavailable> {
-        if let Some(known) = self.known(key)? {
-            return Ok(known);
+    /// `f` of `key`'s windows, made if it has none (the map swept first when it has grown).
+    fn caller<R>(&self, key: &str, now: Instant, f: impl Fn(&CallerWindows) -> R) -> Result<R, LimiterUnavailable> {
+        if let Some(r) = self.known(key, &f)? {
+            return Ok(r);
         }
         let mut callers = self.callers.lock().map_err(unavailable)?;
         if callers.windows.len() > callers.sweep_at {
@@ -261,30 +269,29 @@ impl InProcessLimiter {
         // Another thread may have made them since `known` looked.
         let made = callers.windows.entry(key.to_string()).or_default().clone();
         drop(callers);
-        self.front.put(key.to_string(), made.clone());
-        Ok(made)
+        let r = f(&made);
+        self.front.put(key.to_string(), made);
+        Ok(r)
     }
 
     pub fn hit_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
-        let caller = self.caller(key, now)?;
-        let mut windows = caller.0.lock().map_err(unavailable)?;
-        let slot = windows[policy as usize].get_or_insert((now, 0));
-        if now.duration_since(slot.0) >= WINDOW {
-            *slot = (now, 0);
-        }
-        let allowed = slot.1 < limit;
-        if allowed {
-            slot.1 += 1;
-        }
-        Ok(Self::decide(limit, slot.0, slot.1, now, allowed))
+        self.caller(key, now, |caller| {
+            let mut windows = caller.0.lock().map_err(unavailable)?;
+            let slot = windows[policy as usize].get_or_insert((now, 0));
+            if now.duration_since(slot.0) >= WINDOW {
+                *slot = (now, 0);
+            }
+            let allowed = slot.1 < limit;
+            if allowed {
+                slot.1 += 1;
+            }
+            Ok(Self::decide(limit, slot.0, slot.1, now, allowed))
+        })?
     }
 
     pub fn peek_at(&self, policy: Policy, limit: u32, key: &str, now: Instant) -> Result<Decision, LimiterUnavailable> {
-        let open = match self.known(key)? {
-            Some(caller) => caller.0.lock().map_err(unavailable)?[policy as usize],
-            None => None,
-        };
-        Ok(match open {
+        let open = self.known(key, |caller| caller.0.lock().map(|w| w[policy as usize]).map_err(unavailable))?;
+        Ok(match open.transpose()?.flatten() {
             Some((start, count)) if now.duration_since(start) < WINDOW => {
                 Self::decide(limit, start, count, now, count < limit)
             }
@@ -295,11 +302,20 @@ impl InProcessLimiter {
 
 #[async_trait::async_trait]
 impl RateLimiter for InProcessLimiter {
-    async fn hit(&self, policy: Policy, limit: u32, key: &str) -> Result<Decision, LimiterUnavailable> {
-        self.hit_at(policy, limit, key, Instant::now())
+    async fn hit(&self, policy: Policy, limit: u32, key: &str, at: Instant) -> Result<Decision, LimiterUnavailable> {
+        self.hit_at(policy, limit, key, at)
     }
-    async fn peek(&self, policy: Policy, limit: u32, key: &str) -> Result<Decision, LimiterUnavailable> {
-        self.peek_at(policy, limit, key, Instant::now())
+    fn hit_now(
+        &self,
+        policy: Policy,
+        limit: u32,
+        key: &str,
+        at: Instant,
+    ) -> Option<Result<Decision, LimiterUnavailable>> {
+        Some(self.hit_at(policy, limit, key, at))
+    }
+    async fn peek(&self, policy: Policy, limit: u32, key: &str, at: Instant) -> Result<Decision, LimiterUnavailable> {
+        self.peek_at(policy, limit, key, at)
     }
 }
 

@@ -256,7 +256,7 @@ impl McpEndpoint {
     async fn count(&self, policy: Policy, caller: &str) -> Result<Vec<(HeaderName, HeaderValue)>, RpcError> {
         let limit = self.state.settings.rate_limits.of(policy);
         let mut carrier = Response::default();
-        match self.state.limiter.hit(policy, limit, caller).await {
+        match self.state.limiter.hit(policy, limit, caller, std::time::Instant::now()).await {
             Ok(d) => {
                 edge::rate_headers(&mut carrier, &self.state, policy, &d);
                 let headers = carrier.headers().iter().map(|(n, v)| (n.clone(), v.clone())).collect();

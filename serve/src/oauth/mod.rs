@@ -101,7 +101,7 @@ fn method_not_allowed(allow: &'static str) -> Response {
 
 /// A POST counted against its oauth-* policy (per client IP), then its body: or the refusal.
 async fn limited_body(state: &AppState, policy: Policy, req: &mut Request) -> Result<Vec<u8>, Response> {
-    edge::limit(state, policy, &edge::client_ip(req)).await?;
+    edge::limit(state, policy, &edge::client_ip(req), std::time::Instant::now()).await?;
     req.take_body()
         .into_bytes_limit(MAX_BODY)
         .await
