@@ -180,11 +180,7 @@ async fn authorised<E: Endpoint>(
 /// the 429 or 503.
 pub async fn limit(state: &AppState, policy: Policy, caller: &str, at: Instant) -> Result<Option<Decision>, Response> {
     let max = state.settings.rate_limits.of(policy);
-    let counted = match state.limiter.hit_now(policy, max, caller, at) {
-        Some(counted) => counted,
-        None => state.limiter.hit(policy, max, caller, at).await,
-    };
-    match counted {
+    match rate_limit::hit(state.limiter.as_ref(), policy, max, caller, at).await {
         Ok(d) if d.allowed => Ok(Some(d)),
         Ok(d) => {
             state.metrics.refused(policy);

@@ -189,6 +189,21 @@ pub trait RateLimiter: Send + Sync {
     async fn peek(&self, policy: Policy, limit: u32, key: &str, at: Instant) -> Result<Decision, LimiterUnavailable>;
 }
 
+/// Counts one request with `limiter`: without waiting when it can answer so
+/// ([`RateLimiter::hit_now`]), else through its future.
+pub async fn hit(
+    limiter: &dyn RateLimiter,
+    policy: Policy,
+    limit: u32,
+    key: &str,
+    at: Instant,
+) -> Result<Decision, LimiterUnavailable> {
+    match limiter.hit_now(policy, limit, key, at) {
+        Some(counted) => counted,
+        None => limiter.hit(policy, limit, key, at).await,
+    }
+}
+
 /// Windows in this process's memory, per caller then per policy. Each caller's windows have a
 /// lock of their own, and each thread keeps handles on the callers it served (a [`Front`]): a
 /// request locks only its caller's windows, not a map every request locks. Callers without an

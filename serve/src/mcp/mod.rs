@@ -28,7 +28,10 @@ use crate::{
     app_state::AppState,
     auth::{self, Principal},
     dispatch::Dispatch,
-    edge::{self, rate_limit::Policy},
+    edge::{
+        self,
+        rate_limit::{self, Policy},
+    },
 };
 
 /// Request bodies larger than this are refused.
@@ -256,7 +259,7 @@ impl McpEndpoint {
     async fn count(&self, policy: Policy, caller: &str) -> Result<Vec<(HeaderName, HeaderValue)>, RpcError> {
         let limit = self.state.settings.rate_limits.of(policy);
         let mut carrier = Response::default();
-        match self.state.limiter.hit(policy, limit, caller, std::time::Instant::now()).await {
+        match rate_limit::hit(self.state.limiter.as_ref(), policy, limit, caller, std::time::Instant::now()).await {
             Ok(d) => {
                 edge::rate_headers(&mut carrier, &self.state, policy, &d);
                 let headers = carrier.headers().iter().map(|(n, v)| (n.clone(), v.clone())).collect();
