@@ -64,57 +64,42 @@ impl Default for Metrics {
     }
 }
 
+/// A new metric (its type is the field it goes into), registered under `name` with `help`.
+fn registered<M: prometheus_client::registry::Metric + Default + Clone>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+) -> M {
+    let metric = M::default();
+    registry.register(name, help, metric.clone());
+    metric
+}
+
 impl Metrics {
     pub fn new() -> Self {
         let mut registry = Registry::with_prefix("sitrep");
         // Every operation the registry declares, `/mcp`, and undeclared `/api/*` paths.
         let requests = RequestMeter::new(crate::registry::OPERATIONS.iter().map(|op| op.id).chain(["mcp", "unknown"]));
         registry.register_collector(Box::new(requests.clone()));
-        let refusals = Family::<PolicyLabel, Counter>::default();
-        registry.register("rate_limit_refusals", "Requests refused with 429 by rate-limit policy", refusals.clone());
-        let cache_hits = Counter::default();
-        registry.register("body_cache_hits", "Answers served from the rendered-body cache", cache_hits.clone());
-        let cache_misses = Counter::default();
-        registry.register("body_cache_misses", "Answers that had to be rendered", cache_misses.clone());
-        let cache_bytes = Gauge::default();
-        registry.register("body_cache_bytes", "Bytes charged to the rendered-body cache", cache_bytes.clone());
-        let generation = Gauge::default();
-        registry.register("loaded_generation", "The lake generation being served (0: none)", generation.clone());
-        let dataset_age = Family::<DatasetLabel, Gauge>::default();
-        registry.register("dataset_age_seconds", "Seconds since each dataset's data was fetched", dataset_age.clone());
-        let dataset_state = Family::<DatasetStateLabels, Gauge>::default();
-        registry.register(
-            "dataset_state",
-            "1 for each dataset's current state (fresh, stale, unavailable)",
-            dataset_state.clone(),
-        );
-        let duckdb_in_use = Gauge::default();
-        registry.register(
-            "duckdb_connections_in_use",
-            "Pooled DuckDB connections running a query",
-            duckdb_in_use.clone(),
-        );
+        let r = &mut registry;
+        let refusals = registered(r, "rate_limit_refusals", "Requests refused with 429 by rate-limit policy");
+        let cache_hits = registered(r, "body_cache_hits", "Answers served from the rendered-body cache");
+        let cache_misses = registered(r, "body_cache_misses", "Answers that had to be rendered");
+        let cache_bytes = registered(r, "body_cache_bytes", "Bytes charged to the rendered-body cache");
+        let generation = registered(r, "loaded_generation", "The lake generation being served (0: none)");
+        let dataset_age = registered(r, "dataset_age_seconds", "Seconds since each dataset's data was fetched");
+        let dataset_state =
+            registered(r, "dataset_state", "1 for each dataset's current state (fresh, stale, unavailable)");
+        let duckdb_in_use = registered(r, "duckdb_connections_in_use", "Pooled DuckDB connections running a query");
         // The ingest runs' counters, as the commits record them (`lastRun`): whichever process ran
         // the ingest, the server that reads the lake exposes them.
-        let run_rows = Family::<DatasetLabel, Gauge>::default();
-        registry.register("ingest_last_run_rows", "Rows the last ingest run fetched, per dataset", run_rows.clone());
-        let run_bytes = Family::<DatasetLabel, Gauge>::default();
-        registry.register(
-            "ingest_last_run_bytes",
-            "Parquet bytes the last ingest run wrote, per dataset",
-            run_bytes.clone(),
-        );
-        let run_seconds = Family::<DatasetLabel, Gauge<f64, std::sync::atomic::AtomicU64>>::default();
-        registry.register(
-            "ingest_last_run_seconds",
-            "Duration of the last ingest run, per dataset",
-            run_seconds.clone(),
-        );
-        let run_outcome = Family::<RunOutcomeLabels, Gauge>::default();
-        registry.register(
+        let run_rows = registered(r, "ingest_last_run_rows", "Rows the last ingest run fetched, per dataset");
+        let run_bytes = registered(r, "ingest_last_run_bytes", "Parquet bytes the last ingest run wrote, per dataset");
+        let run_seconds = registered(r, "ingest_last_run_seconds", "Duration of the last ingest run, per dataset");
+        let run_outcome = registered(
+            r,
             "ingest_last_run_outcome",
             "1 for the last ingest run's outcome per dataset (published, unchanged, failed)",
-            run_outcome.clone(),
         );
         Metrics {
             registry,
