@@ -11,7 +11,7 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: run build test ingest backfill serve bench lint clean
+.PHONY: run build test doctor ingest backfill serve bench lint clean
 
 build:
 	$(CARGO) build --workspace --bins
@@ -24,10 +24,17 @@ run: build
 	$(BIN)/sitrep-ingest run --mode replay
 	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 
-## make test: the whole suite, no network needed: the contract tests with real clients (a standard
+## make doctor: every external tool make test needs (make bench too, with DOCTOR_ARGS=--bench), where
+## it comes from, and whether it is here or can be installed now; installs nothing (it may refresh
+## apt's package lists when they name builds the archive no longer serves).
+doctor:
+	tools/doctor.sh $(DOCTOR_ARGS)
+
+## make test: the whole suite, no network needed: first the doctor (a broken install step fails in
+## the first minute, not after the build), then the contract tests with real clients (a standard
 ## OpenAPI validator and schemathesis against the real server; tools/contract-test.sh installs them
 ## pinned into $HOME/.cache/sitrep-venv), then unit, connector and end-to-end tests.
-test:
+test: doctor
 	$(CARGO) build --workspace --bins
 	tools/contract-test.sh
 	$(CARGO) test --workspace --no-fail-fast

@@ -112,6 +112,9 @@ async fn the_2025_line_handshake_and_tools() {
         assert!(t.get("outputSchema").is_none());
     }
     assert!(body["result"].get("ttlMs").is_none());
+    // The whole list pinned: it is generated from the operations' declarations, and a change to
+    // how they are declared must not change what agents see.
+    insta::assert_json_snapshot!("mcp_tools_list", tools);
 }
 
 #[tokio::test]

@@ -17,38 +17,19 @@ use sitrep_schemas::DatasetId;
 use self::model::*;
 use super::{
     answer::Answer,
-    canonical::Canonical,
     dataset_read::whole_dataset_get,
-    error::Violations,
-    paged_list::{ListParams, NoFilters, PagedList},
-    params::RawQuery,
+    paged_list::{NoFilters, PagedList},
 };
 use crate::app_state::AppState;
 
-/// ListClimateAnomalies' `min_severity`: validated as an AnomalySeverity, then ignored as 2.2.1
-/// says, so it changes neither the answer, nor the cache key, nor the cursor.
-pub struct IgnoredMinSeverity;
-
-impl ListParams for IgnoredMinSeverity {
-    fn parse(q: &RawQuery, v: &mut Violations) -> Self {
-        params::MIN_SEVERITY.enumerated(q, v);
-        IgnoredMinSeverity
-    }
-
-    fn canonical(&self) -> Canonical {
-        Canonical::default()
-    }
-}
-
-pub static LIST_CLIMATE_ANOMALIES: PagedList<IgnoredMinSeverity, ClimateAnomaly, ListClimateAnomaliesResponse> =
-    PagedList {
-        op: "list-climate-anomalies",
-        dataset: DatasetId::CLIMATE_ANOMALIES,
-        params: params::CLIMATE_ANOMALIES,
-        bounds: None,
-        page: |conn, db, _, _, page| queries::climate_anomalies(conn, db.table(), page),
-        respond: |anomalies, pagination| ListClimateAnomaliesResponse { anomalies, pagination },
-    };
+pub static LIST_CLIMATE_ANOMALIES: PagedList<NoFilters, ClimateAnomaly, ListClimateAnomaliesResponse> = PagedList {
+    op: "list-climate-anomalies",
+    dataset: DatasetId::CLIMATE_ANOMALIES,
+    params: params::CLIMATE_ANOMALIES,
+    bounds: None,
+    page: |conn, db, _, _, page| queries::climate_anomalies(conn, db.table(), page),
+    respond: |anomalies, pagination| ListClimateAnomaliesResponse { anomalies, pagination },
+};
 
 pub static LIST_CLIMATE_DISASTERS: PagedList<NoFilters, ClimateDisaster, ListClimateDisastersResponse> = PagedList {
     op: "list-climate-disasters",

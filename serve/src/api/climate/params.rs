@@ -4,9 +4,11 @@ use crate::api::params::{Param, ParamKind, CURSOR, PAGE_SIZE};
 
 pub const MIN_SEVERITY: Param = Param {
     name: "min_severity",
-    kind: ParamKind::Enum { prefix: "ANOMALY_SEVERITY", values: &["NORMAL", "MODERATE", "EXTREME"] },
+    // Declared as text, not an enum: an ignored parameter accepts any value (SUPPLEMENT 1.2), so a
+    // contract tester must not expect a 400 for a value outside the enum.
+    kind: ParamKind::Text { max_bytes: None },
     required: false,
-    description: "AnomalySeverity. Accepted and ignored, as the contract says: every zone is returned.",
+    description: "AnomalySeverity (ANOMALY_SEVERITY_NORMAL, _MODERATE, _EXTREME). Accepted and ignored, as the contract says: any value, every zone is returned.",
 };
 
 pub const CLIMATE_ANOMALIES: &[Param] = &[PAGE_SIZE, CURSOR, MIN_SEVERITY];
