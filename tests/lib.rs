@@ -183,11 +183,37 @@ impl Default for Options {
     }
 }
 
-/// A lake ingested from the `normal` fixtures in replay mode, in `dir`.
+/// A lake ingested from the `normal` fixtures in replay mode, in `dir`: a copy of one lake
+/// ingested once per test process (replay makes every run of the recordings the same lake, its
+/// freshness from the recordings' times, so a copy is what a fresh ingest would write).
 pub async fn normal_lake(dir: &tempfile::TempDir) -> Lake {
-    let lake = Lake::open(dir.path().join("lake").to_str().expect("utf8")).expect("lake");
-    replay_runner(lake.clone(), NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
-    lake
+    static TEMPLATE: tokio::sync::OnceCell<tempfile::TempDir> = tokio::sync::OnceCell::const_new();
+    let template = TEMPLATE
+        .get_or_init(|| async {
+            let template = tempfile::tempdir().expect("template dir");
+            let lake = Lake::open(template.path().to_str().expect("utf8")).expect("template lake");
+            replay_runner(lake, NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
+            template
+        })
+        .await;
+    let path = dir.path().join("lake");
+    copy_tree(template.path(), &path).expect("copy the template lake");
+    Lake::open(path.to_str().expect("utf8")).expect("lake")
+}
+
+/// Copies the directory `from` to `to` (created), files and folders alike.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), target)?;
+        }
+    }
+    Ok(())
 }
 
 impl TestApp {
@@ -238,9 +264,10 @@ impl TestApp {
             None => store.create_account("test", Plan::Pro).await.expect("account"),
         };
         let key = store.create_key(&acct.id, "test", "di", &["mcp"], false).await.expect("key").secret;
+        // Bound once and handed to the server as it is (no window for another test to take the port).
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        drop(listener);
+        let acceptor = poem::listener::TcpAcceptor::from_tokio(listener).expect("acceptor");
         let base = format!("http://{addr}");
         let settings = Settings {
             realm: "data-intelligence".into(),
@@ -257,8 +284,10 @@ impl TestApp {
             aviationstack_budget: options.aviationstack_budget,
             consumer_prices_default_market: "ae".into(),
         };
-        let mut state =
-            AppState::new(snapshots.clone(), store.clone(), Some("test-secret".into()), settings).await.expect("state");
+        let registry = Arc::new(sitrep_serve::api::registry());
+        let mut state = AppState::new(registry, snapshots.clone(), store.clone(), Some("test-secret".into()), settings)
+            .await
+            .expect("state");
         if let Some(limiter) = options.limiter {
             state = state.with_limiter(limiter);
         }
@@ -274,18 +303,17 @@ impl TestApp {
         let state = Arc::new(state);
         let app = wrap(sitrep_serve::build(state.clone(), &base));
         let server = tokio::spawn(async move {
-            let _ = poem::Server::new(poem::listener::TcpListener::bind(addr.to_string())).run(app).await;
+            if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {
+                panic!("the test server stopped: {e}");
+            }
         });
         let http = reqwest::Client::builder()
             .user_agent("sitrep-tests/0.1 (+https://sitrep.example)")
             .build()
             .expect("client");
-        for _ in 0..100 {
-            if http.get(format!("{base}/healthz")).send().await.is_ok() {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
+        // The socket accepts already; this proves the application answers (and fails the test if not).
+        let ready = http.get(format!("{base}/healthz")).send().await.expect("the test server answers");
+        assert_eq!(ready.status(), 200, "the test server is not healthy");
         TestApp { base, key, lake, snapshots, store, state, http, _dir: dir, _server: server }
     }
 

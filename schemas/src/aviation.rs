@@ -54,7 +54,6 @@ pub static AIRCRAFT_EMERGENCIES: DatasetDescriptor = DatasetDescriptor {
     // The API's order: squawk ascending, then observedAt descending (2.1.1).
     sort_key: "row_kind, squawk, observed_at DESC, address",
     schema: aircraft_emergencies_schema,
-    operations: &["ListAircraftEmergencies"],
 };
 
 /// The items of the nine aviation feeds of the last 168 hours (2.1.11), one row per link.
@@ -88,7 +87,6 @@ pub static AVIATION_NEWS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "published_at DESC, id",
     schema: aviation_news_schema,
-    operations: &["ListAviationNews"],
 };
 
 /// One run of the three airport-delay components of 2.1.2 (FAA NAS Status, AviationStack hubs,
@@ -150,7 +148,6 @@ pub static AIRPORT_DELAYS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, position",
     schema: airport_delays_schema,
-    operations: &["ListAirportDelays", "GetAirportOpsSummary"],
 };
 
 /// The watch-list airports' departure and arrival pages (`AVIATION_WATCH_AIRPORTS`, 2.1.5), as rows
@@ -221,7 +218,6 @@ pub static AIRPORT_FLIGHTS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, airport, direction, position",
     schema: airport_flights_schema,
-    operations: &["ListAirportFlights", "GetCarrierOps"],
 };
 
 /// The route watch list's fares (`AVIATION_WATCH_ROUTES`, 2.1.10), as rows of two kinds:
@@ -268,7 +264,6 @@ pub static FLIGHT_PRICE_WATCH: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, origin, destination, month, position",
     schema: flight_price_watch_schema,
-    operations: &["SearchFlightPrices"],
 };
 
 /// The bounding-box watch list's aircraft (`AVIATION_WATCH_BBOXES`, 2.1.8), as rows of two kinds:
@@ -312,5 +307,4 @@ pub static AIRCRAFT_WATCH: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, box, icao24",
     schema: aircraft_watch_schema,
-    operations: &["TrackAircraft"],
 };

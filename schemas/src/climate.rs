@@ -52,7 +52,6 @@ pub static CO2_MONITORING: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, position",
     schema: co2_monitoring_schema,
-    operations: &["GetCo2Monitoring"],
 };
 
 /// ListAirQualityData's stations (2.2.5), in the API's order (AQI descending, then newest): the
@@ -89,7 +88,6 @@ pub static AIR_QUALITY: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "position",
     schema: air_quality_schema,
-    operations: &["ListAirQualityData"],
 };
 
 /// ListClimateNews's items (2.2.6): eight climate feeds and ReliefWeb's disaster reports, one row
@@ -122,7 +120,6 @@ pub static CLIMATE_NEWS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "position",
     schema: climate_news_schema,
-    operations: &["ListClimateNews"],
 };
 
 /// GetOceanIceData's material (2.2.4) from four independent sources, as rows of three kinds:
@@ -170,7 +167,6 @@ pub static OCEAN_ICE: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, position",
     schema: ocean_ice_schema,
-    operations: &["GetOceanIceData"],
 };
 
 /// The 1991–2020 monthly normals of every anomaly zone (2.2.1): per zone (in zone order,
@@ -202,7 +198,6 @@ pub static CLIMATE_NORMALS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "position, month",
     schema: climate_normals_schema,
-    operations: &["ListClimateAnomalies"],
 };
 
 /// ListClimateAnomalies' anomalies (2.2.1) in zone order (`position`): the last 7 valid days of
@@ -237,7 +232,6 @@ pub static CLIMATE_ANOMALIES: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "position",
     schema: climate_anomalies_schema,
-    operations: &["ListClimateAnomalies"],
 };
 
 /// ListClimateDisasters' disasters (2.2.2) in the API's order (`position`: newest first, then
@@ -278,5 +272,4 @@ pub static CLIMATE_DISASTERS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "position",
     schema: climate_disasters_schema,
-    operations: &["ListClimateDisasters"],
 };

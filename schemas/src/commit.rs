@@ -204,10 +204,6 @@ impl Commit {
         self.datasets.get(id.as_str())
     }
 
-    pub fn dataset_mut(&mut self, id: DatasetId) -> Option<&mut DatasetEntry> {
-        self.datasets.get_mut(id.as_str())
-    }
-
     /// The datasets this build knows, with their ids; the others are ignored when serving.
     pub fn known(&self) -> impl Iterator<Item = (DatasetId, &DatasetEntry)> {
         self.datasets.iter().filter_map(|(k, e)| k.parse::<DatasetId>().ok().map(|id| (id, e)))

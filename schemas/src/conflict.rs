@@ -124,7 +124,6 @@ pub static ARMED_EVENTS: DatasetDescriptor = DatasetDescriptor {
     position_key: Some(("country_iso2", "occurred_at")),
     sort_key: "country_iso2, occurred_at DESC, id",
     schema: armed_events_schema,
-    operations: &["ListArmedEvents"],
 };
 
 /// `violence-events`: UCDP GED, every 6 hours, month partitions by dateStart (2.3.2).
@@ -140,7 +139,6 @@ pub static VIOLENCE_EVENTS: DatasetDescriptor = DatasetDescriptor {
     position_key: Some(("country_iso2", "date_start")),
     sort_key: "country_iso2, date_start DESC, id",
     schema: violence_events_schema,
-    operations: &["ListViolenceEvents"],
 };
 
 /// `humanitarian`: HDX HAPI conflict-event summaries, every 6 hours (2.3.3).
@@ -156,7 +154,6 @@ pub static HUMANITARIAN: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: humanitarian_schema,
-    operations: &["GetHumanitarianSummary", "GetHumanitarianSummaryBatch"],
 };
 
 /// `iran-events`: the operator's export file; "on file change", checked every 5 minutes (2.3.4).
@@ -172,5 +169,4 @@ pub static IRAN_EVENTS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "published_at DESC, id",
     schema: iran_events_schema,
-    operations: &["ListIranEvents"],
 };

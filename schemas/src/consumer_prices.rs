@@ -58,10 +58,4 @@ pub static CONSUMER_PRICES: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "row_kind, market_code, retailer, item_id, observed_at",
     schema: consumer_prices_schema,
-    operations: &[
-        "GetConsumerPriceOverview",
-        "GetConsumerPriceBasketSeries",
-        "ListConsumerPriceCategories",
-        "ListConsumerPriceMovers",
-    ],
 };

@@ -25,7 +25,7 @@ pub struct DatasetDescriptor {
     pub id: &'static str,
     /// SQL-safe table name (fixed by us, never derived from input).
     pub table: &'static str,
-    /// The API group whose operations read it.
+    /// The topic it belongs to (`conflict`, `consumer-prices`): how `get_sources` groups it.
     pub group: &'static str,
     /// Upstream provider and the license `get_sources` reports (SUPPLEMENT 1.16).
     pub provider: &'static str,
@@ -41,8 +41,6 @@ pub struct DatasetDescriptor {
     /// Column order the serving tables are sorted by, so range filters prune row groups.
     pub sort_key: &'static str,
     pub schema: fn() -> SchemaRef,
-    /// Ids of the operations that answer from it.
-    pub operations: &'static [&'static str],
 }
 
 /// A scheduled dataset: a handle on its descriptor, compared and ordered by id string.
@@ -144,14 +142,6 @@ impl DatasetId {
         crate::fingerprint::schema_fingerprint(&self.schema())
     }
 
-    /// Timestamp column whose UTC month is the partition value (month-partitioned datasets).
-    pub fn partition_column(self) -> Option<&'static str> {
-        match self.0.partitioning {
-            Partitioning::Month { column } => Some(column),
-            Partitioning::None => None,
-        }
-    }
-
     pub fn position_key(self) -> Option<(&'static str, &'static str)> {
         self.0.position_key
     }
@@ -226,7 +216,6 @@ mod tests {
         let mut seen = std::collections::HashSet::new();
         for d in DatasetId::ALL {
             assert_eq!(d.as_str().parse::<DatasetId>().unwrap(), d);
-            assert_eq!(d.fingerprint(), d.fingerprint());
             assert!(seen.insert(d.fingerprint()), "fingerprint collision for {d}");
         }
         assert!("nope".parse::<DatasetId>().is_err());

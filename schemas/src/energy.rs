@@ -12,9 +12,6 @@ use crate::{
     fields::{cached, date, float64_or_null, int32_or_null, utf8, utf8_or_null},
 };
 
-/// The one operation every energy input feeds.
-const OPERATIONS: &[&str] = &["ComputeEnergyShockScenario"];
-
 /// One row per chokepoint with at least 40 days of PortWatch transits: the last 7 days against the
 /// 90 before them, in DWT when the baseline has tanker capacity on at least half of its days, else
 /// in tanker counts (`basis`).
@@ -47,7 +44,6 @@ pub static CHOKEPOINT_FLOWS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "chokepoint_id",
     schema: chokepoint_flows_schema,
-    operations: OPERATIONS,
 };
 
 /// The products of a JODI oil record, as column prefixes, in 2.5.3's order.
@@ -86,7 +82,6 @@ pub static JODI_OIL: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: jodi_oil_schema,
-    operations: OPERATIONS,
 };
 
 /// One row per country: its JODI gas month (the newest with a kept TJ row) and that month's flows
@@ -122,7 +117,6 @@ pub static JODI_GAS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: jodi_gas_schema,
-    operations: OPERATIONS,
 };
 
 /// One row per IEA member in the newest month of IEA's net-imports cover: days of cover (null for
@@ -153,7 +147,6 @@ pub static IEA_STOCKS: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: iea_stocks_schema,
-    operations: OPERATIONS,
 };
 
 /// One row per importing country: its crude imports (HS 2709) in the newest of the last three
@@ -184,7 +177,6 @@ pub static COMTRADE_CRUDE: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: comtrade_crude_schema,
-    operations: OPERATIONS,
 };
 
 /// One row per country: Ember's fossil share of electricity generation (%) in its newest month.
@@ -212,7 +204,6 @@ pub static EMBER_MIX: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: ember_mix_schema,
-    operations: OPERATIONS,
 };
 
 /// The countries AGSI+ is asked for and whose storage the scenario uses (2.5.3's EU set, with GB).
@@ -249,7 +240,6 @@ pub static GAS_STORAGE: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: gas_storage_schema,
-    operations: OPERATIONS,
 };
 
 /// One row per classified country: its strategic reserve regime (government_spr,
@@ -281,5 +271,4 @@ pub static SPR_REGISTRY: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     sort_key: "country_code",
     schema: spr_registry_schema,
-    operations: OPERATIONS,
 };

@@ -44,17 +44,6 @@ pub fn serving_column_defs(dataset: DatasetId) -> String {
     dataset.schema().fields().iter().map(|f| format!("{} {}", f.name(), serving(f).1)).collect::<Vec<_>>().join(", ")
 }
 
-/// `name TYPE, …` for `CREATE TABLE` of an empty dataset.
-pub fn column_defs(dataset: DatasetId) -> String {
-    dataset
-        .schema()
-        .fields()
-        .iter()
-        .map(|f| format!("{} {}", f.name(), duckdb_type(f.data_type())))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// `NULL::TYPE AS name, …` for a typed empty view.
 pub fn null_columns(dataset: DatasetId) -> String {
     dataset

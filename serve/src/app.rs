@@ -11,36 +11,16 @@ use poem::{
     http::{header, HeaderName, HeaderValue, StatusCode},
     Endpoint, EndpointExt, Request, Response, Route,
 };
-use poem_openapi::OpenApiService;
 use rand::RngCore;
 
 use crate::{
-    api::{
-        self, aviation::AviationApi, batch::BatchApi, climate::ClimateApi, conflict::ConflictApi,
-        consumer_prices::ConsumerPricesApi, error::ApiError, intelligence::IntelligenceApi,
-    },
+    api::{self, error::ApiError},
     app_state::AppState,
     dispatch::Dispatch,
     edge,
     mcp::McpEndpoint,
+    registry::Operation,
 };
-
-pub fn openapi(
-    state: Arc<AppState>,
-    server_url: &str,
-) -> OpenApiService<(AviationApi, ClimateApi, ConflictApi, ConsumerPricesApi, IntelligenceApi, BatchApi), ()> {
-    let apis = (
-        AviationApi { state: state.clone() },
-        ClimateApi { state: state.clone() },
-        ConflictApi { state: state.clone() },
-        ConsumerPricesApi { state: state.clone() },
-        IntelligenceApi { state },
-        BatchApi,
-    );
-    OpenApiService::new(apis, "sitrep Data Intelligence API", "1.0.0")
-        .description("Situational data about aviation, climate, armed conflict, consumer prices and energy supply shocks, answered from versioned lake snapshots.")
-        .server(server_url)
-}
 
 /// Maps poem's own errors (unknown route, wrong method, bad payload, panics) to our JSON bodies.
 fn error_edge(err: poem::Error) -> Response {
@@ -92,18 +72,17 @@ fn answer_of(
 
 /// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
 pub struct Pipeline {
-    handlers: Arc<BoxEndpoint<'static>>,
     state: Arc<AppState>,
 }
 
 impl Pipeline {
     fn run<'a>(
         &'a self,
-        op: Option<&'static crate::registry::Operation>,
+        op: Option<&'static Operation>,
         req: &'a mut Request,
         arrived: Instant,
     ) -> impl std::future::Future<Output = Response> + Send + 'a {
-        edge::run(&self.handlers, &self.state, op, req, arrived, error_edge)
+        edge::run(&self.state, op, req, arrived)
     }
 }
 
@@ -111,7 +90,7 @@ impl Endpoint for Pipeline {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        let op = crate::registry::find(req.uri().path());
+        let op = self.state.registry.find(req.uri().path());
         Ok(self.run(op, &mut req, Instant::now()).await)
     }
 }
@@ -137,7 +116,7 @@ impl Endpoint for Outer {
         let id = request_id(&req);
         let path = req.uri().path();
         let api = path.starts_with("/api/");
-        let op = if api { crate::registry::find(path) } else { None };
+        let op = if api { self.state.registry.find(path) } else { None };
         // Which series the request is counted in, named before the request moves on.
         let metered = match op {
             Some(op) => Some(op.id),
@@ -165,39 +144,34 @@ impl Endpoint for Outer {
     }
 }
 
-/// The whole HTTP application.
+/// A fixed body of this content type, for every GET of its route.
+fn fixed(content_type: &'static str, body: impl Into<bytes::Bytes>) -> impl Endpoint<Output = Response> {
+    let body = body.into();
+    get(poem::endpoint::make_sync(move |_: Request| Response::builder().content_type(content_type).body(body.clone())))
+}
+
+/// The whole HTTP application over `state`'s operations.
 pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
-    let api = openapi(state.clone(), server_url);
-    let doc = api::openapi_doc::complete(&api.spec());
+    let doc = api::openapi_doc::document(&state.registry, server_url);
     // Rendered once; each request clones a reference-counted buffer.
-    let spec_json = bytes::Bytes::from(serde_json::to_string_pretty(&doc).unwrap_or_default());
-    let spec_yaml = bytes::Bytes::from(serde_yaml::to_string(&doc).unwrap_or_default());
-    let docs = api.swagger_ui();
-    // The handlers alone, and the per-operation pipeline in front of them: REST requests take the
-    // pipeline; ExecuteBatch and MCP call them in process.
-    let handlers: Arc<BoxEndpoint<'static>> = Arc::new(api.boxed());
-    let pipeline = Arc::new(Pipeline { handlers: handlers.clone(), state: state.clone() });
-    let dispatch = Dispatch::new(pipeline.clone(), handlers, error_edge);
+    let spec_json = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    let spec_yaml = serde_yaml::to_string(&doc).unwrap_or_default();
+    let docs = api::openapi_doc::swagger_ui(&spec_json);
+    // REST requests take the pipeline; ExecuteBatch and MCP call it or the handlers in process.
+    let pipeline = Arc::new(Pipeline { state: state.clone() });
+    let dispatch = Dispatch::new(pipeline.clone(), state.clone());
     let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
     let outer_state = state.clone();
     let routes = crate::dashboard::mount(crate::oauth::mount(Route::new(), state.clone()), state.clone())
         .nest("/", pipeline.clone())
-        .at(
-            "/openapi.json",
-            get(poem::endpoint::make_sync(move |_: Request| {
-                Response::builder().content_type("application/json; charset=utf-8").body(spec_json.clone())
-            })),
-        )
-        .at(
-            "/openapi.yaml",
-            get(poem::endpoint::make_sync(move |_: Request| {
-                Response::builder().content_type("application/yaml; charset=utf-8").body(spec_yaml.clone())
-            })),
-        )
-        .nest("/docs", docs)
+        .at("/openapi.json", fixed("application/json; charset=utf-8", spec_json))
+        .at("/openapi.yaml", fixed("application/yaml; charset=utf-8", spec_yaml))
+        .at("/docs", fixed("text/html; charset=utf-8", docs))
         .at("/docs/mcp", {
-            let state = state.clone();
-            get(poem::endpoint::make_sync(move |_: Request| crate::mcp::docs::page(state.settings.site_origin())))
+            let (state, tools) = (state.clone(), crate::mcp::tools::list(&state.registry));
+            get(poem::endpoint::make_sync(move |_: Request| {
+                crate::mcp::docs::page(state.settings.site_origin(), &tools)
+            }))
         })
         .at("/mcp", mcp)
         .at("/healthz", get(api::meta::healthz))

@@ -12,6 +12,7 @@ use crate::{
     auth,
     edge::rate_limit::{InProcessLimiter, Limits, RateLimiter},
     metrics::Metrics,
+    registry::Registry,
     snapshot::Snapshots,
     state::StateStore,
 };
@@ -97,6 +98,8 @@ impl Clock {
 }
 
 pub struct AppState {
+    /// The operations this server answers.
+    pub registry: Arc<Registry>,
     pub snapshots: Arc<Snapshots>,
     pub store: StateStore,
     pub cursor_secret: Vec<u8>,
@@ -114,6 +117,7 @@ pub struct AppState {
 
 impl AppState {
     pub async fn new(
+        registry: Arc<Registry>,
         snapshots: Arc<Snapshots>,
         store: StateStore,
         cursor_secret: Option<String>,
@@ -129,13 +133,14 @@ impl AppState {
             }
         };
         Ok(AppState {
+            metrics: Metrics::new(&registry),
+            registry,
             snapshots,
             store,
             cursor_secret: secret.into_bytes(),
             cache: BodyCache::new(BODY_CACHE_BYTES),
             keys: auth::KeyCache::new(settings.key_cache_ttl),
             limiter: Arc::new(InProcessLimiter::default()),
-            metrics: Metrics::new(),
             settings,
             clock: Clock::default(),
             client_metadata: Default::default(),

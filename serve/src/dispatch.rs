@@ -5,27 +5,20 @@
 
 use std::sync::Arc;
 
-use poem::{endpoint::BoxEndpoint, Endpoint, IntoResponse, Request, Response};
+use poem::{Endpoint, Request, Response};
 
-use crate::app::Pipeline;
+use crate::{app::Pipeline, app_state::AppState, registry::Operation};
 
 #[derive(Clone)]
 pub struct Dispatch {
     /// `edge::run` in front of the handlers: what a REST request to `/api/*` goes through.
     pipeline: Arc<Pipeline>,
-    /// The route tree of the handlers alone (the caller has authenticated and gated).
-    handlers: Arc<BoxEndpoint<'static>>,
-    /// Maps poem's own errors (a bad body, say) to our error bodies.
-    on_error: fn(poem::Error) -> Response,
+    state: Arc<AppState>,
 }
 
 impl Dispatch {
-    pub fn new(
-        pipeline: Arc<Pipeline>,
-        handlers: Arc<BoxEndpoint<'static>>,
-        on_error: fn(poem::Error) -> Response,
-    ) -> Self {
-        Dispatch { pipeline, handlers, on_error }
+    pub fn new(pipeline: Arc<Pipeline>, state: Arc<AppState>) -> Self {
+        Dispatch { pipeline, state }
     }
 
     /// Answers `req` exactly as the REST pipeline would.
@@ -33,9 +26,9 @@ impl Dispatch {
         self.pipeline.get_response(req).await
     }
 
-    /// Answers `req` with its operation's handler; the caller has already applied the
-    /// operation's access rule and put the principal in the request's extensions.
-    pub async fn handler(&self, req: Request) -> Response {
-        self.handlers.call(req).await.map(IntoResponse::into_response).unwrap_or_else(self.on_error)
+    /// Answers `req` with `op`'s handler; the caller has already applied the operation's access
+    /// rule and put the principal in the request's extensions.
+    pub async fn handler(&self, op: &'static Operation, mut req: Request) -> Response {
+        op.handle(&self.state, &mut req).await
     }
 }

@@ -207,10 +207,16 @@ async fn main() -> anyhow::Result<()> {
                 ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
             };
             let state = Arc::new(
-                AppState::new(snapshots, store, cursor_secret_from_env(), settings)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?
-                    .with_read_through(read_through),
+                AppState::new(
+                    Arc::new(sitrep_serve::api::registry()),
+                    snapshots,
+                    store,
+                    cursor_secret_from_env(),
+                    settings,
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                .with_read_through(read_through),
             );
             let _sweeper =
                 sitrep_serve::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));

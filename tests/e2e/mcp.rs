@@ -3,10 +3,7 @@
 //! code of 6.3 with its HTTP status.
 
 use serde_json::{json, Value};
-use sitrep_serve::{
-    edge::rate_limit::{Decision, LimiterUnavailable, Limits, Policy, RateLimiter},
-    registry::OPERATIONS,
-};
+use sitrep_serve::edge::rate_limit::{Decision, LimiterUnavailable, Limits, Policy, RateLimiter};
 use sitrep_tests::{Options, TestApp};
 
 const V2026: &str = "2026-07-28";
@@ -102,7 +99,8 @@ async fn the_2025_line_handshake_and_tools() {
     let tools = body["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let mut expected = vec!["get_sources", "describe_tool"];
-    expected.extend(OPERATIONS.iter().filter_map(|op| op.mcp.map(|t| t.name)));
+    let tool_names: Vec<String> = app.state.registry.tools().filter_map(|op| op.tool_name()).collect();
+    expected.extend(tool_names.iter().map(String::as_str));
     assert_eq!(names, expected);
     for t in tools {
         assert_eq!(t["inputSchema"]["type"], "object");
@@ -383,8 +381,8 @@ async fn the_tool_server_documents_itself() {
     let r = app.http.get(format!("{}/docs/mcp", app.base)).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let html = r.text().await.unwrap();
-    for op in OPERATIONS.iter().filter_map(|op| op.mcp) {
-        assert!(html.contains(op.name), "{}", op.name);
+    for name in app.state.registry.tools().filter_map(|op| op.tool_name()) {
+        assert!(html.contains(&name), "{name}");
     }
     assert!(html.contains("2026-07-28"));
     // The Swagger UI still answers beside it.

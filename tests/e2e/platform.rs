@@ -7,7 +7,7 @@ use std::{collections::BTreeSet, sync::Arc};
 use serde_json::{json, Value};
 use sitrep_serve::{
     edge::rate_limit::{Decision, LimiterUnavailable, Limits, Policy, RateLimiter},
-    registry::{Access, OPERATIONS},
+    registry::Access,
 };
 use sitrep_tests::{Options, TestApp};
 
@@ -24,8 +24,12 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
             documented.insert((method.to_uppercase(), path.clone(), op["operationId"].as_str().unwrap().to_string()));
         }
     }
-    let declared: BTreeSet<_> =
-        OPERATIONS.iter().map(|op| (op.method.as_str().to_string(), op.path.to_string(), op.id.to_string())).collect();
+    let declared: BTreeSet<_> = app
+        .state
+        .registry
+        .operations()
+        .map(|op| (op.method.as_str().to_string(), op.path.to_string(), op.id.to_string()))
+        .collect();
     assert_eq!(documented, declared);
     let schemes = &doc["components"]["securitySchemes"];
     assert_eq!(
@@ -34,7 +38,7 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
     );
     assert_eq!(schemes["ApiKeyHeader"]["name"], "X-Api-Key");
     assert_eq!(schemes["BearerAuth"]["scheme"], "bearer");
-    for op in OPERATIONS {
+    for op in app.state.registry.operations() {
         let entry = &doc["paths"][op.path][op.method.as_str().to_ascii_lowercase()];
         let security: Vec<String> =
             entry["security"].as_array().unwrap().iter().flat_map(|s| s.as_object().unwrap().keys().cloned()).collect();
@@ -71,7 +75,7 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
         }
     }
     // The paths the handlers serve are exactly the declared ones.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), OPERATIONS.len());
+    assert_eq!(doc["paths"].as_object().unwrap().len(), app.state.registry.operations().count());
 }
 
 #[tokio::test]

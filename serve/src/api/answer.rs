@@ -17,11 +17,7 @@ use poem::{
     http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode},
     IntoResponse, Request, Response,
 };
-use poem_openapi::{
-    registry::{MetaMediaType, MetaResponse, MetaResponses, Registry},
-    types::Type,
-    ApiResponse,
-};
+use poem_openapi::types::Type;
 use sha2::{Digest, Sha256};
 use sitrep_schemas::{DatasetId, Freshness};
 
@@ -32,7 +28,8 @@ use super::{
     error::ApiError,
 };
 
-/// A fully built response documented as `T` in the OpenAPI document.
+/// A fully built response whose 200 body is a `T` (the type the operation's declaration
+/// documents; `answered_by!` checks that they agree).
 pub struct Answer<T>(pub Response, PhantomData<T>);
 
 impl<T> Answer<T> {
@@ -44,34 +41,6 @@ impl<T> Answer<T> {
 impl<T> From<ApiError> for Answer<T> {
     fn from(e: ApiError) -> Self {
         Answer::from_response(e.into_response())
-    }
-}
-
-fn media(schema: poem_openapi::registry::MetaSchemaRef) -> Vec<MetaMediaType> {
-    vec![MetaMediaType { content_type: "application/json; charset=utf-8", schema }]
-}
-
-fn meta_response(description: &'static str, status: u16, content: Vec<MetaMediaType>) -> MetaResponse {
-    MetaResponse { description, status: Some(status), status_range: None, content, headers: vec![] }
-}
-
-/// The 200 and 304 of a dataset GET; the error responses are added from the operation registry
-/// (`openapi_doc`).
-impl<T: Type> ApiResponse for Answer<T> {
-    fn meta() -> MetaResponses {
-        MetaResponses {
-            responses: vec![
-                meta_response(
-                    "OK (may be a jmespath projection when `jmespath` is given)",
-                    200,
-                    media(T::schema_ref()),
-                ),
-                meta_response("Not modified (If-None-Match matched the ETag)", 304, vec![]),
-            ],
-        }
-    }
-    fn register(registry: &mut Registry) {
-        T::register(registry);
     }
 }
 
@@ -529,7 +498,7 @@ pub fn etag_matches(if_none_match: &str, etag: &str) -> bool {
 
 /// The documented top-level keys of `T`, for a jmespath error raised before anything is rendered.
 pub fn documented_keys<T: Type>() -> Vec<String> {
-    let mut registry = Registry::new();
+    let mut registry = poem_openapi::registry::Registry::new();
     T::register(&mut registry);
     registry
         .schemas

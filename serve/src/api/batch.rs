@@ -10,7 +10,7 @@ use poem::{
     web::{LocalAddr, RemoteAddr},
     Request, RequestParts, Response,
 };
-use poem_openapi::{param::Header, payload::Json, Object, OpenApi, Tags};
+use poem_openapi::Object;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -18,8 +18,15 @@ use super::{
     answer::Answer,
     embedded_json::{write_value, EmbeddedJson},
     error::{ApiError, Violations},
+    json_body,
 };
-use crate::dispatch::Dispatch;
+use crate::{
+    answered_by,
+    app_state::AppState,
+    dispatch::Dispatch,
+    edge::rate_limit::Policy,
+    registry::{Access, Group, Operation},
+};
 
 pub const MAX_OPERATIONS: usize = 20;
 const MAX_ID_CHARS: usize = 64;
@@ -33,13 +40,20 @@ const FORWARDED: [&str; 6] =
     ["authorization", "x-service-key", "x-api-key", "x-worldmonitor-key", "accept-language", "user-agent"];
 const DEFAULT_USER_AGENT: &str = "sitrep-batch/1.0";
 
-#[derive(Tags)]
-enum ApiTags {
-    /// Many read operations in one call.
-    Batch,
-}
+pub static GROUP: Group =
+    Group { tag: "Batch", description: "Many read operations in one call.", operations: &[&EXECUTE_BATCH] };
 
-pub struct BatchApi;
+pub static EXECUTE_BATCH: Operation = Operation {
+    id: "ExecuteBatch",
+    path: "/api/batch/v1/execute",
+    summary: "up to 20 GET operations in one call, run concurrently; results in request order.",
+    // Any valid credential (not PRO); each sub-operation is gated by its own declaration.
+    access: Access::Subscription,
+    rate: Policy::Batch,
+    body: Some(body_schema),
+    answer: answered_by!(ExecuteBatchResponse, execute_batch),
+    ..Operation::POST
+};
 
 /// The documented shape of a result (rendered by [`render`], which embeds each body as it is).
 #[derive(Debug, Clone, Serialize, Deserialize, Object)]
@@ -269,35 +283,23 @@ fn render(results: &[SubResult]) -> Vec<u8> {
     out
 }
 
-#[OpenApi(prefix_path = "/api/batch/v1", tag = "ApiTags::Batch")]
-impl BatchApi {
-    /// ExecuteBatch — up to 20 GET operations in one call, run concurrently; results in request order.
-    #[oai(path = "/execute", method = "post", operation_id = "ExecuteBatch")]
-    async fn execute_batch(
-        &self,
-        req: &Request,
-        /// Optional idempotency key (1–255 printable ASCII characters).
-        #[oai(name = "Idempotency-Key")]
-        _idempotency_key: Header<Option<String>>,
-        body: Json<Value>,
-    ) -> Answer<ExecuteBatchResponse> {
-        if req.headers().contains_key(BATCH_REQUEST_HEADER) {
-            return ApiError::NestedBatch.into();
-        }
-        let ops = match parse_body(&body.0) {
-            Ok(ops) => ops,
-            Err(e) => return e.into(),
-        };
-        let Some(dispatch) = req.extensions().get::<Dispatch>().cloned() else {
-            return ApiError::internal("batch reached without the in-process dispatch").into();
-        };
-        let results = join_all(ops.into_iter().map(|op| execute(&dispatch, req, op.id, op.path))).await;
-        let response = Response::builder()
-            .content_type("application/json; charset=utf-8")
-            .header("cache-control", "no-store")
-            .body(render(&results));
-        Answer::from_response(response)
+async fn execute_batch(_: &AppState, req: &mut Request, _: &'static Operation) -> Answer<ExecuteBatchResponse> {
+    if req.headers().contains_key(BATCH_REQUEST_HEADER) {
+        return ApiError::NestedBatch.into();
     }
+    let ops = match json_body::take(req).await.and_then(|body| parse_body(&body)) {
+        Ok(ops) => ops,
+        Err(e) => return e.into(),
+    };
+    let Some(dispatch) = req.extensions().get::<Dispatch>().cloned() else {
+        return ApiError::internal("batch reached without the in-process dispatch").into();
+    };
+    let results = join_all(ops.into_iter().map(|op| execute(&dispatch, req, op.id, op.path))).await;
+    let response = Response::builder()
+        .content_type("application/json; charset=utf-8")
+        .header("cache-control", "no-store")
+        .body(render(&results));
+    Answer::from_response(response)
 }
 
 /// The request body's JSON Schema (documented in the OpenAPI document from the registry).

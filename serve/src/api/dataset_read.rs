@@ -9,13 +9,14 @@ use poem_openapi::types::Type;
 use sitrep_schemas::DatasetId;
 
 use super::{
-    answer::{check_jmespath_length, dataset_get, Answer, DataState, Provenance},
-    error::{ApiError, Violations},
-    paged_list::{in_declared_order, ListParams, NoFilters},
-    params::{Param, RawQuery, JMESPATH},
+    answer::{dataset_get, Answer, DataState, Provenance},
+    error::ApiError,
+    paged_list::{ListParams, NoFilters},
+    parse::{parse, Parsed},
 };
 use crate::{
     app_state::AppState,
+    registry::Operation,
     snapshot::{DatasetDb, Generation},
 };
 
@@ -24,8 +25,7 @@ use crate::{
 pub async fn whole_dataset_get<T, R, F, Fut>(
     state: &AppState,
     req: &Request,
-    dataset: DatasetId,
-    op: &'static str,
+    op: &'static Operation,
     empty: R,
     render: F,
 ) -> Answer<T>
@@ -35,19 +35,37 @@ where
     F: FnOnce(Arc<DatasetDb>) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    params_get::<NoFilters, T, R, _, _, _>(state, req, dataset, op, &[], |_| empty, |db, _| render(db)).await
+    params_get::<NoFilters, T, R, _, _, _>(state, req, op, |_| empty, |db, _| render(db)).await
 }
 
-/// The GET of an operation whose answer is one dataset version read with parameters: `P` parsed
-/// (violations in declared order) and given the deployment's defaults, the jmespath length, the
-/// current version, the body-cache key from `P`'s canonical form, `empty(&P)` before the first
-/// publication, and `render` only on a body-cache miss.
+/// The GET of an operation whose dataset the deployment turned off: the documented `empty` answer,
+/// unavailable and never cached, marked [`DisabledByDeployment`] (jmespath still applies).
+pub async fn disabled_get<T: Type, R: serde::Serialize>(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+    empty: R,
+) -> Answer<T> {
+    let jmespath = match parse::<NoFilters, T>(state, req, op) {
+        Ok(parsed) => parsed.jmespath,
+        Err(e) => return e.into(),
+    };
+    let (provenance, _) = current(state, op.dataset());
+    let answer = dataset_get::<T, R, _>(&state.cache, req, None, jmespath.as_deref(), unavailable(provenance), async {
+        Ok(empty)
+    });
+    let mut response = answer.await.0;
+    response.extensions_mut().insert(DisabledByDeployment);
+    Answer::from_response(response)
+}
+
+/// The GET of an operation whose answer is one version of its dataset read with parameters: `P`
+/// parsed ([`parse`]), the current version, the body-cache key from `P`'s canonical form,
+/// `empty(&P)` before the first publication, and `render` only on a body-cache miss.
 pub async fn params_get<P, T, R, E, F, Fut>(
     state: &AppState,
     req: &Request,
-    dataset: DatasetId,
-    op: &'static str,
-    declared: &'static [Param],
+    op: &'static Operation,
     empty: E,
     render: F,
 ) -> Answer<T>
@@ -59,13 +77,13 @@ where
     F: FnOnce(Arc<DatasetDb>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    let (params, jmespath) = match parse::<P, T>(state, req, declared) {
+    let Parsed { params, jmespath } = match parse::<P, T>(state, req, op) {
         Ok(parsed) => parsed,
         Err(e) => return e.into(),
     };
     let jmespath = jmespath.as_deref();
-    let (provenance, db) = current(state, dataset);
-    let key = db.as_ref().map(|d| params.canonical().cache_key(op, d.version, "", jmespath));
+    let (provenance, db) = current(state, op.dataset());
+    let key = db.as_ref().map(|d| params.canonical().cache_key(op.segment(), d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         match db {
             Some(db) => render(db, params).await,
@@ -75,27 +93,8 @@ where
     .await
 }
 
-/// A request's parameters (violations in declared order, then the deployment's defaults) and its
-/// checked jmespath, or the 400 answer.
-fn parse<P: ListParams, T: Type>(
-    state: &AppState,
-    req: &Request,
-    declared: &'static [Param],
-) -> Result<(P, Option<String>), ApiError> {
-    let query = RawQuery::of(req);
-    let mut v = Violations::default();
-    let mut params = P::parse(&query, &mut v);
-    params.apply_settings(&state.settings);
-    in_declared_order(v, declared).into_result()?;
-    let jmespath = JMESPATH.raw(&query);
-    check_jmespath_length::<T>(jmespath)?;
-    Ok((params, jmespath.map(str::to_string)))
-}
-
-/// What an operation computed from several datasets reads (the energy-shock scenario).
+/// How an operation computed from its several datasets (the energy-shock scenario) reads them.
 pub struct InputSet<P> {
-    /// The datasets, in the order the render gets their versions.
-    pub datasets: &'static [DatasetId],
     /// The dataset whose version describes the answer (unavailable until it is published).
     pub primary: fn(&P) -> DatasetId,
     /// How long an answer may be reused, besides its inputs' versions.
@@ -106,12 +105,11 @@ pub struct InputSet<P> {
 /// [`params_get`]; the answer described by the primary dataset's version (unavailable before it
 /// is published, stale when any loaded input is); the body cache keyed by the canonical
 /// parameters, every input's version and the `ttl` window; `render` gets the loaded versions in
-/// `inputs.datasets` order (None: not published).
+/// `op.datasets` order (None: not published).
 pub async fn inputs_get<P, T, R, F, Fut>(
     state: &AppState,
     req: &Request,
-    op: &'static str,
-    declared: &'static [Param],
+    op: &'static Operation,
     inputs: &InputSet<P>,
     render: F,
 ) -> Answer<T>
@@ -122,7 +120,7 @@ where
     F: FnOnce(Vec<Option<Arc<DatasetDb>>>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    let (params, jmespath) = match parse::<P, T>(state, req, declared) {
+    let Parsed { params, jmespath } = match parse::<P, T>(state, req, op) {
         Ok(parsed) => parsed,
         Err(e) => return e.into(),
     };
@@ -130,8 +128,8 @@ where
     // One generation for every input, so the answer never mixes two.
     let generation = state.snapshots.current();
     let (mut provenance, _) = in_generation(generation.as_deref(), (inputs.primary)(&params));
-    let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(inputs.datasets.len()));
-    for d in inputs.datasets {
+    let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(op.datasets.len()));
+    for d in op.datasets {
         let (p, db) = in_generation(generation.as_deref(), *d);
         if db.is_some() && p.state == DataState::Stale && provenance.state == DataState::Fresh {
             provenance.state = DataState::Stale;
@@ -147,7 +145,7 @@ where
     let (window, window_end) = reuse_window(inputs.ttl, Utc::now());
     provenance.until = provenance.until.zip(window_end).map(|(a, b)| a.min(b));
     let key = (provenance.state != DataState::Unavailable)
-        .then(|| params.canonical().cache_key(op, window, &versions, jmespath));
+        .then(|| params.canonical().cache_key(op.segment(), window, &versions, jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, render(dbs, params)).await
 }
 
@@ -193,6 +191,11 @@ pub fn pinned(db: &DatasetDb) -> Provenance {
         until: None,
     }
 }
+
+/// Marks an answer that is empty because the deployment turned its dataset off (not because the
+/// data is missing): an agent is told the documented empty answer, not that data is unavailable.
+#[derive(Debug, Clone, Copy)]
+pub struct DisabledByDeployment;
 
 /// The answer of a dataset that is not available: never cached, `X-Data-State: unavailable`.
 pub fn unavailable(mut provenance: Provenance) -> Provenance {

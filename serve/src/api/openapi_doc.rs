@@ -1,12 +1,14 @@
-//! The OpenAPI document: poem-openapi contributes the paths and the response schemas of the
-//! handlers; the operation registry contributes, for every operation, its query parameters, its
-//! request body schema, its security requirements (API.md 5.2, SUPPLEMENT 1.10) and its documented
-//! error responses (API.md 7, SUPPLEMENT 1.5). One document, generated from the declarations.
+//! The OpenAPI document, generated from the operation registry: for every operation its path,
+//! tag, summary, query parameters, request body schema, security requirements (API.md 5.2,
+//! SUPPLEMENT 1.10), its 200 body's schema (poem-openapi's types register themselves) and its
+//! documented error responses (API.md 7, SUPPLEMENT 1.5).
 
 use serde_json::{json, Map, Value};
 
 use super::params::JMESPATH;
-use crate::registry::{Access, Method, Operation, OPERATIONS};
+use poem_openapi::registry::Registry as SchemaRegistry;
+
+use crate::registry::{Access, Group, Method, Operation, Registry};
 
 fn security_schemes() -> Value {
     json!({
@@ -128,57 +130,97 @@ fn parameters(op: &Operation) -> Vec<Value> {
     params
 }
 
-/// Completes poem-openapi's document with what the registry declares.
-pub fn complete(spec_json: &str) -> Value {
-    let mut doc: Value = serde_json::from_str(spec_json).unwrap_or_else(|_| json!({}));
-    let components = doc.as_object_mut().map(|d| d.entry("components").or_insert_with(|| json!({})));
-    if let Some(Value::Object(components)) = components {
-        components.insert("securitySchemes".into(), security_schemes());
-        let schemas = components.entry("schemas").or_insert_with(|| json!({}));
-        if let Value::Object(schemas) = schemas {
-            schemas.insert("Error".into(), error_schema());
-            schemas.insert("JmespathError".into(), jmespath_error_schema());
-            schemas.insert("ValidationError".into(), validation_error_schema());
-        }
-    }
-    for op in OPERATIONS {
-        let method = op.method.as_str().to_ascii_lowercase();
-        let Some(Value::Object(entry)) = doc.pointer_mut(&format!("/paths/{}/{method}", escape(op.path))) else {
-            continue; // the registry-versus-document test names what is missing
-        };
-        entry.insert("parameters".into(), Value::Array(parameters(op)));
-        entry.insert("security".into(), security(op));
-        if let Some(body) = op.body {
-            entry.insert(
-                "requestBody".into(),
-                json!({"required": true, "content": {"application/json": {"schema": body()}}}),
-            );
-        }
-        let responses = entry.entry("responses").or_insert_with(|| json!({}));
-        if let Value::Object(responses) = responses {
-            if op.method == crate::registry::Method::Get {
-                document_projection(responses);
-            }
-            for (status, response) in error_responses(op) {
-                responses.insert(status.into(), response);
-            }
-        }
-    }
-    doc
+/// The API's description in the document's `info`.
+const TITLE: &str = "sitrep Data Intelligence API";
+const DESCRIPTION: &str = "Situational data about aviation, climate, armed conflict, consumer prices and energy supply shocks, answered from versioned lake snapshots.";
+
+fn media(schema: Value) -> Value {
+    json!({"application/json; charset=utf-8": {"schema": schema}})
 }
 
-/// With `jmespath` the 200 body may be any JSON value (API.md 1 rule 4): say so beside the shape.
-fn document_projection(responses: &mut Map<String, Value>) {
-    let Some(Value::Object(content)) = responses.get_mut("200").and_then(|r| r.get_mut("content")) else { return };
-    for media in content.values_mut() {
-        if let Some(schema) = media.get_mut("schema") {
-            let shape = schema.take();
-            *schema = json!({"anyOf": [shape, {"description": "a jmespath projection: any JSON value"}]});
-        }
-    }
+/// The 200 (its body's schema; with jmespath any JSON value) and the 304.
+fn success_responses(op: &Operation, body: Value) -> Map<String, Value> {
+    let body = if op.method == Method::Get {
+        // With `jmespath` the 200 body may be any JSON value (API.md 1 rule 4): say so beside the shape.
+        json!({"anyOf": [body, {"description": "a jmespath projection: any JSON value"}]})
+    } else {
+        body
+    };
+    let mut responses = Map::new();
+    responses.insert(
+        "200".into(),
+        json!({"description": "OK (may be a jmespath projection when `jmespath` is given)", "content": media(body)}),
+    );
+    responses.insert("304".into(), json!({"description": "Not modified (If-None-Match matched the ETag)"}));
+    responses
 }
 
-/// JSON Pointer escaping of a path used as a key.
-fn escape(path: &str) -> String {
-    path.replace('~', "~0").replace('/', "~1")
+/// One operation's entry under its path.
+fn operation(group: &Group, op: &Operation, schemas: &mut SchemaRegistry) -> Value {
+    let mut entry = Map::new();
+    entry.insert("operationId".into(), json!(op.id));
+    entry.insert("tags".into(), json!([group.tag]));
+    entry.insert("summary".into(), json!(format!("{} — {}", op.id, op.summary)));
+    entry.insert("parameters".into(), Value::Array(parameters(op)));
+    if let Some(body) = op.body {
+        entry.insert(
+            "requestBody".into(),
+            json!({"required": true, "content": {"application/json": {"schema": body()}}}),
+        );
+    }
+    let mut responses = Map::new();
+    if let Some(schema) = op.answer.schema {
+        (schema.register)(schemas);
+        let reference = serde_json::to_value((schema.reference)()).unwrap_or_default();
+        responses = success_responses(op, reference);
+    }
+    for (status, response) in error_responses(op) {
+        responses.insert(status.into(), response);
+    }
+    entry.insert("responses".into(), Value::Object(responses));
+    entry.insert("security".into(), security(op));
+    Value::Object(entry)
+}
+
+/// The whole OpenAPI document of the registry's operations: one path per operation, the schemas
+/// of their bodies (registered by poem-openapi's types), the error bodies and security schemes.
+pub fn document(registry: &Registry, server_url: &str) -> Value {
+    let mut schemas = SchemaRegistry::new();
+    let mut paths = Map::new();
+    for group in registry.groups() {
+        for op in group.operations {
+            let method = op.method.as_str().to_ascii_lowercase();
+            let entry = paths.entry(op.path).or_insert_with(|| json!({}));
+            entry[method] = operation(group, op, &mut schemas);
+        }
+    }
+    let mut tags: Vec<Value> =
+        registry.groups().iter().map(|g| json!({"name": g.tag, "description": g.description})).collect();
+    tags.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    let mut components = serde_json::to_value(&schemas.schemas).unwrap_or_else(|_| json!({}));
+    if let Value::Object(components) = &mut components {
+        components.insert("Error".into(), error_schema());
+        components.insert("JmespathError".into(), jmespath_error_schema());
+        components.insert("ValidationError".into(), validation_error_schema());
+    }
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": TITLE, "description": DESCRIPTION, "version": "1.0.0"},
+        "servers": [{"url": server_url}],
+        "tags": tags,
+        "paths": paths,
+        "components": {"schemas": components, "securitySchemes": security_schemes()},
+    })
+}
+
+/// The Swagger UI page over `document`: poem-openapi's page, with our document in place of the
+/// one it would generate from route tables (we have none; the registry is the declaration).
+pub fn swagger_ui(document: &str) -> String {
+    let service = poem_openapi::OpenApiService::new((), TITLE, "1.0.0");
+    let (page, placeholder) = (service.swagger_ui_html(), service.spec());
+    // The page embeds its document after the UI's script, so the last occurrence is the document.
+    match page.rfind(&placeholder) {
+        Some(at) => format!("{}{document}{}", &page[..at], &page[at + placeholder.len()..]),
+        None => page,
+    }
 }

@@ -10,7 +10,6 @@ use duckdb::Connection;
 use poem::Request;
 use poem_openapi::{types::Type, Object};
 use serde::Serialize;
-use sitrep_schemas::DatasetId;
 
 use super::{
     answer::{check_jmespath_length, dataset_get, Answer},
@@ -18,9 +17,10 @@ use super::{
     cursor::{self, CursorPayload},
     dataset_read,
     error::{ApiError, Violations},
-    params::{Param, RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
+    params::{RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
+    parse::in_declared_order,
 };
-use crate::{app_state::AppState, snapshot::DatasetDb};
+use crate::{app_state::AppState, registry::Operation, snapshot::DatasetDb};
 
 #[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
@@ -32,12 +32,16 @@ pub struct Pagination {
     pub total_count: i32,
 }
 
-/// A list's filters, parsed from the query.
-pub trait ListParams: Send + Sync + 'static {
+/// An operation's parameters, parsed from the query (every violation pushed, none returned early).
+pub trait QueryParams: Sized + Send + 'static {
     fn parse(q: &RawQuery, v: &mut Violations) -> Self;
     /// Defaults that come from the deployment (the default consumer-prices market), applied
     /// after parsing and before the canonical form is taken.
     fn apply_settings(&mut self, _settings: &crate::app_state::Settings) {}
+}
+
+/// A dataset answer's parameters: what the answer is a function of.
+pub trait ListParams: QueryParams + Sync {
     /// The filters in canonical form: the cursor's filter hash and part of the cache key.
     fn canonical(&self) -> Canonical;
 }
@@ -46,11 +50,13 @@ pub trait ListParams: Send + Sync + 'static {
 #[derive(Debug, Clone, Copy)]
 pub struct NoFilters;
 
-impl ListParams for NoFilters {
+impl QueryParams for NoFilters {
     fn parse(_: &RawQuery, _: &mut Violations) -> Self {
         NoFilters
     }
+}
 
+impl ListParams for NoFilters {
     fn canonical(&self) -> Canonical {
         Canonical::default()
     }
@@ -74,13 +80,9 @@ pub struct Page {
 /// A page of rows and the total count of rows matching the filters.
 pub type PageOf<Row> = duckdb::Result<(Vec<Row>, i64)>;
 
-/// What a paged list operation declares.
+/// What a paged list operation declares besides its [`Operation`] (whose path segment is the
+/// cursor's `op`, whose first dataset is the one paged, whose parameters order the violations).
 pub struct PagedList<P, Row, Body> {
-    /// The operation's path segment: the cursor's `op`.
-    pub op: &'static str,
-    pub dataset: DatasetId,
-    /// The operation's declared parameters (their order is the violations' field order).
-    pub params: &'static [Param],
     /// The bounds of a first page, from its filters and the version's as-of (epoch ms); `None` for
     /// lists without a time range (their cursors carry no `s`/`e`).
     pub bounds: Option<fn(&P, as_of_ms: i64) -> Bounds>,
@@ -89,35 +91,28 @@ pub struct PagedList<P, Row, Body> {
     pub respond: fn(Vec<Row>, Pagination) -> Body,
 }
 
-/// Orders violations as the parameters are declared.
-pub(crate) fn in_declared_order(mut v: Violations, params: &[Param]) -> Violations {
-    let rank = |field: &str| params.iter().position(|p| p.field() == field).unwrap_or(usize::MAX);
-    v.0.sort_by_key(|x| rank(&x.field));
-    v
-}
-
 impl<P, Row, Body> PagedList<P, Row, Body>
 where
     P: ListParams,
     Row: Send + 'static,
     Body: Serialize + Type + Default + Send + 'static,
 {
-    pub async fn answer(&'static self, state: &AppState, req: &Request) -> Answer<Body> {
+    pub async fn answer(&'static self, state: &AppState, req: &Request, op: &'static Operation) -> Answer<Body> {
         let q = RawQuery::of(req);
         let mut v = Violations::default();
         let page_size = PAGE_SIZE.int32(&q, &mut v);
         let mut params = P::parse(&q, &mut v);
         params.apply_settings(&state.settings);
         let filters = params.canonical();
-        let (current_provenance, current) = dataset_read::current(state, self.dataset);
+        let (current_provenance, current) = dataset_read::current(state, op.dataset());
         let mut pinned: Option<(CursorPayload, Arc<DatasetDb>)> = None;
         if let Some(c) = CURSOR.raw(&q) {
-            match cursor::decode(&state.cursor_secret, c, self.op, &filters.filter_hash()) {
+            match cursor::decode(&state.cursor_secret, c, op.segment(), &filters.filter_hash()) {
                 Err(msg) => v.push("cursor", msg),
                 Ok(p) => {
                     let db = match current.clone().filter(|d| d.version == p.gen) {
                         Some(db) => Some(db),
-                        None => match state.snapshots.version_or_load(self.dataset, p.gen).await {
+                        None => match state.snapshots.version_or_load(op.dataset(), p.gen).await {
                             Ok(db) => db,
                             Err(e) => return ApiError::internal(e).into(),
                         },
@@ -141,7 +136,7 @@ where
                 b
             }
         };
-        if let Err(e) = in_declared_order(v, self.params).into_result() {
+        if let Err(e) = in_declared_order(v, op.params).into_result() {
             return e.into();
         }
         let jmespath = JMESPATH.raw(&q);
@@ -156,11 +151,11 @@ where
         let offset = pinned.as_ref().map(|(p, _)| p.off).unwrap_or(0);
         let provenance = if pinned.is_some() { dataset_read::pinned(&db) } else { current_provenance };
         let paging = format!("{}|{}|{offset}|{page_size}", bounds.start, bounds.end);
-        let key = filters.cache_key(self.op, db.version, &paging, jmespath);
+        let key = filters.cache_key(op.segment(), db.version, &paging, jmespath);
         // Runs only on a body-cache miss: a hit needs no cursor, hash or query.
         let render = async move {
             let this_page = CursorPayload {
-                op: self.op.into(),
+                op: op.segment().into(),
                 gen: db.version,
                 off: offset,
                 fh: filters.filter_hash(),

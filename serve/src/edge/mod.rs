@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use poem::{
     http::{HeaderName, HeaderValue},
-    Endpoint, IntoResponse, Request, Response,
+    Request, Response,
 };
 
 use self::{
@@ -37,18 +37,10 @@ pub fn client_ip(req: &Request) -> String {
 
 /// Runs one `/api/*` request through the pipeline; `op` is the registry's declaration at its path
 /// (looked up once, by the caller); `arrived` is when the request came in (read once, by the
-/// caller); `next` is the route tree of the handlers, which is handed the
-/// request (taken out of `req`) if it gets that far. The request is borrowed rather than moved:
-/// at 472 bytes, each layer holding its own copy made every request's future larger and was a
-/// copy per layer.
-pub async fn run<E: Endpoint>(
-    next: &E,
-    state: &AppState,
-    op: Option<&'static Operation>,
-    req: &mut Request,
-    arrived: Instant,
-    on_error: fn(poem::Error) -> Response,
-) -> Response {
+/// caller); the operation's handler is called if the request gets that far. The request is
+/// borrowed rather than moved: at 472 bytes, each layer holding its own copy made every request's
+/// future larger and was a copy per layer.
+pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Request, arrived: Instant) -> Response {
     // Formatted only when needed: an authenticated caller is limited by account.
     let ip = || client_ip(req);
     if state.settings.edge_ua_filter && user_agent::refused(req) {
@@ -80,7 +72,7 @@ pub async fn run<E: Endpoint>(
             by_ip.as_str()
         }
     };
-    match authorised(next, state, op, Caller { id, principal, now: arrived }, req, on_error).await {
+    match authorised(state, op, Caller { id, principal, now: arrived }, req).await {
         Ok(r) => r,
         Err(e) => refused(state, op.rate, id, arrived, e).await,
     }
@@ -95,13 +87,11 @@ struct Caller<'a> {
 }
 
 /// From the idempotency lookup on, for a caller allowed to call `op`.
-async fn authorised<E: Endpoint>(
-    next: &E,
+async fn authorised(
     state: &AppState,
     op: &'static Operation,
     Caller { id: caller, principal, now }: Caller<'_>,
     req: &mut Request,
-    on_error: fn(poem::Error) -> Response,
 ) -> Result<Response, ApiError> {
     // The body read and the state store's futures are boxed: held inline they would make every
     // request's future (GETs included) several kilobytes larger, and each layer moves it.
@@ -159,9 +149,8 @@ async fn authorised<E: Endpoint>(
     if let Some(p) = principal {
         req.extensions_mut().insert(p.clone());
     }
-    // Boxed for the same reason: the route tree's future is held only while a handler runs.
-    let mut r =
-        Box::pin(next.call(std::mem::take(req))).await.map(IntoResponse::into_response).unwrap_or_else(on_error);
+    // The handler's future is boxed (`Answered`) for the same reason: it is held only while it runs.
+    let mut r = op.handle(state, req).await;
     if let (Some(raw), Some(answer)) = (remember_as, r.extensions_mut().remove::<Remembered>()) {
         state.cache.remember(raw, answer);
     }
@@ -247,10 +236,6 @@ fn degraded_rate_headers(r: &mut Response, state: &AppState, policy: Policy) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use poem::endpoint::BoxEndpoint;
-
     use super::*;
 
     /// The size of what `f` returns, from its type alone (`f` is never called).
@@ -263,9 +248,7 @@ mod tests {
     /// a cached answer does not pay for it. (Before that, 3,136 and 712 bytes.)
     #[test]
     fn the_pipelines_futures_stay_small() {
-        let run = |next: &'static Arc<BoxEndpoint<'static>>, state: &'static AppState, req: &'static mut Request| {
-            run(next, state, None, req, Instant::now(), |e| e.into_response())
-        };
+        let run = |state: &'static AppState, req: &'static mut Request, now: Instant| run(state, None, req, now);
         let authenticate =
             |state: &'static AppState, req: &'static Request, now: Instant| auth::authenticate(state, req, now);
         let (run, authenticate) = (returned_size(run), returned_size(authenticate));

@@ -14,6 +14,7 @@ use super::{
 };
 use crate::{
     api::{
+        dataset_read::DisabledByDeployment,
         embedded_json::{write_value, EmbeddedJson},
         error::Violation,
         params::JMESPATH,
@@ -154,13 +155,13 @@ pub async fn data_tool(
     principal: Principal,
     args: &Value,
     revision: Revision,
-    disabled_by_deployment: bool,
 ) -> Result<Output, RpcError> {
     let query = query_of(op, args)?;
     let uri: Uri = format!("{}?{query}", op.path).parse().map_err(|_| RpcError::tool_fault())?;
     let req = Request::builder().method(Method::GET).uri(uri).extension(principal).finish();
-    let resp = dispatch.handler(req).await;
+    let resp = dispatch.handler(op, req).await;
     let status = resp.status();
+    let disabled_by_deployment = resp.extensions().get::<DisabledByDeployment>().is_some();
     let data_state = header(&resp, "x-data-state");
     let meta = data_state.as_ref().map(|state| {
         json!({
@@ -176,7 +177,7 @@ pub async fn data_tool(
         StatusCode::OK => {
             // A deployment that disabled a dataset answers its documented empty body instead.
             if data_state.as_deref() == Some("unavailable") && !disabled_by_deployment {
-                let dataset = op.datasets.first().copied().unwrap_or_default();
+                let dataset = op.datasets.first().map(|d| d.as_str()).unwrap_or_default();
                 return Err(RpcError::new(rpc::DATA_UNAVAILABLE, "Required data inputs are unavailable")
                     .with_data(json!({"retryable": true, "dataset": dataset})));
             }
@@ -206,11 +207,9 @@ pub async fn data_tool(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry;
-
     #[test]
     fn arguments_become_the_rest_query() {
-        let op = registry::by_id("ListArmedEvents").unwrap();
+        let op = crate::api::registry().by_id("ListArmedEvents").unwrap();
         let q =
             query_of(op, &json!({"country": "ua", "page_size": 5, "start": 1780099200000u64, "jmespath": "events[0]"}))
                 .unwrap();

@@ -4,11 +4,11 @@
 use poem::{http::StatusCode, Response};
 use serde_json::Value;
 
-use super::{revision, tools};
+use super::revision;
 use crate::html::{document, escape};
 
-pub fn page(site: &str) -> Response {
-    let rows: String = tools::list()
+pub fn page(site: &str, tools: &[Value]) -> Response {
+    let rows: String = tools
         .iter()
         .map(|t| {
             let text = |v: &Value| escape(v.as_str().unwrap_or_default());

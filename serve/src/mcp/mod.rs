@@ -45,11 +45,16 @@ const EXPOSE_HEADERS: &str = "Mcp-Session-Id, WWW-Authenticate";
 pub struct McpEndpoint {
     state: Arc<AppState>,
     dispatch: Dispatch,
+    /// The tools/list entries, generated once from the registry.
+    tools: Vec<Value>,
+    /// The groups `get_sources` filters by.
+    groups: Vec<String>,
 }
 
 impl McpEndpoint {
     pub fn new(state: Arc<AppState>, dispatch: Dispatch) -> Self {
-        McpEndpoint { state, dispatch }
+        let (tools, groups) = (tools::list(&state.registry), tools::groups(&state.registry));
+        McpEndpoint { state, dispatch, tools, groups }
     }
 }
 
@@ -194,7 +199,7 @@ impl McpEndpoint {
             }
             "tools/list" => {
                 let headers = self.count(Policy::McpDiscovery, &caller).await?;
-                let mut result = json!({"tools": tools::list()});
+                let mut result = json!({"tools": self.tools});
                 if revision == Revision::Stateless {
                     result["ttlMs"] = json!(TOOLS_TTL_MS);
                     result["cacheScope"] = json!("public");
@@ -223,16 +228,16 @@ impl McpEndpoint {
                 // Anonymous calls have their own small, fail-closed allowance per IP.
                 let policy = if principal.is_some() { Policy::McpDiscovery } else { Policy::McpFree };
                 let headers = self.count(policy, caller).await?;
-                let value = sources::get_sources(&self.state, &args, chrono::Utc::now());
+                let value = sources::get_sources(&self.state, &self.groups, &args, chrono::Utc::now());
                 Ok((Output::Value(call::tool_result(value, revision, call::SOURCES_BUDGET_BYTES)), headers))
             }
             tools::DESCRIBE_TOOL => {
                 let headers = self.count(Policy::McpDiscovery, caller).await?;
-                let value = tools::describe(args.get("tool_name").and_then(Value::as_str));
+                let value = tools::describe(&self.tools, args.get("tool_name").and_then(Value::as_str));
                 Ok((Output::Value(call::tool_result(value, revision, call::BUDGET_BYTES)), headers))
             }
             _ => {
-                let op = tools::find_data_tool(name)
+                let op = (self.state.registry.by_tool(name))
                     .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
                 let missing = || ApiError::MissingCredential { challenge: auth::challenge(&self.state, req, false) };
                 if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {
@@ -240,8 +245,7 @@ impl McpEndpoint {
                 }
                 let principal = principal.ok_or_else(RpcError::tool_fault)?;
                 let headers = self.count(Policy::Mcp, caller).await?;
-                let disabled = op.id == "ListIranEvents" && !self.state.settings.iran_events_enabled;
-                let result = call::data_tool(&self.dispatch, op, principal, &args, revision, disabled).await?;
+                let result = call::data_tool(&self.dispatch, op, principal, &args, revision).await?;
                 Ok((result, headers))
             }
         }

@@ -5,8 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Value};
 use sitrep_schemas::DatasetId;
 
-use super::tools::GROUPS;
-use crate::{api::answer::DataState, app_state::AppState, registry};
+use crate::{api::answer::DataState, app_state::AppState};
 
 const DEFAULT_LIMIT: u64 = 50;
 const MAX_LIMIT: u64 = 200;
@@ -45,11 +44,11 @@ fn limit_of(arg: Option<&Value>) -> Result<u64, Value> {
 }
 
 /// The tool's result value (an `{"error": …}` object for bad arguments, as 6.6 says).
-pub fn get_sources(state: &AppState, args: &Value, now: DateTime<Utc>) -> Value {
+pub fn get_sources(state: &AppState, groups: &[String], args: &Value, now: DateTime<Utc>) -> Value {
     let group = match args.get("group") {
         None | Some(Value::Null) => None,
-        Some(Value::String(g)) if GROUPS.contains(&g.as_str()) => Some(g.as_str()),
-        Some(_) => return json!({"error": format!("group must be one of: {}", GROUPS.join(", "))}),
+        Some(Value::String(g)) if groups.contains(g) => Some(g.as_str()),
+        Some(_) => return json!({"error": format!("group must be one of: {}", groups.join(", "))}),
     };
     let limit = match limit_of(args.get("limit")) {
         Ok(n) => n as usize,
@@ -69,8 +68,7 @@ pub fn get_sources(state: &AppState, args: &Value, now: DateTime<Utc>) -> Value 
             let descriptor = d.descriptor();
             let entry = generation.as_ref().and_then(|g| g.commit.dataset(d));
             let as_of = entry.and_then(|e| e.freshness.as_of);
-            let operations: Vec<&str> =
-                descriptor.operations.iter().filter_map(|id| registry::by_id(id)).map(|op| op.path).collect();
+            let operations: Vec<&str> = state.registry.reading(d).map(|op| op.path).collect();
             json!({
                 "dataset": d.as_str(),
                 "provider": descriptor.provider,

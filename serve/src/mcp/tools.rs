@@ -2,26 +2,22 @@
 //! `describe_tool`, then one read tool per registered GET that declares an MCP tool. Input
 //! schemas mirror the REST parameters, so the same declaration validates both.
 
-use std::sync::OnceLock;
-
 use serde_json::{json, Map, Value};
 
 use crate::{
     api::params::{Param, ParamKind, JMESPATH},
-    registry::{Access, Operation, OPERATIONS},
+    registry::{Access, Operation, Registry},
 };
 
 pub const GET_SOURCES: &str = "get_sources";
 pub const DESCRIBE_TOOL: &str = "describe_tool";
-pub const GROUPS: [&str; 5] = ["aviation", "climate", "conflict", "consumer_prices", "intelligence"];
 
-/// The operations exposed as data tools, in registry order.
-pub fn data_tools() -> impl Iterator<Item = &'static Operation> {
-    OPERATIONS.iter().filter(|op| op.mcp.is_some())
-}
-
-pub fn find_data_tool(name: &str) -> Option<&'static Operation> {
-    data_tools().find(|op| op.mcp.is_some_and(|t| t.name == name))
+/// The groups `get_sources` filters by: those of the data tools, in snake case (`consumer_prices`), sorted.
+pub fn groups(registry: &Registry) -> Vec<String> {
+    let mut groups: Vec<String> = registry.tools().map(|op| op.group_segment().replace('-', "_")).collect();
+    groups.sort_unstable();
+    groups.dedup();
+    groups
 }
 
 /// A parameter as a JSON Schema property of a tool's input.
@@ -73,7 +69,7 @@ fn annotations(open_world: bool) -> Value {
 fn data_tool_entry(op: &Operation) -> Option<Value> {
     let tool = op.mcp?;
     Some(json!({
-        "name": tool.name,
+        "name": op.tool_name(),
         "title": tool.title,
         "description": tool.description,
         "inputSchema": input_schema(op),
@@ -82,7 +78,7 @@ fn data_tool_entry(op: &Operation) -> Option<Value> {
     }))
 }
 
-fn metadata_tools() -> [Value; 2] {
+fn metadata_tools(groups: &[String]) -> [Value; 2] {
     let limit = json!({"anyOf": [{"type": "integer", "minimum": 1, "maximum": 200}, {"type": "string", "pattern": "^[0-9]+$"}],
         "description": "Sources to return, 1–200 (default 50)."});
     [
@@ -93,7 +89,7 @@ fn metadata_tools() -> [Value; 2] {
             "inputSchema": {
                 "type": "object",
                 "properties": {
-                    "group": {"type": "string", "enum": GROUPS},
+                    "group": {"type": "string", "enum": groups},
                     "query": {"type": "string", "description": "Case-insensitive substring of a provider or dataset."},
                     "limit": limit,
                 },
@@ -118,21 +114,20 @@ fn metadata_tools() -> [Value; 2] {
     ]
 }
 
-/// Every tools/list entry, built once.
-pub fn list() -> &'static [Value] {
-    static LIST: OnceLock<Vec<Value>> = OnceLock::new();
-    LIST.get_or_init(|| metadata_tools().into_iter().chain(data_tools().filter_map(data_tool_entry)).collect())
+/// Every tools/list entry of a registry's operations (built once per server).
+pub fn list(registry: &Registry) -> Vec<Value> {
+    metadata_tools(&groups(registry)).into_iter().chain(registry.tools().filter_map(data_tool_entry)).collect()
 }
 
-/// `describe_tool`'s answer for `name` (6.5).
-pub fn describe(name: Option<&str>) -> Value {
+/// `describe_tool`'s answer for `name` (6.5), from the server's `list`.
+pub fn describe(list: &[Value], name: Option<&str>) -> Value {
     let Some(name) = name.filter(|n| !n.is_empty()) else {
         return json!({"error": "missing_tool_name", "hint": "pass tool_name"});
     };
-    match list().iter().find(|t| t["name"] == name) {
+    match list.iter().find(|t| t["name"] == name) {
         Some(entry) => entry.clone(),
         None => {
-            let mut available: Vec<&str> = list().iter().filter_map(|t| t["name"].as_str()).collect();
+            let mut available: Vec<&str> = list.iter().filter_map(|t| t["name"].as_str()).collect();
             available.sort_unstable();
             json!({"error": "unknown_tool", "requested": name, "available": available})
         }
@@ -142,28 +137,33 @@ pub fn describe(name: Option<&str>) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::{Group, Method};
+    use crate::registry::Method;
 
     #[test]
     fn every_read_of_the_tool_groups_has_exactly_one_tool() {
-        let tool_groups =
-            [Group::Aviation, Group::Climate, Group::Conflict, Group::ConsumerPrices, Group::Intelligence];
-        for op in OPERATIONS {
-            let expected = op.method == Method::Get && tool_groups.contains(&op.group);
-            let tools = list().iter().filter(|t| op.mcp.is_some_and(|m| t["name"] == m.name)).count();
+        let registry = crate::api::registry();
+        let list = list(&registry);
+        let tool_groups = groups(&registry);
+        assert_eq!(tool_groups, ["aviation", "climate", "conflict", "consumer_prices", "intelligence"]);
+        for op in registry.operations() {
+            let in_tool_group = tool_groups.contains(&op.group_segment().replace('-', "_"));
+            let expected = op.method == Method::Get && in_tool_group;
+            let tools = list.iter().filter(|t| op.tool_name().is_some_and(|m| t["name"] == m.as_str())).count();
             assert_eq!(tools, usize::from(expected), "{}", op.id);
         }
-        let names: Vec<&str> = list().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        let names: Vec<&str> = list.iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(&names[..2], [GET_SOURCES, DESCRIBE_TOOL]);
     }
 
     #[test]
     fn input_schemas_mirror_the_rest_parameters() {
-        let armed = describe(Some("list_armed_events"));
+        let registry = crate::api::registry();
+        let list = list(&registry);
+        let armed = describe(&list, Some("list_armed_events"));
         let schema = &armed["inputSchema"];
         assert_eq!(schema["additionalProperties"], false);
         let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-        let op = find_data_tool("list_armed_events").unwrap();
+        let op = registry.by_tool("list_armed_events").unwrap();
         let mut rest: Vec<&str> = op.params.iter().map(|p| p.name).collect();
         rest.push("jmespath");
         assert_eq!(props, rest);
@@ -171,10 +171,10 @@ mod tests {
         assert_eq!(schema["properties"]["jmespath"]["maxLength"], 1024);
         assert_eq!(armed["annotations"]["openWorldHint"], false);
         assert_eq!(armed["_meta"]["access"], "subscription");
-        let hum = describe(Some("get_humanitarian_summary"));
+        let hum = describe(&list, Some("get_humanitarian_summary"));
         assert_eq!(hum["inputSchema"]["required"], json!(["country_code"]));
-        assert_eq!(describe(None), json!({"error": "missing_tool_name", "hint": "pass tool_name"}));
-        let unknown = describe(Some("nope"));
+        assert_eq!(describe(&list, None), json!({"error": "missing_tool_name", "hint": "pass tool_name"}));
+        let unknown = describe(&list, Some("nope"));
         assert_eq!(unknown["error"], "unknown_tool");
         let available: Vec<&str> =
             unknown["available"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();

@@ -58,12 +58,6 @@ struct RunOutcomeLabels {
     outcome: &'static str,
 }
 
-impl Default for Metrics {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// A new metric (its type is the field it goes into), registered under `name` with `help`.
 fn registered<M: prometheus_client::registry::Metric + Default + Clone>(
     registry: &mut Registry,
@@ -76,10 +70,11 @@ fn registered<M: prometheus_client::registry::Metric + Default + Clone>(
 }
 
 impl Metrics {
-    pub fn new() -> Self {
+    /// The metrics of a server answering `operations`.
+    pub fn new(operations: &crate::registry::Registry) -> Self {
         let mut registry = Registry::with_prefix("sitrep");
         // Every operation the registry declares, `/mcp`, and undeclared `/api/*` paths.
-        let requests = RequestMeter::new(crate::registry::OPERATIONS.iter().map(|op| op.id).chain(["mcp", "unknown"]));
+        let requests = RequestMeter::new(operations.operations().map(|op| op.id).chain(["mcp", "unknown"]));
         registry.register_collector(Box::new(requests.clone()));
         let r = &mut registry;
         let refusals = registered(r, "rate_limit_refusals", "Requests refused with 429 by rate-limit policy");

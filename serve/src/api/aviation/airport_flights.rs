@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use poem::Request;
 use sitrep_pipelines::airport_flights::{fetch_page, Direction};
-use sitrep_schemas::DatasetId;
 
 use super::{
     flight_status::flight,
@@ -18,14 +17,15 @@ use super::{
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, dataset_get, live_get, Answer},
+        answer::{dataset_get, live_get, Answer},
         canonical::Canonical,
         dataset_read,
-        error::{ApiError, Violations},
-        params::{RawQuery, JMESPATH},
+        error::ApiError,
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::Fresh,
+    registry::Operation,
     snapshot::DatasetDb,
 };
 
@@ -132,19 +132,18 @@ fn flights_degraded(source: &str, updated_at: i64) -> ListAirportFlightsResponse
     ListAirportFlightsResponse { flights: Vec::new(), total_available: 0, source: source.into(), updated_at }
 }
 
-pub async fn list(state: &AppState, req: &Request) -> Answer<ListAirportFlightsResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let airport = AIRPORT.checked(&q, &mut v).unwrap_or_default().to_ascii_uppercase();
-    let direction = DIRECTION.enumerated(&q, &mut v).unwrap_or("DEPARTURE");
-    let limit = LIMIT.int32(&q, &mut v);
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<ListAirportFlightsResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListAirportFlightsResponse> {
+    let Parsed { params: (airport, direction, limit), jmespath } =
+        match parse_with::<ListAirportFlightsResponse, _>(req, op, |q, v| {
+            let airport = AIRPORT.checked(q, v).unwrap_or_default().to_ascii_uppercase();
+            let direction = DIRECTION.enumerated(q, v).unwrap_or("DEPARTURE");
+            let limit = LIMIT.int32(q, v);
+            (airport, direction, limit)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     let replay = state.read_through.is_replay();
     let now_ms = state.clock.now() * 1000;
     if !is_iata(&airport) {
@@ -155,7 +154,7 @@ pub async fn list(state: &AppState, req: &Request) -> Answer<ListAirportFlightsR
         "BOTH" => &[Direction::Departure, Direction::Arrival],
         _ => &[Direction::Departure],
     };
-    let (provenance, db) = dataset_read::current(state, DatasetId::AIRPORT_FLIGHTS);
+    let (provenance, db) = dataset_read::current(state, op.dataset());
     let mut watched = Vec::new();
     for &d in directions {
         match watch_page(&db, &airport, d).await {
@@ -167,7 +166,7 @@ pub async fn list(state: &AppState, req: &Request) -> Answer<ListAirportFlightsR
     if let (true, Some(db)) = (watched.len() == directions.len(), &db) {
         let canonical =
             Canonical::new(vec![("airport", airport), ("direction", direction.into()), ("limit", limit.to_string())]);
-        let key = canonical.cache_key("list-airport-flights", db.version, "", jmespath);
+        let key = canonical.cache_key(op.segment(), db.version, "", jmespath);
         let answer = flights_answer(watched, limit as usize);
         return dataset_get(&state.cache, req, Some(key), jmespath, provenance, async { Ok(answer) }).await;
     }
@@ -218,24 +217,23 @@ pub fn carrier_ops(airport: &str, page: &Page, min_flights: i32) -> Vec<CarrierO
         .collect()
 }
 
-pub async fn carriers(state: &AppState, req: &Request) -> Answer<GetCarrierOpsResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let mut codes: Vec<String> = Vec::new();
-    for code in CARRIER_AIRPORTS.repeated(&q, &mut v) {
-        let code = code.to_ascii_uppercase();
-        if !codes.contains(&code) {
-            codes.push(code);
-        }
-    }
-    let min_flights = MIN_FLIGHTS.int32(&q, &mut v);
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<GetCarrierOpsResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn carriers(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetCarrierOpsResponse> {
+    let Parsed { params: (mut codes, min_flights), jmespath } =
+        match parse_with::<GetCarrierOpsResponse, _>(req, op, |q, v| {
+            let mut codes: Vec<String> = Vec::new();
+            for code in CARRIER_AIRPORTS.repeated(q, v) {
+                let code = code.to_ascii_uppercase();
+                if !codes.contains(&code) {
+                    codes.push(code);
+                }
+            }
+            let min_flights = MIN_FLIGHTS.int32(q, v);
+            (codes, min_flights)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     if codes.is_empty() {
         codes = DEFAULT_CARRIER_AIRPORTS.iter().map(|c| c.to_string()).collect();
     }
@@ -247,7 +245,7 @@ pub async fn carriers(state: &AppState, req: &Request) -> Answer<GetCarrierOpsRe
     if !codes.iter().all(|c| is_iata(c)) {
         return live_get(req, jmespath, &degraded("invalid"), true, replay);
     }
-    let (_, db) = dataset_read::current(state, DatasetId::AIRPORT_FLIGHTS);
+    let (_, db) = dataset_read::current(state, op.dataset());
     let mut carriers = Vec::new();
     let (mut answered, mut failure, mut updated_at) = (0, None, i64::MAX);
     for code in &codes {

@@ -6,33 +6,31 @@ use sitrep_schemas::numbers::round_to;
 use sitrep_schemas::{
     airports,
     delay_severity::{cancel_band, hub_band, Severity},
-    DatasetId,
 };
 
 use super::{
     model::*,
-    params::{AIRPORTS, AIRPORT_DELAYS},
+    params::AIRPORTS,
     queries::{self, AlertFacts},
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, dataset_get, Answer},
+        answer::{dataset_get, Answer},
         canonical::Canonical,
         dataset_read,
         error::Violations,
         paged_list::{NoFilters, PagedList},
-        params::{RawQuery, JMESPATH},
+        params::RawQuery,
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
+    registry::Operation,
 };
 
 /// The default ops watch list (2.1.0).
 pub const DEFAULT_WATCH_LIST: [&str; 6] = ["IST", "ESB", "SAW", "LHR", "FRA", "CDG"];
 
-pub static LIST_AIRPORT_DELAYS: PagedList<NoFilters, AirportDelayAlert, ListAirportDelaysResponse> = PagedList {
-    op: "list-airport-delays",
-    dataset: DatasetId::AIRPORT_DELAYS,
-    params: AIRPORT_DELAYS,
+pub static ALERTS: PagedList<NoFilters, AirportDelayAlert, ListAirportDelaysResponse> = PagedList {
     bounds: None,
     page: |conn, db, _, _, page| queries::airport_delay_alerts(conn, db.table(), page),
     respond: |alerts, pagination| ListAirportDelaysResponse { alerts, pagination },
@@ -126,20 +124,19 @@ fn requested(q: &RawQuery, v: &mut Violations) -> Vec<String> {
     codes
 }
 
-pub async fn ops_summary(state: &AppState, req: &Request) -> Answer<GetAirportOpsSummaryResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let codes = requested(&q, &mut v);
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<GetAirportOpsSummaryResponse>(jmespath) {
-        return e.into();
-    }
-    let (provenance, db) = dataset_read::current(state, DatasetId::AIRPORT_DELAYS);
+pub async fn ops_summary(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<GetAirportOpsSummaryResponse> {
+    let Parsed { params: codes, jmespath } = match parse_with::<GetAirportOpsSummaryResponse, _>(req, op, requested) {
+        Ok(parsed) => parsed,
+        Err(e) => return e.into(),
+    };
+    let jmespath = jmespath.as_deref();
+    let (provenance, db) = dataset_read::current(state, op.dataset());
     let canonical = Canonical::new(vec![("airports", codes.join(","))]);
-    let key = db.as_ref().map(|d| canonical.cache_key("get-airport-ops-summary", d.version, "", jmespath));
+    let key = db.as_ref().map(|d| canonical.cache_key(op.segment(), d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         let Some(db) = db else { return Ok(GetAirportOpsSummaryResponse { summaries: Vec::new(), cache_hit: false }) };
         let table = db.table().to_string();

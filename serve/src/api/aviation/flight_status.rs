@@ -11,12 +11,12 @@ use super::{
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, live_get, Answer},
-        error::Violations,
-        params::{RawQuery, JMESPATH},
+        answer::{live_get, Answer},
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::Fresh,
+    registry::Operation,
 };
 
 const TTL: i64 = 120;
@@ -72,20 +72,19 @@ fn degraded(source: &str) -> GetFlightStatusResponse {
     GetFlightStatusResponse { flights: Vec::new(), source: source.into(), cache_hit: false }
 }
 
-pub async fn answer(state: &AppState, req: &Request) -> Answer<GetFlightStatusResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let number = FLIGHT_NUMBER.checked(&q, &mut v);
-    let date = DATE.checked(&q, &mut v);
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<GetFlightStatusResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetFlightStatusResponse> {
+    let Parsed { params: (number, date, origin), jmespath } =
+        match parse_with::<GetFlightStatusResponse, _>(req, op, |q, v| {
+            let number = FLIGHT_NUMBER.checked(q, v);
+            let date = DATE.checked(q, v);
+            let origin = ORIGIN.raw(q).map(|o| o.trim().to_ascii_uppercase()).filter(|o| !o.is_empty());
+            (number, date, origin)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     let (number, date) = (normalise_flight_number(&number.unwrap_or_default()), date.unwrap_or_default());
-    let origin = ORIGIN.raw(&q).map(|o| o.trim().to_ascii_uppercase()).filter(|o| !o.is_empty());
     let rt = &state.read_through;
     let replay = rt.is_replay();
     let Some(key) = rt.config.aviationstack_key.clone() else {

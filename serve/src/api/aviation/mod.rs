@@ -1,6 +1,8 @@
-//! The Aviation group (API.md 4.2, SUPPLEMENT 2.1). So far: the scheduled-dataset operations
-//! ListAircraftEmergencies, ListAirportDelays, GetAirportOpsSummary and ListAviationNews, and the
-//! read-through GetFlightStatus (PRO, AviationStack) and GetVideoLiveStreamInfo (YouTube oEmbed).
+//! The Aviation group (API.md 4.2, SUPPLEMENT 2.1): the scheduled-dataset operations
+//! (ListAircraftEmergencies, ListAirportDelays, GetAirportOpsSummary, ListAviationNews), the
+//! watch-list operations that read a dataset or call the upstream live (ListAirportFlights,
+//! GetCarrierOps, TrackAircraft, SearchFlightPrices), and the read-through ones
+//! (SearchProviderFlights, SearchProviderDates, GetFlightStatus, GetVideoLiveStreamInfo).
 
 mod airport_flights;
 mod delays;
@@ -14,25 +16,214 @@ pub mod queries;
 mod track;
 mod video;
 
-use std::sync::Arc;
-
 use poem::Request;
-use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
 use super::{answer::Answer, dataset_read::whole_dataset_get};
-use crate::app_state::AppState;
+use crate::{
+    answered_by,
+    app_state::AppState,
+    registry::{Access, Group, McpTool, Operation},
+};
 
-#[derive(Tags)]
-enum ApiTags {
-    /// Aircraft emergencies, airport delays and operations, flights, prices and aviation news.
-    Aviation,
-}
+pub static GROUP: Group = Group {
+    tag: "Aviation",
+    description: "Aircraft emergencies, airport delays and operations, flights, prices and aviation news.",
+    operations: &[
+        &LIST_AIRCRAFT_EMERGENCIES,
+        &LIST_AIRPORT_FLIGHTS,
+        &GET_CARRIER_OPS,
+        &TRACK_AIRCRAFT,
+        &SEARCH_FLIGHT_PRICES,
+        &SEARCH_PROVIDER_FLIGHTS,
+        &SEARCH_PROVIDER_DATES,
+        &GET_FLIGHT_STATUS,
+        &LIST_AIRPORT_DELAYS,
+        &GET_AIRPORT_OPS_SUMMARY,
+        &LIST_AVIATION_NEWS,
+        &GET_VIDEO_LIVE_STREAM_INFO,
+    ],
+};
 
-pub struct AviationApi {
-    pub state: Arc<AppState>,
-}
+pub static LIST_AIRCRAFT_EMERGENCIES: Operation = Operation {
+    id: "ListAircraftEmergencies",
+    path: "/api/aviation/v1/list-aircraft-emergencies",
+    summary: "aircraft squawking 7500, 7600 or 7700, with the state of each feed.",
+    datasets: &[DatasetId::AIRCRAFT_EMERGENCIES],
+    mcp: Some(McpTool {
+        title: "List aircraft emergencies",
+        description: "Aircraft squawking 7500 (hijack), 7600 (radio failure) or 7700 (emergency) from adsb.lol, with the state of each feed.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListAircraftEmergenciesResponse, list_aircraft_emergencies),
+    ..Operation::GET
+};
+
+pub static LIST_AIRPORT_FLIGHTS: Operation = Operation {
+    id: "ListAirportFlights",
+    path: "/api/aviation/v1/list-airport-flights",
+    summary: "an airport's departures, arrivals or both (PRO; watch list or live, TTL 900 s).",
+    access: Access::Pro,
+    datasets: &[DatasetId::AIRPORT_FLIGHTS],
+    params: params::AIRPORT_FLIGHTS,
+    mcp: Some(McpTool {
+        title: "List an airport's flights",
+        description: "PRO: an airport's departures, arrivals or both with times, delays and status (AviationStack; watched airports from the lake, others live, cached 15 minutes).",
+        open_world: true,
+    }),
+    answer: answered_by!(ListAirportFlightsResponse, airport_flights::list),
+    ..Operation::GET
+};
+
+pub static GET_CARRIER_OPS: Operation = Operation {
+    id: "GetCarrierOps",
+    path: "/api/aviation/v1/get-carrier-ops",
+    summary: "delays and cancellations per carrier at up to six airports (PRO; watch list or live).",
+    access: Access::Pro,
+    datasets: &[DatasetId::AIRPORT_FLIGHTS],
+    params: params::CARRIER_OPS,
+    mcp: Some(McpTool {
+        title: "Get carrier operations",
+        description: "PRO: per carrier and airport, departures, delayed and cancelled counts, average delay and rates, worst first (default IST, ESB, SAW).",
+        open_world: true,
+    }),
+    answer: answered_by!(GetCarrierOpsResponse, airport_flights::carriers),
+    ..Operation::GET
+};
+
+pub static TRACK_AIRCRAFT: Operation = Operation {
+    id: "TrackAircraft",
+    path: "/api/aviation/v1/track-aircraft",
+    summary: "live aircraft positions in a box, or of one aircraft or callsign (Wingbits; OpenSky optional).",
+    datasets: &[DatasetId::AIRCRAFT_WATCH],
+    params: params::TRACK_AIRCRAFT,
+    mcp: Some(McpTool {
+        title: "Track aircraft",
+        description: "Live aircraft positions in a latitude/longitude box (antimeridian-aware), or of one ICAO24 address or callsign (Wingbits; cached 2 minutes).",
+        open_world: true,
+    }),
+    answer: answered_by!(TrackAircraftResponse, track::answer),
+    ..Operation::GET
+};
+
+pub static SEARCH_FLIGHT_PRICES: Operation = Operation {
+    id: "SearchFlightPrices",
+    path: "/api/aviation/v1/search-flight-prices",
+    summary: "indicative fares for a route and date (PRO; Travelpayouts, cached 1 hour).",
+    access: Access::Pro,
+    datasets: &[DatasetId::FLIGHT_PRICE_WATCH],
+    params: params::FLIGHT_PRICES,
+    mcp: Some(McpTool {
+        title: "Search flight prices",
+        description: "PRO: indicative fares for a route and date, one way or return, by cabin (Travelpayouts cached fares, refreshed hourly).",
+        open_world: true,
+    }),
+    answer: answered_by!(SearchFlightPricesResponse, prices::answer),
+    ..Operation::GET
+};
+
+pub static SEARCH_PROVIDER_FLIGHTS: Operation = Operation {
+    id: "SearchProviderFlights",
+    path: "/api/aviation/v1/search-provider-flights",
+    summary: "itineraries from the configured flight search provider (cached 10 minutes).",
+    params: params::PROVIDER_FLIGHTS,
+    mcp: Some(McpTool {
+        title: "Search flights",
+        description: "Itineraries with legs, price, duration and stops for a route and date from the configured flight search provider (cached 10 minutes).",
+        open_world: true,
+    }),
+    answer: answered_by!(SearchProviderFlightsResponse, provider::flights),
+    ..Operation::GET
+};
+
+pub static SEARCH_PROVIDER_DATES: Operation = Operation {
+    id: "SearchProviderDates",
+    path: "/api/aviation/v1/search-provider-dates",
+    summary: "the cheapest fare per date over a range from the flight search provider.",
+    params: params::PROVIDER_DATES,
+    mcp: Some(McpTool {
+        title: "Search cheapest dates",
+        description: "The cheapest fare per departure date over up to 366 days, one way or round trip, from the configured flight search provider.",
+        open_world: true,
+    }),
+    answer: answered_by!(SearchProviderDatesResponse, provider::dates),
+    ..Operation::GET
+};
+
+pub static GET_FLIGHT_STATUS: Operation = Operation {
+    id: "GetFlightStatus",
+    path: "/api/aviation/v1/get-flight-status",
+    summary: "a flight's schedule and status on a date (PRO; read-through, TTL 120 s).",
+    access: Access::Pro,
+    params: params::FLIGHT_STATUS,
+    mcp: Some(McpTool {
+        title: "Get a flight's status",
+        description: "PRO: a flight's schedule, times, delay and status on a date by IATA flight number (AviationStack, live, cached 2 minutes).",
+        open_world: true,
+    }),
+    answer: answered_by!(GetFlightStatusResponse, flight_status::answer),
+    ..Operation::GET
+};
+
+pub static LIST_AIRPORT_DELAYS: Operation = Operation {
+    id: "ListAirportDelays",
+    path: "/api/aviation/v1/list-airport-delays",
+    summary: "delay, closure and NOTAM alerts for the 115 registry airports (FAA, AviationStack, ICAO).",
+    datasets: &[DatasetId::AIRPORT_DELAYS],
+    params: params::AIRPORT_DELAYS,
+    mcp: Some(McpTool {
+        title: "List airport delays",
+        description: "Delay, closure and NOTAM alerts for 115 major airports (FAA NAS Status, AviationStack hubs, ICAO NOTAM), paged.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListAirportDelaysResponse, list_airport_delays),
+    ..Operation::GET
+};
+
+pub static GET_AIRPORT_OPS_SUMMARY: Operation = Operation {
+    id: "GetAirportOpsSummary",
+    path: "/api/aviation/v1/get-airport-ops-summary",
+    summary: "delays, cancellations, NOTAM flags and severity per airport, from the current airport-delays version.",
+    datasets: &[DatasetId::AIRPORT_DELAYS],
+    params: params::AIRPORT_OPS_SUMMARY,
+    mcp: Some(McpTool {
+        title: "Get airport operations summary",
+        description: "Per airport: delayed and cancelled share, average delay, NOTAM closure or restriction flags and a severity (default: IST, ESB, SAW, LHR, FRA, CDG).",
+        open_world: false,
+    }),
+    answer: answered_by!(GetAirportOpsSummaryResponse, delays::ops_summary),
+    ..Operation::GET
+};
+
+pub static LIST_AVIATION_NEWS: Operation = Operation {
+    id: "ListAviationNews",
+    path: "/api/aviation/v1/list-aviation-news",
+    summary: "aviation news from nine feeds, optionally about given airlines, airports or routes.",
+    datasets: &[DatasetId::AVIATION_NEWS],
+    params: params::AVIATION_NEWS,
+    mcp: Some(McpTool {
+        title: "List aviation news",
+        description: "Recent items from nine aviation news feeds, newest first; optionally only those mentioning given airlines, airports or routes.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListAviationNewsResponse, news::answer),
+    ..Operation::GET
+};
+
+pub static GET_VIDEO_LIVE_STREAM_INFO: Operation = Operation {
+    id: "GetVideoLiveStreamInfo",
+    path: "/api/aviation/v1/get-video-live-stream-info",
+    summary: "a YouTube video's title and channel (read-through, TTL 600 s).",
+    params: params::VIDEO_LIVE_STREAM_INFO,
+    mcp: Some(McpTool {
+        title: "Get a video's title and channel",
+        description: "A YouTube video's title and channel name by video id (YouTube oEmbed, live). Live-stream detection by channel is retired.",
+        open_world: true,
+    }),
+    answer: answered_by!(VideoLiveStreamInfo, video::answer),
+    ..Operation::GET
+};
 
 /// The three squawks' rows before the dataset was ever published (2.1.1 "Unavailable").
 fn never_published() -> ListAircraftEmergenciesResponse {
@@ -49,85 +240,25 @@ fn never_published() -> ListAircraftEmergenciesResponse {
     ListAircraftEmergenciesResponse { feeds, observations: Vec::new() }
 }
 
-#[OpenApi(prefix_path = "/api/aviation/v1", tag = "ApiTags::Aviation")]
-impl AviationApi {
-    /// ListAircraftEmergencies — aircraft squawking 7500, 7600 or 7700, with the state of each feed.
-    #[oai(path = "/list-aircraft-emergencies", method = "get", operation_id = "ListAircraftEmergencies")]
-    async fn list_aircraft_emergencies(&self, req: &Request) -> Answer<ListAircraftEmergenciesResponse> {
-        let op = "list-aircraft-emergencies";
-        whole_dataset_get(&self.state, req, DatasetId::AIRCRAFT_EMERGENCIES, op, never_published(), |db| async move {
-            let table = db.table().to_string();
-            let (feeds, observations) = db
-                .query(move |c| Ok((queries::emergency_feeds(c, &table)?, queries::emergency_observations(c, &table)?)))
-                .await?;
-            Ok(ListAircraftEmergenciesResponse { feeds, observations })
-        })
-        .await
-    }
+async fn list_aircraft_emergencies(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListAircraftEmergenciesResponse> {
+    whole_dataset_get(state, req, op, never_published(), |db| async move {
+        let table = db.table().to_string();
+        let (feeds, observations) = db
+            .query(move |c| Ok((queries::emergency_feeds(c, &table)?, queries::emergency_observations(c, &table)?)))
+            .await?;
+        Ok(ListAircraftEmergenciesResponse { feeds, observations })
+    })
+    .await
+}
 
-    /// ListAirportDelays — delay, closure and NOTAM alerts for the 115 registry airports (FAA, AviationStack, ICAO).
-    #[oai(path = "/list-airport-delays", method = "get", operation_id = "ListAirportDelays")]
-    async fn list_airport_delays(&self, req: &Request) -> Answer<ListAirportDelaysResponse> {
-        delays::LIST_AIRPORT_DELAYS.answer(&self.state, req).await
-    }
-
-    /// GetAirportOpsSummary — delays, cancellations, NOTAM flags and severity per airport, from the current airport-delays version.
-    #[oai(path = "/get-airport-ops-summary", method = "get", operation_id = "GetAirportOpsSummary")]
-    async fn get_airport_ops_summary(&self, req: &Request) -> Answer<GetAirportOpsSummaryResponse> {
-        delays::ops_summary(&self.state, req).await
-    }
-
-    /// ListAirportFlights — an airport's departures, arrivals or both (PRO; watch list or live, TTL 900 s).
-    #[oai(path = "/list-airport-flights", method = "get", operation_id = "ListAirportFlights")]
-    async fn list_airport_flights(&self, req: &Request) -> Answer<ListAirportFlightsResponse> {
-        airport_flights::list(&self.state, req).await
-    }
-
-    /// GetCarrierOps — delays and cancellations per carrier at up to six airports (PRO; watch list or live).
-    #[oai(path = "/get-carrier-ops", method = "get", operation_id = "GetCarrierOps")]
-    async fn get_carrier_ops(&self, req: &Request) -> Answer<GetCarrierOpsResponse> {
-        airport_flights::carriers(&self.state, req).await
-    }
-
-    /// TrackAircraft — live aircraft positions in a box, or of one aircraft or callsign (Wingbits; OpenSky optional).
-    #[oai(path = "/track-aircraft", method = "get", operation_id = "TrackAircraft")]
-    async fn track_aircraft(&self, req: &Request) -> Answer<TrackAircraftResponse> {
-        track::answer(&self.state, req).await
-    }
-
-    /// SearchFlightPrices — indicative fares for a route and date (PRO; Travelpayouts, cached 1 hour).
-    #[oai(path = "/search-flight-prices", method = "get", operation_id = "SearchFlightPrices")]
-    async fn search_flight_prices(&self, req: &Request) -> Answer<SearchFlightPricesResponse> {
-        prices::answer(&self.state, req).await
-    }
-
-    /// SearchProviderFlights — itineraries from the configured flight search provider (cached 10 minutes).
-    #[oai(path = "/search-provider-flights", method = "get", operation_id = "SearchProviderFlights")]
-    async fn search_provider_flights(&self, req: &Request) -> Answer<SearchProviderFlightsResponse> {
-        provider::flights(&self.state, req).await
-    }
-
-    /// SearchProviderDates — the cheapest fare per date over a range from the flight search provider.
-    #[oai(path = "/search-provider-dates", method = "get", operation_id = "SearchProviderDates")]
-    async fn search_provider_dates(&self, req: &Request) -> Answer<SearchProviderDatesResponse> {
-        provider::dates(&self.state, req).await
-    }
-
-    /// GetFlightStatus — a flight's schedule and status on a date (PRO; read-through, TTL 120 s).
-    #[oai(path = "/get-flight-status", method = "get", operation_id = "GetFlightStatus")]
-    async fn get_flight_status(&self, req: &Request) -> Answer<GetFlightStatusResponse> {
-        flight_status::answer(&self.state, req).await
-    }
-
-    /// ListAviationNews — aviation news from nine feeds, optionally about given airlines, airports or routes.
-    #[oai(path = "/list-aviation-news", method = "get", operation_id = "ListAviationNews")]
-    async fn list_aviation_news(&self, req: &Request) -> Answer<ListAviationNewsResponse> {
-        news::answer(&self.state, req).await
-    }
-
-    /// GetVideoLiveStreamInfo — a YouTube video's title and channel (read-through, TTL 600 s).
-    #[oai(path = "/get-video-live-stream-info", method = "get", operation_id = "GetVideoLiveStreamInfo")]
-    async fn get_video_live_stream_info(&self, req: &Request) -> Answer<VideoLiveStreamInfo> {
-        video::answer(&self.state, req).await
-    }
+async fn list_airport_delays(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListAirportDelaysResponse> {
+    delays::ALERTS.answer(state, req, op).await
 }

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use poem::Request;
 use sitrep_pipelines::aviation_news::{self, NewsItem};
-use sitrep_schemas::DatasetId;
 
 use super::{
     model::{AviationNewsItem, ListAviationNewsResponse},
@@ -14,14 +13,14 @@ use super::{
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, dataset_get, live_get, Answer},
+        answer::{dataset_get, live_get, Answer},
         canonical::Canonical,
         dataset_read,
-        error::Violations,
-        params::{RawQuery, JMESPATH},
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::Fresh,
+    registry::Operation,
     snapshot::DatasetDb,
 };
 
@@ -101,25 +100,22 @@ async fn from_dataset(
     })
 }
 
-pub async fn answer(state: &AppState, req: &Request) -> Answer<ListAviationNewsResponse> {
-    let raw = RawQuery::of(req);
-    let mut v = Violations::default();
-    let entities: Vec<String> = ENTITIES.repeated(&raw, &mut v).iter().map(|e| e.to_uppercase()).collect();
-    let window_hours = WINDOW_HOURS.int32(&raw, &mut v) as i64;
-    let max_items = MAX_ITEMS.int32(&raw, &mut v) as usize;
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&raw);
-    if let Err(e) = check_jmespath_length::<ListAviationNewsResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListAviationNewsResponse> {
+    let Parsed { params: (entities, window_hours, max_items), jmespath } =
+        match parse_with::<ListAviationNewsResponse, _>(req, op, |raw, v| {
+            let entities: Vec<String> = ENTITIES.repeated(raw, v).iter().map(|e| e.to_uppercase()).collect();
+            let window_hours = WINDOW_HOURS.int32(raw, v) as i64;
+            let max_items = MAX_ITEMS.int32(raw, v) as usize;
+            (entities, window_hours, max_items)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     let q = Query { entities, window_hours, max_items };
-    let (provenance, db) = dataset_read::current(state, DatasetId::AVIATION_NEWS);
-    let fetched_at = state
-        .snapshots
-        .current()
-        .and_then(|g| g.commit.dataset(DatasetId::AVIATION_NEWS).and_then(|e| e.freshness.fetched_at));
+    let (provenance, db) = dataset_read::current(state, op.dataset());
+    let fetched_at =
+        state.snapshots.current().and_then(|g| g.commit.dataset(op.dataset()).and_then(|e| e.freshness.fetched_at));
     let fresh = fetched_at.is_some_and(|t| state.clock.now() - t.timestamp() < FRESH_FOR_ENTITIES_SECONDS);
     if q.entities.is_empty() || (fresh && db.is_some()) {
         let canonical = Canonical::new(vec![
@@ -127,7 +123,7 @@ pub async fn answer(state: &AppState, req: &Request) -> Answer<ListAviationNewsR
             ("max_items", q.max_items.to_string()),
             ("window_hours", q.window_hours.to_string()),
         ]);
-        let key = db.as_ref().map(|d| canonical.cache_key("list-aviation-news", d.version, "", jmespath));
+        let key = db.as_ref().map(|d| canonical.cache_key(op.segment(), d.version, "", jmespath));
         return dataset_get(&state.cache, req, key, jmespath, provenance, from_dataset(db, q)).await;
     }
     // Entities and a dataset not fresh enough: the feeds, live, through the read-through cache.

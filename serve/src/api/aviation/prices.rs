@@ -7,7 +7,7 @@ use std::sync::Arc;
 use poem::Request;
 use sha2::{Digest, Sha256};
 use sitrep_pipelines::travelpayouts::{self, Fare};
-use sitrep_schemas::{airports::default_market, DatasetId};
+use sitrep_schemas::airports::default_market;
 
 use super::{
     model::{Carrier, PriceQuote, SearchFlightPricesResponse},
@@ -19,13 +19,14 @@ use super::{
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, dataset_get, live_get, Answer},
+        answer::{dataset_get, live_get, Answer},
         dataset_read,
-        error::{ApiError, Violations},
-        params::{RawQuery, JMESPATH},
+        error::ApiError,
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::Fresh,
+    registry::Operation,
     snapshot::DatasetDb,
 };
 
@@ -263,31 +264,32 @@ async fn search(state: &AppState, s: &Search, token: &str, now_ms: i64) -> Fresh
     Fresh { value: answer_of(quotes, PROVIDER, error, now_ms), ttl_seconds: MONTH_MATRIX_TTL }
 }
 
-pub async fn answer(state: &AppState, req: &Request) -> Answer<SearchFlightPricesResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let origin = PRICE_ORIGIN.checked(&q, &mut v).unwrap_or_default().to_ascii_uppercase();
-    let destination = PRICE_DESTINATION.checked(&q, &mut v).unwrap_or_default().to_ascii_uppercase();
-    let departure_date = DEPARTURE_DATE.checked(&q, &mut v).unwrap_or_default();
-    let return_date = RETURN_DATE.checked(&q, &mut v).unwrap_or_default();
-    ADULTS.int32(&q, &mut v);
-    let cabin = CABIN.enumerated(&q, &mut v).unwrap_or("ECONOMY");
-    let nonstop_only = NONSTOP_ONLY.boolean(&q, &mut v);
-    let max_results = MAX_RESULTS.int32(&q, &mut v) as usize;
-    let currency = CURRENCY.checked(&q, &mut v).unwrap_or_else(|| "usd".into()).to_ascii_lowercase();
-    let market = MARKET.raw(&q).map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty());
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<SearchFlightPricesResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<SearchFlightPricesResponse> {
+    let Parsed {
+        params: (origin, destination, departure_date, return_date, cabin, nonstop_only, max_results, currency, market),
+        jmespath,
+    } = match parse_with::<SearchFlightPricesResponse, _>(req, op, |q, v| {
+        let origin = PRICE_ORIGIN.checked(q, v).unwrap_or_default().to_ascii_uppercase();
+        let destination = PRICE_DESTINATION.checked(q, v).unwrap_or_default().to_ascii_uppercase();
+        let departure_date = DEPARTURE_DATE.checked(q, v).unwrap_or_default();
+        let return_date = RETURN_DATE.checked(q, v).unwrap_or_default();
+        ADULTS.int32(q, v);
+        let cabin = CABIN.enumerated(q, v).unwrap_or("ECONOMY");
+        let nonstop_only = NONSTOP_ONLY.boolean(q, v);
+        let max_results = MAX_RESULTS.int32(q, v) as usize;
+        let currency = CURRENCY.checked(q, v).unwrap_or_else(|| "usd".into()).to_ascii_lowercase();
+        let market = MARKET.raw(q).map(|m| m.trim().to_ascii_lowercase()).filter(|m| !m.is_empty());
+        (origin, destination, departure_date, return_date, cabin, nonstop_only, max_results, currency, market)
+    }) {
+        Ok(parsed) => parsed,
+        Err(e) => return e.into(),
+    };
+    let jmespath = jmespath.as_deref();
     let market = market.unwrap_or_else(|| default_market(&origin).into());
     let s =
         Search { origin, destination, departure_date, return_date, cabin, nonstop_only, max_results, currency, market };
     if s.watchable() {
-        let (provenance, db) = dataset_read::current(state, DatasetId::FLIGHT_PRICE_WATCH);
+        let (provenance, db) = dataset_read::current(state, op.dataset());
         if let Some(db) = db {
             match watched(&db, &s).await {
                 Ok(Some(answer)) => {

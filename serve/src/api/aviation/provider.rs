@@ -17,12 +17,14 @@ use super::{
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, live_get, Answer},
+        answer::{live_get, Answer},
         error::Violations,
-        params::{RawQuery, JMESPATH},
+        params::RawQuery,
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::Fresh,
+    registry::Operation,
 };
 
 const TTL: i64 = 600;
@@ -138,26 +140,25 @@ fn flights_degraded(error: &str) -> SearchProviderFlightsResponse {
     SearchProviderFlightsResponse { flights: Vec::new(), degraded: true, error: error.into() }
 }
 
-pub async fn flights(state: &AppState, req: &Request) -> Answer<SearchProviderFlightsResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let shared = Shared::parse(&q, &mut v);
-    let departure_date = PROVIDER_DEPARTURE_DATE.checked(&q, &mut v);
-    let return_date = PROVIDER_RETURN_DATE.checked(&q, &mut v);
-    let sort = match SORT_BY.one_of(&q, &mut v) {
-        Some("CHEAPEST") => 2,
-        Some("DEPARTURE_TIME") => 3,
-        Some("ARRIVAL_TIME") => 4,
-        Some("DURATION") => 5,
-        _ => 0,
-    };
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<SearchProviderFlightsResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn flights(state: &AppState, req: &Request, op: &'static Operation) -> Answer<SearchProviderFlightsResponse> {
+    let Parsed { params: (shared, departure_date, return_date, sort), jmespath } =
+        match parse_with::<SearchProviderFlightsResponse, _>(req, op, |q, v| {
+            let shared = Shared::parse(q, v);
+            let departure_date = PROVIDER_DEPARTURE_DATE.checked(q, v);
+            let return_date = PROVIDER_RETURN_DATE.checked(q, v);
+            let sort = match SORT_BY.one_of(q, v) {
+                Some("CHEAPEST") => 2,
+                Some("DEPARTURE_TIME") => 3,
+                Some("ARRIVAL_TIME") => 4,
+                Some("DURATION") => 5,
+                _ => 0,
+            };
+            (shared, departure_date, return_date, sort)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     let replay = state.read_through.is_replay();
     let (Some(origin), Some(destination), Some(departure_date)) = (&shared.origin, &shared.destination, departure_date)
     else {
@@ -215,22 +216,21 @@ pub fn chunks(start: NaiveDate, end: NaiveDate) -> Vec<(NaiveDate, NaiveDate)> {
     out
 }
 
-pub async fn dates(state: &AppState, req: &Request) -> Answer<SearchProviderDatesResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let shared = Shared::parse(&q, &mut v);
-    let start = START_DATE.checked(&q, &mut v);
-    let end = END_DATE.checked(&q, &mut v);
-    let trip_duration = TRIP_DURATION.int32(&q, &mut v);
-    let round_trip = IS_ROUND_TRIP.boolean(&q, &mut v);
-    let by_price = SORT_BY_PRICE.boolean(&q, &mut v);
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<SearchProviderDatesResponse>(jmespath) {
-        return e.into();
-    }
+pub async fn dates(state: &AppState, req: &Request, op: &'static Operation) -> Answer<SearchProviderDatesResponse> {
+    let Parsed { params: (shared, start, end, trip_duration, round_trip, by_price), jmespath } =
+        match parse_with::<SearchProviderDatesResponse, _>(req, op, |q, v| {
+            let shared = Shared::parse(q, v);
+            let start = START_DATE.checked(q, v);
+            let end = END_DATE.checked(q, v);
+            let trip_duration = TRIP_DURATION.int32(q, v);
+            let round_trip = IS_ROUND_TRIP.boolean(q, v);
+            let by_price = SORT_BY_PRICE.boolean(q, v);
+            (shared, start, end, trip_duration, round_trip, by_price)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     let replay = state.read_through.is_replay();
     let day = |s: Option<String>| s.and_then(|s| NaiveDate::parse_from_str(&s, "%Y-%m-%d").ok());
     let (Some(origin), Some(destination), Some(start), Some(end)) =

@@ -13,17 +13,16 @@ use super::{
     queries,
 };
 use sitrep_pipelines::config::bbox_key;
-use sitrep_schemas::DatasetId;
 
 use crate::{
     api::{
-        answer::{check_jmespath_length, dataset_get, live_get, Answer},
+        answer::{dataset_get, live_get, Answer},
         dataset_read,
-        error::Violations,
-        params::{RawQuery, JMESPATH},
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::{Fresh, ReadThrough},
+    registry::Operation,
 };
 
 const TTL: i64 = 120;
@@ -170,6 +169,7 @@ async fn locate(state: &AppState, q: &Query, now_ms: i64) -> Fresh<TrackAircraft
 async fn watched(
     state: &AppState,
     req: &Request,
+    op: &'static Operation,
     jmespath: Option<&str>,
     query: &Query,
     corners: [Option<f64>; 4],
@@ -177,7 +177,7 @@ async fn watched(
     let [Some(a), Some(b), Some(c), Some(d)] = corners else { return None };
     query.boxes.as_ref()?;
     let bbox = bbox_key(&[a, b, c, d]);
-    let (provenance, db) = dataset_read::current(state, DatasetId::AIRCRAFT_WATCH);
+    let (provenance, db) = dataset_read::current(state, op.dataset());
     let db = db?;
     let table = db.table().to_string();
     let key = bbox.clone();
@@ -193,7 +193,7 @@ async fn watched(
         .take(MAX_POSITIONS)
         .collect();
     let answer = TrackAircraftResponse { positions, source: "wingbits".into(), updated_at: fetched_at };
-    let cache_key = format!("track-aircraft:{}:{}", db.version, query.key());
+    let cache_key = format!("{}:{}:{}", op.segment(), db.version, query.key());
     Some(dataset_get(&state.cache, req, Some(cache_key), jmespath, provenance, async { Ok(answer) }).await)
 }
 
@@ -201,29 +201,27 @@ fn none(now_ms: i64) -> TrackAircraftResponse {
     TrackAircraftResponse { positions: Vec::new(), source: "none".into(), updated_at: now_ms }
 }
 
-pub async fn answer(state: &AppState, req: &Request) -> Answer<TrackAircraftResponse> {
-    let q = RawQuery::of(req);
-    let mut v = Violations::default();
-    let corners = [SW_LAT, SW_LON, NE_LAT, NE_LON].map(|p| p.double(&q, &mut v));
-    if let Err(e) = v.into_result() {
-        return e.into();
-    }
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<TrackAircraftResponse>(jmespath) {
-        return e.into();
-    }
-    let text = |raw: Option<&str>| raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
-    let query = Query {
-        boxes: match corners {
-            [Some(sw_lat), Some(sw_lon), Some(ne_lat), Some(ne_lon)] if (sw_lat, sw_lon) != (ne_lat, ne_lon) => {
-                Some(viewport(sw_lat, sw_lon, ne_lat, ne_lon))
-            }
-            _ => None,
-        },
-        icao24: text(ICAO24.raw(&q)).map(|h| h.to_ascii_lowercase()),
-        callsign: text(CALLSIGN.raw(&q)).map(|c| c.to_ascii_uppercase()),
+pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<TrackAircraftResponse> {
+    let Parsed { params: (corners, query), jmespath } = match parse_with::<TrackAircraftResponse, _>(req, op, |q, v| {
+        let corners = [SW_LAT, SW_LON, NE_LAT, NE_LON].map(|p| p.double(q, v));
+        let text = |raw: Option<&str>| raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let query = Query {
+            boxes: match corners {
+                [Some(sw_lat), Some(sw_lon), Some(ne_lat), Some(ne_lon)] if (sw_lat, sw_lon) != (ne_lat, ne_lon) => {
+                    Some(viewport(sw_lat, sw_lon, ne_lat, ne_lon))
+                }
+                _ => None,
+            },
+            icao24: text(ICAO24.raw(q)).map(|h| h.to_ascii_lowercase()),
+            callsign: text(CALLSIGN.raw(q)).map(|c| c.to_ascii_uppercase()),
+        };
+        (corners, query)
+    }) {
+        Ok(parsed) => parsed,
+        Err(e) => return e.into(),
     };
-    if let Some(answer) = watched(state, req, jmespath, &query, corners).await {
+    let jmespath = jmespath.as_deref();
+    if let Some(answer) = watched(state, req, op, jmespath, &query, corners).await {
         return answer;
     }
     let rt = &state.read_through;

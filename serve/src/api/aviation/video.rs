@@ -10,11 +10,12 @@ use super::{
 };
 use crate::{
     api::{
-        answer::{check_jmespath_length, live_get, Answer},
-        params::{RawQuery, JMESPATH},
+        answer::{live_get, Answer},
+        parse::{parse_with, Parsed},
     },
     app_state::AppState,
     read_through::Fresh,
+    registry::Operation,
 };
 
 const TTL: i64 = 600;
@@ -24,17 +25,19 @@ fn with_error(video_id: &str, error: &str) -> VideoLiveStreamInfo {
     VideoLiveStreamInfo { video_id: video_id.to_string(), error: error.to_string(), ..Default::default() }
 }
 
-pub async fn answer(state: &AppState, req: &Request) -> Answer<VideoLiveStreamInfo> {
-    let q = RawQuery::of(req);
-    let jmespath = JMESPATH.raw(&q);
-    if let Err(e) = check_jmespath_length::<VideoLiveStreamInfo>(jmespath) {
-        return e.into();
-    }
+pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<VideoLiveStreamInfo> {
+    let Parsed { params: (video_id, channel), jmespath } =
+        match parse_with::<VideoLiveStreamInfo, _>(req, op, |q, _| {
+            (VIDEO_ID.raw(q).unwrap_or("").to_string(), CHANNEL.raw(q).is_some())
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
     let replay = state.read_through.is_replay();
-    let video_id = VIDEO_ID.raw(&q).unwrap_or("").to_string();
-    let info = match (video_id.as_str(), CHANNEL.raw(&q)) {
-        ("", Some(_)) => with_error("", "channel_live_detection_retired"),
-        ("", None) => with_error("", "missing_video_id"),
+    let info = match (video_id.as_str(), channel) {
+        ("", true) => with_error("", "channel_live_detection_retired"),
+        ("", false) => with_error("", "missing_video_id"),
         (id, _) if !youtube::is_video_id(id) => with_error(id, "invalid_video_id"),
         (id, _) => {
             let rt = &state.read_through;

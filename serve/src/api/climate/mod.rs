@@ -8,10 +8,7 @@ pub mod model;
 pub mod params;
 pub mod queries;
 
-use std::sync::Arc;
-
 use poem::Request;
-use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
@@ -20,97 +17,186 @@ use super::{
     dataset_read::whole_dataset_get,
     paged_list::{NoFilters, PagedList},
 };
-use crate::app_state::AppState;
+use crate::{
+    answered_by,
+    app_state::AppState,
+    registry::{Group, McpTool, Operation},
+};
 
-pub static LIST_CLIMATE_ANOMALIES: PagedList<NoFilters, ClimateAnomaly, ListClimateAnomaliesResponse> = PagedList {
-    op: "list-climate-anomalies",
-    dataset: DatasetId::CLIMATE_ANOMALIES,
+pub static GROUP: Group = Group {
+    tag: "Climate",
+    description:
+        "Anomalies, disasters, greenhouse-gas monitoring, sea ice and ocean indicators, air quality, climate news.",
+    operations: &[
+        &LIST_CLIMATE_ANOMALIES,
+        &LIST_CLIMATE_DISASTERS,
+        &GET_CO2_MONITORING,
+        &LIST_AIR_QUALITY_DATA,
+        &LIST_CLIMATE_NEWS,
+        &GET_OCEAN_ICE_DATA,
+    ],
+};
+
+pub static LIST_CLIMATE_ANOMALIES: Operation = Operation {
+    id: "ListClimateAnomalies",
+    path: "/api/climate/v1/list-climate-anomalies",
+    summary: "temperature and precipitation anomalies of 25 climate zones (the last 7 days against the 1991–2020 normal), paged.",
+    datasets: &[DatasetId::CLIMATE_ANOMALIES, DatasetId::CLIMATE_NORMALS],
     params: params::CLIMATE_ANOMALIES,
+    mcp: Some(McpTool {
+        title: "List climate anomalies",
+        description: "Temperature and precipitation anomalies of 25 climate zones: the last 7 days against the 1991-2020 monthly normal (ERA5 via Open-Meteo), classified, paged.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListClimateAnomaliesResponse, list_climate_anomalies),
+    ..Operation::GET
+};
+
+pub static LIST_CLIMATE_DISASTERS: Operation = Operation {
+    id: "ListClimateDisasters",
+    path: "/api/climate/v1/list-climate-disasters",
+    summary: "current floods, cyclones, droughts, heatwaves, wildfires and volcanoes (ReliefWeb, GDACS, NASA EONET), newest first, paged.",
+    datasets: &[DatasetId::CLIMATE_DISASTERS],
+    params: params::CLIMATE_DISASTERS,
+    mcp: Some(McpTool {
+        title: "List climate disasters",
+        description: "Current floods, cyclones, droughts, heatwaves, wildfires and volcanoes from ReliefWeb, GDACS and NASA EONET, de-duplicated, newest first, paged.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListClimateDisastersResponse, list_climate_disasters),
+    ..Operation::GET
+};
+
+pub static GET_CO2_MONITORING: Operation = Operation {
+    id: "GetCo2Monitoring",
+    path: "/api/climate/v1/get-co2-monitoring",
+    summary: "CO₂ at Mauna Loa (daily, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide.",
+    datasets: &[DatasetId::CO2_MONITORING],
+    mcp: Some(McpTool {
+        title: "Get CO2 monitoring",
+        description: "Atmospheric CO2 at Mauna Loa (latest daily, a year ago, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide (NOAA GML, daily).",
+        open_world: false,
+    }),
+    answer: answered_by!(GetCo2MonitoringResponse, get_co2_monitoring),
+    ..Operation::GET
+};
+
+pub static LIST_AIR_QUALITY_DATA: Operation = Operation {
+    id: "ListAirQualityData",
+    path: "/api/climate/v1/list-air-quality-data",
+    summary: "the latest PM2.5 per OpenAQ station of the last two hours, with its US EPA AQI and risk level.",
+    datasets: &[DatasetId::AIR_QUALITY],
+    mcp: Some(McpTool {
+        title: "List air quality",
+        description: "Latest PM2.5 per monitoring station (OpenAQ, last two hours) with its US EPA AQI and risk level, worst first (hourly).",
+        open_world: false,
+    }),
+    answer: answered_by!(ListAirQualityDataResponse, list_air_quality_data),
+    ..Operation::GET
+};
+
+pub static LIST_CLIMATE_NEWS: Operation = Operation {
+    id: "ListClimateNews",
+    path: "/api/climate/v1/list-climate-news",
+    summary: "climate news from eight feeds and ReliefWeb's disaster reports, newest first.",
+    datasets: &[DatasetId::CLIMATE_NEWS],
+    mcp: Some(McpTool {
+        title: "List climate news",
+        description: "Recent climate news from eight publishers (Carbon Brief, the Guardian, NASA, UNEP, Copernicus, …) and ReliefWeb disaster reports, newest first.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListClimateNewsResponse, list_climate_news),
+    ..Operation::GET
+};
+
+pub static GET_OCEAN_ICE_DATA: Operation = Operation {
+    id: "GetOceanIceData",
+    path: "/api/climate/v1/get-ocean-ice-data",
+    summary: "Arctic sea-ice extent and its trend, sea level, ocean heat content and ocean surface temperature.",
+    datasets: &[DatasetId::OCEAN_ICE],
+    mcp: Some(McpTool {
+        title: "Get ocean and ice data",
+        description: "Arctic sea-ice extent (anomaly, trend, 12 months), global sea level rise, ocean heat content and ocean surface temperature anomaly (NSIDC, NASA, NOAA; daily).",
+        open_world: false,
+    }),
+    answer: answered_by!(GetOceanIceDataResponse, get_ocean_ice_data),
+    ..Operation::GET
+};
+
+static ANOMALIES: PagedList<NoFilters, ClimateAnomaly, ListClimateAnomaliesResponse> = PagedList {
     bounds: None,
     page: |conn, db, _, _, page| queries::climate_anomalies(conn, db.table(), page),
     respond: |anomalies, pagination| ListClimateAnomaliesResponse { anomalies, pagination },
 };
 
-pub static LIST_CLIMATE_DISASTERS: PagedList<NoFilters, ClimateDisaster, ListClimateDisastersResponse> = PagedList {
-    op: "list-climate-disasters",
-    dataset: DatasetId::CLIMATE_DISASTERS,
-    params: params::CLIMATE_DISASTERS,
+static DISASTERS: PagedList<NoFilters, ClimateDisaster, ListClimateDisastersResponse> = PagedList {
     bounds: None,
     page: |conn, db, _, _, page| queries::climate_disasters(conn, db.table(), page),
     respond: |disasters, pagination| ListClimateDisastersResponse { disasters, pagination },
 };
 
-#[derive(Tags)]
-enum ApiTags {
-    /// Anomalies, disasters, greenhouse-gas monitoring, sea ice and ocean indicators, air quality, climate news.
-    Climate,
+async fn list_climate_anomalies(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListClimateAnomaliesResponse> {
+    ANOMALIES.answer(state, req, op).await
 }
 
-pub struct ClimateApi {
-    pub state: Arc<AppState>,
+async fn list_climate_disasters(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListClimateDisastersResponse> {
+    DISASTERS.answer(state, req, op).await
 }
 
-#[OpenApi(prefix_path = "/api/climate/v1", tag = "ApiTags::Climate")]
-impl ClimateApi {
-    /// ListClimateAnomalies — temperature and precipitation anomalies of 25 climate zones (the last 7 days against the 1991–2020 normal), paged.
-    #[oai(path = "/list-climate-anomalies", method = "get", operation_id = "ListClimateAnomalies")]
-    async fn list_climate_anomalies(&self, req: &Request) -> Answer<ListClimateAnomaliesResponse> {
-        LIST_CLIMATE_ANOMALIES.answer(&self.state, req).await
-    }
+async fn get_co2_monitoring(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<GetCo2MonitoringResponse> {
+    whole_dataset_get(state, req, op, GetCo2MonitoringResponse::default(), |db| async move {
+        let table = db.table().to_string();
+        let monitoring = db.query(move |c| queries::co2_monitoring(c, &table)).await?;
+        Ok(GetCo2MonitoringResponse { monitoring })
+    })
+    .await
+}
 
-    /// ListClimateDisasters — current floods, cyclones, droughts, heatwaves, wildfires and volcanoes (ReliefWeb, GDACS, NASA EONET), newest first, paged.
-    #[oai(path = "/list-climate-disasters", method = "get", operation_id = "ListClimateDisasters")]
-    async fn list_climate_disasters(&self, req: &Request) -> Answer<ListClimateDisastersResponse> {
-        LIST_CLIMATE_DISASTERS.answer(&self.state, req).await
-    }
+async fn list_air_quality_data(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListAirQualityDataResponse> {
+    whole_dataset_get(state, req, op, ListAirQualityDataResponse::default(), |db| async move {
+        let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
+        let table = db.table().to_string();
+        let stations = db.query(move |c| queries::air_quality_stations(c, &table)).await?;
+        Ok(ListAirQualityDataResponse { stations, fetched_at })
+    })
+    .await
+}
 
-    /// GetCo2Monitoring — CO₂ at Mauna Loa (daily, monthly, 12-month trend), its annual growth, and global methane and nitrous oxide.
-    #[oai(path = "/get-co2-monitoring", method = "get", operation_id = "GetCo2Monitoring")]
-    async fn get_co2_monitoring(&self, req: &Request) -> Answer<GetCo2MonitoringResponse> {
-        let empty = GetCo2MonitoringResponse::default();
-        whole_dataset_get(&self.state, req, DatasetId::CO2_MONITORING, "get-co2-monitoring", empty, |db| async move {
-            let table = db.table().to_string();
-            let monitoring = db.query(move |c| queries::co2_monitoring(c, &table)).await?;
-            Ok(GetCo2MonitoringResponse { monitoring })
-        })
-        .await
-    }
+async fn list_climate_news(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListClimateNewsResponse> {
+    whole_dataset_get(state, req, op, ListClimateNewsResponse::default(), |db| async move {
+        let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
+        let table = db.table().to_string();
+        let items = db.query(move |c| queries::climate_news(c, &table)).await?;
+        Ok(ListClimateNewsResponse { items, fetched_at, data_available: true })
+    })
+    .await
+}
 
-    /// ListAirQualityData — the latest PM2.5 per OpenAQ station of the last two hours, with its US EPA AQI and risk level.
-    #[oai(path = "/list-air-quality-data", method = "get", operation_id = "ListAirQualityData")]
-    async fn list_air_quality_data(&self, req: &Request) -> Answer<ListAirQualityDataResponse> {
-        let empty = ListAirQualityDataResponse::default();
-        whole_dataset_get(&self.state, req, DatasetId::AIR_QUALITY, "list-air-quality-data", empty, |db| async move {
-            let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
-            let table = db.table().to_string();
-            let stations = db.query(move |c| queries::air_quality_stations(c, &table)).await?;
-            Ok(ListAirQualityDataResponse { stations, fetched_at })
-        })
-        .await
-    }
-
-    /// ListClimateNews — climate news from eight feeds and ReliefWeb's disaster reports, newest first.
-    #[oai(path = "/list-climate-news", method = "get", operation_id = "ListClimateNews")]
-    async fn list_climate_news(&self, req: &Request) -> Answer<ListClimateNewsResponse> {
-        let empty = ListClimateNewsResponse::default();
-        whole_dataset_get(&self.state, req, DatasetId::CLIMATE_NEWS, "list-climate-news", empty, |db| async move {
-            let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
-            let table = db.table().to_string();
-            let items = db.query(move |c| queries::climate_news(c, &table)).await?;
-            Ok(ListClimateNewsResponse { items, fetched_at, data_available: true })
-        })
-        .await
-    }
-
-    /// GetOceanIceData — Arctic sea-ice extent and its trend, sea level, ocean heat content and ocean surface temperature.
-    #[oai(path = "/get-ocean-ice-data", method = "get", operation_id = "GetOceanIceData")]
-    async fn get_ocean_ice_data(&self, req: &Request) -> Answer<GetOceanIceDataResponse> {
-        let empty = GetOceanIceDataResponse::default();
-        whole_dataset_get(&self.state, req, DatasetId::OCEAN_ICE, "get-ocean-ice-data", empty, |db| async move {
-            let table = db.table().to_string();
-            let data = db.query(move |c| queries::ocean_ice(c, &table)).await?;
-            Ok(GetOceanIceDataResponse { data })
-        })
-        .await
-    }
+async fn get_ocean_ice_data(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<GetOceanIceDataResponse> {
+    whole_dataset_get(state, req, op, GetOceanIceDataResponse::default(), |db| async move {
+        let table = db.table().to_string();
+        let data = db.query(move |c| queries::ocean_ice(c, &table)).await?;
+        Ok(GetOceanIceDataResponse { data })
+    })
+    .await
 }

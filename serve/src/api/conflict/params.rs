@@ -4,7 +4,7 @@
 use crate::api::{
     canonical::{opt, Canonical},
     error::Violations,
-    paged_list::ListParams,
+    paged_list::{ListParams, QueryParams},
     params::{Param, ParamKind, RawQuery, CURSOR, PAGE_SIZE},
 };
 
@@ -49,11 +49,13 @@ pub struct EventFilters {
     pub country: Option<String>,
 }
 
-impl ListParams for EventFilters {
+impl QueryParams for EventFilters {
     fn parse(q: &RawQuery, v: &mut Violations) -> Self {
         EventFilters { start: START.epoch_ms(q, v), end: END.epoch_ms(q, v), country: COUNTRY.country(q, v) }
     }
+}
 
+impl ListParams for EventFilters {
     fn canonical(&self) -> Canonical {
         Canonical::new(vec![("country", opt(&self.country)), ("end", opt(&self.end)), ("start", opt(&self.start))])
     }

@@ -13,7 +13,6 @@ use std::{collections::HashMap, sync::Arc};
 use chrono::{Duration, NaiveDate};
 use duckdb::Connection;
 use poem::Request;
-use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::{numbers::round_to, DatasetId};
 
 use self::{model::*, queries::IndexRow};
@@ -22,15 +21,88 @@ use super::{
     canonical::{self, Canonical},
     dataset_read::params_get,
     error::{ApiError, Violations},
-    paged_list::ListParams,
+    paged_list::{ListParams, QueryParams},
     params::{Param, ParamKind, RawQuery},
 };
 use crate::{
+    answered_by,
     app_state::{AppState, Settings},
+    registry::{Group, McpTool, Operation},
     snapshot::DatasetDb,
 };
 
-const DATASET: DatasetId = DatasetId::CONSUMER_PRICES;
+pub static GROUP: Group = Group {
+    tag: "ConsumerPrices",
+    description: "Essentials basket indices, series, categories and price movers per market.",
+    operations: &[
+        &GET_CONSUMER_PRICE_OVERVIEW,
+        &GET_CONSUMER_PRICE_BASKET_SERIES,
+        &LIST_CONSUMER_PRICE_CATEGORIES,
+        &LIST_CONSUMER_PRICE_MOVERS,
+    ],
+};
+
+pub static GET_CONSUMER_PRICE_OVERVIEW: Operation = Operation {
+    id: "GetConsumerPriceOverview",
+    path: "/api/consumer-prices/v1/get-consumer-price-overview",
+    summary: "a market's essentials and value basket indices, their weekly and monthly change, retailer spread, coverage and top categories.",
+    datasets: &[DatasetId::CONSUMER_PRICES],
+    params: params::OVERVIEW,
+    mcp: Some(McpTool {
+        title: "Get consumer price overview",
+        description: "A market's essentials and value basket indices (base 100), weekly and monthly change, retailer spread, coverage and the categories moving most.",
+        open_world: false,
+    }),
+    answer: answered_by!(GetConsumerPriceOverviewResponse, get_consumer_price_overview),
+    ..Operation::GET
+};
+
+pub static GET_CONSUMER_PRICE_BASKET_SERIES: Operation = Operation {
+    id: "GetConsumerPriceBasketSeries",
+    path: "/api/consumer-prices/v1/get-consumer-price-basket-series",
+    summary: "the daily essentials and value basket indices of a market over a range.",
+    datasets: &[DatasetId::CONSUMER_PRICES],
+    params: params::BASKET_SERIES,
+    mcp: Some(McpTool {
+        title: "Get consumer price basket series",
+        description: "Daily essentials and value basket indices of a market over 7, 30, 90 or 180 days.",
+        open_world: false,
+    }),
+    answer: answered_by!(GetConsumerPriceBasketSeriesResponse, get_consumer_price_basket_series),
+    ..Operation::GET
+};
+
+pub static LIST_CONSUMER_PRICE_CATEGORIES: Operation = Operation {
+    id: "ListConsumerPriceCategories",
+    path: "/api/consumer-prices/v1/list-consumer-price-categories",
+    summary: "a market's basket categories over a range: index, change, sparkline and coverage.",
+    datasets: &[DatasetId::CONSUMER_PRICES],
+    params: params::CATEGORIES,
+    mcp: Some(McpTool {
+        title: "List consumer price categories",
+        description: "A market's basket categories over a range: current index, change, daily sparkline and coverage, furthest from 100 first.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListConsumerPriceCategoriesResponse, list_consumer_price_categories),
+    ..Operation::GET
+};
+
+pub static LIST_CONSUMER_PRICE_MOVERS: Operation = Operation {
+    id: "ListConsumerPriceMovers",
+    path: "/api/consumer-prices/v1/list-consumer-price-movers",
+    summary: "the largest rises and falls of retailer item prices in a market over a range.",
+    datasets: &[DatasetId::CONSUMER_PRICES],
+    params: params::MOVERS,
+    mcp: Some(McpTool {
+        title: "List consumer price movers",
+        description:
+            "The largest rises and falls of retailer item prices in a market over a range, optionally in one category.",
+        open_world: false,
+    }),
+    answer: answered_by!(ListConsumerPriceMoversResponse, list_consumer_price_movers),
+    ..Operation::GET
+};
+
 const TOP_CATEGORIES: usize = 8;
 
 /// A consumer-prices request, parsed from the parameters its operation declares.
@@ -90,7 +162,7 @@ macro_rules! price_query {
     ($name:ident, $declared:expr) => {
         pub struct $name(PriceQuery);
 
-        impl ListParams for $name {
+        impl QueryParams for $name {
             fn parse(q: &RawQuery, v: &mut Violations) -> Self {
                 $name(PriceQuery::parse($declared, q, v))
             }
@@ -100,7 +172,9 @@ macro_rules! price_query {
                     self.0.market = settings.consumer_prices_default_market.clone();
                 }
             }
+        }
 
+        impl ListParams for $name {
             fn canonical(&self) -> Canonical {
                 self.0.canonical()
             }
@@ -249,177 +323,160 @@ where
     Ok(r)
 }
 
-#[derive(Tags)]
-enum ApiTags {
-    /// Essentials basket indices, series, categories and price movers per market.
-    ConsumerPrices,
+async fn get_consumer_price_overview(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<GetConsumerPriceOverviewResponse> {
+    params_get(
+        state,
+        req,
+        op,
+        |q: &OverviewQuery| EmptyShape::empty(&q.0.market),
+        |db, q| {
+            answer_with(db, q.0, |conn, db, q, l| {
+                let categories = queries::categories(conn, db.table(), &q.market)?;
+                let spread = queries::retailer_spread(conn, db.schema(), &q.market, &l.d0.to_string())?;
+                let (essentials, items) = l.indices.at("essentials", "", l.d0).unwrap_or((0.0, 0));
+                Ok(GetConsumerPriceOverviewResponse {
+                    market_code: q.market.clone(),
+                    as_of: as_of(db),
+                    currency_code: l.market.currency.clone(),
+                    essentials_index: round_to(essentials, 1),
+                    value_basket_index: round_to(l.indices.at("value", "", l.d0).map(|v| v.0).unwrap_or(0.0), 1),
+                    wow_pct: round_to(l.indices.change("essentials", "", l.d0, 7), 1),
+                    mom_pct: round_to(l.indices.change("essentials", "", l.d0, 30), 1),
+                    retailer_spread_pct: round_to(spread, 1),
+                    coverage_pct: round_to(items as f64 * 100.0 / l.market.items.max(1) as f64, 1),
+                    freshness_lag_min: l.market.freshness_lag_min,
+                    top_categories: category_snapshots(&l.indices, &categories, l.d0, 7),
+                    upstream_unavailable: false,
+                })
+            })
+        },
+    )
+    .await
 }
 
-pub struct ConsumerPricesApi {
-    pub state: Arc<AppState>,
-}
-
-#[OpenApi(prefix_path = "/api/consumer-prices/v1", tag = "ApiTags::ConsumerPrices")]
-impl ConsumerPricesApi {
-    /// GetConsumerPriceOverview — a market's essentials and value basket indices, their weekly and monthly change, retailer spread, coverage and top categories.
-    #[oai(path = "/get-consumer-price-overview", method = "get", operation_id = "GetConsumerPriceOverview")]
-    async fn get_consumer_price_overview(&self, req: &Request) -> Answer<GetConsumerPriceOverviewResponse> {
-        let op = "get-consumer-price-overview";
-        params_get(
-            &self.state,
-            req,
-            DATASET,
-            op,
-            params::OVERVIEW,
-            |q: &OverviewQuery| EmptyShape::empty(&q.0.market),
-            |db, q| {
-                answer_with(db, q.0, |conn, db, q, l| {
-                    let categories = queries::categories(conn, db.table(), &q.market)?;
-                    let spread = queries::retailer_spread(conn, db.schema(), &q.market, &l.d0.to_string())?;
-                    let (essentials, items) = l.indices.at("essentials", "", l.d0).unwrap_or((0.0, 0));
-                    Ok(GetConsumerPriceOverviewResponse {
-                        market_code: q.market.clone(),
-                        as_of: as_of(db),
-                        currency_code: l.market.currency.clone(),
-                        essentials_index: round_to(essentials, 1),
-                        value_basket_index: round_to(l.indices.at("value", "", l.d0).map(|v| v.0).unwrap_or(0.0), 1),
-                        wow_pct: round_to(l.indices.change("essentials", "", l.d0, 7), 1),
-                        mom_pct: round_to(l.indices.change("essentials", "", l.d0, 30), 1),
-                        retailer_spread_pct: round_to(spread, 1),
-                        coverage_pct: round_to(items as f64 * 100.0 / l.market.items.max(1) as f64, 1),
-                        freshness_lag_min: l.market.freshness_lag_min,
-                        top_categories: category_snapshots(&l.indices, &categories, l.d0, 7),
-                        upstream_unavailable: false,
-                    })
-                })
-            },
-        )
-        .await
-    }
-
-    /// GetConsumerPriceBasketSeries — the daily essentials and value basket indices of a market over a range.
-    #[oai(path = "/get-consumer-price-basket-series", method = "get", operation_id = "GetConsumerPriceBasketSeries")]
-    async fn get_consumer_price_basket_series(&self, req: &Request) -> Answer<GetConsumerPriceBasketSeriesResponse> {
-        let op = "get-consumer-price-basket-series";
-        params_get(
-            &self.state,
-            req,
-            DATASET,
-            op,
-            params::BASKET_SERIES,
-            |q: &SeriesQuery| EmptyShape::empty(&q.0.market),
-            |db, q| {
-                answer_with(db, q.0, |_, db, q, l| {
-                    let points = |series: &str| {
-                        l.indices
-                            .window(series, "", l.d0, q.range_days())
-                            .into_iter()
-                            .map(|(d, i)| IndexPoint { date: d.to_string(), index: round_to(i, 1) })
-                            .collect()
-                    };
-                    Ok(GetConsumerPriceBasketSeriesResponse {
-                        market_code: q.market.clone(),
-                        basket_slug: l.market.basket_slug.clone(),
-                        as_of: as_of(db),
-                        currency_code: l.market.currency.clone(),
-                        range: q.range.to_string(),
-                        essentials_series: points("essentials"),
-                        value_series: points("value"),
-                        upstream_unavailable: false,
-                    })
-                })
-            },
-        )
-        .await
-    }
-
-    /// ListConsumerPriceCategories — a market's basket categories over a range: index, change, sparkline and coverage.
-    #[oai(path = "/list-consumer-price-categories", method = "get", operation_id = "ListConsumerPriceCategories")]
-    async fn list_consumer_price_categories(&self, req: &Request) -> Answer<ListConsumerPriceCategoriesResponse> {
-        let op = "list-consumer-price-categories";
-        params_get(
-            &self.state,
-            req,
-            DATASET,
-            op,
-            params::CATEGORIES,
-            |q: &CategoriesQuery| EmptyShape::empty(&q.0.market),
-            |db, q| {
-                answer_with(db, q.0, |conn, db, q, l| {
-                    let categories = queries::categories(conn, db.table(), &q.market)?;
-                    Ok(ListConsumerPriceCategoriesResponse {
-                        market_code: q.market.clone(),
-                        as_of: as_of(db),
-                        range: q.range.to_string(),
-                        categories: category_snapshots(&l.indices, &categories, l.d0, q.range_days()),
-                        upstream_unavailable: false,
-                    })
-                })
-            },
-        )
-        .await
-    }
-
-    /// ListConsumerPriceMovers — the largest rises and falls of retailer item prices in a market over a range.
-    #[oai(path = "/list-consumer-price-movers", method = "get", operation_id = "ListConsumerPriceMovers")]
-    async fn list_consumer_price_movers(&self, req: &Request) -> Answer<ListConsumerPriceMoversResponse> {
-        let op = "list-consumer-price-movers";
-        params_get(
-            &self.state,
-            req,
-            DATASET,
-            op,
-            params::MOVERS,
-            |q: &MoversQuery| EmptyShape::empty(&q.0.market),
-            |db, q| {
-                answer_with(db, q.0, |conn, db, q, l| {
-                    let rows = queries::movers(
-                        conn,
-                        db.schema(),
-                        db.table(),
-                        &q.market,
-                        &l.d0.to_string(),
-                        q.range_days() as i32,
-                    )?;
-                    let movers: Vec<PriceMover> = rows
+async fn get_consumer_price_basket_series(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<GetConsumerPriceBasketSeriesResponse> {
+    params_get(
+        state,
+        req,
+        op,
+        |q: &SeriesQuery| EmptyShape::empty(&q.0.market),
+        |db, q| {
+            answer_with(db, q.0, |_, db, q, l| {
+                let points = |series: &str| {
+                    l.indices
+                        .window(series, "", l.d0, q.range_days())
                         .into_iter()
-                        .map(|r| PriceMover {
-                            product_id: format!("{}:{}", r.retailer, r.item_id),
-                            title: r.title,
-                            category: category_names(&r.category).0,
-                            retailer_slug: r.retailer,
-                            change_pct: round_to(r.change_pct, 2),
-                            current_price: round_to(r.current_price, 2),
-                            currency_code: l.market.currency.clone(),
-                        })
-                        .filter(|m| q.category.as_deref().is_none_or(|c| c == m.category))
-                        .collect();
-                    let side = |rising: bool| {
-                        let mut side: Vec<PriceMover> = movers
-                            .iter()
-                            .filter(|m| (m.change_pct > 0.0) == rising && m.change_pct != 0.0)
-                            .cloned()
-                            .collect();
-                        side.sort_by(|a, b| {
-                            let order = a.change_pct.total_cmp(&b.change_pct);
-                            (if rising { order.reverse() } else { order }).then_with(|| a.product_id.cmp(&b.product_id))
-                        });
-                        side.truncate(q.limit.max(1) as usize);
-                        side
-                    };
-                    Ok(ListConsumerPriceMoversResponse {
-                        market_code: q.market.clone(),
-                        as_of: as_of(db),
-                        range: q.range.to_string(),
-                        risers: side(true),
-                        fallers: side(false),
-                        upstream_unavailable: false,
-                    })
+                        .map(|(d, i)| IndexPoint { date: d.to_string(), index: round_to(i, 1) })
+                        .collect()
+                };
+                Ok(GetConsumerPriceBasketSeriesResponse {
+                    market_code: q.market.clone(),
+                    basket_slug: l.market.basket_slug.clone(),
+                    as_of: as_of(db),
+                    currency_code: l.market.currency.clone(),
+                    range: q.range.to_string(),
+                    essentials_series: points("essentials"),
+                    value_series: points("value"),
+                    upstream_unavailable: false,
                 })
-            },
-        )
-        .await
-    }
+            })
+        },
+    )
+    .await
+}
+
+async fn list_consumer_price_categories(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListConsumerPriceCategoriesResponse> {
+    params_get(
+        state,
+        req,
+        op,
+        |q: &CategoriesQuery| EmptyShape::empty(&q.0.market),
+        |db, q| {
+            answer_with(db, q.0, |conn, db, q, l| {
+                let categories = queries::categories(conn, db.table(), &q.market)?;
+                Ok(ListConsumerPriceCategoriesResponse {
+                    market_code: q.market.clone(),
+                    as_of: as_of(db),
+                    range: q.range.to_string(),
+                    categories: category_snapshots(&l.indices, &categories, l.d0, q.range_days()),
+                    upstream_unavailable: false,
+                })
+            })
+        },
+    )
+    .await
+}
+
+async fn list_consumer_price_movers(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListConsumerPriceMoversResponse> {
+    params_get(
+        state,
+        req,
+        op,
+        |q: &MoversQuery| EmptyShape::empty(&q.0.market),
+        |db, q| {
+            answer_with(db, q.0, |conn, db, q, l| {
+                let rows = queries::movers(
+                    conn,
+                    db.schema(),
+                    db.table(),
+                    &q.market,
+                    &l.d0.to_string(),
+                    q.range_days() as i32,
+                )?;
+                let movers: Vec<PriceMover> = rows
+                    .into_iter()
+                    .map(|r| PriceMover {
+                        product_id: format!("{}:{}", r.retailer, r.item_id),
+                        title: r.title,
+                        category: category_names(&r.category).0,
+                        retailer_slug: r.retailer,
+                        change_pct: round_to(r.change_pct, 2),
+                        current_price: round_to(r.current_price, 2),
+                        currency_code: l.market.currency.clone(),
+                    })
+                    .filter(|m| q.category.as_deref().is_none_or(|c| c == m.category))
+                    .collect();
+                let side = |rising: bool| {
+                    let mut side: Vec<PriceMover> = movers
+                        .iter()
+                        .filter(|m| (m.change_pct > 0.0) == rising && m.change_pct != 0.0)
+                        .cloned()
+                        .collect();
+                    side.sort_by(|a, b| {
+                        let order = a.change_pct.total_cmp(&b.change_pct);
+                        (if rising { order.reverse() } else { order }).then_with(|| a.product_id.cmp(&b.product_id))
+                    });
+                    side.truncate(q.limit.max(1) as usize);
+                    side
+                };
+                Ok(ListConsumerPriceMoversResponse {
+                    market_code: q.market.clone(),
+                    as_of: as_of(db),
+                    range: q.range.to_string(),
+                    risers: side(true),
+                    fallers: side(false),
+                    upstream_unavailable: false,
+                })
+            })
+        },
+    )
+    .await
 }
 
 #[cfg(test)]

@@ -7,10 +7,9 @@ pub mod energy_shock;
 pub mod inputs;
 pub mod params;
 
-use std::{sync::Arc, time::Duration};
+use std::time::Duration;
 
 use poem::Request;
-use poem_openapi::{OpenApi, Tags};
 use sitrep_schemas::DatasetId;
 
 use self::{
@@ -22,20 +21,36 @@ use super::{
     dataset_read::{inputs_get, InputSet},
     error::ApiError,
 };
-use crate::app_state::AppState;
+use crate::{
+    answered_by,
+    app_state::AppState,
+    registry::{Group, McpTool, Operation},
+};
 
-/// The eight inputs; an answer is reused for 300 s at most (2.5's result cache).
-const INPUTS: InputSet<ScenarioQuery> = InputSet { datasets: inputs::DATASETS, primary, ttl: Duration::from_secs(300) };
+pub static GROUP: Group = Group {
+    tag: "Intelligence",
+    description: "Energy supply shock scenarios for chokepoint disruptions.",
+    operations: &[&COMPUTE_ENERGY_SHOCK],
+};
 
-#[derive(Tags)]
-enum ApiTags {
-    /// Energy supply shock scenarios for chokepoint disruptions.
-    Intelligence,
-}
+pub static COMPUTE_ENERGY_SHOCK: Operation = Operation {
+    id: "ComputeEnergyShockScenario",
+    path: "/api/intelligence/v1/compute-energy-shock",
+    summary: "the oil and LNG effect on a country of a disruption at a chokepoint: crude loss, product deficits, stock cover, gas storage buffer, with coverage and limitations.",
+    // Read in this order by `inputs::read`.
+    datasets: inputs::DATASETS,
+    params: params::ENERGY_SHOCK,
+    mcp: Some(McpTool {
+        title: "Compute an energy shock scenario",
+        description: "Oil and LNG impact on a country of a chokepoint disruption: crude loss, product deficits, IEA stock cover, gas storage buffer, with coverage and limitations.",
+        open_world: false,
+    }),
+    answer: answered_by!(EnergyShockScenario, compute_energy_shock),
+    ..Operation::GET
+};
 
-pub struct IntelligenceApi {
-    pub state: Arc<AppState>,
-}
+/// An answer is reused for 300 s at most (2.5's result cache).
+const INPUTS: InputSet<ScenarioQuery> = InputSet { primary, ttl: Duration::from_secs(300) };
 
 /// The dataset whose absence makes the answer unavailable: JODI gas in gas mode, else JODI oil.
 fn primary(q: &ScenarioQuery) -> DatasetId {
@@ -45,25 +60,12 @@ fn primary(q: &ScenarioQuery) -> DatasetId {
     }
 }
 
-#[OpenApi(prefix_path = "/api/intelligence/v1", tag = "ApiTags::Intelligence")]
-impl IntelligenceApi {
-    /// ComputeEnergyShockScenario — the oil and LNG effect on a country of a disruption at a chokepoint: crude loss, product deficits, stock cover, gas storage buffer, with coverage and limitations.
-    #[oai(path = "/compute-energy-shock", method = "get", operation_id = "ComputeEnergyShockScenario")]
-    async fn compute_energy_shock(&self, req: &Request) -> Answer<EnergyShockScenario> {
-        inputs_get(
-            &self.state,
-            req,
-            "compute-energy-shock",
-            params::ENERGY_SHOCK,
-            &INPUTS,
-            |dbs, q: ScenarioQuery| async move {
-                let s = q.0;
-                let found = inputs::read(dbs, s.country_code.clone(), s.chokepoint_id.clone())
-                    .await
-                    .map_err(ApiError::internal)?;
-                Ok(energy_shock::compute(&s, &found))
-            },
-        )
-        .await
-    }
+async fn compute_energy_shock(state: &AppState, req: &Request, op: &'static Operation) -> Answer<EnergyShockScenario> {
+    inputs_get(state, req, op, &INPUTS, |dbs, q: ScenarioQuery| async move {
+        let s = q.0;
+        let found =
+            inputs::read(dbs, s.country_code.clone(), s.chokepoint_id.clone()).await.map_err(ApiError::internal)?;
+        Ok(energy_shock::compute(&s, &found))
+    })
+    .await
 }

@@ -6,7 +6,7 @@ use super::energy_shock::{FuelMode, Scenario};
 use crate::api::{
     canonical::Canonical,
     error::Violations,
-    paged_list::ListParams,
+    paged_list::{ListParams, QueryParams},
     params::{Param, ParamKind, RawQuery},
 };
 
@@ -45,12 +45,14 @@ pub const ENERGY_SHOCK: &[Param] = &[COUNTRY_CODE, CHOKEPOINT_ID, DISRUPTION_PCT
 /// The scenario of a request, normalised (2.5.1).
 pub struct ScenarioQuery(pub Scenario);
 
-impl ListParams for ScenarioQuery {
+impl QueryParams for ScenarioQuery {
     fn parse(q: &RawQuery, v: &mut Violations) -> Self {
         let pct = DISRUPTION_PCT.int32(q, v);
         ScenarioQuery(Scenario::normalise(COUNTRY_CODE.raw(q), CHOKEPOINT_ID.raw(q), Some(pct), FUEL_MODE.raw(q)))
     }
+}
 
+impl ListParams for ScenarioQuery {
     fn canonical(&self) -> Canonical {
         let s = &self.0;
         let mode = match s.fuel_mode {
