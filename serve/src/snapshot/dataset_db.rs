@@ -286,6 +286,16 @@ impl DatasetDb {
         self.engine.query(f).await
     }
 
+    /// [`Self::query`] given this version's table name (copied once, for the pooled connection's thread).
+    pub async fn query_table<T, F>(&self, f: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &str) -> Result<T, duckdb::Error> + Send + 'static,
+    {
+        let table = self.table.clone();
+        self.engine.query(move |c| f(c, &table)).await
+    }
+
     /// The database file (kept in the cache after the version is dropped; pruned by `Snapshots`).
     pub fn path(&self) -> &Path {
         &self.path

@@ -139,8 +139,7 @@ pub async fn ops_summary(
     let key = db.as_ref().map(|d| canonical.cache_key(op.segment(), d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         let Some(db) = db else { return Ok(GetAirportOpsSummaryResponse { summaries: Vec::new(), cache_hit: false }) };
-        let table = db.table().to_string();
-        let facts = db.query(move |c| queries::airport_alert_facts(c, &table)).await?;
+        let facts = db.query_table(queries::airport_alert_facts).await?;
         let summaries = codes
             .iter()
             .map(|code| match (airports::by_iata(code), facts.iter().find(|f| &f.alert.iata == code)) {

@@ -246,9 +246,10 @@ async fn list_aircraft_emergencies(
     op: &'static Operation,
 ) -> Answer<ListAircraftEmergenciesResponse> {
     whole_dataset_get(state, req, op, never_published(), |db| async move {
-        let table = db.table().to_string();
         let (feeds, observations) = db
-            .query(move |c| Ok((queries::emergency_feeds(c, &table)?, queries::emergency_observations(c, &table)?)))
+            .query_table(|c, table| {
+                Ok((queries::emergency_feeds(c, table)?, queries::emergency_observations(c, table)?))
+            })
             .await?;
         Ok(ListAircraftEmergenciesResponse { feeds, observations })
     })

@@ -90,9 +90,8 @@ async fn from_dataset(
     };
     // The window ends at the version's as-of: an answer is a function of the version.
     let as_of_ms = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
-    let table = db.table().to_string();
     let since = as_of_ms - q.window_hours * 3_600_000;
-    let items = db.query(move |c| stored_items(c, &table, since)).await?;
+    let items = db.query_table(move |c, table| stored_items(c, table, since)).await?;
     Ok(ListAviationNewsResponse {
         items: select(items.into_iter(), &q, as_of_ms),
         source: "rss".into(),

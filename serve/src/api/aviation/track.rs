@@ -179,9 +179,8 @@ async fn watched(
     let bbox = bbox_key(&[a, b, c, d]);
     let (provenance, db) = dataset_read::current(state, op.dataset());
     let db = db?;
-    let table = db.table().to_string();
     let key = bbox.clone();
-    let found = match db.query(move |conn| queries::watched_aircraft(conn, &table, &key)).await {
+    let found = match db.query_table(move |conn, table| queries::watched_aircraft(conn, table, &key)).await {
         Ok(found) => found?,
         Err(e) => return Some(crate::api::error::ApiError::from(e).into()),
     };

@@ -157,8 +157,7 @@ async fn get_co2_monitoring(
     op: &'static Operation,
 ) -> Answer<GetCo2MonitoringResponse> {
     whole_dataset_get(state, req, op, GetCo2MonitoringResponse::default(), |db| async move {
-        let table = db.table().to_string();
-        let monitoring = db.query(move |c| queries::co2_monitoring(c, &table)).await?;
+        let monitoring = db.query_table(queries::co2_monitoring).await?;
         Ok(GetCo2MonitoringResponse { monitoring })
     })
     .await
@@ -171,8 +170,7 @@ async fn list_air_quality_data(
 ) -> Answer<ListAirQualityDataResponse> {
     whole_dataset_get(state, req, op, ListAirQualityDataResponse::default(), |db| async move {
         let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
-        let table = db.table().to_string();
-        let stations = db.query(move |c| queries::air_quality_stations(c, &table)).await?;
+        let stations = db.query_table(queries::air_quality_stations).await?;
         Ok(ListAirQualityDataResponse { stations, fetched_at })
     })
     .await
@@ -181,8 +179,7 @@ async fn list_air_quality_data(
 async fn list_climate_news(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListClimateNewsResponse> {
     whole_dataset_get(state, req, op, ListClimateNewsResponse::default(), |db| async move {
         let fetched_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
-        let table = db.table().to_string();
-        let items = db.query(move |c| queries::climate_news(c, &table)).await?;
+        let items = db.query_table(queries::climate_news).await?;
         Ok(ListClimateNewsResponse { items, fetched_at, data_available: true })
     })
     .await
@@ -194,8 +191,7 @@ async fn get_ocean_ice_data(
     op: &'static Operation,
 ) -> Answer<GetOceanIceDataResponse> {
     whole_dataset_get(state, req, op, GetOceanIceDataResponse::default(), |db| async move {
-        let table = db.table().to_string();
-        let data = db.query(move |c| queries::ocean_ice(c, &table)).await?;
+        let data = db.query_table(queries::ocean_ice).await?;
         Ok(GetOceanIceDataResponse { data })
     })
     .await

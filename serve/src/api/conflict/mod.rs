@@ -190,8 +190,7 @@ async fn get_humanitarian_summary(
 ) -> Answer<GetHumanitarianSummaryResponse> {
     let empty = |_: &CountryCode| GetHumanitarianSummaryResponse { summary: None };
     params_get(state, req, op, empty, |db, code: CountryCode| async move {
-        let table = db.table().to_string();
-        let summary = db.query(move |c| queries::humanitarian_summary(c, &table, &code.0)).await?;
+        let summary = db.query_table(move |c, table| queries::humanitarian_summary(c, table, &code.0)).await?;
         Ok(GetHumanitarianSummaryResponse { summary })
     })
     .await
@@ -204,8 +203,7 @@ async fn list_iran_events(state: &AppState, req: &Request, op: &'static Operatio
     }
     whole_dataset_get(state, req, op, empty, |db| async move {
         let scraped_at = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0).to_string();
-        let table = db.table().to_string();
-        Ok(ListIranEventsResponse { events: db.query(move |c| queries::iran_events(c, &table)).await?, scraped_at })
+        Ok(ListIranEventsResponse { events: db.query_table(queries::iran_events).await?, scraped_at })
     })
     .await
 }
@@ -213,7 +211,7 @@ async fn list_iran_events(state: &AppState, req: &Request, op: &'static Operatio
 async fn get_humanitarian_summary_batch(
     state: &AppState,
     req: &mut Request,
-    _: &'static Operation,
+    op: &'static Operation,
 ) -> Answer<GetHumanitarianSummaryBatchResponse> {
     let body = match json_body::take(req).await {
         Ok(body) => body,
@@ -249,15 +247,9 @@ async fn get_humanitarian_summary_batch(
     codes.sort();
     codes.dedup();
     codes.truncate(25);
-    let db = state.snapshots.current().and_then(|g| g.dataset(DatasetId::HUMANITARIAN).cloned());
+    let db = state.snapshots.current().and_then(|g| g.dataset(op.dataset()).cloned());
     let all = match db {
-        Some(db) => match db
-            .query({
-                let table = db.table().to_string();
-                move |c| queries::humanitarian_all(c, &table)
-            })
-            .await
-        {
+        Some(db) => match db.query_table(queries::humanitarian_all).await {
             Ok(rows) => rows,
             Err(e) => return ApiError::from(e).into(),
         },

@@ -179,6 +179,18 @@ macro_rules! price_query {
                 self.0.canonical()
             }
         }
+
+        impl From<$name> for PriceQuery {
+            fn from(q: $name) -> PriceQuery {
+                q.0
+            }
+        }
+
+        impl AsRef<PriceQuery> for $name {
+            fn as_ref(&self) -> &PriceQuery {
+                &self.0
+            }
+        }
     };
 }
 
@@ -323,38 +335,42 @@ where
     Ok(r)
 }
 
+/// The GET of a consumer-prices operation: `Q` parsed, the group's empty shape before the first
+/// publication or for a market with nothing to show, else `answer` on a pooled connection.
+async fn prices_get<Q, R, F>(state: &AppState, req: &Request, op: &'static Operation, answer: F) -> Answer<R>
+where
+    Q: ListParams + AsRef<PriceQuery> + Into<PriceQuery>,
+    R: EmptyShape + serde::Serialize + poem_openapi::types::Type + Send + 'static,
+    F: FnOnce(&Connection, &DatasetDb, &PriceQuery, Loaded) -> duckdb::Result<R> + Send + 'static,
+{
+    let empty = |q: &Q| R::empty(&q.as_ref().market);
+    params_get(state, req, op, empty, |db, q: Q| answer_with(db, q.into(), answer)).await
+}
+
 async fn get_consumer_price_overview(
     state: &AppState,
     req: &Request,
     op: &'static Operation,
 ) -> Answer<GetConsumerPriceOverviewResponse> {
-    params_get(
-        state,
-        req,
-        op,
-        |q: &OverviewQuery| EmptyShape::empty(&q.0.market),
-        |db, q| {
-            answer_with(db, q.0, |conn, db, q, l| {
-                let categories = queries::categories(conn, db.table(), &q.market)?;
-                let spread = queries::retailer_spread(conn, db.schema(), &q.market, &l.d0.to_string())?;
-                let (essentials, items) = l.indices.at("essentials", "", l.d0).unwrap_or((0.0, 0));
-                Ok(GetConsumerPriceOverviewResponse {
-                    market_code: q.market.clone(),
-                    as_of: as_of(db),
-                    currency_code: l.market.currency.clone(),
-                    essentials_index: round_to(essentials, 1),
-                    value_basket_index: round_to(l.indices.at("value", "", l.d0).map(|v| v.0).unwrap_or(0.0), 1),
-                    wow_pct: round_to(l.indices.change("essentials", "", l.d0, 7), 1),
-                    mom_pct: round_to(l.indices.change("essentials", "", l.d0, 30), 1),
-                    retailer_spread_pct: round_to(spread, 1),
-                    coverage_pct: round_to(items as f64 * 100.0 / l.market.items.max(1) as f64, 1),
-                    freshness_lag_min: l.market.freshness_lag_min,
-                    top_categories: category_snapshots(&l.indices, &categories, l.d0, 7),
-                    upstream_unavailable: false,
-                })
-            })
-        },
-    )
+    prices_get::<OverviewQuery, _, _>(state, req, op, |conn, db, q, l| {
+        let categories = queries::categories(conn, db.table(), &q.market)?;
+        let spread = queries::retailer_spread(conn, db.schema(), &q.market, &l.d0.to_string())?;
+        let (essentials, items) = l.indices.at("essentials", "", l.d0).unwrap_or((0.0, 0));
+        Ok(GetConsumerPriceOverviewResponse {
+            market_code: q.market.clone(),
+            as_of: as_of(db),
+            currency_code: l.market.currency.clone(),
+            essentials_index: round_to(essentials, 1),
+            value_basket_index: round_to(l.indices.at("value", "", l.d0).map(|v| v.0).unwrap_or(0.0), 1),
+            wow_pct: round_to(l.indices.change("essentials", "", l.d0, 7), 1),
+            mom_pct: round_to(l.indices.change("essentials", "", l.d0, 30), 1),
+            retailer_spread_pct: round_to(spread, 1),
+            coverage_pct: round_to(items as f64 * 100.0 / l.market.items.max(1) as f64, 1),
+            freshness_lag_min: l.market.freshness_lag_min,
+            top_categories: category_snapshots(&l.indices, &categories, l.d0, 7),
+            upstream_unavailable: false,
+        })
+    })
     .await
 }
 
@@ -363,33 +379,25 @@ async fn get_consumer_price_basket_series(
     req: &Request,
     op: &'static Operation,
 ) -> Answer<GetConsumerPriceBasketSeriesResponse> {
-    params_get(
-        state,
-        req,
-        op,
-        |q: &SeriesQuery| EmptyShape::empty(&q.0.market),
-        |db, q| {
-            answer_with(db, q.0, |_, db, q, l| {
-                let points = |series: &str| {
-                    l.indices
-                        .window(series, "", l.d0, q.range_days())
-                        .into_iter()
-                        .map(|(d, i)| IndexPoint { date: d.to_string(), index: round_to(i, 1) })
-                        .collect()
-                };
-                Ok(GetConsumerPriceBasketSeriesResponse {
-                    market_code: q.market.clone(),
-                    basket_slug: l.market.basket_slug.clone(),
-                    as_of: as_of(db),
-                    currency_code: l.market.currency.clone(),
-                    range: q.range.to_string(),
-                    essentials_series: points("essentials"),
-                    value_series: points("value"),
-                    upstream_unavailable: false,
-                })
-            })
-        },
-    )
+    prices_get::<SeriesQuery, _, _>(state, req, op, |_, db, q, l| {
+        let points = |series: &str| {
+            l.indices
+                .window(series, "", l.d0, q.range_days())
+                .into_iter()
+                .map(|(d, i)| IndexPoint { date: d.to_string(), index: round_to(i, 1) })
+                .collect()
+        };
+        Ok(GetConsumerPriceBasketSeriesResponse {
+            market_code: q.market.clone(),
+            basket_slug: l.market.basket_slug.clone(),
+            as_of: as_of(db),
+            currency_code: l.market.currency.clone(),
+            range: q.range.to_string(),
+            essentials_series: points("essentials"),
+            value_series: points("value"),
+            upstream_unavailable: false,
+        })
+    })
     .await
 }
 
@@ -398,24 +406,16 @@ async fn list_consumer_price_categories(
     req: &Request,
     op: &'static Operation,
 ) -> Answer<ListConsumerPriceCategoriesResponse> {
-    params_get(
-        state,
-        req,
-        op,
-        |q: &CategoriesQuery| EmptyShape::empty(&q.0.market),
-        |db, q| {
-            answer_with(db, q.0, |conn, db, q, l| {
-                let categories = queries::categories(conn, db.table(), &q.market)?;
-                Ok(ListConsumerPriceCategoriesResponse {
-                    market_code: q.market.clone(),
-                    as_of: as_of(db),
-                    range: q.range.to_string(),
-                    categories: category_snapshots(&l.indices, &categories, l.d0, q.range_days()),
-                    upstream_unavailable: false,
-                })
-            })
-        },
-    )
+    prices_get::<CategoriesQuery, _, _>(state, req, op, |conn, db, q, l| {
+        let categories = queries::categories(conn, db.table(), &q.market)?;
+        Ok(ListConsumerPriceCategoriesResponse {
+            market_code: q.market.clone(),
+            as_of: as_of(db),
+            range: q.range.to_string(),
+            categories: category_snapshots(&l.indices, &categories, l.d0, q.range_days()),
+            upstream_unavailable: false,
+        })
+    })
     .await
 }
 
@@ -424,58 +424,40 @@ async fn list_consumer_price_movers(
     req: &Request,
     op: &'static Operation,
 ) -> Answer<ListConsumerPriceMoversResponse> {
-    params_get(
-        state,
-        req,
-        op,
-        |q: &MoversQuery| EmptyShape::empty(&q.0.market),
-        |db, q| {
-            answer_with(db, q.0, |conn, db, q, l| {
-                let rows = queries::movers(
-                    conn,
-                    db.schema(),
-                    db.table(),
-                    &q.market,
-                    &l.d0.to_string(),
-                    q.range_days() as i32,
-                )?;
-                let movers: Vec<PriceMover> = rows
-                    .into_iter()
-                    .map(|r| PriceMover {
-                        product_id: format!("{}:{}", r.retailer, r.item_id),
-                        title: r.title,
-                        category: category_names(&r.category).0,
-                        retailer_slug: r.retailer,
-                        change_pct: round_to(r.change_pct, 2),
-                        current_price: round_to(r.current_price, 2),
-                        currency_code: l.market.currency.clone(),
-                    })
-                    .filter(|m| q.category.as_deref().is_none_or(|c| c == m.category))
-                    .collect();
-                let side = |rising: bool| {
-                    let mut side: Vec<PriceMover> = movers
-                        .iter()
-                        .filter(|m| (m.change_pct > 0.0) == rising && m.change_pct != 0.0)
-                        .cloned()
-                        .collect();
-                    side.sort_by(|a, b| {
-                        let order = a.change_pct.total_cmp(&b.change_pct);
-                        (if rising { order.reverse() } else { order }).then_with(|| a.product_id.cmp(&b.product_id))
-                    });
-                    side.truncate(q.limit.max(1) as usize);
-                    side
-                };
-                Ok(ListConsumerPriceMoversResponse {
-                    market_code: q.market.clone(),
-                    as_of: as_of(db),
-                    range: q.range.to_string(),
-                    risers: side(true),
-                    fallers: side(false),
-                    upstream_unavailable: false,
-                })
+    prices_get::<MoversQuery, _, _>(state, req, op, |conn, db, q, l| {
+        let rows = queries::movers(conn, db.schema(), db.table(), &q.market, &l.d0.to_string(), q.range_days() as i32)?;
+        let movers: Vec<PriceMover> = rows
+            .into_iter()
+            .map(|r| PriceMover {
+                product_id: format!("{}:{}", r.retailer, r.item_id),
+                title: r.title,
+                category: category_names(&r.category).0,
+                retailer_slug: r.retailer,
+                change_pct: round_to(r.change_pct, 2),
+                current_price: round_to(r.current_price, 2),
+                currency_code: l.market.currency.clone(),
             })
-        },
-    )
+            .filter(|m| q.category.as_deref().is_none_or(|c| c == m.category))
+            .collect();
+        let side = |rising: bool| {
+            let mut side: Vec<PriceMover> =
+                movers.iter().filter(|m| (m.change_pct > 0.0) == rising && m.change_pct != 0.0).cloned().collect();
+            side.sort_by(|a, b| {
+                let order = a.change_pct.total_cmp(&b.change_pct);
+                (if rising { order.reverse() } else { order }).then_with(|| a.product_id.cmp(&b.product_id))
+            });
+            side.truncate(q.limit.max(1) as usize);
+            side
+        };
+        Ok(ListConsumerPriceMoversResponse {
+            market_code: q.market.clone(),
+            as_of: as_of(db),
+            range: q.range.to_string(),
+            risers: side(true),
+            fallers: side(false),
+            upstream_unavailable: false,
+        })
+    })
     .await
 }
 
