@@ -96,11 +96,11 @@ pub struct Answering {
     pub handler: Handler,
 }
 
-/// `answered_by!(T, f)`: the 200 body's type `T` and the handler `f`, an async fn of
-/// `(&AppState, &Request or &mut Request, &'static Operation)` returning `Answer<T>`.
+/// `answered_by!(T, f)`: the 200 body's type `T` and the handler `f`, an async fn (or a closure)
+/// of `(&AppState, &Request or &mut Request, &'static Operation)` answering `Answer<T>`.
 #[macro_export]
 macro_rules! answered_by {
-    ($body:ty, $handler:path) => {
+    ($body:ty, $handler:expr) => {
         $crate::registry::Answering {
             schema: Some($crate::registry::Schema::of::<$body>()),
             handler: |state, req, op| {

@@ -177,7 +177,7 @@ pub static LIST_AIRPORT_DELAYS: Operation = Operation {
         description: "Delay, closure and NOTAM alerts for 115 major airports (FAA NAS Status, AviationStack hubs, ICAO NOTAM), paged.",
         open_world: false,
     }),
-    answer: answered_by!(ListAirportDelaysResponse, list_airport_delays),
+    answer: answered_by!(ListAirportDelaysResponse, |state, req, op| delays::ALERTS.answer(state, req, op)),
     ..Operation::GET
 };
 
@@ -254,12 +254,4 @@ async fn list_aircraft_emergencies(
         Ok(ListAircraftEmergenciesResponse { feeds, observations })
     })
     .await
-}
-
-async fn list_airport_delays(
-    state: &AppState,
-    req: &Request,
-    op: &'static Operation,
-) -> Answer<ListAirportDelaysResponse> {
-    delays::ALERTS.answer(state, req, op).await
 }

@@ -48,7 +48,7 @@ pub static LIST_CLIMATE_ANOMALIES: Operation = Operation {
         description: "Temperature and precipitation anomalies of 25 climate zones: the last 7 days against the 1991-2020 monthly normal (ERA5 via Open-Meteo), classified, paged.",
         open_world: false,
     }),
-    answer: answered_by!(ListClimateAnomaliesResponse, list_climate_anomalies),
+    answer: answered_by!(ListClimateAnomaliesResponse, |state, req, op| ANOMALIES.answer(state, req, op)),
     ..Operation::GET
 };
 
@@ -63,7 +63,7 @@ pub static LIST_CLIMATE_DISASTERS: Operation = Operation {
         description: "Current floods, cyclones, droughts, heatwaves, wildfires and volcanoes from ReliefWeb, GDACS and NASA EONET, de-duplicated, newest first, paged.",
         open_world: false,
     }),
-    answer: answered_by!(ListClimateDisastersResponse, list_climate_disasters),
+    answer: answered_by!(ListClimateDisastersResponse, |state, req, op| DISASTERS.answer(state, req, op)),
     ..Operation::GET
 };
 
@@ -134,22 +134,6 @@ static DISASTERS: PagedList<NoFilters, ClimateDisaster, ListClimateDisastersResp
     page: |conn, db, _, _, page| queries::climate_disasters(conn, db.table(), page),
     respond: |disasters, pagination| ListClimateDisastersResponse { disasters, pagination },
 };
-
-async fn list_climate_anomalies(
-    state: &AppState,
-    req: &Request,
-    op: &'static Operation,
-) -> Answer<ListClimateAnomaliesResponse> {
-    ANOMALIES.answer(state, req, op).await
-}
-
-async fn list_climate_disasters(
-    state: &AppState,
-    req: &Request,
-    op: &'static Operation,
-) -> Answer<ListClimateDisastersResponse> {
-    DISASTERS.answer(state, req, op).await
-}
 
 async fn get_co2_monitoring(
     state: &AppState,

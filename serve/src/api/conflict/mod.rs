@@ -57,7 +57,7 @@ pub static LIST_ARMED_EVENTS: Operation = Operation {
         description: "ACLED armed-conflict events (battles, explosions, violence against civilians), newest first; filter by country and time range, paged.",
         open_world: false,
     }),
-    answer: answered_by!(ListArmedEventsResponse, list_armed_events),
+    answer: answered_by!(ListArmedEventsResponse, |state, req, op| ARMED_EVENTS.answer(state, req, op)),
     ..Operation::GET
 };
 
@@ -72,7 +72,7 @@ pub static LIST_VIOLENCE_EVENTS: Operation = Operation {
         description: "UCDP georeferenced organised-violence events with fatality estimates, newest first; filter by country and time range, paged.",
         open_world: false,
     }),
-    answer: answered_by!(ListViolenceEventsResponse, list_violence_events),
+    answer: answered_by!(ListViolenceEventsResponse, |state, req, op| VIOLENCE_EVENTS.answer(state, req, op)),
     ..Operation::GET
 };
 
@@ -170,18 +170,6 @@ static VIOLENCE_EVENTS: PagedList<EventFilters, UcdpViolenceEvent, ListViolenceE
     },
     respond: |events, pagination| ListViolenceEventsResponse { events, pagination },
 };
-
-async fn list_armed_events(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListArmedEventsResponse> {
-    ARMED_EVENTS.answer(state, req, op).await
-}
-
-async fn list_violence_events(
-    state: &AppState,
-    req: &Request,
-    op: &'static Operation,
-) -> Answer<ListViolenceEventsResponse> {
-    VIOLENCE_EVENTS.answer(state, req, op).await
-}
 
 async fn get_humanitarian_summary(
     state: &AppState,
