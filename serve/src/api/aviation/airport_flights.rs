@@ -10,7 +10,6 @@ use poem::Request;
 use sitrep_pipelines::airport_flights::{fetch_page, Direction};
 
 use super::{
-    flight_status::flight,
     model::{Carrier, CarrierOps, Flight, GetCarrierOpsResponse, ListAirportFlightsResponse},
     params::{AIRPORT, CARRIER_AIRPORTS, DIRECTION, LIMIT, MIN_FLIGHTS},
     queries,
@@ -85,7 +84,7 @@ async fn live_page(state: &AppState, airport: &str, direction: Direction) -> Pag
                 match fetch_page(&rt.http, &key, airport, direction).await {
                     Ok(records) => {
                         let updated_at = now * 1000;
-                        let flights = records.into_iter().map(|r| flight(r, updated_at)).collect();
+                        let flights = records.into_iter().map(|r| Flight::of_record(r, updated_at)).collect();
                         Fresh { value: Ok(Page { flights, updated_at }), ttl_seconds: TTL }
                     }
                     Err(e) => {

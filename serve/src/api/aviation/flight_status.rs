@@ -3,10 +3,10 @@
 //! budgets, counted in the state store.
 
 use poem::Request;
-use sitrep_pipelines::aviationstack::{self, FlightRecord, Place};
+use sitrep_pipelines::aviationstack;
 
 use super::{
-    model::{AirportRef, Carrier, Flight, GetFlightStatusResponse},
+    model::{Flight, GetFlightStatusResponse},
     params::{DATE, FLIGHT_NUMBER, ORIGIN},
 };
 use crate::{
@@ -34,38 +34,6 @@ pub fn normalise_flight_number(raw: &str) -> String {
     let trimmed = digits.trim_start_matches('0');
     let digits = if trimmed.is_empty() && !digits.is_empty() { "0" } else { trimmed };
     format!("{airline}{digits}{suffix}")
-}
-
-fn airport(p: Place) -> AirportRef {
-    AirportRef { iata: p.iata, icao: p.icao, name: p.name, timezone: p.timezone }
-}
-
-/// A Flight record of the connector as the API's Flight.
-pub fn flight(r: FlightRecord, updated_at: i64) -> Flight {
-    Flight {
-        flight_number: r.flight_number,
-        date: r.date,
-        operating_carrier: Carrier { iata_code: r.carrier.iata, icao_code: r.carrier.icao, name: r.carrier.name },
-        origin: airport(r.origin),
-        destination: airport(r.destination),
-        scheduled_departure: r.scheduled_departure,
-        estimated_departure: r.estimated_departure,
-        actual_departure: r.actual_departure,
-        scheduled_arrival: r.scheduled_arrival,
-        estimated_arrival: r.estimated_arrival,
-        actual_arrival: r.actual_arrival,
-        status: r.status.to_string(),
-        delay_minutes: r.delay_minutes.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
-        cancelled: r.cancelled,
-        diverted: r.diverted,
-        gate: r.gate,
-        terminal: r.terminal,
-        aircraft_icao24: r.aircraft_icao24,
-        aircraft_type: r.aircraft_type,
-        codeshare_flight_numbers: r.codeshare_flight_numbers,
-        source: "aviationstack".into(),
-        updated_at,
-    }
 }
 
 fn degraded(source: &str) -> GetFlightStatusResponse {
@@ -111,7 +79,8 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
                 match aviationstack::flights(&rt.http, aviationstack::BASE, &key, &query, None).await {
                     Ok(rows) => {
                         let updated_at = now * 1000;
-                        let flights = rows.iter().map(|r| flight(aviationstack::record(r), updated_at)).collect();
+                        let flights =
+                            rows.iter().map(|r| Flight::of_record(aviationstack::record(r), updated_at)).collect();
                         Fresh {
                             value: GetFlightStatusResponse {
                                 flights,

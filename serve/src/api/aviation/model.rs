@@ -417,3 +417,58 @@ pub struct SearchProviderDatesResponse {
     pub degraded: bool,
     pub error: String,
 }
+
+/// A provider's position record as the API shows it.
+impl From<sitrep_pipelines::positions::Position> for AircraftPosition {
+    fn from(p: sitrep_pipelines::positions::Position) -> Self {
+        AircraftPosition {
+            icao24: p.icao24,
+            callsign: p.callsign,
+            lat: p.lat,
+            lon: p.lon,
+            altitude_m: p.altitude_m,
+            ground_speed_kts: p.ground_speed_kts,
+            track_deg: p.track_deg,
+            vertical_rate: p.vertical_rate,
+            on_ground: p.on_ground,
+            source: p.source.into(),
+            observed_at: p.observed_at,
+        }
+    }
+}
+
+impl From<sitrep_pipelines::aviationstack::Place> for AirportRef {
+    fn from(p: sitrep_pipelines::aviationstack::Place) -> Self {
+        AirportRef { iata: p.iata, icao: p.icao, name: p.name, timezone: p.timezone }
+    }
+}
+
+impl Flight {
+    /// The connector's flight record as the API's Flight, as known at `updated_at` (epoch ms).
+    pub fn of_record(r: sitrep_pipelines::aviationstack::FlightRecord, updated_at: i64) -> Flight {
+        Flight {
+            flight_number: r.flight_number,
+            date: r.date,
+            operating_carrier: Carrier { iata_code: r.carrier.iata, icao_code: r.carrier.icao, name: r.carrier.name },
+            origin: r.origin.into(),
+            destination: r.destination.into(),
+            scheduled_departure: r.scheduled_departure,
+            estimated_departure: r.estimated_departure,
+            actual_departure: r.actual_departure,
+            scheduled_arrival: r.scheduled_arrival,
+            estimated_arrival: r.estimated_arrival,
+            actual_arrival: r.actual_arrival,
+            status: r.status.to_string(),
+            delay_minutes: r.delay_minutes.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            cancelled: r.cancelled,
+            diverted: r.diverted,
+            gate: r.gate,
+            terminal: r.terminal,
+            aircraft_icao24: r.aircraft_icao24,
+            aircraft_type: r.aircraft_type,
+            codeshare_flight_numbers: r.codeshare_flight_numbers,
+            source: "aviationstack".into(),
+            updated_at,
+        }
+    }
+}

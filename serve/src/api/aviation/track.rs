@@ -121,22 +121,6 @@ async fn ask(state: &AppState, q: &Query, provider: Provider) -> Option<Result<V
     }
 }
 
-fn position(p: Position) -> AircraftPosition {
-    AircraftPosition {
-        icao24: p.icao24,
-        callsign: p.callsign,
-        lat: p.lat,
-        lon: p.lon,
-        altitude_m: p.altitude_m,
-        ground_speed_kts: p.ground_speed_kts,
-        track_deg: p.track_deg,
-        vertical_rate: p.vertical_rate,
-        on_ground: p.on_ground,
-        source: p.source.into(),
-        observed_at: p.observed_at,
-    }
-}
-
 /// The first configured provider's answer (a failure moves on to the next), filtered and sorted.
 async fn locate(state: &AppState, q: &Query, now_ms: i64) -> Fresh<TrackAircraftResponse> {
     let opensky_enabled = state.read_through.config.opensky.is_some();
@@ -146,7 +130,7 @@ async fn locate(state: &AppState, q: &Query, now_ms: i64) -> Fresh<TrackAircraft
             Some(Err(e)) => tracing::warn!(error = %e, "aircraft position provider failed"),
             Some(Ok(found)) => {
                 let mut positions: Vec<AircraftPosition> =
-                    found.into_iter().filter(|p| q.keeps(p)).map(position).collect();
+                    found.into_iter().filter(|p| q.keeps(p)).map(AircraftPosition::from).collect();
                 positions.sort_by(|a, b| a.icao24.cmp(&b.icao24));
                 positions.truncate(MAX_POSITIONS);
                 let source = if provider == Provider::Wingbits { "wingbits" } else { "opensky" };
