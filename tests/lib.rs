@@ -69,6 +69,9 @@ impl Source for Shrinking {
     fn dataset(&self) -> sitrep_schemas::DatasetId {
         self.inner.dataset()
     }
+    fn upstreams(&self) -> &'static [&'static str] {
+        self.inner.upstreams()
+    }
     fn reads_previous(&self) -> bool {
         self.inner.reads_previous()
     }
@@ -105,32 +108,10 @@ pub async fn changing_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
 /// The server's default (`SITREP_KEY_CACHE_SECONDS`).
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
 
-pub const NORMAL: &[(&str, &str)] = &[
-    ("acled", "normal"),
-    ("ucdp", "normal"),
-    ("hdx", "normal"),
-    ("adsb", "normal"),
-    ("aviation-news", "normal"),
-    ("faa", "normal"),
-    ("aviationstack", "normal"),
-    ("icao-notam", "normal"),
-    ("travelpayouts", "normal"),
-    ("wingbits", "normal"),
-    ("noaa-gml", "normal"),
-    ("openaq", "normal"),
-    ("climate-news", "normal"),
-    ("ocean-ice", "normal"),
-    ("open-meteo", "normal"),
-    ("climate-disasters", "normal"),
-    ("consumer-prices", "normal"),
-    ("portwatch", "normal"),
-    ("jodi-oil", "normal"),
-    ("jodi-gas", "normal"),
-    ("iea", "normal"),
-    ("comtrade", "normal"),
-    ("ember", "normal"),
-    ("gie", "normal"),
-];
+/// The `normal` scenario of every upstream the sources record (each source declares its own).
+pub fn normal() -> Vec<(&'static str, &'static str)> {
+    sitrep_pipelines::registry::recorded_upstreams().into_iter().map(|u| (u, "normal")).collect()
+}
 
 pub struct TestApp {
     pub base: String,
@@ -192,7 +173,7 @@ pub async fn normal_lake(dir: &tempfile::TempDir) -> Lake {
         .get_or_init(|| async {
             let template = tempfile::tempdir().expect("template dir");
             let lake = Lake::open(template.path().to_str().expect("utf8")).expect("template lake");
-            replay_runner(lake, NORMAL).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
+            replay_runner(lake, &normal()).await.run(&sitrep_schemas::DatasetId::ALL).await.expect("ingest");
             template
         })
         .await;

@@ -17,33 +17,6 @@ use crate::{
     IngestError,
 };
 
-pub const REPLAY_UPSTREAMS: [&str; 24] = [
-    "acled",
-    "ucdp",
-    "hdx",
-    "adsb",
-    "aviation-news",
-    "faa",
-    "aviationstack",
-    "icao-notam",
-    "travelpayouts",
-    "wingbits",
-    "noaa-gml",
-    "openaq",
-    "climate-news",
-    "ocean-ice",
-    "open-meteo",
-    "climate-disasters",
-    "consumer-prices",
-    "portwatch",
-    "jodi-oil",
-    "jodi-gas",
-    "iea",
-    "comtrade",
-    "ember",
-    "gie",
-];
-
 pub struct SourceEnv {
     http: Http,
     config: UpstreamConfig,
@@ -65,7 +38,10 @@ impl SourceEnv {
                 _server: None,
             }),
             Mode::Replay => {
-                let dirs: Vec<_> = REPLAY_UPSTREAMS.iter().map(|u| args.fixtures.join(u).join("normal")).collect();
+                let dirs: Vec<_> = sitrep_pipelines::registry::recorded_upstreams()
+                    .iter()
+                    .map(|u| args.fixtures.join(u).join("normal"))
+                    .collect();
                 let server = FixtureServer::start_dirs(&dirs).await?;
                 Self::replay(server, UpstreamConfig::replay(&args.fixtures), RetryPolicy::default())
             }

@@ -79,6 +79,10 @@ impl Source for AirportFlightsSource {
         DatasetId::AIRPORT_FLIGHTS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["aviationstack"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("airport-flights has no history to backfill".into()));

@@ -132,6 +132,10 @@ impl Source for AviationNewsSource {
         DatasetId::AVIATION_NEWS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["aviation-news"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("aviation-news keeps 168 hours; there is nothing to backfill".into()));

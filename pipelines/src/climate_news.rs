@@ -149,6 +149,10 @@ impl Source for ClimateNewsSource {
         DatasetId::CLIMATE_NEWS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["climate-news"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("climate-news keeps the latest items only".into()));

@@ -146,6 +146,10 @@ impl Source for ComtradeCrudeSource {
         DatasetId::COMTRADE_CRUDE
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["comtrade"]
+    }
+
     fn reads_previous(&self) -> bool {
         true
     }

@@ -81,6 +81,10 @@ impl Source for EmberMixSource {
         DatasetId::EMBER_MIX
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["ember"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         window.scheduled_only("ember-mix keeps each country's newest month")?;
         let url = Url::parse(CSV_URL).map_err(|e| SourceError::parse("ember url", e))?;

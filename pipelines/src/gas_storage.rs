@@ -111,6 +111,10 @@ impl Source for GasStorageSource {
         DatasetId::GAS_STORAGE
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["gie"]
+    }
+
     fn reads_previous(&self) -> bool {
         true
     }

@@ -107,6 +107,10 @@ impl Source for IeaStocksSource {
         DatasetId::IEA_STOCKS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["iea"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         window.scheduled_only("iea-stocks keeps the newest month")?;
         let url = Url::parse(LATEST).map_err(|e| SourceError::parse("iea url", e))?;

@@ -112,6 +112,10 @@ impl Source for JodiGasSource {
         DatasetId::JODI_GAS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["jodi-gas"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         window.scheduled_only("jodi-gas keeps each country's latest month")?;
         let url = Url::parse(ZIP_URL).map_err(|e| SourceError::parse("jodi gas url", e))?;

@@ -118,6 +118,10 @@ impl Source for JodiOilSource {
         DatasetId::JODI_OIL
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["jodi-oil"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         window.scheduled_only("jodi-oil keeps each country's latest month")?;
         let year = ctx.now.year();

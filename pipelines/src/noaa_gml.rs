@@ -144,6 +144,10 @@ impl Source for Co2Source {
         DatasetId::CO2_MONITORING
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["noaa-gml"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("co2-monitoring is rebuilt whole from NOAA's files".into()));

@@ -330,6 +330,10 @@ impl Source for ClimateNormalsSource {
         DatasetId::CLIMATE_NORMALS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["open-meteo"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("climate-normals covers 1991–2020 as a whole".into()));
@@ -381,6 +385,10 @@ pub struct ClimateAnomaliesSource;
 impl Source for ClimateAnomaliesSource {
     fn dataset(&self) -> DatasetId {
         DatasetId::CLIMATE_ANOMALIES
+    }
+
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["open-meteo"]
     }
 
     fn inputs(&self) -> &'static [DatasetId] {

@@ -202,6 +202,10 @@ impl Source for OpenAqSource {
         DatasetId::AIR_QUALITY
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["openaq"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("air-quality keeps only the latest readings".into()));

@@ -132,6 +132,10 @@ impl Source for ChokepointFlowsSource {
         DatasetId::CHOKEPOINT_FLOWS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["portwatch"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         window.scheduled_only("chokepoint-flows keeps only the current flows")?;
         let start = (ctx.now.date_naive() - Duration::days(DAYS_BACK)).and_time(NaiveTime::MIN);

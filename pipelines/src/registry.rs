@@ -67,3 +67,33 @@ pub fn all_sources() -> Vec<Arc<dyn Source>> {
 pub fn source_for(dataset: DatasetId) -> Option<Arc<dyn Source>> {
     all_sources().into_iter().find(|s| s.dataset() == dataset)
 }
+
+/// Every recorded upstream the sources call, each once, in source order: what replay mode serves
+/// to a whole ingest run.
+pub fn recorded_upstreams() -> Vec<&'static str> {
+    let mut upstreams: Vec<&'static str> = Vec::new();
+    for source in all_sources() {
+        for u in source.upstreams() {
+            if !upstreams.contains(u) {
+                upstreams.push(u);
+            }
+        }
+    }
+    upstreams
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_recorded_upstream_has_its_normal_recordings_once() {
+        let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fixtures");
+        let upstreams = recorded_upstreams();
+        for u in &upstreams {
+            assert!(fixtures.join(u).join("normal").is_dir(), "{u} has no normal recordings");
+            assert_eq!(upstreams.iter().filter(|x| *x == u).count(), 1, "{u} listed twice");
+        }
+        assert!(upstreams.contains(&"faa") && upstreams.contains(&"aviationstack"), "a source's several upstreams");
+    }
+}

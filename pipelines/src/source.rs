@@ -128,6 +128,10 @@ impl FetchContext {
 pub trait Source: Send + Sync {
     fn dataset(&self) -> DatasetId;
 
+    /// The recorded upstreams it calls: folders of `data/fixtures` (`faa`, `aviationstack`), each
+    /// with a `normal` scenario, that replay mode serves. Declared here only.
+    fn upstreams(&self) -> &'static [&'static str];
+
     /// Whether [`Window::Month`] is meaningful for this upstream.
     fn supports_backfill(&self) -> bool {
         false

@@ -67,6 +67,11 @@ impl Source for SprRegistrySource {
         DatasetId::SPR_REGISTRY
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        // Not an HTTP upstream: nothing to replay.
+        &[]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         window.scheduled_only("spr-registry is one file")?;
         Ok(Fetched::all(rows(&entries(REGISTRY_CSV)?)?, ctx.now))

@@ -52,6 +52,10 @@ impl Source for FlightPriceWatchSource {
         DatasetId::FLIGHT_PRICE_WATCH
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["travelpayouts"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("flight-price-watch has no history to backfill".into()));
@@ -179,6 +183,10 @@ pub struct AircraftWatchSource;
 impl Source for AircraftWatchSource {
     fn dataset(&self) -> DatasetId {
         DatasetId::AIRCRAFT_WATCH
+    }
+
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["wingbits"]
     }
 
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use sitrep_pipelines::admin0::Admin0;
 use sitrep_schemas::DatasetId;
-use sitrep_tests::{replay_runner, NORMAL};
+use sitrep_tests::{normal, replay_runner};
 
 use crate::{ceiling_path, http_load, percentile};
 
@@ -50,7 +50,7 @@ async fn ingest_ms(dataset: DatasetId, runs: usize) -> (u64, f64) {
     for _ in 0..runs {
         let dir = tempfile::tempdir().expect("tempdir");
         let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().expect("path")).expect("lake");
-        let runner = replay_runner(lake, NORMAL).await;
+        let runner = replay_runner(lake, &normal()).await;
         if dataset == DatasetId::CLIMATE_ANOMALIES {
             runner.run(&[DatasetId::CLIMATE_NORMALS]).await.expect("normals");
         }

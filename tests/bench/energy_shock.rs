@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use sitrep_schemas::DatasetId;
-use sitrep_tests::{replay_runner, NORMAL};
+use sitrep_tests::{normal, replay_runner};
 
 use crate::{ceiling_path, http_load, percentile};
 
@@ -41,7 +41,7 @@ pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
     for d in &inputs {
         // jodi-oil first (Comtrade reads it), so each figure is its own dataset's.
         let t = Instant::now();
-        let report = replay_runner(lake.clone(), NORMAL).await.run(&[*d]).await.expect("run");
+        let report = replay_runner(lake.clone(), &normal()).await.run(&[*d]).await.expect("run");
         ingest.push((*d, t.elapsed().as_secs_f64() * 1e3));
         assert!(report.datasets.iter().all(|r| r.ok), "{:?}", report.datasets);
     }

@@ -6,7 +6,7 @@ use std::sync::{
 };
 
 use sitrep_schemas::DatasetId;
-use sitrep_tests::{changing_runner, TestApp, NORMAL};
+use sitrep_tests::{changing_runner, normal, TestApp};
 
 const ALL_ARMED: &str = "/api/conflict/v1/list-armed-events?start=0&end=1800000000000&page_size=100";
 
@@ -49,7 +49,7 @@ async fn concurrent_readers_never_see_torn_answers_while_generations_with_new_co
             })
         })
         .collect();
-    let runner = changing_runner(app.lake.clone(), NORMAL).await;
+    let runner = changing_runner(app.lake.clone(), &normal()).await;
     for _ in 0..4 {
         runner.run(&[DatasetId::ARMED_EVENTS, DatasetId::HUMANITARIAN]).await.unwrap();
         app.snapshots.refresh().await.unwrap();
@@ -72,7 +72,7 @@ async fn a_cursor_keeps_paging_its_dataset_version_after_a_new_generation() {
     let first: serde_json::Value = r.json().await.unwrap();
     let cursor = first["pagination"]["nextCursor"].as_str().unwrap().to_string();
 
-    changing_runner(app.lake.clone(), NORMAL).await.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
+    changing_runner(app.lake.clone(), &normal()).await.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     app.snapshots.refresh().await.unwrap();
     let fresh = app.get("/api/conflict/v1/list-armed-events?start=0&page_size=100").send().await.unwrap();
     assert_eq!(fresh.headers()["x-snapshot-generation"], "2");
@@ -102,7 +102,7 @@ const FIRST_PAGE: &str = "/api/conflict/v1/list-armed-events?start=0&page_size=1
 async fn cursor_then_new_versions(app: &TestApp, versions: usize) -> String {
     let (_, first) = app.json(FIRST_PAGE).await;
     let cursor = first["pagination"]["nextCursor"].as_str().unwrap().to_string();
-    let runner = changing_runner(app.lake.clone(), NORMAL).await;
+    let runner = changing_runner(app.lake.clone(), &normal()).await;
     for _ in 0..versions {
         runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     }

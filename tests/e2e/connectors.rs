@@ -6,11 +6,11 @@ use std::sync::Arc;
 use sitrep_ingest::{backfill::backfill, Lake};
 use sitrep_pipelines::{acled::AcledSource, time::YearMonth};
 use sitrep_schemas::{DatasetId, DatasetStatus};
-use sitrep_tests::{replay_runner, NORMAL};
+use sitrep_tests::{normal, replay_runner};
 
 async fn seeded() -> Lake {
     let lake = Lake::in_memory();
-    let report = replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
+    let report = replay_runner(lake.clone(), &normal()).await.run(&DatasetId::ALL).await.unwrap();
     assert!(report.datasets.iter().all(|d| d.ok), "{:?}", report.datasets);
     lake
 }
@@ -118,7 +118,7 @@ async fn missing_credentials_are_reported_not_faked() {
 async fn backfill_adds_months_in_one_commit_and_keeps_as_of() {
     let lake = seeded().await;
     let before = lake.latest_commit().await.unwrap();
-    let runner = replay_runner(lake.clone(), NORMAL).await;
+    let runner = replay_runner(lake.clone(), &normal()).await;
     let mut seen = Vec::new();
     let from = YearMonth::parse("2026-05").unwrap();
     let to = YearMonth::parse("2026-07").unwrap();
@@ -149,7 +149,7 @@ async fn an_unchanged_fetch_publishes_no_new_version_and_keeps_cursors_and_etags
         first.json::<serde_json::Value>().await.unwrap()["pagination"]["nextCursor"].as_str().unwrap().to_string();
 
     // The same recordings again: every dataset's content is unchanged.
-    let report = replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
+    let report = replay_runner(lake.clone(), &normal()).await.run(&DatasetId::ALL).await.unwrap();
     assert!(report.datasets.iter().all(|d| d.ok && d.files == 0), "{:?}", report.datasets);
     let after = report.commit;
     assert_eq!(after.generation, 2);

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use sitrep_schemas::DatasetId;
-use sitrep_tests::{replay_runner, TestApp, NORMAL};
+use sitrep_tests::{normal, replay_runner, TestApp};
 
 const SHOCK: &str = "/api/intelligence/v1/compute-energy-shock";
 const YIELDS: &str = "refinery yields: US-average EIA basis, gasoline 44%, diesel 30%, jet 10%, LPG 5%";
@@ -102,7 +102,7 @@ async fn worked_example_b_without_flow_data() {
     let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().unwrap()).unwrap();
     // Every input as normal, except PortWatch with no chokepoint data at all.
     let scenarios: Vec<(&str, &str)> =
-        NORMAL.iter().map(|&(u, s)| if u == "portwatch" { (u, "empty") } else { (u, s) }).collect();
+        normal().into_iter().map(|(u, s)| if u == "portwatch" { (u, "empty") } else { (u, s) }).collect();
     let inputs: Vec<DatasetId> = sitrep_serve::api::intelligence::COMPUTE_ENERGY_SHOCK.datasets.to_vec();
     assert_eq!(inputs.len(), 8);
     let report = replay_runner(lake.clone(), &scenarios).await.run(&inputs).await.unwrap();

@@ -12,7 +12,7 @@ use sitrep_ingest::{
 };
 use sitrep_pipelines::Scope;
 use sitrep_schemas::{DatasetId, FileEntry};
-use sitrep_tests::{changing_runner, replay_runner, NORMAL};
+use sitrep_tests::{changing_runner, normal, replay_runner};
 
 fn failed(dataset: DatasetId, run: &str) -> Staged {
     Staged {
@@ -48,7 +48,7 @@ async fn racing_publishers_lose_nothing() {
 #[tokio::test]
 async fn crash_between_data_and_commit_leaves_the_last_generation_and_rerun_succeeds() {
     let lake = Lake::in_memory();
-    let runner = replay_runner(lake.clone(), NORMAL).await;
+    let runner = replay_runner(lake.clone(), &normal()).await;
     runner.run(&DatasetId::ALL).await.unwrap();
     let before = lake.latest_commit().await.unwrap();
     // A run that wrote its Parquet and died before committing.
@@ -143,7 +143,7 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
     assert!(err.unwrap_err().to_string().contains("refused before commit"));
 
     // A valid Parquet of another dataset's schema.
-    let runner = replay_runner(Lake::in_memory(), NORMAL).await;
+    let runner = replay_runner(Lake::in_memory(), &normal()).await;
     let iran = sitrep_pipelines::registry::source_for(DatasetId::IRAN_EVENTS)
         .unwrap()
         .fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled)
@@ -180,8 +180,8 @@ async fn corrupt_or_mismatched_parquet_is_refused_before_commit() {
 async fn views_and_rollback() {
     let dir = tempfile::tempdir().unwrap();
     let lake = Lake::open(dir.path().to_str().unwrap()).unwrap();
-    replay_runner(lake.clone(), NORMAL).await.run(&DatasetId::ALL).await.unwrap();
-    changing_runner(lake.clone(), NORMAL).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
+    replay_runner(lake.clone(), &normal()).await.run(&DatasetId::ALL).await.unwrap();
+    changing_runner(lake.clone(), &normal()).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
     let c2 = lake.latest_commit().await.unwrap();
     let sql = sitrep_ingest::lake::views_sql(&lake, &c2);
     assert_eq!(sql.matches("CREATE OR REPLACE VIEW").count(), DatasetId::ALL.len());
@@ -198,7 +198,7 @@ async fn views_and_rollback() {
 #[tokio::test]
 async fn the_serving_cache_keeps_only_the_files_of_retained_versions() {
     let app = sitrep_tests::TestApp::start().await;
-    let runner = changing_runner(app.lake.clone(), NORMAL).await;
+    let runner = changing_runner(app.lake.clone(), &normal()).await;
     for _ in 0..4 {
         runner.run(&DatasetId::ALL).await.unwrap();
         app.snapshots.refresh().await.unwrap();
@@ -259,7 +259,7 @@ async fn a_dataset_unknown_to_this_build_is_served_around_and_carried_forward_in
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["x-snapshot-generation"], "2");
     // The next publish carries it forward untouched, unknown field included.
-    replay_runner(lake.clone(), NORMAL).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
+    replay_runner(lake.clone(), &normal()).await.run(&[DatasetId::HUMANITARIAN]).await.unwrap();
     let third: serde_json::Value =
         serde_json::from_slice(&lake.get_bytes(&sitrep_schemas::Commit::key(3)).await.unwrap()).unwrap();
     assert_eq!(third["datasets"]["future-dataset"], future);
@@ -269,7 +269,7 @@ async fn a_dataset_unknown_to_this_build_is_served_around_and_carried_forward_in
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn racing_publishers_of_real_data_each_land_whole() {
     let lake = Lake::in_memory();
-    let runner = replay_runner(lake.clone(), NORMAL).await;
+    let runner = replay_runner(lake.clone(), &normal()).await;
     let source = runner.source(DatasetId::HUMANITARIAN).unwrap().clone();
     let batch = source.fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled).await.unwrap().batch;
     assert!(batch.num_rows() > 8);

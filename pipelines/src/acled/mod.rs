@@ -86,6 +86,10 @@ impl Source for AcledSource {
         DatasetId::ARMED_EVENTS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["acled"]
+    }
+
     fn supports_backfill(&self) -> bool {
         true
     }

@@ -159,6 +159,10 @@ impl Source for AdsbSource {
         DatasetId::AIRCRAFT_EMERGENCIES
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["adsb"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("aircraft-emergencies has no history to backfill".into()));

@@ -159,6 +159,10 @@ impl Source for AirportDelaysSource {
         DatasetId::AIRPORT_DELAYS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["faa", "aviationstack", "icao-notam"]
+    }
+
     fn reads_previous(&self) -> bool {
         true
     }

@@ -169,6 +169,10 @@ impl crate::Source for ClimateDisastersSource {
         DatasetId::CLIMATE_DISASTERS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["climate-disasters"]
+    }
+
     fn reads_previous(&self) -> bool {
         true
     }

@@ -160,6 +160,10 @@ impl Source for ConsumerPricesSource {
         DatasetId::CONSUMER_PRICES
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["consumer-prices"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("the feed is read whole on every run".into()));

@@ -82,6 +82,10 @@ impl Source for HdxSource {
         DatasetId::HUMANITARIAN
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["hdx"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported(

@@ -128,6 +128,11 @@ impl Source for IranSource {
         DatasetId::IRAN_EVENTS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        // Not an HTTP upstream: nothing to replay.
+        &[]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported("iran-events is rebuilt from the export file".into()));

@@ -95,6 +95,10 @@ impl Source for OceanIceSource {
         DatasetId::OCEAN_ICE
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["ocean-ice"]
+    }
+
     fn reads_previous(&self) -> bool {
         true
     }

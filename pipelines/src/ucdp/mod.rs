@@ -161,6 +161,10 @@ impl Source for UcdpSource {
         DatasetId::VIOLENCE_EVENTS
     }
 
+    fn upstreams(&self) -> &'static [&'static str] {
+        &["ucdp"]
+    }
+
     async fn fetch(&self, ctx: &FetchContext, window: Window) -> Result<Fetched, SourceError> {
         if window != Window::Scheduled {
             return Err(SourceError::Unsupported(
