@@ -1,6 +1,6 @@
 //! Query parameters, declared once: a [`Param`] names a parameter, its kind and its range, and the
 //! same declaration parses the raw value into the exact violation messages of SUPPLEMENT 1.2–1.4,
-//! documents it in the OpenAPI document and (later) in the MCP tool's input schema.
+//! documents it in the OpenAPI document and in the MCP tool's input schema.
 
 use std::borrow::Cow;
 
