@@ -4,6 +4,8 @@
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use poem::endpoint::BoxEndpoint;
+use sitrep_agents::{AgentContext, AgentSettings};
+use sitrep_api::{read_through::ReadThrough, ApiContext, ApiSettings};
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{
     budget::{AviationStackBudget, CallBudget, MemoryBudget},
@@ -11,11 +13,11 @@ use sitrep_pipelines::{
     replay::FixtureServer,
     FetchContext, Fetched, Source, SourceError, UpstreamConfig, Window,
 };
-use sitrep_serve::{
+use sitrep_platform::{
+    app_state::{AppState, Settings},
     edge::rate_limit::{Limits, RateLimiter},
     snapshot::Snapshots,
     state::{Plan, StateStore},
-    AppState, Settings,
 };
 
 pub fn repo_root() -> PathBuf {
@@ -140,7 +142,7 @@ pub struct Options {
     pub edge_ua_filter: bool,
     /// A test CA for Client ID Metadata Documents served from loopback (turns on `OAUTH_CIMD_ALLOW_LOOPBACK`).
     pub cimd_ca: Option<Vec<u8>>,
-    pub aviationstack_budget: sitrep_serve::read_through::AviationStackBudget,
+    pub aviationstack_budget: AviationStackBudget,
     /// Read-through scenarios other than `normal` (`("wingbits", "down")`).
     pub read_through_scenarios: Vec<(&'static str, &'static str)>,
     /// Changes to the replay upstream configuration (credentials, optional providers).
@@ -253,19 +255,23 @@ impl TestApp {
         let settings = Settings {
             realm: "data-intelligence".into(),
             public_origins: vec![base.clone()],
-            iran_events_enabled: true,
             api_key_prefix: "di".into(),
             key_cache_ttl: options.key_cache_ttl,
             rate_limits: options.rate_limits,
             edge_ua_filter: options.edge_ua_filter,
+        };
+        let api_settings = ApiSettings {
+            iran_events_enabled: true,
+            consumer_prices_default_market: "ae".into(),
+            aviationstack_budget: options.aviationstack_budget,
+        };
+        let agent_settings = AgentSettings {
             mcp_allowed_origins: vec!["https://inspector.example".into()],
-            oauth_assistant_callbacks: sitrep_serve::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec(),
             oauth_cimd_allow_loopback: options.cimd_ca.is_some(),
             oauth_cimd_ca: options.cimd_ca,
-            aviationstack_budget: options.aviationstack_budget,
-            consumer_prices_default_market: "ae".into(),
+            ..AgentSettings::default()
         };
-        let registry = Arc::new(sitrep_serve::api::registry());
+        let registry = Arc::new(sitrep_api::registry());
         let mut state = AppState::new(registry, snapshots.clone(), store.clone(), Some("test-secret".into()), settings)
             .await
             .expect("state");
@@ -273,16 +279,15 @@ impl TestApp {
             state = state.with_limiter(limiter);
         }
         let config = (options.upstream)(UpstreamConfig::replay(&fixtures()));
-        let read_through = sitrep_serve::read_through::ReadThrough::replay_scenarios(
-            &fixtures(),
-            &options.read_through_scenarios,
-            config,
-        )
-        .await
-        .expect("read-through fixtures");
-        state = state.with_read_through(read_through);
-        let state = Arc::new(state);
-        let app = wrap(sitrep_serve::build(state.clone(), &base));
+        let read_through = ReadThrough::replay_scenarios(&fixtures(), &options.read_through_scenarios, config)
+            .await
+            .expect("read-through fixtures");
+        let state = Arc::new(
+            state
+                .with_extension(ApiContext { settings: api_settings, read_through })
+                .with_extension(AgentContext::new(agent_settings)),
+        );
+        let app = wrap(sitrep_serve::app::build(state.clone(), &base).expect("assembly"));
         let server = tokio::spawn(async move {
             if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {
                 panic!("the test server stopped: {e}");
@@ -298,9 +303,14 @@ impl TestApp {
         TestApp { base, key, lake, snapshots, store, state, http, _dir: dir, _server: server }
     }
 
+    /// The server's read-through layer (its upstream call count, its cache).
+    pub fn read_through(&self) -> &ReadThrough {
+        &sitrep_api::context(&self.state).read_through
+    }
+
     /// The application in process (no socket): requests are futures the test can drop.
     pub fn endpoint(&self) -> BoxEndpoint<'static> {
-        sitrep_serve::build(self.state.clone(), &self.base)
+        sitrep_serve::app::build(self.state.clone(), &self.base).expect("assembly")
     }
 
     /// A client that shows redirects instead of following them (as an OAuth client or a browser

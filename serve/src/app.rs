@@ -1,6 +1,6 @@
-//! Assembling the server: the route tree, the operation pipeline in front of every `/api/*`
-//! handler (`edge::run`), the error edge for poem's own errors, and the outer layers (request id,
-//! `Vary`, panics).
+//! Assembling the server: the route tree (the platform's pipeline in front of every `/api/*`
+//! operation, the agents' surfaces, docs and health), the error edge for poem's own errors, and
+//! the outer layers (request id, `Vary`, metrics, panics).
 
 use std::{panic::AssertUnwindSafe, sync::Arc, time::Instant};
 
@@ -13,13 +13,13 @@ use poem::{
 };
 use rand::RngCore;
 
-use crate::{
-    api::{self, error::ApiError},
+use sitrep_agents::{mcp::McpEndpoint, AgentContext};
+use sitrep_api::ApiContext;
+use sitrep_platform::{
     app_state::AppState,
-    dispatch::Dispatch,
-    edge,
-    mcp::McpEndpoint,
-    registry::Operation,
+    dispatch::{Dispatch, Pipeline},
+    kit::error::ApiError,
+    meta, openapi_doc,
 };
 
 /// Maps poem's own errors (unknown route, wrong method, bad payload, panics) to our JSON bodies.
@@ -68,31 +68,6 @@ fn answer_of(
         Ok(Err(e)) => error_edge(e),
         Err(_) => ApiError::Internal("handler panicked".into()).into_response(),
     })
-}
-
-/// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
-pub struct Pipeline {
-    state: Arc<AppState>,
-}
-
-impl Pipeline {
-    fn run<'a>(
-        &'a self,
-        op: Option<&'static Operation>,
-        req: &'a mut Request,
-        arrived: Instant,
-    ) -> impl std::future::Future<Output = Response> + Send + 'a {
-        edge::run(&self.state, op, req, arrived)
-    }
-}
-
-impl Endpoint for Pipeline {
-    type Output = Response;
-
-    async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        let op = self.state.registry.find(req.uri().path());
-        Ok(self.run(op, &mut req, Instant::now()).await)
-    }
 }
 
 /// The outermost layer: request id, `Vary`, the request metrics, the batch handle for
@@ -150,37 +125,48 @@ fn fixed(content_type: &'static str, body: impl Into<bytes::Bytes>) -> impl Endp
     get(poem::endpoint::make_sync(move |_: Request| Response::builder().content_type(content_type).body(body.clone())))
 }
 
-/// The whole HTTP application over `state`'s operations.
-pub fn build(state: Arc<AppState>, server_url: &str) -> BoxEndpoint<'static> {
-    let doc = api::openapi_doc::document(&state.registry, server_url);
+/// What makes a state unfit to serve.
+#[derive(Debug, thiserror::Error)]
+pub enum AssemblyError {
+    #[error("the state keeps no {0} (AppState::with_extension)")]
+    MissingContext(&'static str),
+}
+
+/// The whole HTTP application over `state`'s operations. The state must keep the API's and the
+/// agents' contexts (their handlers read them on every request).
+pub fn build(state: Arc<AppState>, server_url: &str) -> Result<BoxEndpoint<'static>, AssemblyError> {
+    if state.extension::<ApiContext>().is_none() {
+        return Err(AssemblyError::MissingContext("ApiContext"));
+    }
+    if state.extension::<AgentContext>().is_none() {
+        return Err(AssemblyError::MissingContext("AgentContext"));
+    }
+    let doc = openapi_doc::document(&state.registry, server_url);
     // Rendered once; each request clones a reference-counted buffer.
     let spec_json = serde_json::to_string_pretty(&doc).unwrap_or_default();
     let spec_yaml = serde_yaml::to_string(&doc).unwrap_or_default();
-    let docs = api::openapi_doc::swagger_ui(&spec_json);
+    let docs = openapi_doc::swagger_ui(&spec_json);
     // REST requests take the pipeline; ExecuteBatch and MCP call it or the handlers in process.
-    let pipeline = Arc::new(Pipeline { state: state.clone() });
+    let pipeline = Arc::new(Pipeline::new(state.clone()));
     let dispatch = Dispatch::new(pipeline.clone(), state.clone());
-    let mcp = McpEndpoint::new(state.clone(), dispatch.clone());
+    let mcp = Arc::new(McpEndpoint::new(state.clone(), dispatch.clone()));
+    let mcp_docs = mcp.clone();
     let outer_state = state.clone();
-    let routes = crate::dashboard::mount(crate::oauth::mount(Route::new(), state.clone()), state.clone())
-        .nest("/", pipeline.clone())
-        .at("/openapi.json", fixed("application/json; charset=utf-8", spec_json))
-        .at("/openapi.yaml", fixed("application/yaml; charset=utf-8", spec_yaml))
-        .at("/docs", fixed("text/html; charset=utf-8", docs))
-        .at("/docs/mcp", {
-            let (state, tools) = (state.clone(), crate::mcp::tools::list(&state.registry));
-            get(poem::endpoint::make_sync(move |_: Request| {
-                crate::mcp::docs::page(state.settings.site_origin(), &tools)
-            }))
-        })
-        .at("/mcp", mcp)
-        .at("/healthz", get(api::meta::healthz))
-        .at("/metrics", get(api::meta::metrics))
-        .at("/readyz", get(api::meta::readyz))
-        .at("/api/health", get(api::meta::api_health))
-        .data(state)
-        .boxed();
-    Outer { pipeline, routes, state: outer_state, dispatch }.boxed()
+    let routes =
+        sitrep_agents::dashboard::mount(sitrep_agents::oauth::mount(Route::new(), state.clone()), state.clone())
+            .nest("/", pipeline.clone())
+            .at("/openapi.json", fixed("application/json; charset=utf-8", spec_json))
+            .at("/openapi.yaml", fixed("application/yaml; charset=utf-8", spec_yaml))
+            .at("/docs", fixed("text/html; charset=utf-8", docs))
+            .at("/docs/mcp", get(poem::endpoint::make_sync(move |_: Request| mcp_docs.docs_page())))
+            .at("/mcp", mcp)
+            .at("/healthz", get(meta::healthz))
+            .at("/metrics", get(meta::metrics))
+            .at("/readyz", get(meta::readyz))
+            .at("/api/health", get(meta::api_health))
+            .data(state)
+            .boxed();
+    Ok(Outer { pipeline, routes, state: outer_state, dispatch }.boxed())
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::{app_state::Settings, edge::rate_limit::Limits};
+use sitrep_agents::{AgentSettings, DEFAULT_ASSISTANT_CALLBACKS};
+use sitrep_api::ApiSettings;
+use sitrep_platform::{app_state::Settings, edge::rate_limit::Limits};
 
 #[derive(Debug, Clone, Args)]
 pub struct LakeArgs {
@@ -95,32 +97,44 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
     Ok(Settings {
         realm: env("AUTH_REALM").unwrap_or_else(|| "data-intelligence".into()),
         public_origins: origins,
-        iran_events_enabled: env("IRAN_EVENTS_ENABLED")
-            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
         api_key_prefix: api_key_prefix.to_string(),
         key_cache_ttl: std::time::Duration::from_secs(serve.key_cache_seconds),
         rate_limits,
-        oauth_assistant_callbacks: env("OAUTH_ASSISTANT_CALLBACKS")
-            .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
-            .unwrap_or_else(|| crate::app_state::DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec()),
-        oauth_cimd_allow_loopback: env("OAUTH_CIMD_ALLOW_LOOPBACK").is_some_and(|v| v.eq_ignore_ascii_case("on")),
-        oauth_cimd_ca: match env("OAUTH_CIMD_CA_FILE") {
-            Some(path) => Some(std::fs::read(&path).with_context(|| format!("OAUTH_CIMD_CA_FILE {path}"))?),
-            None => None,
-        },
-        aviationstack_budget: sitrep_pipelines::budget::AviationStackBudget::from_env().map_err(anyhow::Error::msg)?,
-        mcp_allowed_origins: env("MCP_ALLOWED_ORIGINS")
-            .map(|v| {
-                v.split(',').map(|s| s.trim().trim_end_matches('/').to_string()).filter(|s| !s.is_empty()).collect()
-            })
-            .unwrap_or_default(),
         edge_ua_filter: env("EDGE_UA_FILTER")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "true" | "1")),
+    })
+}
+
+/// The API groups' settings (`IRAN_EVENTS_ENABLED`, `CONSUMER_PRICES_DEFAULT_MARKET`, the
+/// AviationStack budgets).
+pub fn api_settings_from_env() -> anyhow::Result<ApiSettings> {
+    Ok(ApiSettings {
+        iran_events_enabled: env("IRAN_EVENTS_ENABLED")
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
+        aviationstack_budget: sitrep_pipelines::budget::AviationStackBudget::from_env().map_err(anyhow::Error::msg)?,
         consumer_prices_default_market: match env("CONSUMER_PRICES_DEFAULT_MARKET") {
             Some(m) if m.len() == 2 && m.bytes().all(|b| b.is_ascii_alphabetic()) => m.to_ascii_lowercase(),
             Some(m) => anyhow::bail!("CONSUMER_PRICES_DEFAULT_MARKET: `{m}` is not a two-letter market code"),
             None => "ae".into(),
         },
+    })
+}
+
+/// The MCP server's and the authorization server's settings (`MCP_ALLOWED_ORIGINS`, `OAUTH_*`).
+pub fn agent_settings_from_env() -> anyhow::Result<AgentSettings> {
+    let list = |v: String| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect::<Vec<_>>();
+    Ok(AgentSettings {
+        oauth_assistant_callbacks: env("OAUTH_ASSISTANT_CALLBACKS")
+            .map(list)
+            .unwrap_or_else(|| DEFAULT_ASSISTANT_CALLBACKS.map(String::from).to_vec()),
+        oauth_cimd_allow_loopback: env("OAUTH_CIMD_ALLOW_LOOPBACK").is_some_and(|v| v.eq_ignore_ascii_case("on")),
+        oauth_cimd_ca: match env("OAUTH_CIMD_CA_FILE") {
+            Some(path) => Some(std::fs::read(&path).with_context(|| format!("OAUTH_CIMD_CA_FILE {path}"))?),
+            None => None,
+        },
+        mcp_allowed_origins: env("MCP_ALLOWED_ORIGINS")
+            .map(|v| list(v).into_iter().map(|o| o.trim_end_matches('/').to_string()).collect())
+            .unwrap_or_default(),
     })
 }
 

@@ -4,13 +4,17 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use sitrep_agents::AgentContext;
+use sitrep_api::{read_through::ReadThrough, ApiContext};
 use sitrep_lake::Lake;
-use sitrep_serve::{
-    config::{cursor_secret_from_env, settings_from_env, LakeArgs, ReadThroughMode, ServeArgs, StateArgs},
-    read_through::ReadThrough,
+use sitrep_platform::{
     snapshot::Snapshots,
     state::{Plan, StateStore},
     AppState,
+};
+use sitrep_serve::config::{
+    agent_settings_from_env, api_settings_from_env, cursor_secret_from_env, settings_from_env, LakeArgs,
+    ReadThroughMode, ServeArgs, StateArgs,
 };
 
 /// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
@@ -89,7 +93,7 @@ enum KeysCommand {
     Revoke { key: String },
 }
 
-async fn ensure_account(store: &StateStore, name: &str, plan: Plan) -> anyhow::Result<sitrep_serve::state::Account> {
+async fn ensure_account(store: &StateStore, name: &str, plan: Plan) -> anyhow::Result<sitrep_platform::state::Account> {
     Ok(match store.find_account_by_name(name).await? {
         Some(a) => a,
         None => store.create_account(name, plan).await?,
@@ -147,7 +151,7 @@ async fn main() -> anyhow::Result<()> {
         Command::DevKey { file } => {
             if let Ok(existing) = std::fs::read_to_string(&file) {
                 let existing = existing.trim();
-                if store.live_key(&sitrep_serve::state::hash_key(existing)).await?.is_some() {
+                if store.live_key(&sitrep_platform::state::hash_secret(existing)).await?.is_some() {
                     println!("API key: {existing}");
                     return Ok(());
                 }
@@ -207,20 +211,15 @@ async fn main() -> anyhow::Result<()> {
                 ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
             };
             let state = Arc::new(
-                AppState::new(
-                    Arc::new(sitrep_serve::api::registry()),
-                    snapshots,
-                    store,
-                    cursor_secret_from_env(),
-                    settings,
-                )
-                .await
-                .map_err(|e| anyhow::anyhow!("{e:?}"))?
-                .with_read_through(read_through),
+                AppState::new(Arc::new(sitrep_api::registry()), snapshots, store, cursor_secret_from_env(), settings)
+                    .await
+                    .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                    .with_extension(ApiContext { settings: api_settings_from_env()?, read_through })
+                    .with_extension(AgentContext::new(agent_settings_from_env()?)),
             );
             let _sweeper =
-                sitrep_serve::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
-            let app = sitrep_serve::build(state, &server_url);
+                sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
+            let app = sitrep_serve::build(state, &server_url)?;
             let listener = poem::listener::TcpListener::bind(serve.listen.clone());
             tracing::info!(listen = %serve.listen, "serving");
             poem::Server::new(listener)

@@ -45,7 +45,7 @@ async fn in_process(app: &TestApp, path: &str) -> (f64, f64) {
 
 /// 1,000 identical requests at once on a cold read-through key, over HTTP.
 async fn cold_burst(app: &TestApp) -> (u64, f64, f64) {
-    let before = app.state.read_through.upstream_calls();
+    let before = app.read_through().upstream_calls();
     let url = format!("{}{COLD}", app.base);
     let tasks: Vec<_> = (0..1000)
         .map(|_| {
@@ -64,7 +64,7 @@ async fn cold_burst(app: &TestApp) -> (u64, f64, f64) {
         lat.push(t.await.expect("task"));
     }
     lat.sort_by(f64::total_cmp);
-    let calls = app.state.read_through.upstream_calls() - before;
+    let calls = app.read_through().upstream_calls() - before;
     assert_eq!(calls, 1, "1,000 identical cold requests must make exactly one upstream call");
     (calls, percentile(&lat, 0.5), percentile(&lat, 0.99))
 }

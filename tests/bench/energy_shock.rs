@@ -36,7 +36,7 @@ async fn time_get(app: &sitrep_tests::TestApp, path: &str) -> f64 {
 pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
     let dir = tempfile::tempdir().expect("tempdir");
     let lake = sitrep_ingest::Lake::open(dir.path().join("lake").to_str().expect("path")).expect("lake");
-    let inputs: Vec<DatasetId> = sitrep_serve::api::intelligence::COMPUTE_ENERGY_SHOCK.datasets.to_vec();
+    let inputs: Vec<DatasetId> = sitrep_api::intelligence::COMPUTE_ENERGY_SHOCK.datasets.to_vec();
     let mut ingest = Vec::new();
     for d in &inputs {
         // jodi-oil first (Comtrade reads it), so each figure is its own dataset's.

@@ -40,14 +40,15 @@ use std::{
 use chrono::{DateTime, Duration, Utc};
 use futures::future::OptionFuture;
 use poem::{endpoint::BoxEndpoint, Endpoint, EndpointExt, Response};
+use sitrep_api::conflict::queries;
 use sitrep_ingest::{
     lake::{Outcome, Staged},
     writer::DatasetWriter,
     Lake,
 };
 use sitrep_pipelines::{acled, synthetic::AcledGenerator, Scope};
+use sitrep_platform::kit::error::ApiError;
 use sitrep_schemas::DatasetId;
-use sitrep_serve::api::{conflict::queries, error::ApiError};
 use sitrep_tests::TestApp;
 
 /// The served binary's allocator, so in-process figures match it (see the workspace manifest and `.cargo/config.toml`).
@@ -175,7 +176,7 @@ async fn in_process(app: &TestApp) -> InProcess {
         limit: 100,
         offset: 0,
     };
-    let render = |db: Arc<sitrep_serve::snapshot::DatasetDb>| async move {
+    let render = |db: Arc<sitrep_platform::snapshot::DatasetDb>| async move {
         let f = filter();
         let table = db.table().to_string();
         let (events, total) = db.query(move |c| queries::armed_events(c, &table, &f)).await.map_err(ApiError::from)?;
@@ -327,7 +328,7 @@ pub async fn serve_with_ceiling(dir: tempfile::TempDir, lake: Lake) -> (TestApp,
         let paths = (0..CEILING_SLOTS).map(ceiling_path).collect();
         WithCeilings { paths, bodies: bodies.clone(), app }.boxed()
     };
-    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("default=100000000,batch=100000000,mcp=100000000")
         .expect("limits");
     let options = sitrep_tests::Options { rate_limits: limits, ..Default::default() };
     (TestApp::serve_with(dir, lake, options, wrap).await, ceilings)

@@ -7,7 +7,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use sitrep_serve::state::{Plan, StateStore};
+use sitrep_platform::state::{Plan, StateStore};
 
 use crate::http_load::Wrk;
 

@@ -7,8 +7,8 @@ use std::{collections::HashSet, sync::Arc};
 
 use serde_json::{json, Value};
 use sitrep_pipelines::budget::{cycle_start, AviationStackBudget, MemoryBudget, SqliteBudget};
+use sitrep_platform::state::StateStore;
 use sitrep_schemas::DatasetId;
-use sitrep_serve::state::StateStore;
 use sitrep_tests::{replay_runner_with_budget, TestApp};
 
 const DELAYS: &str = "/api/aviation/v1/list-airport-delays";

@@ -10,7 +10,7 @@ const CARRIERS: &str = "/api/aviation/v1/get-carrier-ops";
 
 async fn live_used(app: &TestApp) -> i64 {
     let now = chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap();
-    let cycle = sitrep_serve::read_through::cycle_start(now, 1);
+    let cycle = sitrep_api::read_through::cycle_start(now, 1);
     app.state.store.budget_used("aviationstack-live", &cycle).await.unwrap()
 }
 
@@ -51,7 +51,7 @@ async fn watched_airports_answer_from_the_lake() {
         .collect();
     assert!(ascending(&merged), "departures by departure time and arrivals by arrival time, merged");
     assert_eq!(live_used(&app).await, 0, "no live call for a watched airport");
-    assert_eq!(app.state.read_through.upstream_calls(), 0);
+    assert_eq!(app.read_through().upstream_calls(), 0);
 }
 
 #[tokio::test]
@@ -64,7 +64,7 @@ async fn other_airports_are_read_through() {
     assert_eq!(live_used(&app).await, 2, "one live call per direction");
     let (_, departures) = app.json(&format!("{FLIGHTS}?airport=jfk")).await;
     assert_eq!(departures["flights"].as_array().unwrap().len(), 24, "the default limit is 30");
-    assert_eq!(app.state.read_through.upstream_calls(), 2, "the departures page was cached");
+    assert_eq!(app.read_through().upstream_calls(), 2, "the departures page was cached");
     for (airport, source) in [("AAA", "error"), ("AB1", "invalid"), ("ABCD", "invalid")] {
         let r = app.get(&format!("{FLIGHTS}?airport={airport}")).send().await.unwrap();
         assert_eq!(r.headers()["cache-control"], "no-store", "{airport}");
@@ -126,7 +126,7 @@ async fn carrier_ops_group_sort_and_degrade() {
 #[tokio::test]
 async fn both_are_pro_operations_gated_before_validation() {
     let app = TestApp::start().await;
-    let account = app.state.store.create_account("free-account", sitrep_serve::state::Plan::Free).await.unwrap();
+    let account = app.state.store.create_account("free-account", sitrep_platform::state::Plan::Free).await.unwrap();
     let free = app.state.store.create_key(&account.id, "free", "di", &["mcp"], false).await.unwrap().secret;
     for path in [format!("{FLIGHTS}?limit=500"), format!("{CARRIERS}?min_flights=-1")] {
         let r = app.http.get(format!("{}{path}", app.base)).header("x-service-key", &free).send().await.unwrap();

@@ -3,7 +3,7 @@
 //! idempotency and rate limit. Also the edge User-Agent filter (1.15).
 
 use serde_json::{json, Value};
-use sitrep_serve::edge::rate_limit::Limits;
+use sitrep_platform::edge::rate_limit::Limits;
 use sitrep_tests::{Options, TestApp};
 
 const EXECUTE: &str = "/api/batch/v1/execute";

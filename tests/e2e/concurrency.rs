@@ -13,7 +13,7 @@ const ALL_ARMED: &str = "/api/conflict/v1/list-armed-events?start=0&end=18000000
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_readers_never_see_torn_answers_while_generations_with_new_content_are_published() {
     // Thousands of requests a minute from one key: lift the rate limit, this test is about generations.
-    let limits = sitrep_serve::edge::rate_limit::Limits::parse("default=1000000").unwrap();
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("default=1000000").unwrap();
     let app = Arc::new(TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await);
     let stop = Arc::new(AtomicBool::new(false));
     let served = Arc::new(AtomicUsize::new(0));
@@ -139,13 +139,13 @@ async fn a_cursor_past_retention_is_refused_and_one_within_is_loaded() {
         "cursor refers to a dataset version that is no longer available; restart from the first page"
     );
     // Version 3 is among the newest three: a server that never loaded it loads it for the cursor.
-    let v3 = sitrep_serve::api::cursor::encode(
+    let v3 = sitrep_platform::kit::cursor::encode(
         b"test-secret",
-        &sitrep_serve::api::cursor::CursorPayload {
+        &sitrep_platform::kit::cursor::CursorPayload {
             op: "list-armed-events".into(),
             gen: 3,
             off: 100,
-            fh: sitrep_serve::api::canonical::Canonical::new(vec![
+            fh: sitrep_platform::kit::canonical::Canonical::new(vec![
                 ("country", String::new()),
                 ("end", String::new()),
                 ("start", "0".into()),
@@ -168,7 +168,7 @@ async fn a_restart_reattaches_the_serving_databases_instead_of_rebuilding() {
     let cache = app._dir.path().join("cache");
     let first = app.snapshots.current().unwrap();
     assert!(first.datasets.values().all(|db| !db.reopened), "built on the first load");
-    let restarted = sitrep_serve::snapshot::Snapshots::new(app.lake.clone(), cache, "256MB".into()).unwrap();
+    let restarted = sitrep_platform::snapshot::Snapshots::new(app.lake.clone(), cache, "256MB".into()).unwrap();
     let generation = restarted.refresh().await.unwrap().unwrap();
     assert_eq!(generation.datasets.len(), first.datasets.len());
     assert!(generation.datasets.values().all(|db| db.reopened), "re-attached from the cache");

@@ -267,8 +267,8 @@ async fn etag_and_if_none_match_and_snapshot_headers() {
 /// that cut through days, and offsets across and past the end.
 #[tokio::test]
 async fn positioned_pages_equal_sorted_pages() {
+    use sitrep_api::conflict::queries::{armed_events, violence_events, EventFilter};
     use sitrep_schemas::DatasetId;
-    use sitrep_serve::api::conflict::queries::{armed_events, violence_events, EventFilter};
 
     let app = TestApp::start().await;
     let generation = app.snapshots.current().unwrap();

@@ -84,7 +84,7 @@ async fn sign_in_keys_shown_once_limits_and_revocation() {
     let created = created.text().await.unwrap();
     let at = created.find("<code id=\"new-key\">").unwrap() + 19;
     let secret = created[at..].split('<').next().unwrap().to_string();
-    assert!(sitrep_serve::state::looks_like_api_key(&secret));
+    assert!(sitrep_platform::state::looks_like_api_key(&secret));
     let r = app
         .http
         .get(format!("{}/api/conflict/v1/list-iran-events", app.base))

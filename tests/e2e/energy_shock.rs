@@ -103,7 +103,7 @@ async fn worked_example_b_without_flow_data() {
     // Every input as normal, except PortWatch with no chokepoint data at all.
     let scenarios: Vec<(&str, &str)> =
         normal().into_iter().map(|(u, s)| if u == "portwatch" { (u, "empty") } else { (u, s) }).collect();
-    let inputs: Vec<DatasetId> = sitrep_serve::api::intelligence::COMPUTE_ENERGY_SHOCK.datasets.to_vec();
+    let inputs: Vec<DatasetId> = sitrep_api::intelligence::COMPUTE_ENERGY_SHOCK.datasets.to_vec();
     assert_eq!(inputs.len(), 8);
     let report = replay_runner(lake.clone(), &scenarios).await.run(&inputs).await.unwrap();
     assert!(report.datasets.iter().all(|d| d.ok), "{:?}", report.datasets);

@@ -14,7 +14,7 @@ async fn fares_from_prices_for_dates() {
     assert_eq!(r.status(), 200);
     assert_eq!(r.headers()["x-data-mode"], "replay");
     assert!(r.headers().contains_key("x-snapshot-generation"), "answered from a generation");
-    assert_eq!(app.state.read_through.upstream_calls(), 0);
+    assert_eq!(app.read_through().upstream_calls(), 0);
     let body: Value = r.json().await.unwrap();
     assert_eq!(
         (body["provider"].as_str(), body["degraded"].as_bool(), body["error"].as_str()),

@@ -81,7 +81,7 @@ async fn in_flight_key_answers_409_and_validation_errors_are_stored() {
 mod sha2_shim {
     /// SHA-256 hex via the server's own helper (the same function hashes API keys).
     pub fn hex_sha256(bytes: &[u8]) -> String {
-        sitrep_serve::state::hash_key(std::str::from_utf8(bytes).expect("utf8 body"))
+        sitrep_platform::state::hash_secret(std::str::from_utf8(bytes).expect("utf8 body"))
     }
 }
 

@@ -3,7 +3,7 @@
 //! code of 6.3 with its HTTP status.
 
 use serde_json::{json, Value};
-use sitrep_serve::edge::rate_limit::{Decision, LimiterUnavailable, Limits, Policy, RateLimiter};
+use sitrep_platform::edge::rate_limit::{Decision, LimiterUnavailable, Limits, Policy, RateLimiter};
 use sitrep_tests::{Options, TestApp};
 
 const V2026: &str = "2026-07-28";

@@ -122,7 +122,7 @@ async fn discovery_documents_describe_the_origin_asked() {
 
 #[tokio::test]
 async fn dynamic_client_registration() {
-    let limits = sitrep_serve::edge::rate_limit::Limits::parse("oauth-register=8").unwrap();
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-register=8").unwrap();
     let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
     let bad_json = app.http.post(format!("{}/oauth/register", app.base)).body("{nope").send().await.unwrap();
     assert_eq!(
@@ -339,7 +339,7 @@ async fn authorization_errors_before_and_after_the_redirect_target_is_trusted() 
 #[tokio::test]
 async fn token_endpoint_error_rows_and_client_credentials() {
     // More token requests than the default 10 a minute per IP.
-    let limits = sitrep_serve::edge::rate_limit::Limits::parse("oauth-token=100").unwrap();
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-token=100").unwrap();
     let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
     let client = client_id(&app).await;
     let r = app

@@ -19,11 +19,11 @@ async fn itineraries_and_the_cool_down() {
     // A 429: the answer says cool-down, and for 120 s no call is made for any search.
     let (_, limited) = app.json(&format!("{FLIGHTS}?origin=IST&destination=JFK&departure_date=2026-12-05")).await;
     assert_eq!(limited["error"], "provider_cooldown");
-    let calls = app.state.read_through.upstream_calls();
+    let calls = app.read_through().upstream_calls();
     let (_, other) =
         app.json(&format!("{FLIGHTS}?origin=JFK&destination=LHR&departure_date=2026-12-05&sort_by=CHEAPEST")).await;
     assert_eq!((other["error"].as_str(), other["degraded"].as_bool()), (Some("provider_cooldown"), Some(true)));
-    assert_eq!(app.state.read_through.upstream_calls(), calls, "no call while cooling down");
+    assert_eq!(app.read_through().upstream_calls(), calls, "no call while cooling down");
     app.state.clock.advance(121);
     let (_, after) = app.json(&format!("{FLIGHTS}?origin=JFK&destination=LHR&departure_date=2026-12-05")).await;
     assert_eq!(after["error"], "", "cached from before the cool-down");

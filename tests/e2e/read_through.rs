@@ -45,7 +45,7 @@ async fn video_info_and_its_error_vocabulary() {
 #[tokio::test]
 async fn answers_are_cached_for_their_ttl_and_failures_for_a_minute() {
     let app = TestApp::start().await;
-    let rt = &app.state.read_through;
+    let rt = &app.read_through();
     let calls = rt.upstream_calls();
     video(&app, "video_id=Wq2Qk0Fv0cE").await;
     video(&app, "video_id=Wq2Qk0Fv0cE").await;
@@ -65,10 +65,10 @@ async fn answers_are_cached_for_their_ttl_and_failures_for_a_minute() {
 #[tokio::test]
 async fn concurrent_identical_cold_requests_make_one_upstream_call() {
     let app = TestApp::start().await;
-    let calls = app.state.read_through.upstream_calls();
+    let calls = app.read_through().upstream_calls();
     let answers = futures::future::join_all((0..100).map(|_| video(&app, "video_id=Wq2Qk0Fv0cE"))).await;
     assert!(answers.iter().all(|(_, b)| b["channelExists"] == true));
-    assert_eq!(app.state.read_through.upstream_calls(), calls + 1);
+    assert_eq!(app.read_through().upstream_calls(), calls + 1);
 }
 
 const STATUS: &str = "/api/aviation/v1/get-flight-status";
@@ -112,14 +112,14 @@ async fn flight_status_for_pro_accounts_cached_and_budgeted() {
     );
     // Four distinct live calls so far, each counted in both budgets of this cycle.
     let cycle =
-        sitrep_serve::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
+        sitrep_api::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
     assert_eq!(app.state.store.budget_used("aviationstack-live", &cycle).await.unwrap(), 4);
     assert_eq!(app.state.store.budget_used("aviationstack", &cycle).await.unwrap(), 4);
 }
 
 #[tokio::test]
 async fn an_exhausted_budget_answers_budget_and_survives_a_restart() {
-    let budget = sitrep_serve::read_through::AviationStackBudget { monthly: 100, live: 1, reset_day: 1 };
+    let budget = sitrep_api::read_through::AviationStackBudget { monthly: 100, live: 1, reset_day: 1 };
     let options = sitrep_tests::Options { aviationstack_budget: budget, ..Default::default() };
     let app = TestApp::start_with(options).await;
     let (_, first) = app.json(&format!("{STATUS}?flight_number=TK2120&date=2026-11-20")).await;
@@ -129,14 +129,14 @@ async fn an_exhausted_budget_answers_budget_and_survives_a_restart() {
     assert_eq!(r.json::<Value>().await.unwrap(), json!({"flights": [], "source": "budget", "cacheHit": false}));
     // The count lives in the state store: a new server on the same store sees it spent.
     let cycle =
-        sitrep_serve::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
+        sitrep_api::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
     assert!(!app.state.store.reserve_budget("aviationstack-live", &cycle, 1).await.unwrap());
 }
 
 #[tokio::test]
 async fn pro_gating_of_a_read_through_operation() {
     let app = TestApp::start().await;
-    let account = app.state.store.create_account("free-account", sitrep_serve::state::Plan::Free).await.unwrap();
+    let account = app.state.store.create_account("free-account", sitrep_platform::state::Plan::Free).await.unwrap();
     let free = app.state.store.create_key(&account.id, "free", "di", &["mcp"], false).await.unwrap().secret;
     let r = app
         .http

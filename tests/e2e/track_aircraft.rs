@@ -37,14 +37,14 @@ async fn a_viewport_from_wingbits_clipped_and_sorted() {
     assert!((thy["altitudeM"].as_f64().unwrap() - 10_668.0).abs() < 0.01);
     assert_eq!(thy["observedAt"], 1_795_154_398_000i64);
     // The watched box (AVIATION_WATCH_BBOXES) answers from the lake, with the same post-filters.
-    let calls = app.state.read_through.upstream_calls();
+    let calls = app.read_through().upstream_calls();
     let r = app.get(&format!("{TRACK}?sw_lat=38.0&sw_lon=26&ne_lat=43&ne_lon=34&callsign=thy")).send().await.unwrap();
     assert!(r.headers().contains_key("x-snapshot-generation"), "answered from a generation");
     let watched: Value = r.json().await.unwrap();
     assert_eq!((watched["source"].as_str(), hexes(&watched)), (Some("wingbits"), vec!["4b1805", "4ba9c6", "4bb1c4"]));
     assert_eq!(watched["updatedAt"], 1_795_154_400_000i64, "the watch list's fetch time");
     insta::assert_json_snapshot!("track_aircraft", watched);
-    assert_eq!(app.state.read_through.upstream_calls(), calls, "no live call");
+    assert_eq!(app.read_through().upstream_calls(), calls, "no live call");
     // sw_lon > ne_lon: the box crosses the antimeridian.
     let (_, pacific) = app.json(&format!("{TRACK}?sw_lat=-25&sw_lon=175&ne_lat=-15&ne_lon=-175")).await;
     assert_eq!(hexes(&pacific), ["c81e2f", "c8a012"]);
@@ -103,7 +103,7 @@ async fn opensky_only_when_enabled_and_wingbits_fails() {
 #[tokio::test]
 async fn ttls_per_kind_of_answer() {
     let app = TestApp::start().await;
-    let rt = &app.state.read_through;
+    let rt = &app.read_through();
     let calls = rt.upstream_calls();
     let ask = |q: &'static str| {
         let app = &app;

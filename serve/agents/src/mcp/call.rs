@@ -1,0 +1,236 @@
+//! A data tool call (SUPPLEMENT 6.5): the arguments become the REST operation's query string, the
+//! REST handler answers in process for the caller's principal, and its answer becomes the tool
+//! result — or the JSON-RPC error its status stands for.
+
+use poem::{
+    http::{Method, StatusCode, Uri},
+    Request,
+};
+use serde_json::{json, Value};
+
+use super::{
+    revision::Revision,
+    rpc::{self, RpcError},
+};
+use sitrep_platform::auth::Principal;
+use sitrep_platform::dispatch::Dispatch;
+use sitrep_platform::kit::dataset_read::DisabledByDeployment;
+use sitrep_platform::kit::embedded_json::write_value;
+use sitrep_platform::kit::embedded_json::EmbeddedJson;
+use sitrep_platform::kit::error::Violation;
+use sitrep_platform::kit::params::JMESPATH;
+use sitrep_platform::registry::Operation;
+
+/// Result budget of a data tool, and of `get_sources`.
+pub const BUDGET_BYTES: usize = 1 << 20;
+pub const SOURCES_BUDGET_BYTES: usize = 64 << 10;
+
+/// The arguments as a query string; arguments the tool does not declare are violations.
+fn query_of(op: &Operation, args: &Value) -> Result<String, RpcError> {
+    let empty = serde_json::Map::new();
+    let obj = match args {
+        Value::Null => &empty,
+        Value::Object(o) => o,
+        _ => return Err(invalid(vec![violation("arguments", "value must be an object")])),
+    };
+    let mut query = url::form_urlencoded::Serializer::new(String::new());
+    let mut violations = Vec::new();
+    for (name, value) in obj {
+        let Some(param) = op.params.iter().chain([&JMESPATH]).find(|p| p.name == name) else {
+            violations.push(violation(name, "unknown argument"));
+            continue;
+        };
+        let field = param.field();
+        let values: Vec<String> = match value {
+            Value::Null => continue,
+            Value::String(s) => vec![s.clone()],
+            Value::Number(n) => vec![n.to_string()],
+            Value::Bool(b) => vec![b.to_string()],
+            Value::Array(items) => match items.iter().map(|i| i.as_str().map(str::to_string)).collect() {
+                Some(v) => v,
+                None => {
+                    violations.push(violation(&field, "value must be a string"));
+                    continue;
+                }
+            },
+            Value::Object(_) => {
+                violations.push(violation(&field, "value must be a string"));
+                continue;
+            }
+        };
+        for v in values {
+            query.append_pair(name, &v);
+        }
+    }
+    if violations.is_empty() {
+        Ok(query.finish())
+    } else {
+        Err(invalid(violations))
+    }
+}
+
+fn violation(field: &str, description: &str) -> Violation {
+    Violation { field: field.to_string(), description: description.to_string() }
+}
+
+fn invalid(violations: Vec<Violation>) -> RpcError {
+    RpcError::invalid_params("Invalid params").with_data(json!({ "violations": violations }))
+}
+
+/// A method's result: a JSON value, or a data tool's answer carrying the REST body as it was
+/// rendered (embedded twice — as the text content and as structured content — without a reparse).
+pub enum Output {
+    Value(Value),
+    Tool { json: EmbeddedJson, meta: Option<Value> },
+}
+
+impl Output {
+    /// The JSON-RPC reply; results of the stateless revision say `resultType: complete`.
+    pub fn into_response(self, id: &Value, revision: Revision) -> poem::Response {
+        let stateless = revision == Revision::Stateless;
+        match self {
+            Output::Value(mut result) => {
+                if stateless {
+                    result["resultType"] = json!("complete");
+                }
+                rpc::result(id, result)
+            }
+            Output::Tool { json, meta } => {
+                let mut out = Vec::with_capacity(json.len() * 2 + 256);
+                out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                write_value(&mut out, id);
+                out.extend_from_slice(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
+                write_value(&mut out, json.as_str());
+                out.extend_from_slice(b"}]");
+                // The 2025 line allows structured content only as an object.
+                if stateless || json.is_object() {
+                    out.extend_from_slice(b",\"structuredContent\":");
+                    json.write_to(&mut out);
+                }
+                if let Some(meta) = meta {
+                    out.extend_from_slice(b",\"_meta\":");
+                    write_value(&mut out, &meta);
+                }
+                if stateless {
+                    out.extend_from_slice(b",\"resultType\":\"complete\"");
+                }
+                out.extend_from_slice(b"}}");
+                rpc::reply_bytes(StatusCode::OK, out)
+            }
+        }
+    }
+}
+
+/// The text + structured result of a JSON value, within `budget` bytes.
+pub fn tool_result(value: Value, revision: Revision, budget: usize) -> Value {
+    let text = value.to_string();
+    if text.len() > budget {
+        return budget_exceeded(budget, text.len());
+    }
+    let mut result = json!({"content": [{"type": "text", "text": text}]});
+    // The 2025 line allows structured content only as an object.
+    if revision == Revision::Stateless || value.is_object() {
+        result["structuredContent"] = value;
+    }
+    result
+}
+
+fn budget_exceeded(budget: usize, actual: usize) -> Value {
+    let over = json!({"_budget_exceeded": true, "budget_bytes": budget, "actual_bytes": actual,
+        "hint": "narrow the query or use jmespath"});
+    json!({"content": [{"type": "text", "text": over.to_string()}], "structuredContent": over})
+}
+
+fn header(resp: &poem::Response, name: &str) -> Option<String> {
+    resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+/// Runs the tool of `op` for `principal` (already authenticated, gated and counted).
+pub async fn data_tool(
+    dispatch: &Dispatch,
+    op: &'static Operation,
+    principal: Principal,
+    args: &Value,
+    revision: Revision,
+) -> Result<Output, RpcError> {
+    let query = query_of(op, args)?;
+    let uri: Uri = format!("{}?{query}", op.path).parse().map_err(|_| RpcError::tool_fault())?;
+    let req = Request::builder().method(Method::GET).uri(uri).extension(principal).finish();
+    let resp = dispatch.handler(op, req).await;
+    let status = resp.status();
+    let disabled_by_deployment = resp.extensions().get::<DisabledByDeployment>().is_some();
+    let data_state = header(&resp, "x-data-state");
+    let meta = data_state.as_ref().map(|state| {
+        json!({
+            "sitrep/snapshotGeneration": header(&resp, "x-snapshot-generation").unwrap_or_default(),
+            "sitrep/asOf": header(&resp, "x-data-as-of").unwrap_or_default(),
+            "sitrep/dataState": state,
+        })
+    });
+    let content_type = resp.content_type().map(str::to_string);
+    let body = resp.into_body().into_bytes().await.map_err(|_| RpcError::tool_fault())?;
+    let json = EmbeddedJson::of_response(content_type.as_deref(), body).ok_or_else(RpcError::tool_fault)?;
+    match status {
+        StatusCode::OK => {
+            // A deployment that disabled a dataset answers its documented empty body instead.
+            if data_state.as_deref() == Some("unavailable") && !disabled_by_deployment {
+                let dataset = op.datasets.first().map(|d| d.as_str()).unwrap_or_default();
+                return Err(RpcError::new(rpc::DATA_UNAVAILABLE, "Required data inputs are unavailable")
+                    .with_data(json!({"retryable": true, "dataset": dataset})));
+            }
+            if json.len() > BUDGET_BYTES {
+                return Ok(Output::Value(budget_exceeded(BUDGET_BYTES, json.len())));
+            }
+            Ok(Output::Tool { json, meta })
+        }
+        StatusCode::BAD_REQUEST => {
+            let value = json.parse().map_err(|_| RpcError::tool_fault())?;
+            if value.get("_jmespath_error").is_some() {
+                // A jmespath failure is a result, not a protocol error (6.5).
+                Ok(Output::Value(tool_result(value, revision, BUDGET_BYTES)))
+            } else if value.get("violations").is_some() {
+                Err(RpcError::invalid_params("Invalid params").with_data(json!({"violations": value["violations"]})))
+            } else {
+                Err(RpcError::tool_fault())
+            }
+        }
+        _ => {
+            tracing::warn!(tool = op.id, %status, "data tool answered an unexpected status");
+            Err(RpcError::tool_fault())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn arguments_become_the_rest_query() {
+        let op = sitrep_api::registry().by_id("ListArmedEvents").unwrap();
+        let q =
+            query_of(op, &json!({"country": "ua", "page_size": 5, "start": 1780099200000u64, "jmespath": "events[0]"}))
+                .unwrap();
+        assert_eq!(q, "country=ua&page_size=5&start=1780099200000&jmespath=events%5B0%5D");
+        let e = query_of(op, &json!({"countri": "UA", "page_size": {"x": 1}})).unwrap_err();
+        assert_eq!(e.code, -32602);
+        assert_eq!(
+            e.data.unwrap()["violations"],
+            json!([
+                {"field": "countri", "description": "unknown argument"},
+                {"field": "pageSize", "description": "value must be a string"},
+            ])
+        );
+    }
+
+    #[test]
+    fn results_within_the_budget() {
+        let r = tool_result(json!({"a": 1}), Revision::Line2025, 100);
+        assert_eq!(r, json!({"content": [{"type": "text", "text": "{\"a\":1}"}], "structuredContent": {"a": 1}}));
+        let r = tool_result(json!([1, 2]), Revision::Line2025, 100);
+        assert!(r.get("structuredContent").is_none(), "2025 line: objects only");
+        assert_eq!(tool_result(json!([1, 2]), Revision::Stateless, 100)["structuredContent"], json!([1, 2]));
+        let r = tool_result(json!({"big": "x".repeat(200)}), Revision::Stateless, 100);
+        assert_eq!(r["structuredContent"]["_budget_exceeded"], true);
+        assert_eq!(r["structuredContent"]["budget_bytes"], 100);
+    }
+}

@@ -1,0 +1,251 @@
+//! Client ID Metadata Documents (SUPPLEMENT 5.4a): a `client_id` that is an https URL names a JSON
+//! document describing the client, fetched here — https only, no credentials, no redirects, at
+//! most 5,120 bytes within 5 s, and never from a loopback, private, link-local or multicast
+//! address: the host is resolved first and the connection pinned to the checked address, so a
+//! DNS answer cannot change between the check and the fetch. Documents are cached per their
+//! `Cache-Control: max-age`, between 60 s and 24 h.
+
+use std::{
+    collections::HashMap,
+    net::{IpAddr, SocketAddr},
+    sync::Mutex,
+    time::Duration,
+};
+
+use serde_json::Value;
+
+use super::register::redirect_allowed;
+use sitrep_platform::app_state::AppState;
+use sitrep_platform::state::ClientRecord;
+
+const MAX_BYTES: usize = 5_120;
+const TIMEOUT: Duration = Duration::from_secs(5);
+const MIN_CACHE_SECONDS: i64 = 60;
+const MAX_CACHE_SECONDS: i64 = 86_400;
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum MetadataError {
+    #[error("the client_id is not an https URL with a path")]
+    NotAMetadataUrl,
+    #[error("the host could not be resolved")]
+    Unresolvable,
+    #[error("the host resolves to a loopback, private, link-local or multicast address")]
+    ForbiddenAddress,
+    #[error("the document could not be fetched: {0}")]
+    Fetch(String),
+    #[error("the document answered with a redirect")]
+    Redirected,
+    #[error("the document answered HTTP {0}")]
+    Status(u16),
+    #[error("the document is larger than 5120 bytes")]
+    TooLarge,
+    #[error("the document is not valid client metadata: {0}")]
+    Invalid(String),
+}
+
+/// The documents fetched lately, by URL, with when each stops being fresh (epoch seconds).
+#[derive(Default)]
+pub struct MetadataCache {
+    entries: Mutex<HashMap<String, (i64, ClientRecord)>>,
+}
+
+/// A `client_id` that names a metadata document: https, a host, and a path other than `/`.
+pub fn metadata_url(client_id: &str) -> Option<url::Url> {
+    let url = url::Url::parse(client_id).ok()?;
+    (url.scheme() == "https" && url.host_str().is_some() && url.path() != "/" && url.fragment().is_none())
+        .then_some(url)
+}
+
+/// Whether an address may be fetched from: public unicast only.
+fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            !(v4.is_loopback()
+                || v4.is_private()
+                || v4.is_link_local()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_unspecified()
+                || v4.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (o[1] & 0xc0) == 64)) // shared address space 100.64.0.0/10
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let first = v6.segments()[0];
+            !(v6.is_loopback()
+                || v6.is_multicast()
+                || v6.is_unspecified()
+                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
+                || (first & 0xffc0) == 0xfe80) // link-local fe80::/10
+        }
+    }
+}
+
+fn max_age(headers: &reqwest::header::HeaderMap) -> i64 {
+    let age = headers
+        .get("cache-control")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').find_map(|d| d.trim().strip_prefix("max-age=")?.parse::<i64>().ok()))
+        .unwrap_or(MIN_CACHE_SECONDS);
+    age.clamp(MIN_CACHE_SECONDS, MAX_CACHE_SECONDS)
+}
+
+/// The client a metadata document describes, checked as 5.4a requires.
+fn client_of(url: &url::Url, doc: &Value, callbacks: &[String]) -> Result<ClientRecord, MetadataError> {
+    let invalid = |why: &str| MetadataError::Invalid(why.to_string());
+    let obj = doc.as_object().ok_or_else(|| invalid("not a JSON object"))?;
+    if obj.get("client_id").and_then(Value::as_str) != Some(url.as_str()) {
+        return Err(invalid("client_id is not the document's URL"));
+    }
+    let uris: Vec<String> = obj
+        .get("redirect_uris")
+        .and_then(Value::as_array)
+        .filter(|a| !a.is_empty())
+        .and_then(|a| a.iter().map(|v| v.as_str().map(str::to_string)).collect())
+        .ok_or_else(|| invalid("redirect_uris is required"))?;
+    if let Some(bad) = uris.iter().find(|u| !redirect_allowed(u, callbacks)) {
+        return Err(MetadataError::Invalid(format!("redirect URI not allowed: {bad}")));
+    }
+    match obj.get("token_endpoint_auth_method") {
+        None => {}
+        Some(m) if m == "none" => {}
+        Some(_) => return Err(invalid("token_endpoint_auth_method must be none")),
+    }
+    let name = obj.get("client_name").and_then(Value::as_str).map(str::trim).filter(|n| !n.is_empty());
+    Ok(ClientRecord {
+        client_id: url.to_string(),
+        client_name: name.unwrap_or("Unknown Client").chars().take(100).collect(),
+        redirect_uris: uris,
+        application_type: "web".into(),
+        created_at: 0,
+    })
+}
+
+async fn fetch(state: &AppState, url: &url::Url) -> Result<(ClientRecord, i64), MetadataError> {
+    let host = url.host_str().ok_or(MetadataError::NotAMetadataUrl)?;
+    let port = url.port_or_known_default().unwrap_or(443);
+    let addrs: Vec<SocketAddr> =
+        tokio::net::lookup_host((host, port)).await.map_err(|_| MetadataError::Unresolvable)?.collect();
+    let allow_loopback = crate::context(state).settings.oauth_cimd_allow_loopback;
+    let addr = addrs
+        .into_iter()
+        .find(|a| is_public(a.ip()) || (allow_loopback && a.ip().is_loopback()))
+        .ok_or(MetadataError::ForbiddenAddress)?;
+    let mut builder = reqwest::Client::builder()
+        .https_only(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TIMEOUT)
+        .resolve(host, addr)
+        .user_agent(concat!("sitrep/", env!("CARGO_PKG_VERSION")));
+    if let Some(ca) = &crate::context(state).settings.oauth_cimd_ca {
+        let cert = reqwest::Certificate::from_pem(ca).map_err(|e| MetadataError::Fetch(e.to_string()))?;
+        builder = builder.add_root_certificate(cert);
+    }
+    let client = builder.build().map_err(|e| MetadataError::Fetch(e.to_string()))?;
+    let mut resp = client.get(url.as_str()).send().await.map_err(|e| MetadataError::Fetch(e.to_string()))?;
+    if resp.status().is_redirection() {
+        return Err(MetadataError::Redirected);
+    }
+    if !resp.status().is_success() {
+        return Err(MetadataError::Status(resp.status().as_u16()));
+    }
+    if resp.content_length().is_some_and(|n| n as usize > MAX_BYTES) {
+        return Err(MetadataError::TooLarge);
+    }
+    let ttl = max_age(resp.headers());
+    let mut body = Vec::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| MetadataError::Fetch(e.to_string()))? {
+        body.extend_from_slice(&chunk);
+        if body.len() > MAX_BYTES {
+            return Err(MetadataError::TooLarge);
+        }
+    }
+    let doc: Value = serde_json::from_slice(&body).map_err(|_| MetadataError::Invalid("not JSON".into()))?;
+    Ok((client_of(url, &doc, &crate::context(state).settings.oauth_assistant_callbacks)?, ttl))
+}
+
+impl MetadataCache {
+    /// The client a metadata-document `client_id` describes: from the cache while fresh, else fetched.
+    pub async fn resolve(&self, state: &AppState, url: &url::Url, now: i64) -> Result<ClientRecord, MetadataError> {
+        let cached = self.entries.lock().ok().and_then(|m| m.get(url.as_str()).cloned());
+        if let Some((fresh_until, client)) = cached {
+            if now < fresh_until {
+                return Ok(client);
+            }
+        }
+        let (client, ttl) = fetch(state, url).await?;
+        if let Ok(mut m) = self.entries.lock() {
+            if m.len() > 1_000 {
+                m.clear();
+            }
+            m.insert(url.to_string(), (now + ttl, client.clone()));
+        }
+        Ok(client)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_public_unicast_addresses() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "224.0.0.1",
+            "0.0.0.0",
+            "100.64.0.1",
+            "::1",
+            "fe80::1",
+            "fc00::1",
+            "::ffff:127.0.0.1",
+            "ff02::1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "100.128.0.1"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn metadata_urls_and_documents() {
+        assert!(metadata_url("https://app.example/oauth/client.json").is_some());
+        for not in [
+            "https://app.example/",
+            "https://app.example",
+            "http://app.example/c.json",
+            "0f6e-uuid",
+            "https://app.example/c#x",
+        ] {
+            assert!(metadata_url(not).is_none(), "{not}");
+        }
+        let url = metadata_url("https://app.example/client.json").unwrap();
+        let callbacks = vec!["https://claude.ai/api/mcp/auth_callback".to_string()];
+        let good = serde_json::json!({"client_id": "https://app.example/client.json", "client_name": "App",
+            "redirect_uris": ["http://localhost:3000/cb"], "token_endpoint_auth_method": "none"});
+        assert_eq!(client_of(&url, &good, &callbacks).unwrap().client_name, "App");
+        let mut wrong_id = good.clone();
+        wrong_id["client_id"] = "https://other.example/client.json".into();
+        assert!(client_of(&url, &wrong_id, &callbacks).is_err());
+        let mut secret = good.clone();
+        secret["token_endpoint_auth_method"] = "client_secret_basic".into();
+        assert!(client_of(&url, &secret, &callbacks).is_err());
+        let mut foreign = good;
+        foreign["redirect_uris"] = serde_json::json!(["https://evil.example/cb"]);
+        assert!(client_of(&url, &foreign, &callbacks).is_err());
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("cache-control", "public, max-age=5".parse().unwrap());
+        assert_eq!(max_age(&h), 60);
+        h.insert("cache-control", "max-age=999999".parse().unwrap());
+        assert_eq!(max_age(&h), 86_400);
+    }
+}

@@ -1,0 +1,73 @@
+//! GetVideoLiveStreamInfo (SUPPLEMENT 2.1.9): YouTube oEmbed through the read-through cache
+//! (600 s; upstream failures 60 s). Every outcome is a 200 with its `error` value.
+
+use poem::Request;
+use sitrep_pipelines::youtube::{self, VideoLookup};
+
+use super::{
+    model::VideoLiveStreamInfo,
+    params::{CHANNEL, VIDEO_ID},
+};
+use crate::read_through::Fresh;
+use sitrep_platform::app_state::AppState;
+use sitrep_platform::kit::answer::live_get;
+use sitrep_platform::kit::answer::Answer;
+use sitrep_platform::kit::parse::parse_with;
+use sitrep_platform::kit::parse::Parsed;
+use sitrep_platform::registry::Operation;
+
+const TTL: i64 = 600;
+const FAILURE_TTL: i64 = 60;
+
+fn with_error(video_id: &str, error: &str) -> VideoLiveStreamInfo {
+    VideoLiveStreamInfo { video_id: video_id.to_string(), error: error.to_string(), ..Default::default() }
+}
+
+pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<VideoLiveStreamInfo> {
+    let Parsed { params: (video_id, channel), jmespath } =
+        match parse_with::<VideoLiveStreamInfo, _>(req, op, |q, _| {
+            (VIDEO_ID.raw(q).unwrap_or("").to_string(), CHANNEL.raw(q).is_some())
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
+    let replay = crate::context(state).read_through.is_replay();
+    let info = match (video_id.as_str(), channel) {
+        ("", true) => with_error("", "channel_live_detection_retired"),
+        ("", false) => with_error("", "missing_video_id"),
+        (id, _) if !youtube::is_video_id(id) => with_error(id, "invalid_video_id"),
+        (id, _) => {
+            let rt = &crate::context(state).read_through;
+            let (info, _hit) = rt
+                .get_or_fetch(
+                    &format!("video:{id}"),
+                    || state.clock.now(),
+                    || async {
+                        match youtube::lookup(&rt.http, id).await {
+                            Ok(VideoLookup::Found { title, channel_name }) => Fresh {
+                                value: VideoLiveStreamInfo {
+                                    video_id: id.to_string(),
+                                    title,
+                                    channel_name,
+                                    channel_exists: true,
+                                    ..Default::default()
+                                },
+                                ttl_seconds: TTL,
+                            },
+                            Ok(VideoLookup::NotFound) => {
+                                Fresh { value: with_error(id, "video_not_found"), ttl_seconds: TTL }
+                            }
+                            Err(e) => {
+                                tracing::warn!(error = %e, "youtube oembed failed");
+                                Fresh { value: with_error(id, "upstream_error"), ttl_seconds: FAILURE_TTL }
+                            }
+                        }
+                    },
+                )
+                .await;
+            info
+        }
+    };
+    live_get(req, jmespath, &info, info.error == "upstream_error", replay)
+}

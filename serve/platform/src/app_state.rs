@@ -1,0 +1,156 @@
+//! What every request can reach: the loaded snapshots, the state store, caches, the rate limiter,
+//! the settings, and the extensions the crates above the platform keep here (their settings and
+//! caches). Its own module so that `edge` (the per-operation pipeline), `auth`, the handlers and
+//! the assembly all depend on it and not on each other.
+
+use std::{
+    any::{Any, TypeId},
+    collections::HashMap,
+    sync::Arc,
+};
+
+use poem::Request;
+use rand::RngCore;
+
+use crate::auth;
+use crate::edge::rate_limit::InProcessLimiter;
+use crate::edge::rate_limit::Limits;
+use crate::edge::rate_limit::RateLimiter;
+use crate::kit::answer::BodyCache;
+use crate::kit::error::ApiError;
+use crate::metrics::Metrics;
+use crate::registry::Registry;
+use crate::snapshot::Snapshots;
+use crate::state::StateStore;
+
+/// Memory for rendered response bodies (a page of 100 events renders to about 40 KB).
+const BODY_CACHE_BYTES: usize = 64 << 20;
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub realm: String,
+    /// Allowed public origins; the first is the site origin.
+    pub public_origins: Vec<String>,
+    pub api_key_prefix: String,
+    /// How long a resolved API key is trusted before the state store is asked again: the delay
+    /// before a revocation or suspension made elsewhere takes effect.
+    pub key_cache_ttl: std::time::Duration,
+    pub rate_limits: Limits,
+    /// The edge User-Agent filter of SUPPLEMENT 1.15 (`EDGE_UA_FILTER=on`; off by default).
+    pub edge_ua_filter: bool,
+}
+
+impl Settings {
+    pub fn site_origin(&self) -> &str {
+        self.public_origins.first().map(String::as_str).unwrap_or("http://127.0.0.1:8080")
+    }
+
+    /// Whether a browser request comes from one of our origins (a request without `Origin` is
+    /// not a cross-origin browser request).
+    pub fn is_own_origin(&self, req: &Request) -> bool {
+        match req.headers().get("origin").and_then(|v| v.to_str().ok()) {
+            None => true,
+            Some(o) => self.public_origins.iter().any(|p| p == o),
+        }
+    }
+
+    /// The request's origin if it is in the allowlist, else the site origin (SUPPLEMENT 5.2).
+    pub fn origin_for(&self, req: &Request) -> String {
+        let host = req.headers().get("host").and_then(|h| h.to_str().ok()).unwrap_or("");
+        self.public_origins
+            .iter()
+            .find(|o| o.split("://").nth(1) == Some(host))
+            .cloned()
+            .unwrap_or_else(|| self.site_origin().to_string())
+    }
+}
+
+/// The time the authorization server and the dashboard judge lifetimes by: the system clock,
+/// which tests can move forward to expire codes, tokens, nonces, sessions and registrations.
+#[derive(Debug, Default)]
+pub struct Clock {
+    offset_seconds: std::sync::atomic::AtomicI64,
+}
+
+impl Clock {
+    /// Epoch seconds.
+    pub fn now(&self) -> i64 {
+        chrono::Utc::now().timestamp() + self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Moves this clock `seconds` ahead of the system clock (tests).
+    pub fn advance(&self, seconds: i64) {
+        self.offset_seconds.fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Values of types the platform does not know, by type: how the API's and the agents' crates
+/// keep their settings and caches in the one state every handler receives.
+#[derive(Default)]
+struct Extensions(HashMap<TypeId, Box<dyn Any + Send + Sync>>);
+
+pub struct AppState {
+    /// The operations this server answers.
+    pub registry: Arc<Registry>,
+    pub snapshots: Arc<Snapshots>,
+    pub store: StateStore,
+    pub cursor_secret: Vec<u8>,
+    pub cache: BodyCache,
+    pub keys: auth::KeyCache,
+    pub limiter: Arc<dyn RateLimiter>,
+    pub metrics: Metrics,
+    pub settings: Settings,
+    pub clock: Clock,
+    /// What the crates above keep here (their settings and caches), one value per type.
+    extensions: Extensions,
+}
+
+impl AppState {
+    pub async fn new(
+        registry: Arc<Registry>,
+        snapshots: Arc<Snapshots>,
+        store: StateStore,
+        cursor_secret: Option<String>,
+        settings: Settings,
+    ) -> Result<Self, ApiError> {
+        // Cursors must survive restarts: without DATA_CURSOR_SECRET, one random secret is kept in the store.
+        let secret = match cursor_secret {
+            Some(s) => s,
+            None => {
+                let mut raw = [0u8; 32];
+                rand::thread_rng().fill_bytes(&mut raw);
+                store.setting_or_insert("data_cursor_secret", &hex::encode(raw)).await?
+            }
+        };
+        Ok(AppState {
+            metrics: Metrics::new(&registry),
+            registry,
+            snapshots,
+            store,
+            cursor_secret: secret.into_bytes(),
+            cache: BodyCache::new(BODY_CACHE_BYTES),
+            keys: auth::KeyCache::new(settings.key_cache_ttl),
+            limiter: Arc::new(InProcessLimiter::default()),
+            settings,
+            clock: Clock::default(),
+            extensions: Extensions::default(),
+        })
+    }
+
+    /// Keeps `value` for the crate that owns its type (one value per type; a second replaces the first).
+    pub fn with_extension<T: Any + Send + Sync>(mut self, value: T) -> Self {
+        self.extensions.0.insert(TypeId::of::<T>(), Box::new(value));
+        self
+    }
+
+    /// The value of type `T` the assembly kept here, if it did.
+    pub fn extension<T: Any + Send + Sync>(&self) -> Option<&T> {
+        self.extensions.0.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref())
+    }
+
+    /// Replaces the rate limiter (a shared store when replicas run; tests fail it on purpose).
+    pub fn with_limiter(mut self, limiter: Arc<dyn RateLimiter>) -> Self {
+        self.limiter = limiter;
+        self
+    }
+}

@@ -1,0 +1,118 @@
+//! Authentication of operations: an API key in `X-Service-Key`, `X-Api-Key` or
+//! `X-WorldMonitor-Key` (or sent as `Authorization: Bearer <key>`), or an OAuth access token as
+//! the bearer, resolved to its account; then the operation's access rule ([`gate`]).
+
+mod gate;
+mod key_cache;
+
+pub use gate::gate;
+pub use key_cache::KeyCache;
+
+use std::{sync::Arc, time::Instant};
+
+use poem::{
+    http::{header, HeaderName},
+    Request,
+};
+
+use crate::app_state::AppState;
+use crate::kit::error::ApiError;
+use crate::state::Plan;
+use crate::state::Standing;
+
+/// The account a credential resolved to; placed in the request extensions.
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub account_id: String,
+    pub key_id: String,
+    pub plan: Plan,
+    pub standing: Standing,
+    pub scopes: Vec<String>,
+}
+
+enum Credential<'r> {
+    ApiKey(&'r str),
+    /// A bearer value that is not an API key: an OAuth access token.
+    AccessToken(&'r str),
+}
+
+/// The headers an API key may come in, in order of precedence (built once: a lookup by `&str`
+/// parses the name on every request).
+pub const KEY_HEADERS: [HeaderName; 3] = [
+    HeaderName::from_static("x-service-key"),
+    HeaderName::from_static("x-api-key"),
+    HeaderName::from_static("x-worldmonitor-key"),
+];
+
+fn credential_of(req: &Request) -> Option<Credential<'_>> {
+    for h in &KEY_HEADERS {
+        if let Some(v) = req.headers().get(h).and_then(|v| v.to_str().ok()).filter(|v| !v.trim().is_empty()) {
+            return Some(Credential::ApiKey(v.trim()));
+        }
+    }
+    let bearer =
+        req.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok())?.strip_prefix("Bearer ")?.trim();
+    if bearer.is_empty() {
+        return None;
+    }
+    if crate::state::looks_like_api_key(bearer) {
+        Some(Credential::ApiKey(bearer))
+    } else {
+        Some(Credential::AccessToken(bearer))
+    }
+}
+
+/// The `WWW-Authenticate` challenge of SUPPLEMENT 5.2.
+pub fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
+    let origin = state.settings.origin_for(req);
+    let mut c = format!(
+        "Bearer realm=\"{}\", resource_metadata=\"{origin}/.well-known/oauth-protected-resource\"",
+        state.settings.realm
+    );
+    if rejected {
+        c.push_str(", error=\"invalid_token\"");
+    }
+    c
+}
+
+/// An OAuth access token: live, of a live family authorised through a live key.
+async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Arc<Principal>, ApiError> {
+    let found =
+        state.store.live_access_token(&crate::state::hash_secret(token), state.clock.now()).await.map_err(|e| {
+            tracing::error!(error = %e, "state store unavailable while resolving an access token");
+            ApiError::EntitlementUnavailable
+        })?;
+    let Some((family, account)) = found else {
+        return Err(ApiError::InvalidAccessToken { challenge: challenge(state, req, true) });
+    };
+    Ok(Arc::new(Principal {
+        account_id: account.id.clone(),
+        key_id: family.key_id,
+        plan: account.plan,
+        standing: account.standing(chrono::Utc::now()),
+        scopes: family.scope.split_whitespace().map(str::to_string).collect(),
+    }))
+}
+
+/// Resolves the request's credential at `now`. `Ok(None)` = no credential was sent (the caller
+/// decides whether that is allowed); a credential that was sent and is not live is always refused.
+pub async fn authenticate(state: &AppState, req: &Request, now: Instant) -> Result<Option<Arc<Principal>>, ApiError> {
+    let secret = match credential_of(req) {
+        None => return Ok(None),
+        // Boxed, like the key cache's store lookup: API-key requests need not carry its future.
+        Some(Credential::AccessToken(token)) => return Box::pin(access_token(state, req, token)).await.map(Some),
+        Some(Credential::ApiKey(k)) => k,
+    };
+    let found = if crate::state::looks_like_api_key(secret) {
+        state.keys.resolve(&state.store, &crate::state::key_digest(secret), now).await.map_err(|e| {
+            tracing::error!(error = %e, "state store unavailable while resolving a credential");
+            ApiError::EntitlementUnavailable
+        })?
+    } else {
+        None
+    };
+    match found {
+        Some(p) => Ok(Some(p)),
+        None => Err(ApiError::InvalidApiKey { challenge: challenge(state, req, true) }),
+    }
+}

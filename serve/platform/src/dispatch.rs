@@ -1,0 +1,63 @@
+//! In-process calls into the assembled application, for the operations that fan out to others:
+//! ExecuteBatch sends its sub-requests through the whole per-operation pipeline (routing,
+//! authentication, entitlement, rate limit, handler), and the MCP server calls the handlers
+//! behind its own gate. Either way the same handler code answers; there is no HTTP loopback.
+
+use std::{sync::Arc, time::Instant};
+
+use poem::{Endpoint, Request, Response};
+
+use crate::{app_state::AppState, edge, registry::Operation};
+
+#[derive(Clone)]
+pub struct Dispatch {
+    /// `edge::run` in front of the handlers: what a REST request to `/api/*` goes through.
+    pipeline: Arc<Pipeline>,
+    state: Arc<AppState>,
+}
+
+impl Dispatch {
+    pub fn new(pipeline: Arc<Pipeline>, state: Arc<AppState>) -> Self {
+        Dispatch { pipeline, state }
+    }
+
+    /// Answers `req` exactly as the REST pipeline would.
+    pub async fn through_pipeline(&self, req: Request) -> Response {
+        self.pipeline.get_response(req).await
+    }
+
+    /// Answers `req` with `op`'s handler; the caller has already applied the operation's access
+    /// rule and put the principal in the request's extensions.
+    pub async fn handler(&self, op: &'static Operation, mut req: Request) -> Response {
+        op.handle(&self.state, &mut req).await
+    }
+}
+
+/// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
+pub struct Pipeline {
+    state: Arc<AppState>,
+}
+
+impl Pipeline {
+    pub fn new(state: Arc<AppState>) -> Self {
+        Pipeline { state }
+    }
+
+    pub fn run<'a>(
+        &'a self,
+        op: Option<&'static Operation>,
+        req: &'a mut Request,
+        arrived: Instant,
+    ) -> impl std::future::Future<Output = Response> + Send + 'a {
+        edge::run(&self.state, op, req, arrived)
+    }
+}
+
+impl Endpoint for Pipeline {
+    type Output = Response;
+
+    async fn call(&self, mut req: Request) -> poem::Result<Response> {
+        let op = self.state.registry.find(req.uri().path());
+        Ok(self.run(op, &mut req, Instant::now()).await)
+    }
+}

@@ -1,0 +1,165 @@
+//! `/metrics` (DESIGN §6): requests and latency per operation and status, body-cache hits, misses
+//! and bytes, the loaded generation, each dataset's age and state, DuckDB connections in use and
+//! rate-limit refusals, in the OpenMetrics text format Prometheus scrapes. Gauges that describe
+//! the current state are set when scraped, so nothing on the request path maintains them.
+
+use std::time::Duration;
+
+use chrono::Utc;
+use prometheus_client::{
+    encoding::EncodeLabelSet,
+    metrics::{counter::Counter, family::Family, gauge::Gauge},
+    registry::Registry,
+};
+use sitrep_schemas::{DatasetId, RunOutcome};
+
+use crate::app_state::AppState;
+use crate::edge::rate_limit::Policy;
+use crate::kit::answer::DataState;
+
+mod requests;
+
+use requests::RequestMeter;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DatasetLabel {
+    dataset: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct DatasetStateLabels {
+    dataset: String,
+    state: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct PolicyLabel {
+    policy: &'static str,
+}
+
+pub struct Metrics {
+    registry: Registry,
+    requests: RequestMeter,
+    refusals: Family<PolicyLabel, Counter>,
+    cache_hits: Counter,
+    cache_misses: Counter,
+    cache_bytes: Gauge,
+    generation: Gauge,
+    dataset_age: Family<DatasetLabel, Gauge>,
+    dataset_state: Family<DatasetStateLabels, Gauge>,
+    duckdb_in_use: Gauge,
+    run_rows: Family<DatasetLabel, Gauge>,
+    run_bytes: Family<DatasetLabel, Gauge>,
+    run_seconds: Family<DatasetLabel, Gauge<f64, std::sync::atomic::AtomicU64>>,
+    run_outcome: Family<RunOutcomeLabels, Gauge>,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunOutcomeLabels {
+    dataset: String,
+    outcome: &'static str,
+}
+
+/// A new metric (its type is the field it goes into), registered under `name` with `help`.
+fn registered<M: prometheus_client::registry::Metric + Default + Clone>(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+) -> M {
+    let metric = M::default();
+    registry.register(name, help, metric.clone());
+    metric
+}
+
+impl Metrics {
+    /// The metrics of a server answering `operations`.
+    pub fn new(operations: &crate::registry::Registry) -> Self {
+        let mut registry = Registry::with_prefix("sitrep");
+        // Every operation the registry declares, `/mcp`, and undeclared `/api/*` paths.
+        let requests = RequestMeter::new(operations.operations().map(|op| op.id).chain(["mcp", "unknown"]));
+        registry.register_collector(Box::new(requests.clone()));
+        let r = &mut registry;
+        let refusals = registered(r, "rate_limit_refusals", "Requests refused with 429 by rate-limit policy");
+        let cache_hits = registered(r, "body_cache_hits", "Answers served from the rendered-body cache");
+        let cache_misses = registered(r, "body_cache_misses", "Answers that had to be rendered");
+        let cache_bytes = registered(r, "body_cache_bytes", "Bytes charged to the rendered-body cache");
+        let generation = registered(r, "loaded_generation", "The lake generation being served (0: none)");
+        let dataset_age = registered(r, "dataset_age_seconds", "Seconds since each dataset's data was fetched");
+        let dataset_state =
+            registered(r, "dataset_state", "1 for each dataset's current state (fresh, stale, unavailable)");
+        let duckdb_in_use = registered(r, "duckdb_connections_in_use", "Pooled DuckDB connections running a query");
+        // The ingest runs' counters, as the commits record them (`lastRun`): whichever process ran
+        // the ingest, the server that reads the lake exposes them.
+        let run_rows = registered(r, "ingest_last_run_rows", "Rows the last ingest run fetched, per dataset");
+        let run_bytes = registered(r, "ingest_last_run_bytes", "Parquet bytes the last ingest run wrote, per dataset");
+        let run_seconds = registered(r, "ingest_last_run_seconds", "Duration of the last ingest run, per dataset");
+        let run_outcome = registered(
+            r,
+            "ingest_last_run_outcome",
+            "1 for the last ingest run's outcome per dataset (published, unchanged, failed)",
+        );
+        Metrics {
+            registry,
+            run_rows,
+            run_bytes,
+            run_seconds,
+            run_outcome,
+            requests,
+            refusals,
+            cache_hits,
+            cache_misses,
+            cache_bytes,
+            generation,
+            dataset_age,
+            dataset_state,
+            duckdb_in_use,
+        }
+    }
+
+    /// One answered `/api/*` or `/mcp` request (`operation`: the registry id, `unknown` or `mcp`).
+    pub fn observe(&self, operation: &'static str, status: u16, elapsed: Duration) {
+        self.requests.observe(operation, status, elapsed);
+    }
+
+    pub fn refused(&self, policy: Policy) {
+        self.refusals.get_or_create(&PolicyLabel { policy: policy.name() }).inc();
+    }
+
+    /// The exposition, with the state gauges read now.
+    pub fn render(&self, state: &AppState) -> String {
+        let (hits, misses, bytes) = state.cache.stats();
+        self.cache_hits.inner().store(hits, std::sync::atomic::Ordering::Relaxed);
+        self.cache_misses.inner().store(misses, std::sync::atomic::Ordering::Relaxed);
+        self.cache_bytes.set(bytes as i64);
+        let current = state.snapshots.current();
+        self.generation.set(current.as_ref().map(|g| g.number as i64).unwrap_or(0));
+        let now = Utc::now();
+        for id in DatasetId::ALL {
+            let entry = current.as_ref().and_then(|g| g.commit.dataset(id));
+            let freshness = entry.map(|e| &e.freshness);
+            let age = freshness.and_then(|f| f.fetched_at).map(|t| (now - t).num_seconds()).unwrap_or(-1);
+            self.dataset_age.get_or_create(&DatasetLabel { dataset: id.to_string() }).set(age);
+            if let Some(run) = entry.and_then(|e| e.last_run.as_ref()) {
+                let label = DatasetLabel { dataset: id.to_string() };
+                self.run_rows.get_or_create(&label).set(run.rows as i64);
+                self.run_bytes.get_or_create(&label).set(run.bytes as i64);
+                self.run_seconds.get_or_create(&label).set(run.millis as f64 / 1e3);
+                for outcome in [RunOutcome::Published, RunOutcome::Unchanged, RunOutcome::Failed] {
+                    let labels = RunOutcomeLabels { dataset: id.to_string(), outcome: outcome.as_str() };
+                    self.run_outcome.get_or_create(&labels).set(i64::from(outcome == run.outcome));
+                }
+            }
+            let st = DataState::of(id, freshness, now);
+            for s in [DataState::Fresh, DataState::Stale, DataState::Unavailable] {
+                let labels = DatasetStateLabels { dataset: id.to_string(), state: s.as_str().to_string() };
+                self.dataset_state.get_or_create(&labels).set(i64::from(s == st));
+            }
+        }
+        self.duckdb_in_use.set(state.snapshots.engine().connections_in_use() as i64);
+        let mut out = String::new();
+        if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
+            tracing::error!(error = %e, "could not encode metrics");
+        }
+        out
+    }
+}

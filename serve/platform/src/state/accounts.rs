@@ -1,0 +1,312 @@
+//! Accounts with a plan, and their API keys (only the SHA-256 of a key is stored).
+
+use chrono::Utc;
+use rand::RngCore;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+use super::{StateError, StateStore};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    Free,
+    Pro,
+    Business,
+}
+
+impl Plan {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Plan::Free => "free",
+            Plan::Pro => "pro",
+            Plan::Business => "business",
+        }
+    }
+    pub fn tier(self) -> u8 {
+        match self {
+            Plan::Free => 0,
+            Plan::Pro => 1,
+            Plan::Business => 2,
+        }
+    }
+    /// `pro_data`: the PRO operations (SUPPLEMENT 1.10).
+    pub fn has_pro_data(self) -> bool {
+        self != Plan::Free
+    }
+    /// `company_monitoring`.
+    pub fn has_company_monitoring(self) -> bool {
+        self == Plan::Business
+    }
+    pub fn parse(s: &str) -> Option<Plan> {
+        match s {
+            "free" => Some(Plan::Free),
+            "pro" => Some(Plan::Pro),
+            "business" => Some(Plan::Business),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Account {
+    pub id: String,
+    pub name: String,
+    pub plan: Plan,
+    /// As stored: `active`, `lapsed` or `suspended`. See [`Account::standing`].
+    pub status: String,
+    /// End of a paid plan's validity (RFC 3339); past it, the plan's paid entitlements lapse.
+    pub valid_until: Option<String>,
+}
+
+/// What an account may do right now (SUPPLEMENT 1.10).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    Active,
+    /// A paid plan past its `validUntil` (or marked lapsed): paid entitlements are refused,
+    /// free-level operations keep working.
+    Lapsed,
+    Suspended,
+}
+
+impl Account {
+    pub fn standing(&self, now: chrono::DateTime<Utc>) -> Standing {
+        match self.status.as_str() {
+            "suspended" => Standing::Suspended,
+            "lapsed" => Standing::Lapsed,
+            _ if self.lapses_at().is_some_and(|t| t < now) => Standing::Lapsed,
+            _ => Standing::Active,
+        }
+    }
+
+    /// When a paid plan's entitlements lapse by date (its `valid_until`); `None` for the free
+    /// plan, which cannot lapse, and for a plan without an end.
+    pub fn lapses_at(&self) -> Option<chrono::DateTime<Utc>> {
+        if self.plan == Plan::Free {
+            return None;
+        }
+        let t = chrono::DateTime::parse_from_rfc3339(self.valid_until.as_deref()?).ok()?;
+        Some(t.with_timezone(&Utc))
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ApiKeyRecord {
+    pub id: String,
+    pub account_id: String,
+    pub name: String,
+    pub display_prefix: String,
+    pub scopes: Vec<String>,
+    pub operator: bool,
+    pub created_at: String,
+    pub last_used_at: Option<String>,
+    pub revoked_at: Option<String>,
+}
+
+/// A freshly minted key: the secret is returned once and never stored.
+pub struct NewKey {
+    pub record: ApiKeyRecord,
+    pub secret: String,
+}
+
+/// What the store keeps of a secret (an API key, an OAuth code, token or nonce, a dashboard
+/// session): the hex of its SHA-256 ([`key_digest`]).
+pub fn hash_secret(secret: &str) -> String {
+    hex::encode(key_digest(secret))
+}
+
+/// A key's SHA-256, the form the key cache holds (hex is only needed to ask the store).
+pub fn key_digest(secret: &str) -> [u8; 32] {
+    Sha256::digest(secret.as_bytes()).into()
+}
+
+/// `<prefix>_` + 40 lowercase hex (20 random bytes), SUPPLEMENT 5.1.
+pub fn looks_like_api_key(s: &str) -> bool {
+    let Some((prefix, hexpart)) = s.split_once('_') else { return false };
+    (2..=8).contains(&prefix.len())
+        && prefix.bytes().all(|b| b.is_ascii_lowercase())
+        && hexpart.len() == 40
+        && hexpart.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+fn now() -> String {
+    Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+pub(super) fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
+    let scopes: String = row.try_get("scopes")?;
+    Ok(ApiKeyRecord {
+        id: row.try_get("id")?,
+        account_id: row.try_get("account_id")?,
+        name: row.try_get("name")?,
+        display_prefix: row.try_get("display_prefix")?,
+        scopes: scopes.split_whitespace().map(str::to_string).collect(),
+        operator: row.try_get::<i64, _>("operator")? != 0,
+        created_at: row.try_get("created_at")?,
+        last_used_at: row.try_get("last_used_at")?,
+        revoked_at: row.try_get("revoked_at")?,
+    })
+}
+
+pub(super) const KEY_WITH_ACCOUNT: &str =
+    "SELECT k.*, a.name AS account_name, a.plan AS account_plan, a.status AS account_status,
+     a.valid_until AS account_valid_until
+     FROM api_keys k JOIN accounts a ON a.id = k.account_id";
+
+/// The account columns of a [`KEY_WITH_ACCOUNT`] row (or of an accounts row aliased the same way).
+pub(super) fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
+    let plan: String = row.try_get("account_plan")?;
+    Ok(Account {
+        id: row.try_get("account_id")?,
+        name: row.try_get("account_name")?,
+        plan: Plan::parse(&plan).ok_or_else(|| StateError::Invalid(format!("unknown plan {plan}")))?,
+        status: row.try_get("account_status")?,
+        valid_until: row.try_get("account_valid_until")?,
+    })
+}
+
+impl StateStore {
+    pub async fn create_account(&self, name: &str, plan: Plan) -> Result<Account, StateError> {
+        let id = format!("acct_{}", ulid::Ulid::new().to_string().to_lowercase());
+        sqlx::query("INSERT INTO accounts (id, name, plan, status, created_at) VALUES (?, ?, ?, 'active', ?)")
+            .bind(&id)
+            .bind(name)
+            .bind(plan.as_str())
+            .bind(now())
+            .execute(&self.pool)
+            .await?;
+        Ok(Account { id, name: name.to_string(), plan, status: "active".into(), valid_until: None })
+    }
+
+    pub async fn find_account_by_name(&self, name: &str) -> Result<Option<Account>, StateError> {
+        let row = sqlx::query(
+            "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status,
+                    valid_until AS account_valid_until
+             FROM accounts WHERE name = ? ORDER BY created_at LIMIT 1",
+        )
+        .bind(name)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(account_of_row).transpose()
+    }
+
+    pub async fn create_key(
+        &self,
+        account_id: &str,
+        name: &str,
+        prefix: &str,
+        scopes: &[&str],
+        operator: bool,
+    ) -> Result<NewKey, StateError> {
+        let mut raw = [0u8; 20];
+        rand::thread_rng().fill_bytes(&mut raw);
+        let hexpart = hex::encode(raw);
+        let secret = format!("{prefix}_{hexpart}");
+        if !looks_like_api_key(&secret) {
+            return Err(StateError::Invalid(format!("API key prefix `{prefix}` must be 2-8 lowercase letters")));
+        }
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = ?")
+            .bind(account_id)
+            .fetch_optional(&self.pool)
+            .await?;
+        if exists.is_none() {
+            return Err(StateError::NotFound(format!("no account {account_id}")));
+        }
+        let rec = ApiKeyRecord {
+            id: format!("key_{}", ulid::Ulid::new().to_string().to_lowercase()),
+            account_id: account_id.to_string(),
+            name: name.to_string(),
+            display_prefix: format!("{prefix}_{}", &hexpart[..5]),
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+            operator,
+            created_at: now(),
+            last_used_at: None,
+            revoked_at: None,
+        };
+        sqlx::query(
+            "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, scopes, operator, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&rec.id)
+        .bind(&rec.account_id)
+        .bind(&rec.name)
+        .bind(hash_secret(&secret))
+        .bind(&rec.display_prefix)
+        .bind(rec.scopes.join(" "))
+        .bind(operator as i64)
+        .bind(&rec.created_at)
+        .execute(&self.pool)
+        .await?;
+        Ok(NewKey { record: rec, secret })
+    }
+
+    /// Sets an account's status (`active`, `lapsed`, `suspended`).
+    pub async fn set_account_status(&self, account_id: &str, status: &str) -> Result<(), StateError> {
+        sqlx::query("UPDATE accounts SET status = ? WHERE id = ?")
+            .bind(status)
+            .bind(account_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Sets or clears the end of a paid plan's validity.
+    pub async fn set_account_valid_until(
+        &self,
+        account_id: &str,
+        valid_until: Option<chrono::DateTime<Utc>>,
+    ) -> Result<(), StateError> {
+        sqlx::query("UPDATE accounts SET valid_until = ? WHERE id = ?")
+            .bind(valid_until.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)))
+            .bind(account_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn list_keys(&self) -> Result<Vec<(ApiKeyRecord, Account)>, StateError> {
+        let rows = sqlx::query(&format!("{KEY_WITH_ACCOUNT} ORDER BY k.created_at")).fetch_all(&self.pool).await?;
+        rows.iter().map(|r| Ok((record(r)?, account_of_row(r)?))).collect()
+    }
+
+    /// Revokes by key id or display prefix; returns whether a live key was revoked. Every OAuth
+    /// token family authorised through the key is revoked with it (SUPPLEMENT 5.7).
+    pub async fn revoke_key(&self, id_or_prefix: &str) -> Result<bool, StateError> {
+        let mut tx = self.pool.begin().await?;
+        let revoked: Vec<String> = sqlx::query_scalar(
+            "UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL RETURNING id",
+        )
+        .bind(now())
+        .bind(id_or_prefix)
+        .bind(id_or_prefix)
+        .fetch_all(&mut *tx)
+        .await?;
+        for key_id in &revoked {
+            sqlx::query("UPDATE oauth_families SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL")
+                .bind(Utc::now().timestamp())
+                .bind(key_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(!revoked.is_empty())
+    }
+
+    /// The live (unrevoked) key whose secret hashes to `key_hash`, and its account. A pure read:
+    /// callers on the request path cache it and record use with [`StateStore::touch_key`].
+    pub async fn live_key(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
+        let row = sqlx::query(&format!("{KEY_WITH_ACCOUNT} WHERE k.key_hash = ? AND k.revoked_at IS NULL"))
+            .bind(key_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| Ok((record(&r)?, account_of_row(&r)?))).transpose()
+    }
+
+    /// Records that a key was used now (`lastUsedAt`).
+    pub async fn touch_key(&self, key_id: &str) -> Result<(), StateError> {
+        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
+            .bind(now())
+            .bind(key_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+}
