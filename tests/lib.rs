@@ -16,6 +16,7 @@ use sitrep_pipelines::{
 use sitrep_platform::{
     app_state::{AppState, Settings},
     edge::rate_limit::{Limits, RateLimiter},
+    registry::Registry,
     snapshot::Snapshots,
     state::{Plan, StateStore},
 };
@@ -122,6 +123,8 @@ pub struct TestApp {
     pub snapshots: Arc<Snapshots>,
     pub store: StateStore,
     pub state: Arc<AppState>,
+    /// The operations the server answers.
+    pub registry: Arc<Registry>,
     pub http: reqwest::Client,
     pub _dir: tempfile::TempDir,
     _server: tokio::task::JoinHandle<()>,
@@ -272,9 +275,15 @@ impl TestApp {
             ..AgentSettings::default()
         };
         let registry = Arc::new(sitrep_api::registry());
-        let mut state = AppState::new(registry, snapshots.clone(), store.clone(), Some("test-secret".into()), settings)
-            .await
-            .expect("state");
+        let mut state = AppState::new(
+            registry.operations().map(|op| op.id),
+            snapshots.clone(),
+            store.clone(),
+            Some("test-secret".into()),
+            settings,
+        )
+        .await
+        .expect("state");
         if let Some(limiter) = options.limiter {
             state = state.with_limiter(limiter);
         }
@@ -287,7 +296,7 @@ impl TestApp {
                 .with_extension(ApiContext { settings: api_settings, read_through })
                 .with_extension(AgentContext::new(agent_settings)),
         );
-        let app = wrap(sitrep_serve::app::build(state.clone(), &base).expect("assembly"));
+        let app = wrap(sitrep_serve::app::build(state.clone(), registry.clone(), &base).expect("assembly"));
         let server = tokio::spawn(async move {
             if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {
                 panic!("the test server stopped: {e}");
@@ -300,7 +309,7 @@ impl TestApp {
         // The socket accepts already; this proves the application answers (and fails the test if not).
         let ready = http.get(format!("{base}/healthz")).send().await.expect("the test server answers");
         assert_eq!(ready.status(), 200, "the test server is not healthy");
-        TestApp { base, key, lake, snapshots, store, state, http, _dir: dir, _server: server }
+        TestApp { base, key, lake, snapshots, store, state, registry, http, _dir: dir, _server: server }
     }
 
     /// The server's read-through layer (its upstream call count, its cache).
@@ -310,7 +319,7 @@ impl TestApp {
 
     /// The application in process (no socket): requests are futures the test can drop.
     pub fn endpoint(&self) -> BoxEndpoint<'static> {
-        sitrep_serve::app::build(self.state.clone(), &self.base).expect("assembly")
+        sitrep_serve::app::build(self.state.clone(), self.registry.clone(), &self.base).expect("assembly")
     }
 
     /// A client that shows redirects instead of following them (as an OAuth client or a browser

@@ -20,6 +20,7 @@ use sitrep_platform::{
     dispatch::{Dispatch, Pipeline},
     kit::error::ApiError,
     meta, openapi_doc,
+    registry::Registry,
 };
 
 /// Maps poem's own errors (unknown route, wrong method, bad payload, panics) to our JSON bodies.
@@ -91,7 +92,7 @@ impl Endpoint for Outer {
         let id = request_id(&req);
         let path = req.uri().path();
         let api = path.starts_with("/api/");
-        let op = if api { self.state.registry.find(path) } else { None };
+        let op = if api { self.pipeline.find(path) } else { None };
         // Which series the request is counted in, named before the request moves on.
         let metered = match op {
             Some(op) => Some(op.id),
@@ -132,22 +133,26 @@ pub enum AssemblyError {
     MissingContext(&'static str),
 }
 
-/// The whole HTTP application over `state`'s operations. The state must keep the API's and the
-/// agents' contexts (their handlers read them on every request).
-pub fn build(state: Arc<AppState>, server_url: &str) -> Result<BoxEndpoint<'static>, AssemblyError> {
+/// The whole HTTP application answering `registry`'s operations. The state must keep the API's and
+/// the agents' contexts (their handlers read them on every request).
+pub fn build(
+    state: Arc<AppState>,
+    registry: Arc<Registry>,
+    server_url: &str,
+) -> Result<BoxEndpoint<'static>, AssemblyError> {
     if state.extension::<ApiContext>().is_none() {
         return Err(AssemblyError::MissingContext("ApiContext"));
     }
     if state.extension::<AgentContext>().is_none() {
         return Err(AssemblyError::MissingContext("AgentContext"));
     }
-    let doc = openapi_doc::document(&state.registry, server_url);
+    let doc = openapi_doc::document(&registry, server_url);
     // Rendered once; each request clones a reference-counted buffer.
     let spec_json = serde_json::to_string_pretty(&doc).unwrap_or_default();
     let spec_yaml = serde_yaml::to_string(&doc).unwrap_or_default();
     let docs = openapi_doc::swagger_ui(&spec_json);
     // REST requests take the pipeline; ExecuteBatch and MCP call it or the handlers in process.
-    let pipeline = Arc::new(Pipeline::new(state.clone()));
+    let pipeline = Arc::new(Pipeline::new(state.clone(), registry));
     let dispatch = Dispatch::new(pipeline.clone(), state.clone());
     let mcp = Arc::new(McpEndpoint::new(state.clone(), dispatch.clone()));
     let mcp_docs = mcp.clone();

@@ -203,6 +203,7 @@ async fn main() -> anyhow::Result<()> {
                 anyhow::bail!("this build has no embedded scheduler (cargo feature `with-ingest`)");
             }
             let settings = settings_from_env(&serve, &cli.state.api_key_prefix)?;
+            let registry = Arc::new(sitrep_api::registry());
             let server_url = settings.site_origin().to_string();
             let read_through = match serve.read_through {
                 ReadThroughMode::Live => {
@@ -211,15 +212,21 @@ async fn main() -> anyhow::Result<()> {
                 ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
             };
             let state = Arc::new(
-                AppState::new(Arc::new(sitrep_api::registry()), snapshots, store, cursor_secret_from_env(), settings)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?
-                    .with_extension(ApiContext { settings: api_settings_from_env()?, read_through })
-                    .with_extension(AgentContext::new(agent_settings_from_env()?)),
+                AppState::new(
+                    registry.operations().map(|op| op.id),
+                    snapshots,
+                    store,
+                    cursor_secret_from_env(),
+                    settings,
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                .with_extension(ApiContext { settings: api_settings_from_env()?, read_through })
+                .with_extension(AgentContext::new(agent_settings_from_env()?)),
             );
             let _sweeper =
                 sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
-            let app = sitrep_serve::build(state, &server_url)?;
+            let app = sitrep_serve::build(state, registry, &server_url)?;
             let listener = poem::listener::TcpListener::bind(serve.listen.clone());
             tracing::info!(listen = %serve.listen, "serving");
             poem::Server::new(listener)

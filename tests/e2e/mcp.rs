@@ -99,7 +99,7 @@ async fn the_2025_line_handshake_and_tools() {
     let tools = body["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     let mut expected = vec!["get_sources", "describe_tool"];
-    let tool_names: Vec<String> = app.state.registry.tools().filter_map(|op| op.tool_name()).collect();
+    let tool_names: Vec<String> = app.registry.tools().filter_map(|op| op.tool_name()).collect();
     expected.extend(tool_names.iter().map(String::as_str));
     assert_eq!(names, expected);
     for t in tools {
@@ -381,7 +381,7 @@ async fn the_tool_server_documents_itself() {
     let r = app.http.get(format!("{}/docs/mcp", app.base)).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let html = r.text().await.unwrap();
-    for name in app.state.registry.tools().filter_map(|op| op.tool_name()) {
+    for name in app.registry.tools().filter_map(|op| op.tool_name()) {
         assert!(html.contains(&name), "{name}");
     }
     assert!(html.contains("2026-07-28"));

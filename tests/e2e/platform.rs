@@ -27,7 +27,6 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
         }
     }
     let declared: BTreeSet<_> = app
-        .state
         .registry
         .operations()
         .map(|op| (op.method.as_str().to_string(), op.path.to_string(), op.id.to_string()))
@@ -40,7 +39,7 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
     );
     assert_eq!(schemes["ApiKeyHeader"]["name"], "X-Api-Key");
     assert_eq!(schemes["BearerAuth"]["scheme"], "bearer");
-    for op in app.state.registry.operations() {
+    for op in app.registry.operations() {
         let entry = &doc["paths"][op.path][op.method.as_str().to_ascii_lowercase()];
         let security: Vec<String> =
             entry["security"].as_array().unwrap().iter().flat_map(|s| s.as_object().unwrap().keys().cloned()).collect();
@@ -77,7 +76,7 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
         }
     }
     // The paths the handlers serve are exactly the declared ones.
-    assert_eq!(doc["paths"].as_object().unwrap().len(), app.state.registry.operations().count());
+    assert_eq!(doc["paths"].as_object().unwrap().len(), app.registry.operations().count());
 }
 
 #[tokio::test]

@@ -8,5 +8,7 @@ pub mod dashboard;
 pub mod html;
 pub mod mcp;
 pub mod oauth;
+mod settings;
 
-pub use context::{context, AgentContext, AgentSettings, DEFAULT_ASSISTANT_CALLBACKS};
+pub use context::{context, AgentContext};
+pub use settings::{AgentSettings, DEFAULT_ASSISTANT_CALLBACKS};

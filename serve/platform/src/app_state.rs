@@ -12,14 +12,13 @@ use std::{
 use poem::Request;
 use rand::RngCore;
 
-use crate::auth;
+use crate::auth::key_cache::KeyCache;
 use crate::edge::rate_limit::InProcessLimiter;
 use crate::edge::rate_limit::Limits;
 use crate::edge::rate_limit::RateLimiter;
 use crate::kit::answer::BodyCache;
 use crate::kit::error::ApiError;
 use crate::metrics::Metrics;
-use crate::registry::Registry;
 use crate::snapshot::Snapshots;
 use crate::state::StateStore;
 
@@ -90,13 +89,11 @@ impl Clock {
 struct Extensions(HashMap<TypeId, Box<dyn Any + Send + Sync>>);
 
 pub struct AppState {
-    /// The operations this server answers.
-    pub registry: Arc<Registry>,
     pub snapshots: Arc<Snapshots>,
     pub store: StateStore,
     pub cursor_secret: Vec<u8>,
     pub cache: BodyCache,
-    pub keys: auth::KeyCache,
+    pub keys: KeyCache,
     pub limiter: Arc<dyn RateLimiter>,
     pub metrics: Metrics,
     pub settings: Settings,
@@ -106,8 +103,9 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The state of a server answering the operations of these ids (their metric series).
     pub async fn new(
-        registry: Arc<Registry>,
+        operations: impl IntoIterator<Item = &'static str>,
         snapshots: Arc<Snapshots>,
         store: StateStore,
         cursor_secret: Option<String>,
@@ -123,13 +121,12 @@ impl AppState {
             }
         };
         Ok(AppState {
-            metrics: Metrics::new(&registry),
-            registry,
+            metrics: Metrics::new(operations),
             snapshots,
             store,
             cursor_secret: secret.into_bytes(),
             cache: BodyCache::new(BODY_CACHE_BYTES),
-            keys: auth::KeyCache::new(settings.key_cache_ttl),
+            keys: KeyCache::new(settings.key_cache_ttl),
             limiter: Arc::new(InProcessLimiter::default()),
             settings,
             clock: Clock::default(),

@@ -7,7 +7,11 @@ use std::{sync::Arc, time::Instant};
 
 use poem::{Endpoint, Request, Response};
 
-use crate::{app_state::AppState, edge, registry::Operation};
+use crate::{
+    app_state::AppState,
+    edge,
+    registry::{Operation, Registry},
+};
 
 #[derive(Clone)]
 pub struct Dispatch {
@@ -19,6 +23,11 @@ pub struct Dispatch {
 impl Dispatch {
     pub fn new(pipeline: Arc<Pipeline>, state: Arc<AppState>) -> Self {
         Dispatch { pipeline, state }
+    }
+
+    /// The operations the pipeline answers (how the agents find them: MCP lists them as tools).
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.pipeline.registry
     }
 
     /// Answers `req` exactly as the REST pipeline would.
@@ -33,14 +42,21 @@ impl Dispatch {
     }
 }
 
-/// `edge::run` in front of the handlers (a struct, so a request clones nothing to get through).
+/// `edge::run` in front of the handlers of the registry's operations (a struct, so a request
+/// clones nothing to get through).
 pub struct Pipeline {
     state: Arc<AppState>,
+    registry: Arc<Registry>,
 }
 
 impl Pipeline {
-    pub fn new(state: Arc<AppState>) -> Self {
-        Pipeline { state }
+    pub fn new(state: Arc<AppState>, registry: Arc<Registry>) -> Self {
+        Pipeline { state, registry }
+    }
+
+    /// The declared operation at `path`.
+    pub fn find(&self, path: &str) -> Option<&'static Operation> {
+        self.registry.find(path)
     }
 
     pub fn run<'a>(
@@ -57,7 +73,7 @@ impl Endpoint for Pipeline {
     type Output = Response;
 
     async fn call(&self, mut req: Request) -> poem::Result<Response> {
-        let op = self.state.registry.find(req.uri().path());
+        let op = self.find(req.uri().path());
         Ok(self.run(op, &mut req, Instant::now()).await)
     }
 }

@@ -62,7 +62,7 @@ pub fn metrics(state: Data<&Arc<AppState>>) -> Response {
     Response::builder()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
         .header("cache-control", "no-store")
-        .body(state.metrics.render(&state))
+        .body(state.metrics.render(&state.cache, &state.snapshots))
 }
 
 /// Liveness: the process answers.

@@ -51,7 +51,7 @@ pub struct McpEndpoint {
 
 impl McpEndpoint {
     pub fn new(state: Arc<AppState>, dispatch: Dispatch) -> Self {
-        let (tools, groups) = (tools::list(&state.registry), tools::groups(&state.registry));
+        let (tools, groups) = (tools::list(dispatch.registry()), tools::groups(dispatch.registry()));
         McpEndpoint { state, dispatch, tools, groups }
     }
 
@@ -231,7 +231,13 @@ impl McpEndpoint {
                 // Anonymous calls have their own small, fail-closed allowance per IP.
                 let policy = if principal.is_some() { Policy::McpDiscovery } else { Policy::McpFree };
                 let headers = self.count(policy, caller).await?;
-                let value = sources::get_sources(&self.state, &self.groups, &args, chrono::Utc::now());
+                let value = sources::get_sources(
+                    &self.state,
+                    self.dispatch.registry(),
+                    &self.groups,
+                    &args,
+                    chrono::Utc::now(),
+                );
                 Ok((Output::Value(call::tool_result(value, revision, call::SOURCES_BUDGET_BYTES)), headers))
             }
             tools::DESCRIBE_TOOL => {
@@ -240,7 +246,7 @@ impl McpEndpoint {
                 Ok((Output::Value(call::tool_result(value, revision, call::BUDGET_BYTES)), headers))
             }
             _ => {
-                let op = (self.state.registry.by_tool(name))
+                let op = (self.dispatch.registry().by_tool(name))
                     .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
                 let missing = || ApiError::MissingCredential { challenge: auth::challenge(&self.state, req, false) };
                 if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {

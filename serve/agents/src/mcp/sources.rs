@@ -7,6 +7,7 @@ use sitrep_schemas::DatasetId;
 
 use sitrep_platform::app_state::AppState;
 use sitrep_platform::kit::answer::DataState;
+use sitrep_platform::registry::Registry;
 
 const DEFAULT_LIMIT: u64 = 50;
 const MAX_LIMIT: u64 = 200;
@@ -45,7 +46,13 @@ fn limit_of(arg: Option<&Value>) -> Result<u64, Value> {
 }
 
 /// The tool's result value (an `{"error": …}` object for bad arguments, as 6.6 says).
-pub fn get_sources(state: &AppState, groups: &[String], args: &Value, now: DateTime<Utc>) -> Value {
+pub fn get_sources(
+    state: &AppState,
+    registry: &Registry,
+    groups: &[String],
+    args: &Value,
+    now: DateTime<Utc>,
+) -> Value {
     let group = match args.get("group") {
         None | Some(Value::Null) => None,
         Some(Value::String(g)) if groups.contains(g) => Some(g.as_str()),
@@ -69,7 +76,7 @@ pub fn get_sources(state: &AppState, groups: &[String], args: &Value, now: DateT
             let descriptor = d.descriptor();
             let entry = generation.as_ref().and_then(|g| g.commit.dataset(d));
             let as_of = entry.and_then(|e| e.freshness.as_of);
-            let operations: Vec<&str> = state.registry.reading(d).map(|op| op.path).collect();
+            let operations: Vec<&str> = registry.reading(d).map(|op| op.path).collect();
             json!({
                 "dataset": d.as_str(),
                 "provider": descriptor.provider,

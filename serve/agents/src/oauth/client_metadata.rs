@@ -15,7 +15,7 @@ use std::{
 use serde_json::Value;
 
 use super::register::redirect_allowed;
-use sitrep_platform::app_state::AppState;
+use crate::settings::AgentSettings;
 use sitrep_platform::state::ClientRecord;
 
 const MAX_BYTES: usize = 5_120;
@@ -125,12 +125,12 @@ fn client_of(url: &url::Url, doc: &Value, callbacks: &[String]) -> Result<Client
     })
 }
 
-async fn fetch(state: &AppState, url: &url::Url) -> Result<(ClientRecord, i64), MetadataError> {
+async fn fetch(settings: &AgentSettings, url: &url::Url) -> Result<(ClientRecord, i64), MetadataError> {
     let host = url.host_str().ok_or(MetadataError::NotAMetadataUrl)?;
     let port = url.port_or_known_default().unwrap_or(443);
     let addrs: Vec<SocketAddr> =
         tokio::net::lookup_host((host, port)).await.map_err(|_| MetadataError::Unresolvable)?.collect();
-    let allow_loopback = crate::context(state).settings.oauth_cimd_allow_loopback;
+    let allow_loopback = settings.oauth_cimd_allow_loopback;
     let addr = addrs
         .into_iter()
         .find(|a| is_public(a.ip()) || (allow_loopback && a.ip().is_loopback()))
@@ -141,7 +141,7 @@ async fn fetch(state: &AppState, url: &url::Url) -> Result<(ClientRecord, i64), 
         .timeout(TIMEOUT)
         .resolve(host, addr)
         .user_agent(concat!("sitrep/", env!("CARGO_PKG_VERSION")));
-    if let Some(ca) = &crate::context(state).settings.oauth_cimd_ca {
+    if let Some(ca) = &settings.oauth_cimd_ca {
         let cert = reqwest::Certificate::from_pem(ca).map_err(|e| MetadataError::Fetch(e.to_string()))?;
         builder = builder.add_root_certificate(cert);
     }
@@ -165,19 +165,24 @@ async fn fetch(state: &AppState, url: &url::Url) -> Result<(ClientRecord, i64), 
         }
     }
     let doc: Value = serde_json::from_slice(&body).map_err(|_| MetadataError::Invalid("not JSON".into()))?;
-    Ok((client_of(url, &doc, &crate::context(state).settings.oauth_assistant_callbacks)?, ttl))
+    Ok((client_of(url, &doc, &settings.oauth_assistant_callbacks)?, ttl))
 }
 
 impl MetadataCache {
     /// The client a metadata-document `client_id` describes: from the cache while fresh, else fetched.
-    pub async fn resolve(&self, state: &AppState, url: &url::Url, now: i64) -> Result<ClientRecord, MetadataError> {
+    pub async fn resolve(
+        &self,
+        settings: &AgentSettings,
+        url: &url::Url,
+        now: i64,
+    ) -> Result<ClientRecord, MetadataError> {
         let cached = self.entries.lock().ok().and_then(|m| m.get(url.as_str()).cloned());
         if let Some((fresh_until, client)) = cached {
             if now < fresh_until {
                 return Ok(client);
             }
         }
-        let (client, ttl) = fetch(state, url).await?;
+        let (client, ttl) = fetch(settings, url).await?;
         if let Ok(mut m) = self.entries.lock() {
             if m.len() > 1_000 {
                 m.clear();

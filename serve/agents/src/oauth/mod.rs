@@ -3,7 +3,7 @@
 //! `auth` resolves them on REST and `/mcp`.
 
 mod authorize;
-mod client_metadata;
+pub mod client_metadata;
 mod discovery;
 mod page;
 mod register;
@@ -64,7 +64,8 @@ pub enum ClientLookup {
 /// Resolves a `client_id`: a registration, or a Client ID Metadata Document (5.4a).
 pub async fn find_client(state: &AppState, client_id: &str, now: i64) -> Result<ClientLookup, StateError> {
     if let Some(url) = client_metadata::metadata_url(client_id) {
-        return Ok(match crate::context(state).client_metadata.resolve(state, &url, now).await {
+        let agents = crate::context(state);
+        return Ok(match agents.client_metadata.resolve(&agents.settings, &url, now).await {
             Ok(client) => {
                 state.store.remember_client(&client, now).await?;
                 ClientLookup::Document { client, host: url.host_str().unwrap_or_default().to_string() }

@@ -3,7 +3,7 @@
 //! the bearer, resolved to its account; then the operation's access rule ([`gate`]).
 
 mod gate;
-mod key_cache;
+pub mod key_cache;
 
 pub use gate::gate;
 pub use key_cache::KeyCache;

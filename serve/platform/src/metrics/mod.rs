@@ -13,9 +13,11 @@ use prometheus_client::{
 };
 use sitrep_schemas::{DatasetId, RunOutcome};
 
-use crate::app_state::AppState;
-use crate::edge::rate_limit::Policy;
-use crate::kit::answer::DataState;
+use crate::{
+    edge::rate_limit::Policy,
+    kit::answer::{BodyCache, DataState},
+    snapshot::Snapshots,
+};
 
 mod requests;
 
@@ -72,11 +74,11 @@ fn registered<M: prometheus_client::registry::Metric + Default + Clone>(
 }
 
 impl Metrics {
-    /// The metrics of a server answering `operations`.
-    pub fn new(operations: &crate::registry::Registry) -> Self {
+    /// The metrics of a server answering the operations of these ids.
+    pub fn new(operations: impl IntoIterator<Item = &'static str>) -> Self {
         let mut registry = Registry::with_prefix("sitrep");
         // Every operation the registry declares, `/mcp`, and undeclared `/api/*` paths.
-        let requests = RequestMeter::new(operations.operations().map(|op| op.id).chain(["mcp", "unknown"]));
+        let requests = RequestMeter::new(operations.into_iter().chain(["mcp", "unknown"]));
         registry.register_collector(Box::new(requests.clone()));
         let r = &mut registry;
         let refusals = registered(r, "rate_limit_refusals", "Requests refused with 429 by rate-limit policy");
@@ -126,12 +128,12 @@ impl Metrics {
     }
 
     /// The exposition, with the state gauges read now.
-    pub fn render(&self, state: &AppState) -> String {
-        let (hits, misses, bytes) = state.cache.stats();
+    pub fn render(&self, cache: &BodyCache, snapshots: &Snapshots) -> String {
+        let (hits, misses, bytes) = cache.stats();
         self.cache_hits.inner().store(hits, std::sync::atomic::Ordering::Relaxed);
         self.cache_misses.inner().store(misses, std::sync::atomic::Ordering::Relaxed);
         self.cache_bytes.set(bytes as i64);
-        let current = state.snapshots.current();
+        let current = snapshots.current();
         self.generation.set(current.as_ref().map(|g| g.number as i64).unwrap_or(0));
         let now = Utc::now();
         for id in DatasetId::ALL {
@@ -155,7 +157,7 @@ impl Metrics {
                 self.dataset_state.get_or_create(&labels).set(i64::from(s == st));
             }
         }
-        self.duckdb_in_use.set(state.snapshots.engine().connections_in_use() as i64);
+        self.duckdb_in_use.set(snapshots.engine().connections_in_use() as i64);
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
             tracing::error!(error = %e, "could not encode metrics");
