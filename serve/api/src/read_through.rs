@@ -2,14 +2,20 @@
 //! operation and normalised parameters in front of the live connectors, with a single flight per
 //! key (many concurrent identical requests make one upstream call) and short lifetimes for
 //! failures. In replay mode the connectors talk to the recorded fixtures through the same code.
+//!
+//! The cache is moka's: bounded in entries, each entry dropped when its TTL runs out, and one
+//! computation per key at a time. Entries also carry their expiry on the caller's clock, which
+//! decides what is fresh: tests move that clock (`AppState::clock`), moka's own cannot be moved.
 
 use std::{
     any::Any,
-    collections::HashMap,
     future::Future,
     path::Path,
-    sync::{Arc, Mutex},
+    sync::Arc,
+    time::{Duration, Instant},
 };
+
+use moka::{future::Cache, ops::compute::Op, Expiry};
 
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
@@ -30,17 +36,33 @@ pub struct Fresh<V> {
     pub ttl_seconds: i64,
 }
 
+/// Entries kept at most (each a small answer: a flight, a page of positions, a fare list).
+const MAX_ENTRIES: u64 = 10_000;
+
+/// A cached value and when it stops being fresh (epoch seconds on the caller's clock). The value's
+/// type is the one its key's operation stores; a key names its operation, so one key holds one type.
+#[derive(Clone)]
 struct Slot {
     until: i64,
+    ttl_seconds: i64,
     value: Arc<dyn Any + Send + Sync>,
+}
+
+/// moka drops an entry once its TTL has passed on moka's clock.
+struct SlotExpiry;
+
+impl Expiry<String, Slot> for SlotExpiry {
+    fn expire_after_create(&self, _key: &String, slot: &Slot, _created: Instant) -> Option<Duration> {
+        Some(Duration::from_secs(slot.ttl_seconds.max(0) as u64))
+    }
 }
 
 pub struct ReadThrough {
     pub http: Http,
     pub config: UpstreamConfig,
-    slots: Mutex<HashMap<String, Slot>>,
-    /// One lock per key being fetched: the single flight.
-    flights: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    slots: Cache<String, Slot>,
+    /// Until when the flight-search provider is cooling down (epoch seconds; 0: it is not).
+    cooldown_until: std::sync::atomic::AtomicI64,
     /// Upstream calls made (for the single-flight test and metrics).
     calls: std::sync::atomic::AtomicU64,
     /// In replay mode, when the recordings were made: the time the answers describe.
@@ -48,39 +70,13 @@ pub struct ReadThrough {
     _fixtures: Option<Arc<FixtureServer>>,
 }
 
-/// A caller's place in the queue of one key. Dropped on every exit — an answer, a cache hit, or a
-/// caller that gave up (a cancelled request) — and the last one out removes the key's lock, so
-/// nothing is left behind.
-struct FlightTicket<'a> {
-    flights: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
-    key: &'a str,
-    flight: Arc<tokio::sync::Mutex<()>>,
-}
-
-impl<'a> FlightTicket<'a> {
-    fn take(flights: &'a Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>, key: &'a str) -> Self {
-        let flight = flights.lock().unwrap_or_else(|p| p.into_inner()).entry(key.to_string()).or_default().clone();
-        FlightTicket { flights, key, flight }
-    }
-}
-
-impl Drop for FlightTicket<'_> {
-    fn drop(&mut self) {
-        let mut flights = self.flights.lock().unwrap_or_else(|p| p.into_inner());
-        // Ours and the map's: nobody else is waiting on this key.
-        if Arc::strong_count(&self.flight) <= 2 {
-            flights.remove(self.key);
-        }
-    }
-}
-
 impl ReadThrough {
     fn new(http: Http, config: UpstreamConfig, fixtures: Option<FixtureServer>) -> Self {
         ReadThrough {
             http,
             config,
-            slots: Mutex::default(),
-            flights: Mutex::default(),
+            slots: Cache::builder().max_capacity(MAX_ENTRIES).expire_after(SlotExpiry).build(),
+            cooldown_until: Default::default(),
             calls: Default::default(),
             replay_now: fixtures.as_ref().and_then(|f| f.recorded_at()).map(|t| t.timestamp()),
             _fixtures: fixtures.map(Arc::new),
@@ -123,58 +119,61 @@ impl ReadThrough {
         self.replay_now.unwrap_or(now)
     }
 
-    /// Keeps `value` under `key` for `ttl_seconds` (state such as a provider's cool-down).
-    pub fn remember<V: Send + Sync + 'static>(&self, key: &str, value: V, ttl_seconds: i64, now: i64) {
-        if let Ok(mut slots) = self.slots.lock() {
-            slots.insert(key.to_string(), Slot { until: now + ttl_seconds, value: Arc::new(value) });
-        }
+    /// The flight-search provider asked us to back off (a 429): no call until `until` (epoch seconds).
+    pub fn cool_down(&self, until: i64) {
+        self.cooldown_until.fetch_max(until, std::sync::atomic::Ordering::Relaxed);
     }
 
-    /// What [`Self::remember`] kept under `key`, while it lasts.
-    pub fn recall<V: Clone + Send + Sync + 'static>(&self, key: &str, now: i64) -> Option<V> {
-        self.cached(key, now)
+    /// Whether the flight-search provider is cooling down at `now`.
+    pub fn cooling_down(&self, now: i64) -> bool {
+        now < self.cooldown_until.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn upstream_calls(&self) -> u64 {
         self.calls.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    fn cached<V: Clone + Send + Sync + 'static>(&self, key: &str, now: i64) -> Option<V> {
-        let slots = self.slots.lock().ok()?;
-        let slot = slots.get(key).filter(|s| now < s.until)?;
-        slot.value.downcast_ref::<V>().cloned()
-    }
-
     /// The cached answer for `key` (and `true`), or `fetch`'s (and `false`), stored for its TTL.
-    /// Concurrent callers of one key wait for the one fetch in flight instead of making their own.
+    /// Concurrent callers of one key wait for the one fetch in flight instead of making their own;
+    /// a caller that gives up (a cancelled request) hands the turn to the next.
     pub async fn get_or_fetch<V, F, Fut>(&self, key: &str, now: impl Fn() -> i64, fetch: F) -> (V, bool)
     where
         V: Clone + Send + Sync + 'static,
         F: FnOnce() -> Fut,
         Fut: Future<Output = Fresh<V>>,
     {
-        if let Some(v) = self.cached(key, now()) {
+        if let Some(v) = self.slots.get(key).await.and_then(|slot| slot.fresh(now())) {
             return (v, true);
         }
-        let ticket = FlightTicket::take(&self.flights, key);
-        let _turn = ticket.flight.lock().await;
-        // Whoever held the turn before may have filled the slot.
-        if let Some(v) = self.cached(key, now()) {
-            return (v, true);
-        }
-        self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let fresh = fetch().await;
-        if let Ok(mut slots) = self.slots.lock() {
-            if slots.len() > 10_000 {
-                let t = now();
-                slots.retain(|_, s| t < s.until);
-            }
-            slots.insert(
-                key.to_string(),
-                Slot { until: now() + fresh.ttl_seconds, value: Arc::new(fresh.value.clone()) },
-            );
-        }
-        (fresh.value, false)
+        // moka runs one computation per key at a time: whoever waited behind the one fetching
+        // finds its answer here and leaves the entry as it is.
+        let mut fetched = None;
+        self.slots
+            .entry_by_ref(key)
+            .and_compute_with(|current| async {
+                if let Some(v) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
+                    fetched = Some((v, true));
+                    return Op::Nop;
+                }
+                self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let fresh = fetch().await;
+                let slot = Slot::new(fresh.value.clone(), fresh.ttl_seconds, now());
+                fetched = Some((fresh.value, false));
+                Op::Put(slot)
+            })
+            .await;
+        fetched.expect("the computation ran to its end (it was awaited)")
+    }
+}
+
+impl Slot {
+    fn new<V: Send + Sync + 'static>(value: V, ttl_seconds: i64, now: i64) -> Slot {
+        Slot { until: now + ttl_seconds, ttl_seconds, value: Arc::new(value) }
+    }
+
+    /// The value while fresh at `now`.
+    fn fresh<V: Clone + 'static>(&self, now: i64) -> Option<V> {
+        (now < self.until).then(|| self.value.downcast_ref::<V>().cloned()).flatten()
     }
 }
 
@@ -224,7 +223,6 @@ mod tests {
         assert_eq!(rt.upstream_calls(), 1, "200 concurrent identical requests, one upstream call");
         assert!(answers.iter().all(|(v, _)| v == "answer"));
         assert_eq!(answers.iter().filter(|(_, hit)| !hit).count(), 1);
-        assert!(rt.flights.lock().unwrap().is_empty(), "no lock is left behind");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -249,8 +247,34 @@ mod tests {
             let all = futures::future::join_all(waiting);
             assert!(tokio::time::timeout(std::time::Duration::from_millis(2), all).await.is_err());
         }
-        assert!(rt.flights.lock().unwrap().is_empty(), "cancelled callers left no lock behind");
-        let (v, hit) = rt.get_or_fetch("slow", || 0, || async { Fresh { value: 2u8, ttl_seconds: 60 } }).await;
-        assert_eq!((v, hit), (2, false), "the key still answers");
+        // Each round's first caller started a fetch; nobody was left holding the key's turn.
+        assert_eq!(rt.upstream_calls(), 50);
+        let answer = tokio::time::timeout(
+            std::time::Duration::from_secs(1),
+            rt.get_or_fetch("slow", || 0, || async { Fresh { value: 2u8, ttl_seconds: 60 } }),
+        )
+        .await;
+        assert_eq!(answer.ok(), Some((2, false)), "the key still answers, at once");
+    }
+
+    #[tokio::test]
+    async fn distinct_keys_beyond_the_bound_evict_others() {
+        let rt = rt();
+        for i in 0..MAX_ENTRIES + 500 {
+            rt.get_or_fetch(&format!("flight-status:{i}"), || 0, || async { Fresh { value: i, ttl_seconds: 3600 } })
+                .await;
+        }
+        rt.slots.run_pending_tasks().await;
+        assert!(rt.slots.entry_count() <= MAX_ENTRIES, "{} entries kept", rt.slots.entry_count());
+    }
+
+    #[test]
+    fn a_cool_down_lasts_until_its_end() {
+        let rt = rt();
+        assert!(!rt.cooling_down(1_000));
+        rt.cool_down(1_120);
+        assert!(rt.cooling_down(1_119) && !rt.cooling_down(1_120));
+        rt.cool_down(1_050);
+        assert!(rt.cooling_down(1_119), "an earlier end does not shorten it");
     }
 }

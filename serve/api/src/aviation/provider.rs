@@ -28,7 +28,6 @@ use sitrep_platform::registry::Operation;
 const TTL: i64 = 600;
 const FAILURE_TTL: i64 = 30;
 const COOLDOWN_SECONDS: i64 = 120;
-const COOLDOWN_KEY: &str = "flight-search-provider:cooldown";
 const CHUNK_DAYS: i64 = 61;
 const MAX_RANGE_DAYS: i64 = 366;
 
@@ -94,7 +93,7 @@ impl Shared {
 fn provider_error(e: &ProviderError, state: &AppState) -> &'static str {
     match e {
         ProviderError::RateLimited => {
-            crate::context(state).read_through.remember(COOLDOWN_KEY, true, COOLDOWN_SECONDS, state.clock.now());
+            crate::context(state).read_through.cool_down(state.clock.now() + COOLDOWN_SECONDS);
             "provider_cooldown"
         }
         ProviderError::Failed(e) => {
@@ -107,7 +106,7 @@ fn provider_error(e: &ProviderError, state: &AppState) -> &'static str {
 /// The provider's base URL and token, or the degraded error that replaces a call.
 fn provider(state: &AppState) -> Result<(String, Option<String>), &'static str> {
     let rt = &crate::context(state).read_through;
-    if rt.recall::<bool>(COOLDOWN_KEY, state.clock.now()).is_some() {
+    if rt.cooling_down(state.clock.now()) {
         return Err("provider_cooldown");
     }
     rt.config.flight_search_provider.clone().ok_or("provider_unavailable")

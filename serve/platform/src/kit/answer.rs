@@ -4,10 +4,9 @@
 //! rendering.
 
 use std::{
-    collections::HashMap,
     future::Future,
     marker::PhantomData,
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -116,56 +115,25 @@ impl Charged for Served {
     }
 }
 
-/// A map bounded by bytes. Entries are immutable functions of their key, so eviction is only
-/// about memory. Two halves approximate LRU at O(1) per operation: a hit in the older half moves
-/// to the newer one; when the newer half holds half the budget, the older half is dropped and the
-/// newer one becomes the older.
-struct Bounded<V> {
-    halves: Mutex<Halves<V>>,
-    half_budget: usize,
-}
+/// A map bounded by bytes (moka's: frequency-aware admission, least-recently-used eviction).
+/// Entries are immutable functions of their key, so eviction is only about memory.
+struct Bounded<V>(moka::sync::Cache<String, Arc<V>>);
 
-struct Halves<V> {
-    newer: HashMap<String, Arc<V>>,
-    newer_bytes: usize,
-    older: HashMap<String, Arc<V>>,
-    older_bytes: usize,
-}
-
-impl<V: Charged> Halves<V> {
-    fn insert(&mut self, key: String, value: Arc<V>, half_budget: usize) {
-        self.newer_bytes += value.cost() + key.len();
-        self.newer.insert(key, value);
-        if self.newer_bytes >= half_budget {
-            self.older = std::mem::take(&mut self.newer);
-            self.older_bytes = std::mem::take(&mut self.newer_bytes);
-        }
-    }
-}
-
-impl<V: Charged> Bounded<V> {
+impl<V: Charged + Send + Sync + 'static> Bounded<V> {
     fn new(budget_bytes: usize) -> Self {
-        let halves = Halves { newer: HashMap::new(), newer_bytes: 0, older: HashMap::new(), older_bytes: 0 };
-        Bounded { halves: Mutex::new(halves), half_budget: (budget_bytes / 2).max(1) }
+        let weigher = |key: &String, value: &Arc<V>| u32::try_from(key.len() + value.cost()).unwrap_or(u32::MAX);
+        Bounded(moka::sync::Cache::builder().max_capacity(budget_bytes as u64).weigher(weigher).build())
     }
     fn get(&self, key: &str) -> Option<Arc<V>> {
-        let mut h = self.halves.lock().ok()?;
-        if let Some(hit) = h.newer.get(key) {
-            return Some(hit.clone());
-        }
-        let (key, hit) = h.older.remove_entry(key)?;
-        h.insert(key, hit.clone(), self.half_budget);
-        Some(hit)
+        self.0.get(key)
     }
     fn put(&self, key: String, value: Arc<V>) {
-        if let Ok(mut h) = self.halves.lock() {
-            h.insert(key, value, self.half_budget);
-        }
+        self.0.insert(key, value);
     }
-    /// A promoted entry is charged in both halves until the older one is dropped, so this can
-    /// overstate by at most one half.
+    /// Bytes charged (after moka's pending housekeeping: it is asked at a scrape, not per request).
     fn bytes(&self) -> usize {
-        self.halves.lock().map(|h| h.newer_bytes + h.older_bytes).unwrap_or(0)
+        self.0.run_pending_tasks();
+        self.0.weighted_size() as usize
     }
 }
 
@@ -527,18 +495,19 @@ mod tests {
     }
 
     #[test]
-    fn body_cache_keeps_recently_used_entries_within_its_budget() {
-        // Budget 400 bytes: each half rotates once it holds 200.
-        let cache = BodyCache::new(400);
-        cache.put("a".into(), served(99));
-        cache.put("b".into(), served(99)); // newer half full (200 bytes): {a, b} become the older half
-        assert!(cache.get("a").is_some()); // promoted back into the newer half
-        cache.put("c".into(), served(99)); // newer {a, c} full: rotates, b is dropped
-        assert!(cache.get("b").is_none());
-        assert!(cache.get("a").is_some() && cache.get("c").is_some());
-        let h = cache.rendered.halves.lock().unwrap();
-        let held: usize = h.newer.values().chain(h.older.values()).map(|s| s.body.len()).sum();
-        assert!(held <= 400, "held {held} bytes");
+    fn body_cache_keeps_entries_within_its_budget() {
+        // Each entry charges 150 bytes of body and compressed forms plus its key.
+        let cache = BodyCache::new(1_000);
+        for round in 0..3 {
+            for key in ["a", "b", "c"] {
+                cache.put(format!("{key}{round}"), served(100));
+            }
+        }
+        cache.put("big".into(), served(2_000));
+        let held = cache.rendered.bytes();
+        assert!(cache.get("big").is_none(), "an entry larger than the budget is not kept");
+        assert!(held > 0 && held <= 1_000, "held {held} bytes");
+        assert!(cache.rendered.0.entry_count() < 9, "{} of 9 entries kept", cache.rendered.0.entry_count());
     }
 
     #[test]
