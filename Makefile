@@ -31,10 +31,10 @@ doctor:
 	tools/doctor.sh $(DOCTOR_ARGS)
 
 ## make test: the whole suite, no network needed: first the doctor (a broken install step fails in
-## the first minute, not after the build) and the serving crates' import layers (tools/import_cycles.py),
-## then the contract tests with real clients (a standard
-## OpenAPI validator and schemathesis against the real server; tools/contract-test.sh installs them
-## pinned into $HOME/.cache/sitrep-venv), then unit, connector and end-to-end tests.
+## the first minute, not after the build) and the serving crates' import layers, then the contract
+## tests with real clients (a standard OpenAPI validator and schemathesis against the real server;
+## tools/contract-test.sh installs them pinned into $HOME/.cache/sitrep-venv), then unit,
+## connector and end-to-end tests.
 test: doctor
 	tools/import_cycles.py
 	$(CARGO) build --workspace --bins
