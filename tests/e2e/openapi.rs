@@ -25,4 +25,7 @@ async fn openapi_document_and_a_response_are_pinned() {
     // The Swagger UI page shows our document (generated from the registry), not an empty one.
     let page = docs.text().await.unwrap();
     assert!(page.contains("SwaggerUIBundle") && page.contains("\"operationId\": \"ListArmedEvents\""));
+    let slash = app.http.get(format!("{}/docs/", app.base)).send().await.unwrap();
+    assert_eq!(slash.status(), 200, "/docs/ is the same page");
+    assert_eq!(slash.text().await.unwrap(), page);
 }
