@@ -50,8 +50,17 @@ impl StateStore {
         // An in-memory database exists per connection: keep exactly one.
         let max = if url.contains(":memory:") { 1 } else { 8 };
         let pool = SqlitePoolOptions::new().max_connections(max).connect_with(opts).await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
+        // Company monitoring migrates its own tables in this database (versions from 1001): what
+        // this migrator does not know is theirs.
+        let mut migrator = sqlx::migrate!("./migrations");
+        migrator.set_ignore_missing(true);
+        migrator.run(&pool).await?;
         Ok(StateStore { pool })
+    }
+
+    /// The database's pool, for the crates that keep their own tables in it (company monitoring).
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
     }
 
     /// Closes every connection; later calls fail (tests use it to take the store away).
@@ -71,5 +80,26 @@ impl StateStore {
             .execute(&self.pool)
             .await?;
         Ok(self.setting(key).await?.unwrap_or_else(|| value.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn reopens_a_database_that_holds_another_migrators_versions() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("state.db").display());
+        let store = StateStore::open(&url).await.unwrap();
+        sqlx::query(
+            "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
+             VALUES (1001, 'another crate''s tables', TRUE, X'00', 0)",
+        )
+        .execute(store.pool())
+        .await
+        .unwrap();
+        store.close().await;
+        assert!(StateStore::open(&url).await.is_ok());
     }
 }

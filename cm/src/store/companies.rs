@@ -1,0 +1,534 @@
+//! Monitored companies and their claims: create (4.5), import (4.5), read and list (4.6).
+
+use sqlx::{Row, Sqlite, Transaction};
+
+use super::{bump_generation, CmError, CmStore};
+use crate::{
+    company_input::CompanyInput,
+    ids::Kind,
+    records::{
+        AllowedUse, ClaimType, CoverageState, Domicile, ImportOutcome, Lifecycle, ObservationState, TrustState,
+        WireEnum,
+    },
+};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    pub claim_id: String,
+    pub kind: ClaimType,
+    pub value: String,
+    pub provenance: String,
+    pub trust: TrustState,
+    pub allowed_uses: Vec<AllowedUse>,
+    /// Epoch ms; `None` when the claim does not expire.
+    pub expires_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Company {
+    pub company_id: String,
+    pub name: String,
+    pub domicile: Domicile,
+    pub lifecycle: Lifecycle,
+    pub customer_reference: Option<String>,
+    pub coverage: CoverageState,
+    pub observation: ObservationState,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub claims: Vec<Claim>,
+}
+
+/// What a create came to (4.5, the first matching rule).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Created {
+    /// The clientRequestId was used before with the same company: its current state.
+    Replayed(Company),
+    /// The clientRequestId was used before with a different company.
+    Conflict,
+    /// A live company already has this customerReference: that company, unchanged.
+    Existing(Company),
+    LimitReached,
+    New(Company),
+}
+
+/// One row of an import, validated: its ordinal, company and fingerprint.
+#[derive(Debug, Clone)]
+pub struct ImportRow {
+    pub ordinal: i64,
+    pub input: CompanyInput,
+    pub fingerprint: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowResult {
+    pub ordinal: i64,
+    pub outcome: ImportOutcome,
+    /// "" when none.
+    pub company_id: String,
+    /// "" when none.
+    pub reason_code: &'static str,
+}
+
+/// ListMonitoredCompanies' filters, canonical (de-duplicated, sorted); empty lifecycles means
+/// active and paused.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListFilter {
+    pub lifecycles: Vec<Lifecycle>,
+    pub coverages: Vec<CoverageState>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompanyPage {
+    pub companies: Vec<Company>,
+    /// The position after the last company, when more may follow: (name key, company id).
+    pub next: Option<(String, String)>,
+}
+
+const COMPANY_COLUMNS: &str = "company_id, name, domicile, lifecycle, customer_reference, coverage, observation, \
+                               created_at, updated_at";
+
+fn parse<T>(value: Option<T>, what: &'static str) -> Result<T, CmError> {
+    value.ok_or(CmError::Corrupt(what))
+}
+
+fn company_of(row: &sqlx::sqlite::SqliteRow) -> Result<Company, CmError> {
+    Ok(Company {
+        company_id: row.try_get("company_id")?,
+        name: row.try_get("name")?,
+        domicile: parse(Domicile::parse(row.try_get("domicile")?), "domicile")?,
+        lifecycle: parse(Lifecycle::from_filter(row.try_get("lifecycle")?), "lifecycle")?,
+        customer_reference: row.try_get("customer_reference")?,
+        coverage: parse(CoverageState::from_filter(row.try_get("coverage")?), "coverage state")?,
+        observation: parse(ObservationState::from_filter(row.try_get("observation")?), "observation state")?,
+        created_at: row.try_get("created_at")?,
+        updated_at: row.try_get("updated_at")?,
+        claims: Vec::new(),
+    })
+}
+
+async fn claims_of(tx: &mut sqlx::SqliteConnection, company_id: &str) -> Result<Vec<Claim>, CmError> {
+    let rows = sqlx::query(
+        "SELECT claim_id, claim_type, value, provenance, trust_state, allowed_uses, expires_at \
+         FROM cm_claims WHERE company_id = $1 ORDER BY position",
+    )
+    .bind(company_id)
+    .fetch_all(&mut *tx)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let uses: String = r.try_get("allowed_uses")?;
+            Ok(Claim {
+                claim_id: r.try_get("claim_id")?,
+                kind: parse(ClaimType::from_filter(r.try_get("claim_type")?), "claim type")?,
+                value: r.try_get("value")?,
+                provenance: r.try_get("provenance")?,
+                trust: parse(TrustState::from_filter(r.try_get("trust_state")?), "trust state")?,
+                allowed_uses: uses
+                    .split(',')
+                    .filter(|u| !u.is_empty())
+                    .map(|u| parse(AllowedUse::from_filter(u), "allowed use"))
+                    .collect::<Result<_, _>>()?,
+                expires_at: r.try_get("expires_at")?,
+            })
+        })
+        .collect()
+}
+
+/// The company with its claims, if it belongs to `account`.
+async fn load(tx: &mut sqlx::SqliteConnection, account: &str, company_id: &str) -> Result<Option<Company>, CmError> {
+    let sql = format!("SELECT {COMPANY_COLUMNS} FROM cm_companies WHERE company_id = $1 AND account_id = $2");
+    let Some(row) = sqlx::query(&sql).bind(company_id).bind(account).fetch_optional(&mut *tx).await? else {
+        return Ok(None);
+    };
+    let mut company = company_of(&row)?;
+    company.claims = claims_of(tx, company_id).await?;
+    Ok(Some(company))
+}
+
+/// The live (active or paused) company with this customer reference.
+async fn live_with_reference(
+    tx: &mut sqlx::SqliteConnection,
+    account: &str,
+    reference: &str,
+) -> Result<Option<Company>, CmError> {
+    if reference.is_empty() {
+        return Ok(None);
+    }
+    let id: Option<String> = sqlx::query_scalar(
+        "SELECT company_id FROM cm_companies \
+         WHERE account_id = $1 AND customer_reference = $2 AND lifecycle IN ('active', 'paused')",
+    )
+    .bind(account)
+    .bind(reference)
+    .fetch_optional(&mut *tx)
+    .await?;
+    match id {
+        Some(id) => load(tx, account, &id).await,
+        None => Ok(None),
+    }
+}
+
+async fn live_count(tx: &mut sqlx::SqliteConnection, account: &str) -> Result<i64, CmError> {
+    Ok(sqlx::query_scalar(
+        "SELECT COUNT(*) FROM cm_companies WHERE account_id = $1 AND lifecycle IN ('active', 'paused')",
+    )
+    .bind(account)
+    .fetch_one(&mut *tx)
+    .await?)
+}
+
+/// Inserts a new ACTIVE company and its claims (4.4) and moves the generation on.
+async fn insert(
+    tx: &mut Transaction<'_, Sqlite>,
+    account: &str,
+    input: &CompanyInput,
+    now: i64,
+) -> Result<Company, CmError> {
+    let company_id = Kind::Company.new_id();
+    let claims: Vec<Claim> = input
+        .claims()
+        .into_iter()
+        .map(|c| Claim {
+            claim_id: Kind::Claim.new_id(),
+            kind: c.kind,
+            value: c.value,
+            provenance: "customer".into(),
+            trust: TrustState::Declared,
+            allowed_uses: c.kind.declared_uses().to_vec(),
+            expires_at: None,
+        })
+        .collect();
+    let identified = claims.iter().any(|c| matches!(c.kind, ClaimType::Domain | ClaimType::LegalIdentifier));
+    let coverage = if identified { CoverageState::AwaitingFirstScan } else { CoverageState::IdentityUnresolved };
+    let reference = (!input.customer_reference.is_empty()).then(|| input.customer_reference.clone());
+    sqlx::query(
+        "INSERT INTO cm_companies (company_id, account_id, name, name_key, domicile, lifecycle, customer_reference, \
+         coverage, observation, coverage_changed_at, created_at, updated_at) \
+         VALUES ($1, $2, $3, $4, $5, 'active', $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(&company_id)
+    .bind(account)
+    .bind(&input.name)
+    .bind(input.name.to_lowercase())
+    .bind(input.domicile.full_name())
+    .bind(&reference)
+    .bind(coverage.short_name())
+    .bind(ObservationState::Unknown.short_name())
+    .bind(now)
+    .bind(now)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    for (position, claim) in claims.iter().enumerate() {
+        let uses: Vec<String> = claim.allowed_uses.iter().map(|u| u.short_name()).collect();
+        sqlx::query(
+            "INSERT INTO cm_claims (claim_id, company_id, position, claim_type, value, provenance, trust_state, \
+             allowed_uses, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)",
+        )
+        .bind(&claim.claim_id)
+        .bind(&company_id)
+        .bind(position as i64)
+        .bind(claim.kind.short_name())
+        .bind(&claim.value)
+        .bind(&claim.provenance)
+        .bind(claim.trust.short_name())
+        .bind(uses.join(","))
+        .execute(&mut **tx)
+        .await?;
+    }
+    bump_generation(tx, account).await?;
+    Ok(Company {
+        company_id,
+        name: input.name.clone(),
+        domicile: input.domicile,
+        lifecycle: Lifecycle::Active,
+        customer_reference: reference,
+        coverage,
+        observation: ObservationState::Unknown,
+        created_at: now,
+        updated_at: now,
+        claims,
+    })
+}
+
+impl CmStore {
+    /// CreateMonitoredCompany's rules of 4.5, in order, in one transaction.
+    pub async fn create(
+        &self,
+        account: &str,
+        client_request_id: &str,
+        input: &CompanyInput,
+        limit: i64,
+        now: i64,
+    ) -> Result<Created, CmError> {
+        let mut tx = self.begin_for(account, now).await?;
+        let fingerprint = input.fingerprint();
+        let earlier = sqlx::query(
+            "SELECT fingerprint, company_id FROM cm_create_replays WHERE account_id = $1 AND client_request_id = $2",
+        )
+        .bind(account)
+        .bind(client_request_id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if let Some(row) = earlier {
+            let (stored, company_id): (String, String) = (row.try_get(0)?, row.try_get(1)?);
+            if stored != fingerprint {
+                return Ok(Created::Conflict);
+            }
+            let company = parse(load(&mut tx, account, &company_id).await?, "replayed company")?;
+            return Ok(Created::Replayed(company));
+        }
+        if let Some(existing) = live_with_reference(&mut tx, account, &input.customer_reference).await? {
+            return Ok(Created::Existing(existing));
+        }
+        if live_count(&mut tx, account).await? >= limit {
+            return Ok(Created::LimitReached);
+        }
+        let company = insert(&mut tx, account, input, now).await?;
+        sqlx::query(
+            "INSERT INTO cm_create_replays (account_id, client_request_id, fingerprint, company_id) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(account)
+        .bind(client_request_id)
+        .bind(&fingerprint)
+        .bind(&company.company_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Created::New(company))
+    }
+
+    /// ImportMonitoredCompanyBatch (4.5): rows in ordinal order, each by the first matching rule
+    /// of the table, all in one transaction.
+    pub async fn import(
+        &self,
+        account: &str,
+        client_import_id: &str,
+        rows: &[ImportRow],
+        limit: i64,
+        now: i64,
+    ) -> Result<Vec<RowResult>, CmError> {
+        let mut tx = self.begin_for(account, now).await?;
+        let mut results = Vec::with_capacity(rows.len());
+        let mut ordered: Vec<&ImportRow> = rows.iter().collect();
+        ordered.sort_by_key(|r| r.ordinal);
+        for row in ordered {
+            let result = |outcome, company_id: String, reason_code| RowResult {
+                ordinal: row.ordinal,
+                outcome,
+                company_id,
+                reason_code,
+            };
+            let earlier = sqlx::query(
+                "SELECT fingerprint, company_id FROM cm_import_rows \
+                 WHERE account_id = $1 AND client_import_id = $2 AND ordinal = $3",
+            )
+            .bind(account)
+            .bind(client_import_id)
+            .bind(row.ordinal)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(r) = earlier {
+                let (stored, company_id): (String, String) = (r.try_get(0)?, r.try_get(1)?);
+                results.push(if stored == row.fingerprint {
+                    result(ImportOutcome::Replayed, company_id, "")
+                } else {
+                    result(ImportOutcome::Conflict, String::new(), "REPLAY_CONFLICT")
+                });
+                continue;
+            }
+            if let Some(existing) = live_with_reference(&mut tx, account, &row.input.customer_reference).await? {
+                results.push(result(ImportOutcome::NoOp, existing.company_id, "CUSTOMER_REFERENCE_EXISTS"));
+                continue;
+            }
+            if live_count(&mut tx, account).await? >= limit {
+                results.push(result(ImportOutcome::Rejected, String::new(), "COMPANY_LIMIT_REACHED"));
+                continue;
+            }
+            let company = insert(&mut tx, account, &row.input, now).await?;
+            sqlx::query(
+                "INSERT INTO cm_import_rows (account_id, client_import_id, ordinal, fingerprint, company_id) \
+                 VALUES ($1, $2, $3, $4, $5)",
+            )
+            .bind(account)
+            .bind(client_import_id)
+            .bind(row.ordinal)
+            .bind(&row.fingerprint)
+            .bind(&company.company_id)
+            .execute(&mut *tx)
+            .await?;
+            results.push(result(ImportOutcome::Created, company.company_id, ""));
+        }
+        tx.commit().await?;
+        Ok(results)
+    }
+
+    /// The account's company, with its claims.
+    pub async fn company(&self, account: &str, company_id: &str) -> Result<Option<Company>, CmError> {
+        let mut conn = self.pool.acquire().await?;
+        load(&mut conn, account, company_id).await
+    }
+
+    /// A page of the account's companies matching `filter`, after `after` (name key, id), in
+    /// listing order (lower-cased name, then id).
+    pub async fn companies(
+        &self,
+        account: &str,
+        filter: &ListFilter,
+        after: Option<(&str, &str)>,
+        page_size: usize,
+    ) -> Result<CompanyPage, CmError> {
+        let lifecycles: Vec<String> = if filter.lifecycles.is_empty() {
+            vec!["active".into(), "paused".into()]
+        } else {
+            filter.lifecycles.iter().map(|l| l.short_name()).collect()
+        };
+        let coverages: Vec<String> = filter.coverages.iter().map(|c| c.short_name()).collect();
+        // Placeholders for the lists, numbered after the fixed parameters ($1 account, $2–$3 position).
+        let mut n = 3;
+        let mut placeholders = |count: usize| {
+            let list: Vec<String> = (0..count).map(|i| format!("${}", n + 1 + i)).collect();
+            n += count;
+            list.join(", ")
+        };
+        let lifecycle_in = placeholders(lifecycles.len());
+        let coverage_clause = if coverages.is_empty() {
+            String::new()
+        } else {
+            format!(" AND coverage IN ({})", placeholders(coverages.len()))
+        };
+        let sql = format!(
+            "SELECT {COMPANY_COLUMNS}, name_key FROM cm_companies \
+             WHERE account_id = $1 AND (name_key > $2 OR (name_key = $2 AND company_id > $3)) \
+             AND lifecycle IN ({lifecycle_in}){coverage_clause} \
+             ORDER BY name_key, company_id LIMIT {}",
+            page_size + 1
+        );
+        let (key, id) = after.unwrap_or(("", ""));
+        let mut query = sqlx::query(&sql).bind(account).bind(key).bind(id);
+        for value in lifecycles.iter().chain(&coverages) {
+            query = query.bind(value);
+        }
+        let mut conn = self.pool.acquire().await?;
+        let rows = query.fetch_all(&mut *conn).await?;
+        let more = rows.len() > page_size;
+        let mut companies = Vec::with_capacity(page_size);
+        let mut last = None;
+        for row in rows.iter().take(page_size) {
+            let mut company = company_of(row)?;
+            company.claims = claims_of(&mut conn, &company.company_id).await?;
+            last = Some((row.try_get::<String, _>("name_key")?, company.company_id.clone()));
+            companies.push(company);
+        }
+        Ok(CompanyPage { companies, next: if more { last } else { None } })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{store::memory_store, violations::Violations};
+
+    fn input(value: serde_json::Value) -> CompanyInput {
+        let mut v = Violations::default();
+        CompanyInput::parse("company", Some(&value), &mut v).unwrap_or_else(|| panic!("{:?}", v.0))
+    }
+
+    #[tokio::test]
+    async fn create_follows_the_rules_in_order() {
+        let store = memory_store().await;
+        let acme = input(json!({"name": "Acme Widgets", "domicileCountry": "US", "domains": ["acme.example"],
+            "customerReference": "crm-1"}));
+        let Created::New(created) = store.create("a1", "req-1", &acme, 2, 1_000).await.unwrap() else { panic!() };
+        assert_eq!(created.coverage, CoverageState::AwaitingFirstScan);
+        assert_eq!(created.claims.len(), 3, "name, domain, customer reference");
+        assert_eq!(store.generation("a1").await.unwrap(), 1);
+        // Rule 1: the same request again is a replay of the current state, with no generation bump.
+        assert_eq!(store.create("a1", "req-1", &acme, 2, 2_000).await.unwrap(), Created::Replayed(created.clone()));
+        let other = input(json!({"name": "Other", "domicileCountry": "GB"}));
+        assert_eq!(store.create("a1", "req-1", &other, 2, 2_000).await.unwrap(), Created::Conflict);
+        // Rule 2: a live company with the reference answers for it.
+        let same_ref = input(json!({"name": "Acme Renamed", "domicileCountry": "US", "customerReference": "crm-1"}));
+        assert_eq!(store.create("a1", "req-2", &same_ref, 2, 2_000).await.unwrap(), Created::Existing(created));
+        assert_eq!(store.generation("a1").await.unwrap(), 1);
+        // Rule 4, then rule 3 at the limit.
+        let Created::New(second) = store.create("a1", "req-3", &other, 2, 3_000).await.unwrap() else { panic!() };
+        assert_eq!(second.coverage, CoverageState::IdentityUnresolved, "no domain and no identifier");
+        let third = input(json!({"name": "Third", "domicileCountry": "US"}));
+        assert_eq!(store.create("a1", "req-4", &third, 2, 3_000).await.unwrap(), Created::LimitReached);
+        assert_eq!(store.company_count("a1").await.unwrap(), 2);
+        // Another account sees none of it.
+        assert_eq!(store.company("a2", &second.company_id).await.unwrap(), None);
+        assert_eq!(store.generation("a2").await.unwrap(), 0);
+    }
+
+    #[tokio::test]
+    async fn import_decides_each_row_and_replays() {
+        let store = memory_store().await;
+        let row = |ordinal: i64, value: serde_json::Value| {
+            let input = input(value);
+            let fingerprint =
+                crate::company_input::fingerprint_of(&json!({"ordinal": ordinal, "company": input.canonical()}));
+            ImportRow { ordinal, input, fingerprint }
+        };
+        let rows = vec![
+            row(1, json!({"name": "Beta", "domicileCountry": "GB", "customerReference": "r-1"})),
+            row(0, json!({"name": "Alpha", "domicileCountry": "US", "customerReference": "r-1"})),
+            row(2, json!({"name": "Gamma", "domicileCountry": "US"})),
+        ];
+        let results = store.import("a1", "imp-1", &rows, 2, 1_000).await.unwrap();
+        let outcomes: Vec<_> = results.iter().map(|r| (r.ordinal, r.outcome, r.reason_code)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                (0, ImportOutcome::Created, ""),
+                (1, ImportOutcome::NoOp, "CUSTOMER_REFERENCE_EXISTS"),
+                (2, ImportOutcome::Created, ""),
+            ]
+        );
+        assert_eq!(results[1].company_id, results[0].company_id, "the company created earlier in this batch");
+        assert_eq!(store.generation("a1").await.unwrap(), 2);
+        // A retry: created rows replay, the no-op is evaluated again, a changed row conflicts.
+        let mut again = rows.clone();
+        again[2] = row(2, json!({"name": "Gamma Changed", "domicileCountry": "US"}));
+        let retried = store.import("a1", "imp-1", &again, 3, 2_000).await.unwrap();
+        let outcomes: Vec<_> = retried.iter().map(|r| (r.ordinal, r.outcome, r.reason_code)).collect();
+        assert_eq!(
+            outcomes,
+            [
+                (0, ImportOutcome::Replayed, ""),
+                (1, ImportOutcome::NoOp, "CUSTOMER_REFERENCE_EXISTS"),
+                (2, ImportOutcome::Conflict, "REPLAY_CONFLICT"),
+            ]
+        );
+        assert_eq!(store.generation("a1").await.unwrap(), 2);
+        let delta = [row(0, json!({"name": "Delta", "domicileCountry": "US"}))];
+        let limited = store.import("a1", "imp-2", &delta, 2, 3_000).await.unwrap();
+        assert_eq!(limited[0].reason_code, "COMPANY_LIMIT_REACHED");
+    }
+
+    #[tokio::test]
+    async fn listing_pages_in_name_order() {
+        let store = memory_store().await;
+        for (i, name) in ["beta", "Alpha", "gamma", "alpha"].iter().enumerate() {
+            let c = input(json!({"name": name, "domicileCountry": "US", "domains": [format!("d{i}.example")]}));
+            store.create("a1", &format!("r{i}"), &c, 10, 1_000).await.unwrap();
+        }
+        let filter = ListFilter::default();
+        let first = store.companies("a1", &filter, None, 3).await.unwrap();
+        let names: Vec<_> = first.companies.iter().map(|c| c.name.to_lowercase()).collect();
+        assert_eq!(names, ["alpha", "alpha", "beta"]);
+        let (key, id) = first.next.clone().unwrap();
+        let second = store.companies("a1", &filter, Some((&key, &id)), 3).await.unwrap();
+        assert_eq!(second.companies.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), ["gamma"]);
+        assert_eq!(second.next, None);
+        let removed_only = ListFilter { lifecycles: vec![Lifecycle::Removed], coverages: vec![] };
+        assert!(store.companies("a1", &removed_only, None, 3).await.unwrap().companies.is_empty());
+        let awaiting = ListFilter { lifecycles: vec![], coverages: vec![CoverageState::AwaitingFirstScan] };
+        assert_eq!(store.companies("a1", &awaiting, None, 10).await.unwrap().companies.len(), 4);
+        let unresolved = ListFilter { lifecycles: vec![], coverages: vec![CoverageState::IdentityUnresolved] };
+        assert!(store.companies("a1", &unresolved, None, 10).await.unwrap().companies.is_empty());
+    }
+}

@@ -1,0 +1,92 @@
+//! Company monitoring's state: its own tables in the state store's database, migrated by their
+//! own migrator (versions from 1001; the platform's stay below 1000 and each ignores the other's).
+//! Every write is one transaction that first takes the account's row, so two writers of one
+//! account run one after the other (SQLite's write lock, a row lock on PostgreSQL) and a limit
+//! or uniqueness checked inside it still holds at commit.
+
+mod companies;
+
+pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, ListFilter, RowResult};
+
+use sqlx::{Sqlite, SqlitePool, Transaction};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CmError {
+    #[error("company-monitoring store: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("company-monitoring store migration: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("company-monitoring store holds an unreadable {0}")]
+    Corrupt(&'static str),
+}
+
+#[derive(Clone, Debug)]
+pub struct CmStore {
+    pool: SqlitePool,
+}
+
+impl CmStore {
+    /// The store over the state store's pool, its tables migrated.
+    pub async fn new(pool: SqlitePool) -> Result<Self, CmError> {
+        let mut migrator = sqlx::migrate!("./migrations");
+        migrator.set_ignore_missing(true);
+        migrator.run(&pool).await?;
+        Ok(CmStore { pool })
+    }
+
+    /// The account's snapshot generation (0 before its first write).
+    pub async fn generation(&self, account: &str) -> Result<i64, CmError> {
+        let g: Option<i64> = sqlx::query_scalar("SELECT snapshot_generation FROM cm_accounts WHERE account_id = $1")
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(g.unwrap_or(0))
+    }
+
+    /// Active and paused companies of the account (what counts against its limit).
+    pub async fn company_count(&self, account: &str) -> Result<i64, CmError> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM cm_companies WHERE account_id = $1 AND lifecycle IN ('active', 'paused')",
+        )
+        .bind(account)
+        .fetch_one(&self.pool)
+        .await?)
+    }
+
+    /// A write transaction holding the account's row (created on the account's first write).
+    async fn begin_for(&self, account: &str, now: i64) -> Result<Transaction<'_, Sqlite>, CmError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "INSERT INTO cm_accounts (account_id, created_at) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING",
+        )
+        .bind(account)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        // A write to the row: from here on, other writers of this account wait for this one.
+        sqlx::query("UPDATE cm_accounts SET snapshot_generation = snapshot_generation WHERE account_id = $1")
+            .bind(account)
+            .execute(&mut *tx)
+            .await?;
+        Ok(tx)
+    }
+}
+
+/// Moves the account's snapshot generation on by one.
+async fn bump_generation(tx: &mut Transaction<'_, Sqlite>, account: &str) -> Result<(), CmError> {
+    sqlx::query("UPDATE cm_accounts SET snapshot_generation = snapshot_generation + 1 WHERE account_id = $1")
+        .bind(account)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+#[cfg(test)]
+pub(crate) async fn memory_store() -> CmStore {
+    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+        .max_connections(1)
+        .connect("sqlite::memory:")
+        .await
+        .expect("an in-memory database");
+    CmStore::new(pool).await.expect("migrated")
+}
