@@ -9,8 +9,7 @@ use chrono::{DateTime, Duration, Utc};
 use futures::TryStreamExt;
 use object_store::ObjectStoreExt;
 
-use crate::Lake;
-use crate::LakeError;
+use crate::{Lake, LakeError};
 
 #[derive(Debug, Clone)]
 pub struct GcOptions {

@@ -6,13 +6,13 @@
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
 use object_store::{PutMode, PutOptions, PutPayload};
-use sitrep_schemas::partition::{Scope, YearMonth};
 use sitrep_schemas::{
-    commit::COMMIT_FORMAT, Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness, RunStats,
+    commit::COMMIT_FORMAT,
+    partition::{Scope, YearMonth},
+    Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness, RunStats,
 };
 
-use crate::LakeError;
-use crate::{validate::validate_file, Lake};
+use crate::{validate::validate_file, Lake, LakeError};
 
 const MAX_RACE_RETRIES: u32 = 64;
 

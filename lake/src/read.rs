@@ -8,8 +8,7 @@ use object_store::{ObjectStoreExt, PutPayload};
 use serde::{Deserialize, Serialize};
 use sitrep_schemas::{Commit, DatasetEntry, DatasetId};
 
-use crate::Lake;
-use crate::LakeError;
+use crate::{Lake, LakeError};
 
 pub(crate) const LATEST: &str = "latest.json";
 

@@ -8,8 +8,7 @@ use parquet::{
 };
 use sitrep_schemas::{fingerprint::fingerprint_matches, DatasetId, FileEntry};
 
-use crate::Lake;
-use crate::LakeError;
+use crate::{Lake, LakeError};
 
 const FOOTER: u64 = 8;
 

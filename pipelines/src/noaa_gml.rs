@@ -3,8 +3,7 @@
 //! numbers GetCo2Monitoring answers.
 
 use chrono::{Datelike, NaiveDate};
-use sitrep_schemas::numbers::round_to;
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{numbers::round_to, DatasetId};
 use url::Url;
 
 use crate::{

@@ -8,8 +8,10 @@ use std::{
     time::{Duration, Instant},
 };
 
-use arrow::array::{Array, AsArray};
-use arrow::datatypes::{Float64Type, Int32Type, TimestampMillisecondType};
+use arrow::{
+    array::{Array, AsArray},
+    datatypes::{Float64Type, Int32Type, TimestampMillisecondType},
+};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use sitrep_ingest::Lake;
 use sitrep_schemas::DatasetId;

@@ -3,9 +3,11 @@
 //! registry. Expected values come from the reference computations in each fixture generator
 //! (`expected.json` beside the recordings), compared record by record.
 
-use arrow::array::{Array, AsArray};
-use arrow::datatypes::{DataType, Date32Type, Float64Type, Int32Type};
-use arrow::record_batch::RecordBatch;
+use arrow::{
+    array::{Array, AsArray},
+    datatypes::{DataType, Date32Type, Float64Type, Int32Type},
+    record_batch::RecordBatch,
+};
 use serde_json::{json, Value};
 use sitrep_schemas::DatasetId;
 use sitrep_tests::{fixtures, replay_runner};

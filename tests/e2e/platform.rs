@@ -5,12 +5,10 @@
 use std::{collections::BTreeSet, sync::Arc};
 
 use serde_json::{json, Value};
-use sitrep_platform::edge::rate_limit::Decision;
-use sitrep_platform::edge::rate_limit::LimiterUnavailable;
-use sitrep_platform::edge::rate_limit::Limits;
-use sitrep_platform::edge::rate_limit::Policy;
-use sitrep_platform::edge::rate_limit::RateLimiter;
-use sitrep_platform::registry::Access;
+use sitrep_platform::{
+    edge::rate_limit::{Decision, LimiterUnavailable, Limits, Policy, RateLimiter},
+    registry::Access,
+};
 use sitrep_tests::{Options, TestApp};
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";

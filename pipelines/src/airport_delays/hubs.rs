@@ -1,8 +1,10 @@
 //! AviationStack hubs (SUPPLEMENT 2.1.2, upstream 2): today's departures per hub → counts, a
 //! coverage status and, when disrupted, an alert classification.
 
-use sitrep_schemas::delay_severity::{hub_band, Severity};
-use sitrep_schemas::numbers::round_to;
+use sitrep_schemas::{
+    delay_severity::{hub_band, Severity},
+    numbers::round_to,
+};
 
 use super::faa::{CLOSURE, GENERAL, GROUND_DELAY, GROUND_STOP};
 use crate::aviationstack::Row;

@@ -5,8 +5,10 @@
 
 pub mod parse;
 
-use arrow::array::{Array, AsArray, RecordBatch};
-use arrow::datatypes::{Float64Type, TimestampMillisecondType};
+use arrow::{
+    array::{Array, AsArray, RecordBatch},
+    datatypes::{Float64Type, TimestampMillisecondType},
+};
 use chrono::NaiveDate;
 use sitrep_schemas::DatasetId;
 use url::Url;

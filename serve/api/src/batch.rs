@@ -14,19 +14,19 @@ use poem_openapi::Object;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use sitrep_platform::answered_by;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::dispatch::Dispatch;
-use sitrep_platform::edge::rate_limit::Policy;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::embedded_json::write_value;
-use sitrep_platform::kit::embedded_json::EmbeddedJson;
-use sitrep_platform::kit::error::ApiError;
-use sitrep_platform::kit::error::Violations;
-use sitrep_platform::kit::json_body;
-use sitrep_platform::registry::Access;
-use sitrep_platform::registry::Group;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    dispatch::Dispatch,
+    edge::rate_limit::Policy,
+    kit::{
+        answer::Answer,
+        embedded_json::{write_value, EmbeddedJson},
+        error::{ApiError, Violations},
+        json_body,
+    },
+    registry::{Access, Group, Operation},
+};
 
 pub const MAX_OPERATIONS: usize = 20;
 const MAX_ID_CHARS: usize = 64;

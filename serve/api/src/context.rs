@@ -3,8 +3,7 @@
 
 use sitrep_platform::{state::StateStore, AppState};
 
-use crate::read_through::AviationStackBudget;
-use crate::read_through::ReadThrough;
+use crate::read_through::{AviationStackBudget, ReadThrough};
 
 #[derive(Debug, Clone)]
 pub struct ApiSettings {

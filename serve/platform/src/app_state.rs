@@ -12,15 +12,14 @@ use std::{
 use poem::Request;
 use rand::RngCore;
 
-use crate::auth::key_cache::KeyCache;
-use crate::edge::rate_limit::InProcessLimiter;
-use crate::edge::rate_limit::Limits;
-use crate::edge::rate_limit::RateLimiter;
-use crate::kit::answer::BodyCache;
-use crate::kit::error::ApiError;
-use crate::metrics::Metrics;
-use crate::snapshot::Snapshots;
-use crate::state::StateStore;
+use crate::{
+    auth::key_cache::KeyCache,
+    edge::rate_limit::{InProcessLimiter, Limits, RateLimiter},
+    kit::{answer::BodyCache, error::ApiError},
+    metrics::Metrics,
+    snapshot::Snapshots,
+    state::StateStore,
+};
 
 /// Memory for rendered response bodies (a page of 100 events renders to about 40 KB).
 const BODY_CACHE_BYTES: usize = 64 << 20;

@@ -7,8 +7,7 @@ use poem::{handler, web::Data, Response};
 use serde_json::json;
 use sitrep_schemas::DatasetId;
 
-use crate::app_state::AppState;
-use crate::kit::answer::DataState;
+use crate::{app_state::AppState, kit::answer::DataState};
 
 fn json(status: u16, body: serde_json::Value, cache: &str) -> Response {
     Response::builder()

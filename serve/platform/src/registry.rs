@@ -14,9 +14,7 @@ use poem::{Request, Response};
 use poem_openapi::registry::{MetaSchemaRef, Registry as SchemaRegistry};
 use sitrep_schemas::DatasetId;
 
-use crate::app_state::AppState;
-use crate::edge::rate_limit::Policy;
-use crate::kit::params::Param;
+use crate::{app_state::AppState, edge::rate_limit::Policy, kit::params::Param};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {

@@ -14,14 +14,13 @@ use poem::{
     Request, Response, Route,
 };
 
-use crate::html::document;
-use crate::oauth::secrets;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::edge;
-use sitrep_platform::edge::rate_limit::Policy;
-use sitrep_platform::state::hash_secret;
-use sitrep_platform::state::looks_like_api_key;
-use sitrep_platform::state::Session;
+use crate::{html::document, oauth::secrets};
+use sitrep_platform::{
+    app_state::AppState,
+    edge,
+    edge::rate_limit::Policy,
+    state::{hash_secret, looks_like_api_key, Session},
+};
 
 const COOKIE: &str = "sitrep_session";
 const SESSION_SECONDS: i64 = 12 * 3_600;

@@ -3,11 +3,8 @@
 
 use poem::{http::StatusCode, Response};
 
-use crate::html::document;
-use crate::html::escape;
-use sitrep_platform::state::ApiKeyRecord;
-use sitrep_platform::state::ConnectedClient;
-use sitrep_platform::state::Session;
+use crate::html::{document, escape};
+use sitrep_platform::state::{ApiKeyRecord, ConnectedClient, Session};
 
 pub const SCOPE_CHOICES: [(&str, &str); 2] = [
     ("company_monitoring:read", "Read monitored companies"),

@@ -6,11 +6,8 @@ use poem::{http::StatusCode, Request, Response};
 use serde_json::{json, Value};
 use sitrep_schemas::DatasetId;
 
-use crate::html::document;
-use crate::html::escape;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::DataState;
-use sitrep_platform::meta::error_class;
+use crate::html::{document, escape};
+use sitrep_platform::{app_state::AppState, kit::answer::DataState, meta::error_class};
 
 struct Row {
     dataset: DatasetId,

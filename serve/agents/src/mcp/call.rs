@@ -12,14 +12,17 @@ use super::{
     revision::Revision,
     rpc::{self, RpcError},
 };
-use sitrep_platform::auth::Principal;
-use sitrep_platform::dispatch::Dispatch;
-use sitrep_platform::kit::dataset_read::DisabledByDeployment;
-use sitrep_platform::kit::embedded_json::write_value;
-use sitrep_platform::kit::embedded_json::EmbeddedJson;
-use sitrep_platform::kit::error::Violation;
-use sitrep_platform::kit::params::JMESPATH;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    auth::Principal,
+    dispatch::Dispatch,
+    kit::{
+        dataset_read::DisabledByDeployment,
+        embedded_json::{write_value, EmbeddedJson},
+        error::Violation,
+        params::JMESPATH,
+    },
+    registry::Operation,
+};
 
 /// Result budget of a data tool, and of `get_sources`.
 pub const BUDGET_BYTES: usize = 1 << 20;

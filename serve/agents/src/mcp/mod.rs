@@ -23,14 +23,15 @@ use self::{
     revision::Revision,
     rpc::{Call, RpcError},
 };
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::auth;
-use sitrep_platform::auth::Principal;
-use sitrep_platform::dispatch::Dispatch;
-use sitrep_platform::edge;
-use sitrep_platform::edge::rate_limit;
-use sitrep_platform::edge::rate_limit::Policy;
-use sitrep_platform::kit::error::ApiError;
+use sitrep_platform::{
+    app_state::AppState,
+    auth,
+    auth::Principal,
+    dispatch::Dispatch,
+    edge,
+    edge::{rate_limit, rate_limit::Policy},
+    kit::error::ApiError,
+};
 
 /// Request bodies larger than this are refused.
 const MAX_BODY: usize = 1 << 20;

@@ -5,9 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Value};
 use sitrep_schemas::DatasetId;
 
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::DataState;
-use sitrep_platform::registry::Registry;
+use sitrep_platform::{app_state::AppState, kit::answer::DataState, registry::Registry};
 
 const DEFAULT_LIMIT: u64 = 50;
 const MAX_LIMIT: u64 = 200;

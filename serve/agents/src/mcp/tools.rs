@@ -4,12 +4,10 @@
 
 use serde_json::{json, Map, Value};
 
-use sitrep_platform::kit::params::Param;
-use sitrep_platform::kit::params::ParamKind;
-use sitrep_platform::kit::params::JMESPATH;
-use sitrep_platform::registry::Access;
-use sitrep_platform::registry::Operation;
-use sitrep_platform::registry::Registry;
+use sitrep_platform::{
+    kit::params::{Param, ParamKind, JMESPATH},
+    registry::{Access, Operation, Registry},
+};
 
 pub const GET_SOURCES: &str = "get_sources";
 pub const DESCRIBE_TOOL: &str = "describe_tool";

@@ -6,11 +6,10 @@
 use poem::{http::StatusCode, Request, Response};
 
 use super::{find_client, page, resource_allowed, secrets, ClientLookup, NONCE_SECONDS};
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::state::hash_secret;
-use sitrep_platform::state::ClientRecord;
-use sitrep_platform::state::Family;
-use sitrep_platform::state::PendingConsent;
+use sitrep_platform::{
+    app_state::AppState,
+    state::{hash_secret, ClientRecord, Family, PendingConsent},
+};
 
 const CODE_SECONDS: i64 = 600;
 const DEFAULT_SCOPE: &str = "mcp";

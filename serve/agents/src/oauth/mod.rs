@@ -19,11 +19,12 @@ use poem::{
 };
 use serde_json::json;
 
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::edge;
-use sitrep_platform::edge::rate_limit::Policy;
-use sitrep_platform::state::ClientRecord;
-use sitrep_platform::state::StateError;
+use sitrep_platform::{
+    app_state::AppState,
+    edge,
+    edge::rate_limit::Policy,
+    state::{ClientRecord, StateError},
+};
 
 pub use client_metadata::{MetadataCache, MetadataError};
 pub use discovery::protected_resource;

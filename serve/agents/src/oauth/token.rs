@@ -5,12 +5,10 @@ use poem::{http::StatusCode, Request, Response};
 use serde_json::json;
 
 use super::{error_json, find_client, resource_allowed, secrets, ClientLookup};
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::state::hash_secret;
-use sitrep_platform::state::looks_like_api_key;
-use sitrep_platform::state::Family;
-use sitrep_platform::state::Redemption;
-use sitrep_platform::state::StateError;
+use sitrep_platform::{
+    app_state::AppState,
+    state::{hash_secret, looks_like_api_key, Family, Redemption, StateError},
+};
 
 pub const ACCESS_SECONDS: i64 = 3_600;
 pub const REFRESH_SECONDS: i64 = 7 * 86_400;

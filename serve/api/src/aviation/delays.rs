@@ -2,10 +2,10 @@
 //! (2.1.3), derived per airport from the same version's alerts: no upstream call.
 
 use poem::Request;
-use sitrep_schemas::numbers::round_to;
 use sitrep_schemas::{
     airports,
     delay_severity::{cancel_band, hub_band, Severity},
+    numbers::round_to,
 };
 
 use super::{
@@ -13,18 +13,19 @@ use super::{
     params::AIRPORTS,
     queries::{self, AlertFacts},
 };
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::dataset_get;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::canonical::Canonical;
-use sitrep_platform::kit::dataset_read;
-use sitrep_platform::kit::error::Violations;
-use sitrep_platform::kit::paged_list::NoFilters;
-use sitrep_platform::kit::paged_list::PagedList;
-use sitrep_platform::kit::params::RawQuery;
-use sitrep_platform::kit::parse::parse_with;
-use sitrep_platform::kit::parse::Parsed;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    app_state::AppState,
+    kit::{
+        answer::{dataset_get, Answer},
+        canonical::Canonical,
+        dataset_read,
+        error::Violations,
+        paged_list::{NoFilters, PagedList},
+        params::RawQuery,
+        parse::{parse_with, Parsed},
+    },
+    registry::Operation,
+};
 
 /// The default ops watch list (2.1.0).
 pub const DEFAULT_WATCH_LIST: [&str; 6] = ["IST", "ESB", "SAW", "LHR", "FRA", "CDG"];

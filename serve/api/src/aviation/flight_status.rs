@@ -10,12 +10,14 @@ use super::{
     params::{DATE, FLIGHT_NUMBER, ORIGIN},
 };
 use crate::read_through::Fresh;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::live_get;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::parse::parse_with;
-use sitrep_platform::kit::parse::Parsed;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    app_state::AppState,
+    kit::{
+        answer::{live_get, Answer},
+        parse::{parse_with, Parsed},
+    },
+    registry::Operation,
+};
 
 const TTL: i64 = 120;
 const FAILURE_TTL: i64 = 30;

@@ -20,14 +20,12 @@ use poem::Request;
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
-use sitrep_platform::answered_by;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::dataset_read::whole_dataset_get;
-use sitrep_platform::registry::Access;
-use sitrep_platform::registry::Group;
-use sitrep_platform::registry::McpTool;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    kit::{answer::Answer, dataset_read::whole_dataset_get},
+    registry::{Access, Group, McpTool, Operation},
+};
 
 pub static GROUP: Group = Group {
     tag: "Aviation",

@@ -12,16 +12,17 @@ use super::{
     params::{ENTITIES, MAX_ITEMS, WINDOW_HOURS},
 };
 use crate::read_through::Fresh;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::dataset_get;
-use sitrep_platform::kit::answer::live_get;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::canonical::Canonical;
-use sitrep_platform::kit::dataset_read;
-use sitrep_platform::kit::parse::parse_with;
-use sitrep_platform::kit::parse::Parsed;
-use sitrep_platform::registry::Operation;
-use sitrep_platform::snapshot::DatasetDb;
+use sitrep_platform::{
+    app_state::AppState,
+    kit::{
+        answer::{dataset_get, live_get, Answer},
+        canonical::Canonical,
+        dataset_read,
+        parse::{parse_with, Parsed},
+    },
+    registry::Operation,
+    snapshot::DatasetDb,
+};
 
 const FRESH_FOR_ENTITIES_SECONDS: i64 = 15 * 60;
 const LIVE_TTL: i64 = 900;

@@ -18,16 +18,17 @@ use super::{
     queries,
 };
 use crate::read_through::Fresh;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::dataset_get;
-use sitrep_platform::kit::answer::live_get;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::dataset_read;
-use sitrep_platform::kit::error::ApiError;
-use sitrep_platform::kit::parse::parse_with;
-use sitrep_platform::kit::parse::Parsed;
-use sitrep_platform::registry::Operation;
-use sitrep_platform::snapshot::DatasetDb;
+use sitrep_platform::{
+    app_state::AppState,
+    kit::{
+        answer::{dataset_get, live_get, Answer},
+        dataset_read,
+        error::ApiError,
+        parse::{parse_with, Parsed},
+    },
+    registry::Operation,
+    snapshot::DatasetDb,
+};
 
 const TTL: i64 = 3_600;
 const MONTH_MATRIX_TTL: i64 = 7_200;

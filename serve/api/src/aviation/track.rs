@@ -14,16 +14,16 @@ use super::{
 };
 use sitrep_pipelines::config::bbox_key;
 
-use crate::read_through::Fresh;
-use crate::read_through::ReadThrough;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::dataset_get;
-use sitrep_platform::kit::answer::live_get;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::dataset_read;
-use sitrep_platform::kit::parse::parse_with;
-use sitrep_platform::kit::parse::Parsed;
-use sitrep_platform::registry::Operation;
+use crate::read_through::{Fresh, ReadThrough};
+use sitrep_platform::{
+    app_state::AppState,
+    kit::{
+        answer::{dataset_get, live_get, Answer},
+        dataset_read,
+        parse::{parse_with, Parsed},
+    },
+    registry::Operation,
+};
 
 const TTL: i64 = 120;
 const CALLSIGN_TTL: i64 = 60;

@@ -12,15 +12,16 @@ use poem::Request;
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
-use sitrep_platform::answered_by;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::dataset_read::whole_dataset_get;
-use sitrep_platform::kit::paged_list::NoFilters;
-use sitrep_platform::kit::paged_list::PagedList;
-use sitrep_platform::registry::Group;
-use sitrep_platform::registry::McpTool;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    kit::{
+        answer::Answer,
+        dataset_read::whole_dataset_get,
+        paged_list::{NoFilters, PagedList},
+    },
+    registry::{Group, McpTool, Operation},
+};
 
 pub static GROUP: Group = Group {
     tag: "Climate",

@@ -17,27 +17,23 @@ use self::{
     params::{EventFilters, COUNTRY_CODE},
     queries::EventFilter,
 };
-use sitrep_platform::answered_by;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::edge::rate_limit::Policy;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::canonical::Canonical;
-use sitrep_platform::kit::dataset_read;
-use sitrep_platform::kit::dataset_read::params_get;
-use sitrep_platform::kit::dataset_read::whole_dataset_get;
-use sitrep_platform::kit::error::ApiError;
-use sitrep_platform::kit::error::Violations;
-use sitrep_platform::kit::json_body;
-use sitrep_platform::kit::paged_list::Bounds;
-use sitrep_platform::kit::paged_list::ListParams;
-use sitrep_platform::kit::paged_list::Page;
-use sitrep_platform::kit::paged_list::PagedList;
-use sitrep_platform::kit::paged_list::QueryParams;
-use sitrep_platform::kit::params::RawQuery;
-use sitrep_platform::registry::Group;
-use sitrep_platform::registry::McpTool;
-use sitrep_platform::registry::Operation;
-use sitrep_platform::snapshot::DatasetDb;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    edge::rate_limit::Policy,
+    kit::{
+        answer::Answer,
+        canonical::Canonical,
+        dataset_read,
+        dataset_read::{params_get, whole_dataset_get},
+        error::{ApiError, Violations},
+        json_body,
+        paged_list::{Bounds, ListParams, Page, PagedList, QueryParams},
+        params::RawQuery,
+    },
+    registry::{Group, McpTool, Operation},
+    snapshot::DatasetDb,
+};
 
 pub static GROUP: Group = Group {
     tag: "Conflict",

@@ -1,16 +1,12 @@
 //! The Conflict group's query parameters (API.md 4.6, SUPPLEMENT 1.6, 2.3), declared once: the
 //! registry lists them per operation, and the same declarations parse the requests.
 
-use sitrep_platform::kit::canonical::opt;
-use sitrep_platform::kit::canonical::Canonical;
-use sitrep_platform::kit::error::Violations;
-use sitrep_platform::kit::paged_list::ListParams;
-use sitrep_platform::kit::paged_list::QueryParams;
-use sitrep_platform::kit::params::Param;
-use sitrep_platform::kit::params::ParamKind;
-use sitrep_platform::kit::params::RawQuery;
-use sitrep_platform::kit::params::CURSOR;
-use sitrep_platform::kit::params::PAGE_SIZE;
+use sitrep_platform::kit::{
+    canonical::{opt, Canonical},
+    error::Violations,
+    paged_list::{ListParams, QueryParams},
+    params::{Param, ParamKind, RawQuery, CURSOR, PAGE_SIZE},
+};
 
 pub const START: Param = Param {
     name: "start",

@@ -16,23 +16,21 @@ use poem::Request;
 use sitrep_schemas::{numbers::round_to, DatasetId};
 
 use self::{model::*, queries::IndexRow};
-use sitrep_platform::answered_by;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::canonical;
-use sitrep_platform::kit::canonical::Canonical;
-use sitrep_platform::kit::dataset_read::params_get;
-use sitrep_platform::kit::error::ApiError;
-use sitrep_platform::kit::error::Violations;
-use sitrep_platform::kit::paged_list::ListParams;
-use sitrep_platform::kit::paged_list::QueryParams;
-use sitrep_platform::kit::params::Param;
-use sitrep_platform::kit::params::ParamKind;
-use sitrep_platform::kit::params::RawQuery;
-use sitrep_platform::registry::Group;
-use sitrep_platform::registry::McpTool;
-use sitrep_platform::registry::Operation;
-use sitrep_platform::snapshot::DatasetDb;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    kit::{
+        answer::Answer,
+        canonical,
+        canonical::Canonical,
+        dataset_read::params_get,
+        error::{ApiError, Violations},
+        paged_list::{ListParams, QueryParams},
+        params::{Param, ParamKind, RawQuery},
+    },
+    registry::{Group, McpTool, Operation},
+    snapshot::DatasetDb,
+};
 
 pub static GROUP: Group = Group {
     tag: "ConsumerPrices",

@@ -16,15 +16,16 @@ use self::{
     energy_shock::{EnergyShockScenario, FuelMode},
     params::ScenarioQuery,
 };
-use sitrep_platform::answered_by;
-use sitrep_platform::app_state::AppState;
-use sitrep_platform::kit::answer::Answer;
-use sitrep_platform::kit::dataset_read::inputs_get;
-use sitrep_platform::kit::dataset_read::InputSet;
-use sitrep_platform::kit::error::ApiError;
-use sitrep_platform::registry::Group;
-use sitrep_platform::registry::McpTool;
-use sitrep_platform::registry::Operation;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    kit::{
+        answer::Answer,
+        dataset_read::{inputs_get, InputSet},
+        error::ApiError,
+    },
+    registry::{Group, McpTool, Operation},
+};
 
 pub static GROUP: Group = Group {
     tag: "Intelligence",

@@ -3,13 +3,12 @@
 //! the EMPTY answer instead of a 400.
 
 use super::energy_shock::{FuelMode, Scenario};
-use sitrep_platform::kit::canonical::Canonical;
-use sitrep_platform::kit::error::Violations;
-use sitrep_platform::kit::paged_list::ListParams;
-use sitrep_platform::kit::paged_list::QueryParams;
-use sitrep_platform::kit::params::Param;
-use sitrep_platform::kit::params::ParamKind;
-use sitrep_platform::kit::params::RawQuery;
+use sitrep_platform::kit::{
+    canonical::Canonical,
+    error::Violations,
+    paged_list::{ListParams, QueryParams},
+    params::{Param, ParamKind, RawQuery},
+};
 
 pub const COUNTRY_CODE: Param = Param {
     name: "country_code",

@@ -3,9 +3,7 @@
 //! validation, so an unentitled caller never sees a 400.
 
 use super::Principal;
-use crate::kit::error::ApiError;
-use crate::registry::Access;
-use crate::state::Standing;
+use crate::{kit::error::ApiError, registry::Access, state::Standing};
 
 /// `Ok` when `principal` may call an operation with `access`. `missing` builds the 401 for a
 /// request that sent no credential.

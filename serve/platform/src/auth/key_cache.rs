@@ -10,9 +10,10 @@ use std::{
 };
 
 use super::Principal;
-use crate::per_thread::Front;
-use crate::state::StateError;
-use crate::state::StateStore;
+use crate::{
+    per_thread::Front,
+    state::{StateError, StateStore},
+};
 
 /// Entries kept at most; past it the cache starts over (each entry is one live key).
 const CAPACITY: usize = 10_000;

@@ -15,10 +15,11 @@ use poem::{
     Request,
 };
 
-use crate::app_state::AppState;
-use crate::kit::error::ApiError;
-use crate::state::Plan;
-use crate::state::Standing;
+use crate::{
+    app_state::AppState,
+    kit::error::ApiError,
+    state::{Plan, Standing},
+};
 
 /// The account a credential resolved to; placed in the request extensions.
 #[derive(Debug, Clone)]

@@ -3,14 +3,17 @@
 //! or release the outcome. A claim is released when its request is cancelled or fails, so an
 //! abandoned request never holds the key for the whole lock period.
 
-use poem::{http::HeaderValue, http::StatusCode, Response};
+use poem::{
+    http::{HeaderValue, StatusCode},
+    Response,
+};
 use sha2::{Digest, Sha256};
 
-use crate::app_state::AppState;
-use crate::kit::error::ApiError;
-use crate::state::Claim;
-use crate::state::StateStore;
-use crate::state::StoredResponse;
+use crate::{
+    app_state::AppState,
+    kit::error::ApiError,
+    state::{Claim, StateStore, StoredResponse},
+};
 
 pub const MAX_STORED_BODY: usize = 262_144;
 

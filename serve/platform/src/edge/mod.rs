@@ -18,13 +18,12 @@ use self::{
     idempotency::Keyed,
     rate_limit::{Decision, Policy},
 };
-use crate::app_state::AppState;
-use crate::auth;
-use crate::kit::answer;
-use crate::kit::answer::Remembered;
-use crate::kit::error::ApiError;
-use crate::registry::Method;
-use crate::registry::Operation;
+use crate::{
+    app_state::AppState,
+    auth,
+    kit::{answer, answer::Remembered, error::ApiError},
+    registry::{Method, Operation},
+};
 
 pub const MAX_BODY: usize = 262_144;
 

@@ -7,8 +7,7 @@ use poem::{
     Request,
 };
 
-use crate::auth::KEY_HEADERS;
-use crate::state::looks_like_api_key;
+use crate::{auth::KEY_HEADERS, state::looks_like_api_key};
 
 /// Substrings (lower case) of the User-Agents of generic HTTP tools.
 const GENERIC_CLIENTS: [&str; 8] =

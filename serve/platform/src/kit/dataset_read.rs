@@ -14,10 +14,11 @@ use super::{
     paged_list::{ListParams, NoFilters},
     parse::{parse, Parsed},
 };
-use crate::app_state::AppState;
-use crate::registry::Operation;
-use crate::snapshot::DatasetDb;
-use crate::snapshot::Generation;
+use crate::{
+    app_state::AppState,
+    registry::Operation,
+    snapshot::{DatasetDb, Generation},
+};
 
 /// The whole GET of an operation without parameters whose answer is one dataset version (besides
 /// jmespath): [`params_get`] with no filters.

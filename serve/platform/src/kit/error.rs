@@ -4,7 +4,10 @@
 //! Policy: handlers return `ApiError` for client-visible outcomes; internal faults (store, DuckDB)
 //! are logged with their cause and rendered as the generic 500 body, never with their message.
 
-use poem::{http::HeaderValue, http::StatusCode, Response};
+use poem::{
+    http::{HeaderValue, StatusCode},
+    Response,
+};
 use serde::Serialize;
 use serde_json::json;
 

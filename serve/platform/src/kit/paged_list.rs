@@ -20,9 +20,7 @@ use super::{
     params::{RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
     parse::in_declared_order,
 };
-use crate::app_state::AppState;
-use crate::registry::Operation;
-use crate::snapshot::DatasetDb;
+use crate::{app_state::AppState, registry::Operation, snapshot::DatasetDb};
 
 #[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]

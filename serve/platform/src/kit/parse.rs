@@ -11,8 +11,7 @@ use super::{
     paged_list::QueryParams,
     params::{Param, RawQuery, JMESPATH},
 };
-use crate::app_state::AppState;
-use crate::registry::Operation;
+use crate::{app_state::AppState, registry::Operation};
 
 /// What a request asked: its parameters and its jmespath expression.
 pub struct Parsed<P> {
