@@ -5,7 +5,8 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use poem::endpoint::BoxEndpoint;
 use sitrep_agents::{AgentContext, AgentSettings};
-use sitrep_api::{read_through::ReadThrough, ApiContext, ApiSettings};
+use sitrep_api::{company_monitoring::CompanyMonitoring, read_through::ReadThrough, ApiContext, ApiSettings};
+use sitrep_cm::{settings::CmSettings, store::CmStore};
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{
     budget::{AviationStackBudget, CallBudget, MemoryBudget},
@@ -150,6 +151,9 @@ pub struct Options {
     pub read_through_scenarios: Vec<(&'static str, &'static str)>,
     /// Changes to the replay upstream configuration (credentials, optional providers).
     pub upstream: fn(UpstreamConfig) -> UpstreamConfig,
+    /// Company monitoring's settings (default: the runtime gate closed, as on a deployment that
+    /// configured none of it).
+    pub company_monitoring: CmSettings,
 }
 
 impl Default for Options {
@@ -165,6 +169,7 @@ impl Default for Options {
             aviationstack_budget: Default::default(),
             read_through_scenarios: Vec::new(),
             upstream: |c| c,
+            company_monitoring: CmSettings::default(),
         }
     }
 }
@@ -291,11 +296,14 @@ impl TestApp {
         let read_through = ReadThrough::replay_scenarios(&fixtures(), &options.read_through_scenarios, config)
             .await
             .expect("read-through fixtures");
+        let cm_store = CmStore::new(store.pool().clone()).await.expect("company-monitoring store");
+        let company_monitoring = CompanyMonitoring::new(cm_store, options.company_monitoring).await;
         let state = Arc::new(
             state
-                .with_extension(ApiContext { settings: api_settings, read_through })
+                .with_extension(ApiContext { settings: api_settings, company_monitoring, read_through })
                 .with_extension(AgentContext::new(agent_settings)),
         );
+        let _gate = sitrep_api::company_monitoring::spawn_gate_refresh(&state);
         let app = wrap(sitrep_serve::app::build(state.clone(), registry.clone(), &base).expect("assembly"));
         let server = tokio::spawn(async move {
             if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {

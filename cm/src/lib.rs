@@ -7,6 +7,7 @@ pub mod company_input;
 pub mod cursor;
 pub mod ids;
 pub mod records;
+pub mod settings;
 pub mod store;
 pub mod text;
 pub mod violations;

@@ -5,7 +5,12 @@ use std::{path::PathBuf, sync::Arc, time::Duration};
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use sitrep_agents::AgentContext;
-use sitrep_api::{read_through::ReadThrough, ApiContext};
+use sitrep_api::{
+    company_monitoring::{spawn_gate_refresh, CompanyMonitoring},
+    read_through::ReadThrough,
+    ApiContext,
+};
+use sitrep_cm::store::CmStore;
 use sitrep_lake::Lake;
 use sitrep_platform::{
     snapshot::Snapshots,
@@ -13,8 +18,8 @@ use sitrep_platform::{
     AppState,
 };
 use sitrep_serve::config::{
-    agent_settings_from_env, api_settings_from_env, cursor_secret_from_env, settings_from_env, LakeArgs,
-    ReadThroughMode, ServeArgs, StateArgs,
+    agent_settings_from_env, api_settings_from_env, cm_settings_from_env, cursor_secret_from_env, settings_from_env,
+    LakeArgs, ReadThroughMode, ServeArgs, StateArgs,
 };
 
 /// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
@@ -211,6 +216,8 @@ async fn main() -> anyhow::Result<()> {
                 }
                 ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
             };
+            let company_monitoring =
+                CompanyMonitoring::new(CmStore::new(store.pool().clone()).await?, cm_settings_from_env()?).await;
             let state = Arc::new(
                 AppState::new(
                     registry.operations().map(|op| op.id),
@@ -221,9 +228,10 @@ async fn main() -> anyhow::Result<()> {
                 )
                 .await
                 .map_err(|e| anyhow::anyhow!("{e:?}"))?
-                .with_extension(ApiContext { settings: api_settings_from_env()?, read_through })
+                .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
                 .with_extension(AgentContext::new(agent_settings_from_env()?)),
             );
+            let _gate = spawn_gate_refresh(&state);
             let _sweeper =
                 sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
             let app = sitrep_serve::build(state, registry, &server_url)?;

@@ -34,6 +34,17 @@ impl CmStore {
         Ok(CmStore { pool })
     }
 
+    /// Whether the database holds every company-monitoring migration this build knows (the
+    /// runtime gate's first check: a replica newer than the schema must not serve).
+    pub async fn schema_current(&self) -> Result<bool, CmError> {
+        let latest = sqlx::migrate!("./migrations").iter().map(|m| m.version).max().unwrap_or(0);
+        let applied: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE version >= 1000 AND success")
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(applied.unwrap_or(0) >= latest)
+    }
+
     /// The account's snapshot generation (0 before its first write).
     pub async fn generation(&self, account: &str) -> Result<i64, CmError> {
         let g: Option<i64> = sqlx::query_scalar("SELECT snapshot_generation FROM cm_accounts WHERE account_id = $1")
@@ -83,10 +94,34 @@ async fn bump_generation(tx: &mut Transaction<'_, Sqlite>, account: &str) -> Res
 
 #[cfg(test)]
 pub(crate) async fn memory_store() -> CmStore {
-    let pool = sqlx::sqlite::SqlitePoolOptions::new()
+    memory_store_on(memory_pool().await).await
+}
+
+#[cfg(test)]
+async fn memory_store_on(pool: SqlitePool) -> CmStore {
+    CmStore::new(pool).await.expect("migrated")
+}
+
+#[cfg(test)]
+async fn memory_pool() -> SqlitePool {
+    sqlx::sqlite::SqlitePoolOptions::new()
         .max_connections(1)
         .connect("sqlite::memory:")
         .await
-        .expect("an in-memory database");
-    CmStore::new(pool).await.expect("migrated")
+        .expect("an in-memory database")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_schema_is_current_once_migrated_and_behind_without_the_latest() {
+        let pool = memory_pool().await;
+        let store = memory_store_on(pool.clone()).await;
+        assert!(store.schema_current().await.unwrap());
+        let latest = sqlx::migrate!("./migrations").iter().map(|m| m.version).max().unwrap();
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = $1").bind(latest).execute(&pool).await.unwrap();
+        assert!(!store.schema_current().await.unwrap());
+    }
 }

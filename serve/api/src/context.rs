@@ -3,7 +3,10 @@
 
 use sitrep_platform::{state::StateStore, AppState};
 
-use crate::read_through::{AviationStackBudget, ReadThrough};
+use crate::{
+    company_monitoring::service::CompanyMonitoring,
+    read_through::{AviationStackBudget, ReadThrough},
+};
 
 #[derive(Debug, Clone)]
 pub struct ApiSettings {
@@ -16,6 +19,7 @@ pub struct ApiSettings {
 
 pub struct ApiContext {
     pub settings: ApiSettings,
+    pub company_monitoring: CompanyMonitoring,
     /// The read-through layer of on-demand operations (live with the deployment's credentials, or replay).
     pub read_through: ReadThrough,
 }

@@ -7,6 +7,7 @@ use sitrep_platform::registry::{Group, Registry};
 pub mod aviation;
 pub mod batch;
 pub mod climate;
+pub mod company_monitoring;
 pub mod conflict;
 pub mod consumer_prices;
 mod context;
@@ -24,6 +25,7 @@ pub static GROUPS: &[&Group] = &[
     &climate::GROUP,
     &conflict::GROUP,
     &intelligence::GROUP,
+    &company_monitoring::GROUP,
     &batch::GROUP,
 ];
 

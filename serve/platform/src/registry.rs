@@ -14,7 +14,11 @@ use poem::{Request, Response};
 use poem_openapi::registry::{MetaSchemaRef, Registry as SchemaRegistry};
 use sitrep_schemas::DatasetId;
 
-use crate::{app_state::AppState, edge::rate_limit::Policy, kit::params::Param};
+use crate::{
+    app_state::AppState,
+    edge::rate_limit::Policy,
+    kit::{error::ApiError, params::Param},
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
@@ -134,7 +138,26 @@ pub struct Operation {
     pub params: &'static [Param],
     /// JSON Schema of the request body (POST).
     pub body: Option<fn() -> serde_json::Value>,
+    /// The group's own refusals, checked by the edge at their places in the order of checks.
+    pub guard: Option<Guard>,
     pub answer: Answering,
+}
+
+/// A group's refusals at the two places of SUPPLEMENT 4.1's order of checks: `available` after
+/// authentication and before the access rule (a feature the deployment cannot serve answers
+/// before scopes are judged), `admitted` after the access rule and before the idempotency layer
+/// and the rate limit (a write the deployment turned off costs no rate-limit unit).
+#[derive(Clone, Copy)]
+pub struct Guard {
+    pub available: fn(&AppState) -> Result<(), ApiError>,
+    pub admitted: fn(&AppState) -> Result<(), ApiError>,
+}
+
+impl Guard {
+    /// Always available and admitted (what a guard's unused half is).
+    pub fn pass(_: &AppState) -> Result<(), ApiError> {
+        Ok(())
+    }
 }
 
 /// The placeholder handler of [`Operation::GET`]; never reached ([`Registry::new`] refuses it).
@@ -159,6 +182,7 @@ impl Operation {
         mcp: None,
         params: &[],
         body: None,
+        guard: None,
         answer: Answering { schema: None, handler: undeclared },
     };
 

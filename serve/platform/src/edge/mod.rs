@@ -58,7 +58,15 @@ pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Req
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, req, false) };
     let principal = principal.as_deref();
+    // A missing credential is answered first; then the group's availability, then the access rule.
+    let asked = principal.is_some() || !op.access.needs_credential();
+    if let Some(Err(e)) = op.guard.filter(|_| asked).map(|g| (g.available)(state)) {
+        return refused(state, Policy::Default, &ip(), arrived, e).await;
+    }
     if let Err(e) = auth::gate(op.access, principal, missing) {
+        return refused(state, Policy::Default, &ip(), arrived, e).await;
+    }
+    if let Some(Err(e)) = op.guard.map(|g| (g.admitted)(state)) {
         return refused(state, Policy::Default, &ip(), arrived, e).await;
     }
     let by_ip;

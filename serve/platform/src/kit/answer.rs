@@ -416,6 +416,14 @@ pub fn live_get<T, R: serde::Serialize>(
     respond(req, h, &served)
 }
 
+/// An answer about the caller's own account (company monitoring): `no-store`, with its ETag.
+pub fn account_get<T, R: serde::Serialize>(req: &Request, jmespath: Option<&str>, value: &R) -> Answer<T> {
+    match serve_bytes(value, jmespath) {
+        Ok(served) => respond(req, response_headers(NO_STORE), &served),
+        Err(e) => e.into(),
+    }
+}
+
 /// Headers a dataset answer carries by the time it leaves (its own, the edge's RateLimit set, the
 /// outer layer's request id and `Vary`), reserved at once: a growing `HeaderMap` reallocates and
 /// rehashes, which showed in the cached path's profile.

@@ -54,6 +54,12 @@ pub enum ApiError {
         lapsed: bool,
     },
     NotFound,
+    /// A group's own refusal with a `{"code", "message"}` body (company monitoring, 4.7).
+    Coded {
+        status: StatusCode,
+        code: &'static str,
+        message: String,
+    },
     MethodNotAllowed {
         allow: &'static str,
     },
@@ -116,6 +122,7 @@ impl ApiError {
             | ApiError::CmAccessDenied { .. }
             | ApiError::UserAgentRefused => StatusCode::FORBIDDEN,
             ApiError::NotFound => StatusCode::NOT_FOUND,
+            ApiError::Coded { status, .. } => *status,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::IdempotencyInFlight { .. } => StatusCode::CONFLICT,
@@ -187,6 +194,7 @@ impl ApiError {
                 }),
             ),
             ApiError::NotFound => json_response(status, json!({ "error": "Not found" })),
+            ApiError::Coded { code, message, .. } => json_response(status, json!({ "code": code, "message": message })),
             ApiError::MethodNotAllowed { allow } => {
                 with(json_response(status, json!({ "error": "Method not allowed" })), &[("allow", allow)])
             }
