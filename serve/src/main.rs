@@ -91,6 +91,9 @@ enum KeysCommand {
         /// Grant the operator right (client_credentials grant).
         #[arg(long)]
         operator: bool,
+        /// A company-monitoring scope besides `mcp` (repeatable; business plans only).
+        #[arg(long, value_parser = ["company_monitoring:read", "company_monitoring:write"])]
+        scope: Vec<String>,
     },
     /// List keys (display prefix only).
     List,
@@ -124,10 +127,14 @@ async fn main() -> anyhow::Result<()> {
             println!("account {account}: {status}");
         }
         Command::Keys { command } => match command {
-            KeysCommand::Create { account, plan, name, operator } => {
+            KeysCommand::Create { account, plan, name, operator, scope } => {
                 let plan = Plan::parse(&plan).context("plan must be free, pro or business")?;
+                if !scope.is_empty() && !plan.has_company_monitoring() {
+                    anyhow::bail!("company-monitoring scopes need a plan with company monitoring (business)");
+                }
                 let acct = ensure_account(&store, &account, plan).await?;
-                let key = store.create_key(&acct.id, &name, &cli.state.api_key_prefix, &["mcp"], operator).await?;
+                let scopes: Vec<&str> = std::iter::once("mcp").chain(scope.iter().map(String::as_str)).collect();
+                let key = store.create_key(&acct.id, &name, &cli.state.api_key_prefix, &scopes, operator).await?;
                 println!("key id: {}", key.record.id);
                 println!("API key: {}", key.secret);
             }

@@ -88,3 +88,137 @@ async fn status_reports_each_access_state() {
     let (code, _, body) = status(&app, &business).await;
     assert_eq!((code, body), (403, json!({"error": "API access requires an active subscription"})));
 }
+
+const CREATE: &str = "/api/company-monitoring/v1/create-monitored-company";
+
+async fn post(app: &TestApp, key: &str, path: &str, body: &Value) -> (u16, Value) {
+    let r = app.http.post(format!("{}{path}", app.base)).header("X-Service-Key", key).json(body).send().await.unwrap();
+    let status = r.status().as_u16();
+    if status == 200 {
+        assert_eq!(r.headers().get("cache-control").map(|v| v.to_str().unwrap()), Some("no-store"), "{path}");
+    }
+    (status, r.json().await.unwrap())
+}
+
+const RW: &[&str] = &["mcp", "company_monitoring:read", "company_monitoring:write"];
+
+#[tokio::test]
+async fn create_checks_in_the_documented_order() {
+    let closed = TestApp::start().await;
+    let (_, writer) = key(&closed, Plan::Business, RW).await;
+    let body = json!({"clientRequestId": "r1", "company": {"name": "Acme", "domicileCountry": "US"}});
+    let anonymous = closed.http.post(format!("{}{CREATE}", closed.base)).json(&body).send().await.unwrap();
+    assert_eq!(anonymous.status(), 401, "a credential first");
+    let (code, refused) = post(&closed, &writer, CREATE, &body).await;
+    assert_eq!(
+        (code, refused),
+        (
+            503,
+            json!({"code": "COMPANY_MONITORING_DISABLED", "message": "Company monitoring is not enabled on this deployment."})
+        )
+    );
+
+    let no_writes =
+        CmSettings { flags: sitrep_cm::settings::Flags { rest_writes: false, ..Default::default() }, ..open_gate() };
+    let app = TestApp::start_with(Options { company_monitoring: no_writes, ..Default::default() }).await;
+    // Scope before entitlement: a pro key without the write scope is refused for the scope.
+    let (code, refused) = post(&app, &app.key, CREATE, &body).await;
+    assert_eq!((code, refused["error"].clone()), (403, json!("insufficient_scope")));
+    let (_, reader) = key(&app, Plan::Business, &["mcp", "company_monitoring:read"]).await;
+    assert_eq!(
+        post(&app, &reader, CREATE, &body).await.1["message"],
+        "This operation requires scope company_monitoring:write."
+    );
+    let (_, pro_writer) = key(&app, Plan::Pro, RW).await;
+    assert_eq!(
+        post(&app, &pro_writer, CREATE, &body).await,
+        (403, json!({"code": "ACCESS_DENIED", "message": "company monitoring is not available for this account"}))
+    );
+    // Entitled, then the restWrites flag.
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    assert_eq!(
+        post(&app, &writer, CREATE, &body).await,
+        (403, json!({"code": "WRITES_DISABLED", "message": "company monitoring REST writes are disabled"}))
+    );
+}
+
+#[tokio::test]
+async fn create_answers_replays_conflicts_violations_and_the_limit() {
+    let settings = CmSettings { company_limits: [0, 0, 2], ..open_gate() };
+    let app = TestApp::start_with(Options { company_monitoring: settings, ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let acme = json!({"name": " Acme  Widgets ", "domicileCountry": "us", "domains": ["WWW.Acme.example"],
+        "aliases": ["Acme"], "customerReference": "crm-7"});
+    let (code, created) = post(&app, &writer, CREATE, &json!({"clientRequestId": "r1", "company": acme})).await;
+    assert_eq!(code, 200, "{created}");
+    let company = &created["company"];
+    let id = company["companyId"].as_str().unwrap();
+    assert!(sitrep_cm::ids::Kind::Company.matches(id), "{id}");
+    assert_eq!(company["name"], "Acme Widgets");
+    assert_eq!(company["domicileCountry"], "DOMICILE_COUNTRY_US");
+    assert_eq!(company["lifecycle"], "MONITORED_COMPANY_LIFECYCLE_ACTIVE");
+    assert_eq!(company["coverage"], "COMPANY_COVERAGE_STATE_AWAITING_FIRST_SCAN");
+    assert_eq!(company["observation"], "COMPANY_OBSERVATION_STATE_UNKNOWN");
+    assert_eq!(company["canonicalUrl"], format!("{}/company-monitoring/companies/{id}", app.base));
+    assert!(company["createdAt"].as_str().unwrap().ends_with('Z'));
+    let claims: Vec<(String, String)> = company["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["type"].as_str().unwrap().to_string(), c["value"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(
+        claims,
+        [
+            ("COMPANY_CLAIM_TYPE_ALIAS", "Acme Widgets"),
+            ("COMPANY_CLAIM_TYPE_ALIAS", "Acme"),
+            ("COMPANY_CLAIM_TYPE_DOMAIN", "acme.example"),
+            ("COMPANY_CLAIM_TYPE_CUSTOMER_REFERENCE", "crm-7"),
+        ]
+        .map(|(t, v)| (t.to_string(), v.to_string()))
+    );
+    let claim = &company["claims"][0];
+    assert_eq!(claim["provenance"], "customer");
+    assert_eq!(claim["trustState"], "COMPANY_CLAIM_TRUST_STATE_DECLARED");
+    assert_eq!(
+        claim["allowedUses"],
+        json!(["COMPANY_CLAIM_ALLOWED_USE_ATTRIBUTION", "COMPANY_CLAIM_ALLOWED_USE_DISCOVERY"])
+    );
+    assert_eq!(claim["expiresAt"], "");
+    assert_eq!(company["claims"][3]["allowedUses"], json!(["COMPANY_CLAIM_ALLOWED_USE_DISCOVERY"]));
+    // The same request (the same meaning, spelled differently) replays; another company conflicts.
+    let again = json!({"clientRequestId": "r1", "company": {"name": "Acme Widgets", "domicileCountry": "DOMICILE_COUNTRY_US",
+        "domains": ["acme.example"], "aliases": ["Acme"], "customerReference": "crm-7"}});
+    let (code, replayed) = post(&app, &writer, CREATE, &again).await;
+    assert_eq!((code, replayed["company"]["companyId"].as_str()), (200, Some(id)));
+    let other = json!({"clientRequestId": "r1", "company": {"name": "Other", "domicileCountry": "GB"}});
+    assert_eq!(
+        post(&app, &writer, CREATE, &other).await,
+        (
+            409,
+            json!({"code": "REPLAY_CONFLICT", "message": "clientRequestId was already used with a different company"})
+        )
+    );
+    // The customer reference of a live company answers for it.
+    let same_reference = json!({"clientRequestId": "r2", "company": {"name": "Acme Again", "domicileCountry": "US", "customerReference": "crm-7"}});
+    assert_eq!(post(&app, &writer, CREATE, &same_reference).await.1["company"]["companyId"].as_str(), Some(id));
+    // Every violation at once, in field order.
+    let bad = json!({"clientRequestId": "", "company": {"name": "x\u{200B}", "domicileCountry": 1, "domains": ["https://a.example/"]}});
+    let (code, violations) = post(&app, &writer, CREATE, &bad).await;
+    assert_eq!(code, 400);
+    let fields: Vec<&str> =
+        violations["violations"].as_array().unwrap().iter().map(|v| v["field"].as_str().unwrap()).collect();
+    assert_eq!(fields, ["clientRequestId", "company.name", "company.domicileCountry", "company.domains[0]"]);
+    assert_eq!(post(&app, &writer, CREATE, &json!([1])).await.1["violations"][0]["field"], "$request");
+    // The limit (2 here): a second company fits, a third does not.
+    let second = json!({"clientRequestId": "r3", "company": {"name": "Second", "domicileCountry": "GB"}});
+    let (code, body) = post(&app, &writer, CREATE, &second).await;
+    assert_eq!((code, body["company"]["coverage"].clone()), (200, json!("COMPANY_COVERAGE_STATE_IDENTITY_UNRESOLVED")));
+    let third = json!({"clientRequestId": "r4", "company": {"name": "Third", "domicileCountry": "GB"}});
+    assert_eq!(
+        post(&app, &writer, CREATE, &third).await,
+        (422, json!({"code": "COMPANY_LIMIT_REACHED", "message": "company limit reached (2)"}))
+    );
+    let (_, _, status) = status(&app, &writer).await;
+    assert_eq!((status["companyCount"].clone(), status["snapshotGeneration"].clone()), (json!(2), json!("2")));
+}

@@ -76,6 +76,11 @@ impl Clock {
         chrono::Utc::now().timestamp() + self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed)
     }
 
+    /// Epoch milliseconds.
+    pub fn now_ms(&self) -> i64 {
+        chrono::Utc::now().timestamp_millis() + self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed) * 1_000
+    }
+
     /// Moves this clock `seconds` ahead of the system clock (tests).
     pub fn advance(&self, seconds: i64) {
         self.offset_seconds.fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);

@@ -94,10 +94,12 @@ fn error_responses(op: &Operation) -> Vec<(&'static str, Value)> {
     if op.access.needs_credential() {
         out.push(("401", error_response("Missing, expired or invalid credential", error_ref())));
     }
-    let mut forbidden = error_response(
-        "Forbidden (suspended account, plan, scope; or the edge User-Agent filter's HTML page when enabled)",
-        error_ref(),
-    );
+    let forbidden = if op.guard.is_some() {
+        "Forbidden (suspended account, plan, scope, the group's access state or writes turned off (`code`); or the edge User-Agent filter's HTML page when enabled)"
+    } else {
+        "Forbidden (suspended account, plan, scope; or the edge User-Agent filter's HTML page when enabled)"
+    };
+    let mut forbidden = error_response(forbidden, error_ref());
     forbidden["content"]["text/html; charset=utf-8"] = json!({"schema": {"type": "string"}});
     out.push(("403", forbidden));
     if op.idempotent {
@@ -108,7 +110,12 @@ fn error_responses(op: &Operation) -> Vec<(&'static str, Value)> {
         out.push(("413", error_response("Request body over 262,144 bytes", error_ref())));
     }
     out.push(("429", error_response("Rate limited", error_ref())));
-    out.push(("503", error_response("Rate-limit or entitlement store unavailable", error_ref())));
+    let unavailable = if op.guard.is_some() {
+        "Rate-limit or entitlement store unavailable, or the operation's group not enabled on this deployment (`code`)"
+    } else {
+        "Rate-limit or entitlement store unavailable"
+    };
+    out.push(("503", error_response(unavailable, error_ref())));
     out.push(("default", error_response("Any other error (404, 405, 500)", error_ref())));
     out
 }

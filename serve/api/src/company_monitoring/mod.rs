@@ -1,8 +1,11 @@
 //! The Company monitoring group (API.md 2.6, 4.5; SUPPLEMENT Part 4) over `sitrep-cm`: the
 //! runtime gate and access states of 4.1, and the operations as they land.
 
+mod body;
+mod errors;
 mod gate;
 mod model;
+mod records;
 pub mod service;
 
 use poem::Request;
@@ -11,26 +14,44 @@ use std::{
     time::Duration,
 };
 
+use sitrep_cm::store::Created;
+
 use sitrep_platform::{
     answered_by,
     app_state::AppState,
     auth::Principal,
     edge::rate_limit::Policy,
+    kit::json_body,
     kit::{
         answer::{account_get, Answer},
         error::ApiError,
         parse::parse_with,
     },
-    registry::{Access, Group, Operation},
+    registry::{Access, Group, Guard, Operation},
 };
 
-use model::GetCompanyMonitoringStatusResponse;
+use model::{CreateMonitoredCompanyResponse, GetCompanyMonitoringStatusResponse};
 pub use service::CompanyMonitoring;
 
 pub static GROUP: Group = Group {
     tag: "Company monitoring",
     description: "Account-scoped monitored companies, coverage, material event impacts, change polling.",
-    operations: &[&GET_COMPANY_MONITORING_STATUS],
+    operations: &[&CREATE_MONITORED_COMPANY, &GET_COMPANY_MONITORING_STATUS],
+};
+
+/// A write: the runtime gate, the access rule, then the `restWrites` flag.
+const WRITE: Guard = Guard { available: gate_open, admitted: writes_enabled };
+
+pub static CREATE_MONITORED_COMPANY: Operation = Operation {
+    id: "CreateMonitoredCompany",
+    path: "/api/company-monitoring/v1/create-monitored-company",
+    summary: "registers a company to monitor (replayable by clientRequestId; a live company with the same customerReference answers for it).",
+    access: Access::CmWrite,
+    rate: Policy::CmWrite,
+    body: Some(body::create),
+    guard: Some(WRITE),
+    answer: answered_by!(CreateMonitoredCompanyResponse, create),
+    ..Operation::POST
 };
 
 pub static GET_COMPANY_MONITORING_STATUS: Operation = Operation {
@@ -79,4 +100,62 @@ pub fn spawn_gate_refresh(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> 
             company_monitoring(&state).refresh_gate().await;
         }
     })
+}
+
+fn gate_open(state: &AppState) -> Result<(), ApiError> {
+    if company_monitoring(state).gate_is_open() {
+        Ok(())
+    } else {
+        Err(errors::disabled())
+    }
+}
+
+fn writes_enabled(state: &AppState) -> Result<(), ApiError> {
+    if company_monitoring(state).settings.flags.rest_writes {
+        Ok(())
+    } else {
+        Err(errors::writes_disabled())
+    }
+}
+
+/// The principal the edge admitted (every operation of the group needs a credential).
+fn principal(req: &Request) -> Result<&Principal, ApiError> {
+    req.extensions()
+        .get::<Principal>()
+        .ok_or_else(|| ApiError::internal("company monitoring reached without a principal"))
+}
+
+/// A write's answer: JSON, never stored.
+fn written<T>(value: &impl serde::Serialize) -> Answer<T> {
+    match serde_json::to_vec(value) {
+        Ok(body) => Answer::from_response(
+            poem::Response::builder()
+                .content_type("application/json; charset=utf-8")
+                .header("cache-control", "no-store")
+                .body(body),
+        ),
+        Err(e) => ApiError::internal(e).into(),
+    }
+}
+
+async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CreateMonitoredCompanyResponse> {
+    let result = async {
+        let body = json_body::take(req).await?;
+        let (client_request_id, input) = body::parse_create(&body)?;
+        let principal = principal(req)?;
+        let cm = company_monitoring(state);
+        let limit = cm.settings.company_limit(principal.plan.tier());
+        let created = cm.store.create(&principal.account_id, &client_request_id, &input, limit, state.clock.now_ms());
+        match created.await.map_err(ApiError::internal)? {
+            Created::New(c) | Created::Replayed(c) | Created::Existing(c) => {
+                Ok(CreateMonitoredCompanyResponse { company: records::company(c, state.settings.site_origin()) })
+            }
+            Created::Conflict => Err(errors::replay_conflict()),
+            Created::LimitReached => Err(errors::limit_reached(limit)),
+        }
+    };
+    match result.await {
+        Ok(response) => written(&response),
+        Err(e) => e.into(),
+    }
 }

@@ -39,3 +39,51 @@ pub struct GetCompanyMonitoringStatusResponse {
     pub snapshot_generation: String,
     pub feature_flags: FeatureFlags,
 }
+
+/// A claim (SUPPLEMENT 4.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Claim {
+    pub claim_id: String,
+    /// CompanyClaimType.
+    #[serde(rename = "type")]
+    #[oai(rename = "type")]
+    pub kind: String,
+    pub value: String,
+    /// `customer` or `independent_provider`.
+    pub provenance: String,
+    /// CompanyClaimTrustState.
+    pub trust_state: String,
+    /// CompanyClaimAllowedUse values (at most 3).
+    pub allowed_uses: Vec<String>,
+    /// ISO 8601; "" when the claim does not expire.
+    pub expires_at: String,
+}
+
+/// A monitored company (SUPPLEMENT 4.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct MonitoredCompany {
+    pub company_id: String,
+    pub name: String,
+    /// DomicileCountry.
+    pub domicile_country: String,
+    /// MonitoredCompanyLifecycle.
+    pub lifecycle: String,
+    pub claims: Vec<Claim>,
+    /// CompanyCoverageState.
+    pub coverage: String,
+    /// CompanyObservationState.
+    pub observation: String,
+    pub created_at: String,
+    pub updated_at: String,
+    /// `{site_url}/company-monitoring/companies/<companyId>`.
+    pub canonical_url: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+pub struct CreateMonitoredCompanyResponse {
+    pub company: MonitoredCompany,
+}

@@ -28,6 +28,11 @@ impl CompanyMonitoring {
         cm
     }
 
+    /// The runtime gate's last verdict.
+    pub fn gate_is_open(&self) -> bool {
+        self.gate.is_open()
+    }
+
     /// Evaluates the runtime gate again (at start-up and every 60 s).
     pub async fn refresh_gate(&self) {
         let schema_current = self.store.schema_current().await.unwrap_or_else(|e| {

@@ -1,0 +1,28 @@
+//! The group's refusals with SUPPLEMENT 4.7's codes, statuses and messages.
+
+use poem::http::StatusCode;
+use sitrep_platform::kit::error::ApiError;
+
+fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+    ApiError::Coded { status, code, message: message.into() }
+}
+
+pub fn disabled() -> ApiError {
+    coded(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "COMPANY_MONITORING_DISABLED",
+        "Company monitoring is not enabled on this deployment.",
+    )
+}
+
+pub fn writes_disabled() -> ApiError {
+    coded(StatusCode::FORBIDDEN, "WRITES_DISABLED", "company monitoring REST writes are disabled")
+}
+
+pub fn replay_conflict() -> ApiError {
+    coded(StatusCode::CONFLICT, "REPLAY_CONFLICT", "clientRequestId was already used with a different company")
+}
+
+pub fn limit_reached(limit: i64) -> ApiError {
+    coded(StatusCode::UNPROCESSABLE_ENTITY, "COMPANY_LIMIT_REACHED", format!("company limit reached ({limit})"))
+}
