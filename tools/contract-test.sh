@@ -29,7 +29,7 @@ trap cleanup EXIT
 export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CACHE_DIR="$work/cache"
 export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true SITREP_READ_THROUGH=replay
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
-export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000,cm-write=1000000"
+export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000,cm-write=1000000,cm-import=1000000"
 # Company monitoring's runtime gate open (a cursor secret and a search provider; the server never
 # scans), and a business key with its scopes, so schemathesis reaches its operations.
 export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVIDER_URL="http://127.0.0.1:9/search"

@@ -222,3 +222,121 @@ async fn create_answers_replays_conflicts_violations_and_the_limit() {
     let (_, _, status) = status(&app, &writer).await;
     assert_eq!((status["companyCount"].clone(), status["snapshotGeneration"].clone()), (json!(2), json!("2")));
 }
+
+const IMPORT: &str = "/api/company-monitoring/v1/import-monitored-company-batch";
+
+#[tokio::test]
+async fn import_decides_each_row_and_replays_by_ordinal() {
+    let settings = CmSettings { company_limits: [0, 0, 3], ..open_gate() };
+    let app = TestApp::start_with(Options { company_monitoring: settings, ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let batch = |rows: Value| json!({"contractVersion": "cm-import-v1", "clientImportId": "imp-1", "rows": rows});
+    let rows = json!([
+        {"ordinal": 1, "company": {"name": "Beta", "domicileCountry": "GB", "customerReference": "r-1"}},
+        {"ordinal": 0, "company": {"name": "Alpha", "domicileCountry": "US", "customerReference": "r-1"}},
+        {"ordinal": 2, "company": {"name": "Gamma", "domicileCountry": "US", "domains": ["gamma.example"]}},
+    ]);
+    let (code, body) = post(&app, &writer, IMPORT, &batch(rows.clone())).await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!(
+        (body["createdCount"].clone(), body["rejectedCount"].clone(), body["replayedCount"].clone()),
+        (json!(2), json!(0), json!(0))
+    );
+    let outcomes: Vec<(i64, &str, &str)> = body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["ordinal"].as_i64().unwrap(), r["outcome"].as_str().unwrap(), r["reasonCode"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [
+            (0, "COMPANY_IMPORT_ROW_OUTCOME_CREATED", ""),
+            (1, "COMPANY_IMPORT_ROW_OUTCOME_NO_OP", "CUSTOMER_REFERENCE_EXISTS"),
+            (2, "COMPANY_IMPORT_ROW_OUTCOME_CREATED", ""),
+        ]
+    );
+    assert_eq!(body["results"][1]["companyId"], body["results"][0]["companyId"]);
+    // A retry replays the created rows; a changed row conflicts; a new import meets the limit.
+    let mut changed = rows.clone();
+    changed[2]["company"]["name"] = json!("Gamma Changed");
+    let (_, body) = post(&app, &writer, IMPORT, &batch(changed)).await;
+    assert_eq!(
+        (body["createdCount"].clone(), body["rejectedCount"].clone(), body["replayedCount"].clone()),
+        (json!(0), json!(1), json!(1))
+    );
+    assert_eq!(body["results"][2]["reasonCode"], "REPLAY_CONFLICT");
+    let more = json!({"contractVersion": "cm-import-v1", "clientImportId": "imp-2", "rows": [
+        {"ordinal": 0, "company": {"name": "Delta", "domicileCountry": "US"}},
+        {"ordinal": 1, "company": {"name": "Epsilon", "domicileCountry": "US"}}]});
+    let (_, body) = post(&app, &writer, IMPORT, &more).await;
+    assert_eq!(body["results"][0]["outcome"], "COMPANY_IMPORT_ROW_OUTCOME_CREATED");
+    assert_eq!(body["results"][1]["reasonCode"], "COMPANY_LIMIT_REACHED");
+    assert_eq!(body["rejectedCount"], 1);
+}
+
+#[tokio::test]
+async fn an_invalid_row_fails_the_whole_import() {
+    let app = TestApp::start_with(Options { company_monitoring: open_gate(), ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let fields = |body: &Value| -> Vec<(String, String)> {
+        body["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| (v["field"].as_str().unwrap().to_string(), v["description"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let bad = json!({"contractVersion": "cm-import-v2", "clientImportId": "imp", "rows": [
+        {"ordinal": 0, "company": {"name": "Fine", "domicileCountry": "US"}},
+        {"ordinal": 1.5, "company": {"name": "", "domicileCountry": "US", "domains": ["not a domain"]}}]});
+    let (code, body) = post(&app, &writer, IMPORT, &bad).await;
+    assert_eq!(code, 400);
+    assert_eq!(
+        fields(&body),
+        [
+            ("contractVersion", "string must equal cm-import-v1".to_string()),
+            ("rows[1].ordinal", "value must be an integer".to_string()),
+            ("rows[1].company.name", "value is required".to_string()),
+            (
+                "rows[1].company.domains[0]",
+                format!("string must match pattern {}", sitrep_cm::company_input::DOMAIN_PATTERN)
+            ),
+        ]
+        .map(|(f, d)| (f.to_string(), d))
+    );
+    let gap = json!({"contractVersion": "cm-import-v1", "clientImportId": "imp", "rows": [
+        {"ordinal": 0, "company": {"name": "A", "domicileCountry": "US"}},
+        {"ordinal": 2, "company": {"name": "B", "domicileCountry": "US"}}]});
+    assert_eq!(
+        fields(&post(&app, &writer, IMPORT, &gap).await.1),
+        [("rows".to_string(), "batch ordinals must be contiguous from 0".to_string())]
+    );
+    let big = json!({"contractVersion": "cm-import-v1", "clientImportId": "imp", "rows": [
+        {"ordinal": 0, "company": {"name": "A", "domicileCountry": "US", "identifiers": (0..20).map(|i| format!("{i:02}{}", "i".repeat(480))).collect::<Vec<_>>()}}]});
+    assert_eq!(
+        fields(&post(&app, &writer, IMPORT, &big).await.1),
+        [("rows[0]".to_string(), "normalised row exceeds 8192 bytes".to_string())]
+    );
+    let empty = json!({"contractVersion": "cm-import-v1", "clientImportId": "imp", "rows": []});
+    assert_eq!(
+        fields(&post(&app, &writer, IMPORT, &empty).await.1),
+        [("rows".to_string(), "array must contain at least 1 item(s)".to_string())]
+    );
+    // Nothing was imported by any of them.
+    let (_, _, status) = status(&app, &writer).await;
+    assert_eq!(status["companyCount"], 0);
+    // The Idempotency-Key header is ignored: no idempotency headers come back.
+    let one = json!({"contractVersion": "cm-import-v1", "clientImportId": "imp-k", "rows": [{"ordinal": 0, "company": {"name": "K", "domicileCountry": "US"}}]});
+    let r = app
+        .http
+        .post(format!("{}{IMPORT}", app.base))
+        .header("X-Service-Key", &writer)
+        .header("Idempotency-Key", "k1")
+        .json(&one)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().get("idempotent-replayed").is_none());
+}

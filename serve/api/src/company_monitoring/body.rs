@@ -3,7 +3,8 @@
 
 use serde_json::{json, Value};
 use sitrep_cm::{
-    company_input::{CompanyInput, DOMAIN_PATTERN},
+    company_input::{fingerprint_of, CompanyInput, DOMAIN_PATTERN},
+    store::ImportRow,
     violations::{TextRule, Violations},
 };
 use sitrep_platform::kit::error::{ApiError, Violation};
@@ -59,4 +60,150 @@ pub fn parse_create(body: &Value) -> Result<(String, CompanyInput), ApiError> {
         (Some(id), Some(company)) if v.is_empty() => Ok((id, company)),
         _ => Err(refused(v)),
     }
+}
+
+const CLIENT_IMPORT_ID: TextRule = TextRule { max_bytes: 64, required: true };
+pub const CONTRACT_VERSION: &str = "cm-import-v1";
+const MAX_ROWS: usize = 100;
+const MAX_ROW_BYTES: usize = 8_192;
+const MAX_BATCH_BYTES: usize = 262_144;
+
+/// ImportMonitoredCompanyBatch's body.
+pub fn import() -> Value {
+    json!({
+        "type": "object",
+        "required": ["contractVersion", "clientImportId", "rows"],
+        "properties": {
+            "contractVersion": {"type": "string", "enum": [CONTRACT_VERSION]},
+            "clientImportId": {"type": "string", "description": "1–64 UTF-8 bytes once normalised; with each row's ordinal, replays the row"},
+            "rows": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": MAX_ROWS,
+                "description": "ordinals 0 … n−1, each normalised row at most 8,192 bytes",
+                "items": {
+                    "type": "object",
+                    "required": ["ordinal", "company"],
+                    "properties": {
+                        "ordinal": {"type": "integer", "minimum": 0, "maximum": MAX_ROWS - 1},
+                        "company": company_schema(),
+                    },
+                },
+            },
+        },
+    })
+}
+
+/// An import, validated: its id and its rows with their fingerprints.
+pub struct Import {
+    pub client_import_id: String,
+    pub rows: Vec<ImportRow>,
+}
+
+fn ordinal(field: &str, value: Option<&Value>, v: &mut Violations) -> Option<i64> {
+    let n = match value {
+        None | Some(Value::Null) => {
+            v.push(field, "value is required");
+            return None;
+        }
+        Some(Value::Number(n)) => n,
+        Some(_) => {
+            v.push(field, "value must be an integer");
+            return None;
+        }
+    };
+    let Some(n) = n.as_i64().filter(|_| n.is_i64() || n.is_u64()) else {
+        v.push(field, "value must be an integer");
+        return None;
+    };
+    if n < 0 {
+        v.push(field, "number must be greater than or equal to 0");
+    } else if n >= MAX_ROWS as i64 {
+        v.push(field, format!("number must be less than or equal to {}", MAX_ROWS - 1));
+    } else {
+        return Some(n);
+    }
+    None
+}
+
+/// ImportMonitoredCompanyBatch's body (4.4): every violation, or the import. An invalid row fails
+/// the whole request.
+pub fn parse_import(body: &Value) -> Result<Import, ApiError> {
+    let mut v = Violations::default();
+    let Some(object) = body.as_object() else {
+        v.push("$request", "value must be an object");
+        return Err(refused(v));
+    };
+    match object.get("contractVersion") {
+        Some(Value::String(s)) if s == CONTRACT_VERSION => {}
+        Some(Value::String(_)) => v.push("contractVersion", format!("string must equal {CONTRACT_VERSION}")),
+        None | Some(Value::Null) => v.push("contractVersion", "value is required"),
+        Some(_) => v.push("contractVersion", "value must be a string"),
+    }
+    let client_import_id = v.text("clientImportId", object.get("clientImportId"), CLIENT_IMPORT_ID);
+    let rows = match object.get("rows") {
+        None | Some(Value::Null) => {
+            v.push("rows", "value is required");
+            &[][..]
+        }
+        Some(Value::Array(rows)) if rows.is_empty() => {
+            v.push("rows", "array must contain at least 1 item(s)");
+            &[][..]
+        }
+        Some(Value::Array(rows)) if rows.len() > MAX_ROWS => {
+            v.push("rows", format!("array must contain at most {MAX_ROWS} item(s)"));
+            &[][..]
+        }
+        Some(Value::Array(rows)) => rows.as_slice(),
+        Some(_) => {
+            v.push("rows", "value must be an array");
+            &[][..]
+        }
+    };
+    let mut parsed = Vec::with_capacity(rows.len());
+    for (i, row) in rows.iter().enumerate() {
+        let path = format!("rows[{i}]");
+        let Some(fields) = row.as_object() else {
+            v.push(&path, "value must be an object");
+            continue;
+        };
+        let before = v.0.len();
+        let n = ordinal(&format!("{path}.ordinal"), fields.get("ordinal"), &mut v);
+        let company = CompanyInput::parse(&format!("{path}.company"), fields.get("company"), &mut v);
+        if let (Some(n), Some(company)) = (n, company) {
+            let normalised = json!({"company": company.canonical(), "ordinal": n});
+            if normalised.to_string().len() > MAX_ROW_BYTES {
+                v.push(&path, format!("normalised row exceeds {MAX_ROW_BYTES} bytes"));
+            } else if v.0.len() == before {
+                parsed.push((n, company));
+            }
+        }
+    }
+    if v.is_empty() {
+        let mut ordinals: Vec<i64> = parsed.iter().map(|(n, _)| *n).collect();
+        ordinals.sort_unstable();
+        if ordinals.iter().enumerate().any(|(i, n)| *n != i as i64) {
+            v.push("rows", "batch ordinals must be contiguous from 0");
+        }
+    }
+    let Some(client_import_id) = client_import_id.filter(|_| v.is_empty()) else { return Err(refused(v)) };
+    let rows: Vec<ImportRow> = parsed
+        .into_iter()
+        .map(|(ordinal, input)| {
+            let fingerprint = fingerprint_of(&json!({
+                "clientImportId": client_import_id,
+                "company": input.canonical(),
+                "contractVersion": CONTRACT_VERSION,
+                "ordinal": ordinal,
+            }));
+            ImportRow { ordinal, input, fingerprint }
+        })
+        .collect();
+    let batch = json!({"clientImportId": client_import_id, "contractVersion": CONTRACT_VERSION,
+        "rows": rows.iter().map(|r| json!({"company": r.input.canonical(), "ordinal": r.ordinal})).collect::<Vec<_>>()});
+    if batch.to_string().len() > MAX_BATCH_BYTES {
+        v.push("rows", format!("normalised import batch exceeds {MAX_BATCH_BYTES} bytes"));
+        return Err(refused(v));
+    }
+    Ok(Import { client_import_id, rows })
 }

@@ -14,7 +14,10 @@ use std::{
     time::Duration,
 };
 
-use sitrep_cm::store::Created;
+use sitrep_cm::{
+    records::{ImportOutcome, WireEnum},
+    store::Created,
+};
 
 use sitrep_platform::{
     answered_by,
@@ -30,13 +33,16 @@ use sitrep_platform::{
     registry::{Access, Group, Guard, Operation},
 };
 
-use model::{CreateMonitoredCompanyResponse, GetCompanyMonitoringStatusResponse};
+use model::{
+    CreateMonitoredCompanyResponse, GetCompanyMonitoringStatusResponse, ImportMonitoredCompanyBatchResponse,
+    ImportRowResult,
+};
 pub use service::CompanyMonitoring;
 
 pub static GROUP: Group = Group {
     tag: "Company monitoring",
     description: "Account-scoped monitored companies, coverage, material event impacts, change polling.",
-    operations: &[&CREATE_MONITORED_COMPANY, &GET_COMPANY_MONITORING_STATUS],
+    operations: &[&CREATE_MONITORED_COMPANY, &IMPORT_MONITORED_COMPANY_BATCH, &GET_COMPANY_MONITORING_STATUS],
 };
 
 /// A write: the runtime gate, the access rule, then the `restWrites` flag.
@@ -51,6 +57,21 @@ pub static CREATE_MONITORED_COMPANY: Operation = Operation {
     body: Some(body::create),
     guard: Some(WRITE),
     answer: answered_by!(CreateMonitoredCompanyResponse, create),
+    ..Operation::POST
+};
+
+pub static IMPORT_MONITORED_COMPANY_BATCH: Operation = Operation {
+    id: "ImportMonitoredCompanyBatch",
+    path: "/api/company-monitoring/v1/import-monitored-company-batch",
+    summary:
+        "registers up to 100 companies with a deterministic outcome per row (replayable by clientImportId and ordinal).",
+    access: Access::CmWrite,
+    rate: Policy::CmImport,
+    // Replayed by its own rows (4.5), not by the Idempotency-Key layer, which it ignores.
+    idempotent: false,
+    body: Some(body::import),
+    guard: Some(WRITE),
+    answer: answered_by!(ImportMonitoredCompanyBatchResponse, import),
     ..Operation::POST
 };
 
@@ -153,6 +174,43 @@ async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             Created::Conflict => Err(errors::replay_conflict()),
             Created::LimitReached => Err(errors::limit_reached(limit)),
         }
+    };
+    match result.await {
+        Ok(response) => written(&response),
+        Err(e) => e.into(),
+    }
+}
+
+async fn import(
+    state: &AppState,
+    req: &mut Request,
+    _: &'static Operation,
+) -> Answer<ImportMonitoredCompanyBatchResponse> {
+    let result = async {
+        let body = json_body::take(req).await?;
+        let batch = body::parse_import(&body)?;
+        let principal = principal(req)?;
+        let cm = company_monitoring(state);
+        let limit = cm.settings.company_limit(principal.plan.tier());
+        let imported =
+            cm.store.import(&principal.account_id, &batch.client_import_id, &batch.rows, limit, state.clock.now_ms());
+        let results = imported.await.map_err(ApiError::internal)?;
+        let count =
+            |outcomes: &[ImportOutcome]| results.iter().filter(|r| outcomes.contains(&r.outcome)).count() as i32;
+        Ok::<_, ApiError>(ImportMonitoredCompanyBatchResponse {
+            created_count: count(&[ImportOutcome::Created]),
+            rejected_count: count(&[ImportOutcome::Rejected, ImportOutcome::Conflict]),
+            replayed_count: count(&[ImportOutcome::Replayed]),
+            results: results
+                .into_iter()
+                .map(|r| ImportRowResult {
+                    ordinal: r.ordinal as i32,
+                    outcome: r.outcome.full_name(),
+                    company_id: r.company_id,
+                    reason_code: r.reason_code.to_string(),
+                })
+                .collect(),
+        })
     };
     match result.await {
         Ok(response) => written(&response),

@@ -87,3 +87,27 @@ pub struct MonitoredCompany {
 pub struct CreateMonitoredCompanyResponse {
     pub company: MonitoredCompany,
 }
+
+/// One row's outcome (SUPPLEMENT 4.5).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ImportRowResult {
+    pub ordinal: i32,
+    /// CompanyImportRowOutcome.
+    pub outcome: String,
+    /// "" when none.
+    pub company_id: String,
+    /// "" when none.
+    pub reason_code: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ImportMonitoredCompanyBatchResponse {
+    pub created_count: i32,
+    pub rejected_count: i32,
+    pub replayed_count: i32,
+    pub results: Vec<ImportRowResult>,
+}
