@@ -340,3 +340,69 @@ async fn an_invalid_row_fails_the_whole_import() {
     assert_eq!(r.status(), 200);
     assert!(r.headers().get("idempotent-replayed").is_none());
 }
+
+const LIST: &str = "/api/company-monitoring/v1/list-monitored-companies";
+
+async fn get(app: &TestApp, key: &str, path_and_query: &str) -> (u16, Value) {
+    let r = app.http.get(format!("{}{path_and_query}", app.base)).header("X-Service-Key", key).send().await.unwrap();
+    (r.status().as_u16(), r.json().await.unwrap())
+}
+
+fn cursor_error(body: &Value) -> &str {
+    assert_eq!(body["violations"][0]["field"], "cursor", "{body}");
+    body["violations"][0]["description"].as_str().unwrap()
+}
+
+#[tokio::test]
+async fn listing_pages_at_one_snapshot_and_binds_its_cursors() {
+    let app = TestApp::start_with(Options { company_monitoring: open_gate(), ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    for (i, name) in ["delta", "Alpha", "charlie", "bravo", "echo"].iter().enumerate() {
+        let body = json!({"clientRequestId": format!("r{i}"), "company": {"name": name, "domicileCountry": "US", "domains": [format!("{name}.example")]}});
+        assert_eq!(post(&app, &writer, CREATE, &body).await.0, 200);
+    }
+    let (code, first) = get(&app, &writer, &format!("{LIST}?page_size=2")).await;
+    assert_eq!(code, 200, "{first}");
+    let names = |page: &Value| -> Vec<String> {
+        page["companies"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect()
+    };
+    assert_eq!(names(&first), ["Alpha", "bravo"]);
+    assert_eq!(first["snapshot"]["snapshotGeneration"], "5");
+    let next = first["nextCursor"].as_str().unwrap();
+    assert!(next.starts_with("cmc1.") && first["snapshot"]["pollCursor"].as_str().unwrap().starts_with("cmc1."));
+    let (_, second) = get(&app, &writer, &format!("{LIST}?page_size=2&cursor={next}")).await;
+    assert_eq!(names(&second), ["charlie", "delta"]);
+    assert_eq!(second["snapshot"]["snapshotAsOf"], first["snapshot"]["snapshotAsOf"], "one snapshot for every page");
+    let (_, last) =
+        get(&app, &writer, &format!("{LIST}?page_size=2&cursor={}", second["nextCursor"].as_str().unwrap())).await;
+    assert_eq!((names(&last), last["nextCursor"].clone()), (vec!["echo".to_string()], json!("")));
+    // The cursor is bound to the filters, the operation's account, and the snapshot generation.
+    let (code, body) = get(&app, &writer, &format!("{LIST}?page_size=2&lifecycle=paused&cursor={next}")).await;
+    assert_eq!((code, cursor_error(&body)), (400, "cursor is bound to different filters"));
+    let (_, other) = key(&app, Plan::Business, RW).await;
+    assert_eq!(
+        cursor_error(&get(&app, &other, &format!("{LIST}?cursor={next}")).await.1),
+        "cursor is bound to a different account"
+    );
+    assert_eq!(cursor_error(&get(&app, &writer, &format!("{LIST}?cursor=abc")).await.1), "unsupported cursor envelope");
+    let body = json!({"clientRequestId": "r9", "company": {"name": "foxtrot", "domicileCountry": "US"}});
+    post(&app, &writer, CREATE, &body).await;
+    assert_eq!(
+        cursor_error(&get(&app, &writer, &format!("{LIST}?page_size=2&cursor={next}")).await.1),
+        "cursor snapshot generation requires a new snapshot"
+    );
+    // Filters: the short or the full form, exactly; anything else names the documented pattern.
+    let (_, removed) = get(&app, &writer, &format!("{LIST}?lifecycle=MONITORED_COMPANY_LIFECYCLE_REMOVED")).await;
+    assert_eq!(removed["companies"], json!([]));
+    let (_, unresolved) = get(&app, &writer, &format!("{LIST}?coverage=identity_unresolved")).await;
+    assert_eq!(names(&unresolved), ["foxtrot"]);
+    let (code, body) = get(&app, &writer, &format!("{LIST}?lifecycle=active&lifecycle=Paused")).await;
+    assert_eq!(code, 400);
+    assert_eq!(
+        body["violations"][0],
+        json!({"field": "lifecycle[1]", "description": "string must match pattern ^(?:active|paused|removed|MONITORED_COMPANY_LIFECYCLE_(?:ACTIVE|PAUSED|REMOVED))$"})
+    );
+    // Reads need the read scope.
+    let (_, write_only) = key(&app, Plan::Business, &["mcp", "company_monitoring:write"]).await;
+    assert_eq!(get(&app, &write_only, LIST).await.0, 403);
+}

@@ -4,6 +4,7 @@
 mod body;
 mod errors;
 mod gate;
+mod listing;
 mod model;
 mod records;
 pub mod service;
@@ -35,16 +36,23 @@ use sitrep_platform::{
 
 use model::{
     CreateMonitoredCompanyResponse, GetCompanyMonitoringStatusResponse, ImportMonitoredCompanyBatchResponse,
-    ImportRowResult,
+    ImportRowResult, ListMonitoredCompaniesResponse,
 };
 pub use service::CompanyMonitoring;
 
 pub static GROUP: Group = Group {
     tag: "Company monitoring",
     description: "Account-scoped monitored companies, coverage, material event impacts, change polling.",
-    operations: &[&CREATE_MONITORED_COMPANY, &IMPORT_MONITORED_COMPANY_BATCH, &GET_COMPANY_MONITORING_STATUS],
+    operations: &[
+        &CREATE_MONITORED_COMPANY,
+        &IMPORT_MONITORED_COMPANY_BATCH,
+        &LIST_MONITORED_COMPANIES,
+        &GET_COMPANY_MONITORING_STATUS,
+    ],
 };
 
+/// A read: the runtime gate, then the access rule.
+const READ: Guard = Guard { available: gate_open, admitted: Guard::pass };
 /// A write: the runtime gate, the access rule, then the `restWrites` flag.
 const WRITE: Guard = Guard { available: gate_open, admitted: writes_enabled };
 
@@ -73,6 +81,19 @@ pub static IMPORT_MONITORED_COMPANY_BATCH: Operation = Operation {
     guard: Some(WRITE),
     answer: answered_by!(ImportMonitoredCompanyBatchResponse, import),
     ..Operation::POST
+};
+
+pub static LIST_MONITORED_COMPANIES: Operation = Operation {
+    id: "ListMonitoredCompanies",
+    path: "/api/company-monitoring/v1/list-monitored-companies",
+    summary:
+        "the account's companies in name order, at a signed snapshot boundary, with a poll cursor for the change feed.",
+    access: Access::CmRead,
+    batchable: false,
+    params: &[listing::LIFECYCLE, listing::COVERAGE, listing::PAGE_SIZE, listing::CURSOR],
+    guard: Some(READ),
+    answer: answered_by!(ListMonitoredCompaniesResponse, listing::list),
+    ..Operation::GET
 };
 
 pub static GET_COMPANY_MONITORING_STATUS: Operation = Operation {

@@ -111,3 +111,25 @@ pub struct ImportMonitoredCompanyBatchResponse {
     pub replayed_count: i32,
     pub results: Vec<ImportRowResult>,
 }
+
+/// The signed boundary a listing was read at (SUPPLEMENT 4.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Snapshot {
+    pub snapshot_as_of: String,
+    /// int64 as a decimal string.
+    pub snapshot_generation: String,
+    /// The cursor to poll ListCompanyEventChanges with.
+    pub poll_cursor: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListMonitoredCompaniesResponse {
+    pub companies: Vec<MonitoredCompany>,
+    /// "" after the last page.
+    pub next_cursor: String,
+    pub snapshot: Snapshot,
+}
