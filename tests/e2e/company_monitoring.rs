@@ -406,3 +406,76 @@ async fn listing_pages_at_one_snapshot_and_binds_its_cursors() {
     let (_, write_only) = key(&app, Plan::Business, &["mcp", "company_monitoring:write"]).await;
     assert_eq!(get(&app, &write_only, LIST).await.0, 403);
 }
+
+const SET_STATE: &str = "/api/company-monitoring/v1/set-monitored-company-state";
+const COVERAGE: &str = "/api/company-monitoring/v1/get-company-coverage";
+
+#[tokio::test]
+async fn lifecycle_moves_by_the_table_and_coverage_follows_the_company() {
+    let app = TestApp::start_with(Options { company_monitoring: open_gate(), ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let body = json!({"clientRequestId": "r1", "company": {"name": "Acme", "domicileCountry": "US", "domains": ["acme.example"]}});
+    let (_, created) = post(&app, &writer, CREATE, &body).await;
+    let id = created["company"]["companyId"].as_str().unwrap().to_string();
+    let set = |target: &str| json!({"companyId": id, "targetLifecycle": target});
+    let (code, coverage) = get(&app, &writer, &format!("{COVERAGE}?company_id={id}")).await;
+    assert_eq!(code, 200, "{coverage}");
+    assert_eq!(coverage["companyId"], id.as_str());
+    assert_eq!(coverage["coverage"]["state"], "COMPANY_COVERAGE_STATE_AWAITING_FIRST_SCAN");
+    assert_eq!(coverage["coverage"]["observation"], "COMPANY_OBSERVATION_STATE_UNKNOWN");
+    assert_eq!(
+        (coverage["coverage"]["providers"].clone(), coverage["coverage"]["assessmentReady"].clone()),
+        (json!([]), json!(false))
+    );
+    let (code, same) = post(&app, &writer, SET_STATE, &set("MONITORED_COMPANY_LIFECYCLE_ACTIVE")).await;
+    assert_eq!((code, same["snapshotRequired"].clone()), (200, json!(false)), "{same}");
+    let (_, paused) = post(&app, &writer, SET_STATE, &set("MONITORED_COMPANY_LIFECYCLE_PAUSED")).await;
+    assert_eq!(
+        (paused["company"]["lifecycle"].clone(), paused["snapshotRequired"].clone()),
+        (json!("MONITORED_COMPANY_LIFECYCLE_PAUSED"), json!(true))
+    );
+    let (_, removed) = post(&app, &writer, SET_STATE, &set("MONITORED_COMPANY_LIFECYCLE_REMOVED")).await;
+    assert_eq!((removed["company"]["claims"].clone(), removed["snapshotRequired"].clone()), (json!([]), json!(true)));
+    assert_eq!(
+        post(&app, &writer, SET_STATE, &set("MONITORED_COMPANY_LIFECYCLE_ACTIVE")).await,
+        (422, json!({"code": "REMOVED_COMPANY_IS_TERMINAL", "message": "a removed company cannot change lifecycle"}))
+    );
+    let not_found = json!({"code": "NOT_FOUND", "message": "company not found"});
+    assert_eq!(get(&app, &writer, &format!("{COVERAGE}?company_id={id}")).await, (404, not_found.clone()), "removed");
+    // Another account's company is not found either; a malformed id is a violation.
+    let (_, other) = key(&app, Plan::Business, RW).await;
+    let (_, theirs) = post(
+        &app,
+        &other,
+        CREATE,
+        &json!({"clientRequestId": "x", "company": {"name": "Theirs", "domicileCountry": "GB"}}),
+    )
+    .await;
+    let theirs = theirs["company"]["companyId"].as_str().unwrap();
+    assert_eq!(get(&app, &writer, &format!("{COVERAGE}?company_id={theirs}")).await, (404, not_found.clone()));
+    let theirs_paused = json!({"companyId": theirs, "targetLifecycle": "MONITORED_COMPANY_LIFECYCLE_PAUSED"});
+    assert_eq!(post(&app, &writer, SET_STATE, &theirs_paused).await, (404, not_found));
+    let (code, body) = get(&app, &writer, &format!("{COVERAGE}?company_id=cm_impact_01ARZ3NDEKTSV4RRFFQ69G5FAV")).await;
+    assert_eq!(code, 400);
+    assert_eq!(body["violations"][0]["field"], "companyId");
+    let bad = json!({"companyId": "nope", "targetLifecycle": "MONITORED_COMPANY_LIFECYCLE_UNSPECIFIED"});
+    let (code, body) = post(&app, &writer, SET_STATE, &bad).await;
+    assert_eq!(code, 400);
+    assert_eq!(
+        body["violations"],
+        json!([
+            {"field": "companyId", "description": "string must match pattern ^cm_company_[0-9A-HJKMNP-TV-Z]{26}$"},
+            {"field": "targetLifecycle", "description": "value is required"},
+        ])
+    );
+    let numeric = json!({"companyId": id, "targetLifecycle": 2});
+    assert_eq!(
+        post(&app, &writer, SET_STATE, &numeric).await.1["violations"][0]["description"],
+        sitrep_cm::violations::NUMERIC_ENUM
+    );
+    // Still listable as removed; the status counts live companies only.
+    let (_, listed) = get(&app, &writer, &format!("{LIST}?lifecycle=removed")).await;
+    assert_eq!(listed["companies"][0]["companyId"], id.as_str());
+    let (_, _, status) = status(&app, &writer).await;
+    assert_eq!((status["companyCount"].clone(), status["snapshotGeneration"].clone()), (json!(0), json!("3")));
+}

@@ -33,6 +33,8 @@ pub struct Company {
     pub customer_reference: Option<String>,
     pub coverage: CoverageState,
     pub observation: ObservationState,
+    /// When the coverage state or observation last changed.
+    pub coverage_changed_at: i64,
     pub created_at: i64,
     pub updated_at: i64,
     pub claims: Vec<Claim>,
@@ -49,6 +51,18 @@ pub enum Created {
     Existing(Company),
     LimitReached,
     New(Company),
+}
+
+/// What a lifecycle change came to (4.6's transition table).
+#[derive(Debug, Clone, PartialEq)]
+pub enum LifecycleChange {
+    /// No such company in the account.
+    NotFound,
+    /// A removed company asked to become active or paused.
+    Terminal,
+    /// Already there: the company as it is (no generation bump).
+    Unchanged(Company),
+    Changed(Company),
 }
 
 /// One row of an import, validated: its ordinal, company and fingerprint.
@@ -85,7 +99,7 @@ pub struct CompanyPage {
 }
 
 const COMPANY_COLUMNS: &str = "company_id, name, domicile, lifecycle, customer_reference, coverage, observation, \
-                               created_at, updated_at";
+                               coverage_changed_at, created_at, updated_at";
 
 fn parse<T>(value: Option<T>, what: &'static str) -> Result<T, CmError> {
     value.ok_or(CmError::Corrupt(what))
@@ -100,6 +114,7 @@ fn company_of(row: &sqlx::sqlite::SqliteRow) -> Result<Company, CmError> {
         customer_reference: row.try_get("customer_reference")?,
         coverage: parse(CoverageState::from_filter(row.try_get("coverage")?), "coverage state")?,
         observation: parse(ObservationState::from_filter(row.try_get("observation")?), "observation state")?,
+        coverage_changed_at: row.try_get("coverage_changed_at")?,
         created_at: row.try_get("created_at")?,
         updated_at: row.try_get("updated_at")?,
         claims: Vec::new(),
@@ -245,6 +260,7 @@ async fn insert(
         customer_reference: reference,
         coverage,
         observation: ObservationState::Unknown,
+        coverage_changed_at: now,
         created_at: now,
         updated_at: now,
         claims,
@@ -361,6 +377,49 @@ impl CmStore {
         }
         tx.commit().await?;
         Ok(results)
+    }
+
+    /// SetMonitoredCompanyState (4.6): the transition table, in one transaction. Removal deletes
+    /// the claims and stamps `removed_at` (the purge scrubs the company 30 days later); a paused
+    /// company made active again awaits its next scan.
+    pub async fn set_lifecycle(
+        &self,
+        account: &str,
+        company_id: &str,
+        target: Lifecycle,
+        now: i64,
+    ) -> Result<LifecycleChange, CmError> {
+        let mut tx = self.begin_for(account, now).await?;
+        let Some(company) = load(&mut tx, account, company_id).await? else { return Ok(LifecycleChange::NotFound) };
+        match (company.lifecycle, target) {
+            (from, to) if from == to => return Ok(LifecycleChange::Unchanged(company)),
+            (Lifecycle::Removed, _) => return Ok(LifecycleChange::Terminal),
+            _ => {}
+        }
+        let resumed = company.lifecycle == Lifecycle::Paused
+            && target == Lifecycle::Active
+            && company.coverage != CoverageState::IdentityUnresolved;
+        let coverage = if resumed { CoverageState::AwaitingFirstScan } else { company.coverage };
+        let removed_at = (target == Lifecycle::Removed).then_some(now);
+        sqlx::query(
+            "UPDATE cm_companies SET lifecycle = $1, coverage = $2, updated_at = $3, removed_at = $4, \
+             coverage_changed_at = CASE WHEN coverage = $2 THEN coverage_changed_at ELSE $3 END \
+             WHERE company_id = $5",
+        )
+        .bind(target.short_name())
+        .bind(coverage.short_name())
+        .bind(now)
+        .bind(removed_at)
+        .bind(company_id)
+        .execute(&mut *tx)
+        .await?;
+        if target == Lifecycle::Removed {
+            sqlx::query("DELETE FROM cm_claims WHERE company_id = $1").bind(company_id).execute(&mut *tx).await?;
+        }
+        bump_generation(&mut tx, account).await?;
+        let changed = parse(load(&mut tx, account, company_id).await?, "changed company")?;
+        tx.commit().await?;
+        Ok(LifecycleChange::Changed(changed))
     }
 
     /// The account's company, with its claims.
@@ -507,6 +566,33 @@ mod tests {
         let delta = [row(0, json!({"name": "Delta", "domicileCountry": "US"}))];
         let limited = store.import("a1", "imp-2", &delta, 2, 3_000).await.unwrap();
         assert_eq!(limited[0].reason_code, "COMPANY_LIMIT_REACHED");
+    }
+
+    #[tokio::test]
+    async fn lifecycle_follows_the_transition_table() {
+        let store = memory_store().await;
+        let acme = input(
+            json!({"name": "Acme", "domicileCountry": "US", "domains": ["acme.example"], "customerReference": "c-1"}),
+        );
+        let Created::New(c) = store.create("a1", "r1", &acme, 5, 1_000).await.unwrap() else { panic!() };
+        let id = c.company_id.as_str();
+        let set = |target| store.set_lifecycle("a1", id, target, 2_000);
+        assert!(matches!(set(Lifecycle::Active).await.unwrap(), LifecycleChange::Unchanged(_)));
+        let LifecycleChange::Changed(paused) = set(Lifecycle::Paused).await.unwrap() else { panic!() };
+        assert_eq!(paused.lifecycle, Lifecycle::Paused);
+        assert_eq!(store.company_count("a1").await.unwrap(), 1, "paused companies count");
+        let LifecycleChange::Changed(active) = set(Lifecycle::Active).await.unwrap() else { panic!() };
+        assert_eq!(active.coverage, CoverageState::AwaitingFirstScan);
+        let LifecycleChange::Changed(removed) = set(Lifecycle::Removed).await.unwrap() else { panic!() };
+        assert_eq!((removed.lifecycle, removed.claims.len()), (Lifecycle::Removed, 0));
+        assert_eq!(store.company_count("a1").await.unwrap(), 0);
+        assert_eq!(set(Lifecycle::Active).await.unwrap(), LifecycleChange::Terminal);
+        assert!(matches!(set(Lifecycle::Removed).await.unwrap(), LifecycleChange::Unchanged(_)));
+        assert_eq!(store.generation("a1").await.unwrap(), 4, "create and three effective changes");
+        assert_eq!(store.set_lifecycle("a2", id, Lifecycle::Paused, 3_000).await.unwrap(), LifecycleChange::NotFound);
+        // The removed company's customer reference is free again.
+        let again = input(json!({"name": "Acme Again", "domicileCountry": "US", "customerReference": "c-1"}));
+        assert!(matches!(store.create("a1", "r2", &again, 5, 4_000).await.unwrap(), Created::New(_)));
     }
 
     #[tokio::test]

@@ -4,8 +4,10 @@
 use serde_json::{json, Value};
 use sitrep_cm::{
     company_input::{fingerprint_of, CompanyInput, DOMAIN_PATTERN},
+    ids::Kind,
+    records::{Lifecycle, WireEnum},
     store::ImportRow,
-    violations::{TextRule, Violations},
+    violations::{is_numeric_enum, TextRule, Violations, NUMERIC_ENUM},
 };
 use sitrep_platform::kit::error::{ApiError, Violation};
 
@@ -206,4 +208,58 @@ pub fn parse_import(body: &Value) -> Result<Import, ApiError> {
         return Err(refused(v));
     }
     Ok(Import { client_import_id, rows })
+}
+
+/// SetMonitoredCompanyState's body.
+pub fn set_state() -> Value {
+    json!({
+        "type": "object",
+        "required": ["companyId", "targetLifecycle"],
+        "properties": {
+            "companyId": {"type": "string", "pattern": Kind::Company.pattern()},
+            "targetLifecycle": {"type": "string", "enum": Lifecycle::VALUES.iter().map(|l| l.full_name()).collect::<Vec<_>>()},
+        },
+    })
+}
+
+/// A required identifier of `kind` at `field`.
+fn identifier(field: &str, value: Option<&Value>, kind: Kind, v: &mut Violations) -> Option<String> {
+    match value {
+        None | Some(Value::Null) => v.push(field, "value is required"),
+        Some(Value::String(s)) if s.is_empty() => v.push(field, "value is required"),
+        Some(Value::String(s)) if kind.matches(s) => return Some(s.clone()),
+        Some(Value::String(_)) => v.push(field, format!("string must match pattern {}", kind.pattern())),
+        Some(_) => v.push(field, "value must be a string"),
+    }
+    None
+}
+
+/// A required request enum at `field`: its full name only (4.2).
+fn request_enum<E: WireEnum>(field: &str, value: Option<&Value>, v: &mut Violations) -> Option<E> {
+    match value {
+        None | Some(Value::Null) => v.push(field, "value is required"),
+        Some(x) if is_numeric_enum(x) => v.push(field, NUMERIC_ENUM),
+        Some(Value::String(s)) if *s == format!("{}UNSPECIFIED", E::PREFIX) => v.push(field, "value is required"),
+        Some(Value::String(s)) => match E::from_full_name(s) {
+            Some(e) => return Some(e),
+            None => v.push(field, "enum value must be defined"),
+        },
+        Some(_) => v.push(field, "value must be a string"),
+    }
+    None
+}
+
+/// SetMonitoredCompanyState's companyId and targetLifecycle, or every violation.
+pub fn parse_set_state(body: &Value) -> Result<(String, Lifecycle), ApiError> {
+    let mut v = Violations::default();
+    let Some(object) = body.as_object() else {
+        v.push("$request", "value must be an object");
+        return Err(refused(v));
+    };
+    let company_id = identifier("companyId", object.get("companyId"), Kind::Company, &mut v);
+    let target = request_enum::<Lifecycle>("targetLifecycle", object.get("targetLifecycle"), &mut v);
+    match (company_id, target) {
+        (Some(id), Some(target)) => Ok((id, target)),
+        _ => Err(refused(v)),
+    }
 }

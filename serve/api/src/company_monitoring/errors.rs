@@ -19,6 +19,14 @@ pub fn writes_disabled() -> ApiError {
     coded(StatusCode::FORBIDDEN, "WRITES_DISABLED", "company monitoring REST writes are disabled")
 }
 
+pub fn company_not_found() -> ApiError {
+    coded(StatusCode::NOT_FOUND, "NOT_FOUND", "company not found")
+}
+
+pub fn removed_is_terminal() -> ApiError {
+    coded(StatusCode::UNPROCESSABLE_ENTITY, "REMOVED_COMPANY_IS_TERMINAL", "a removed company cannot change lifecycle")
+}
+
 pub fn replay_conflict() -> ApiError {
     coded(StatusCode::CONFLICT, "REPLAY_CONFLICT", "clientRequestId was already used with a different company")
 }

@@ -16,8 +16,9 @@ use std::{
 };
 
 use sitrep_cm::{
-    records::{ImportOutcome, WireEnum},
-    store::Created,
+    ids::Kind,
+    records::{ImportOutcome, Lifecycle, WireEnum},
+    store::{Created, LifecycleChange},
 };
 
 use sitrep_platform::{
@@ -25,18 +26,22 @@ use sitrep_platform::{
     app_state::AppState,
     auth::Principal,
     edge::rate_limit::Policy,
-    kit::json_body,
     kit::{
         answer::{account_get, Answer},
         error::ApiError,
         parse::parse_with,
     },
+    kit::{
+        json_body,
+        params::{Param, ParamKind},
+    },
     registry::{Access, Group, Guard, Operation},
 };
 
 use model::{
-    CreateMonitoredCompanyResponse, GetCompanyMonitoringStatusResponse, ImportMonitoredCompanyBatchResponse,
-    ImportRowResult, ListMonitoredCompaniesResponse,
+    CreateMonitoredCompanyResponse, GetCompanyCoverageResponse, GetCompanyMonitoringStatusResponse,
+    ImportMonitoredCompanyBatchResponse, ImportRowResult, ListMonitoredCompaniesResponse,
+    SetMonitoredCompanyStateResponse,
 };
 pub use service::CompanyMonitoring;
 
@@ -46,7 +51,9 @@ pub static GROUP: Group = Group {
     operations: &[
         &CREATE_MONITORED_COMPANY,
         &IMPORT_MONITORED_COMPANY_BATCH,
+        &SET_MONITORED_COMPANY_STATE,
         &LIST_MONITORED_COMPANIES,
+        &GET_COMPANY_COVERAGE,
         &GET_COMPANY_MONITORING_STATUS,
     ],
 };
@@ -81,6 +88,41 @@ pub static IMPORT_MONITORED_COMPANY_BATCH: Operation = Operation {
     guard: Some(WRITE),
     answer: answered_by!(ImportMonitoredCompanyBatchResponse, import),
     ..Operation::POST
+};
+
+pub static SET_MONITORED_COMPANY_STATE: Operation = Operation {
+    id: "SetMonitoredCompanyState",
+    path: "/api/company-monitoring/v1/set-monitored-company-state",
+    summary: "moves a company to active, paused or removed (removed is terminal; snapshotRequired when the listings changed).",
+    access: Access::CmWrite,
+    rate: Policy::CmWrite,
+    body: Some(body::set_state),
+    guard: Some(WRITE),
+    answer: answered_by!(SetMonitoredCompanyStateResponse, set_state),
+    ..Operation::POST
+};
+
+pub static GET_COMPANY_COVERAGE: Operation = Operation {
+    id: "GetCompanyCoverage",
+    path: "/api/company-monitoring/v1/get-company-coverage",
+    summary: "how well a company is covered: its state, observation, providers and whether its assessment is ready.",
+    access: Access::CmRead,
+    batchable: false,
+    params: &[COMPANY_ID],
+    guard: Some(READ),
+    answer: answered_by!(GetCompanyCoverageResponse, get_coverage),
+    ..Operation::GET
+};
+
+const COMPANY_ID: Param = Param {
+    name: "company_id",
+    kind: ParamKind::Checked {
+        min_chars: 1,
+        max_chars: 64,
+        pattern: Some((Kind::Company.pattern(), |s| Kind::Company.matches(s))),
+    },
+    required: true,
+    description: "A companyId: `cm_company_` and 26 Crockford base32 characters.",
 };
 
 pub static LIST_MONITORED_COMPANIES: Operation = Operation {
@@ -235,6 +277,58 @@ async fn import(
     };
     match result.await {
         Ok(response) => written(&response),
+        Err(e) => e.into(),
+    }
+}
+
+async fn set_state(
+    state: &AppState,
+    req: &mut Request,
+    _: &'static Operation,
+) -> Answer<SetMonitoredCompanyStateResponse> {
+    let result = async {
+        let body = json_body::take(req).await?;
+        let (company_id, target) = body::parse_set_state(&body)?;
+        let principal = principal(req)?;
+        let store = &company_monitoring(state).store;
+        let change = store.set_lifecycle(&principal.account_id, &company_id, target, state.clock.now_ms());
+        let site = state.settings.site_origin();
+        match change.await.map_err(ApiError::internal)? {
+            LifecycleChange::NotFound => Err(errors::company_not_found()),
+            LifecycleChange::Terminal => Err(errors::removed_is_terminal()),
+            LifecycleChange::Unchanged(c) => {
+                Ok(SetMonitoredCompanyStateResponse { company: records::company(c, site), snapshot_required: false })
+            }
+            LifecycleChange::Changed(c) => {
+                Ok(SetMonitoredCompanyStateResponse { company: records::company(c, site), snapshot_required: true })
+            }
+        }
+    };
+    match result.await {
+        Ok(response) => written(&response),
+        Err(e) => e.into(),
+    }
+}
+
+async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetCompanyCoverageResponse> {
+    let parsed = match parse_with::<GetCompanyCoverageResponse, _>(req, op, |q, v| COMPANY_ID.checked(q, v)) {
+        Ok(p) => p,
+        Err(e) => return e.into(),
+    };
+    let result = async {
+        let principal = principal(req)?;
+        let company_id = parsed.params.as_deref().unwrap_or_default();
+        let company = company_monitoring(state).store.company(&principal.account_id, company_id);
+        match company.await.map_err(ApiError::internal)? {
+            // A removed company, like another account's, is not found here (4.6).
+            Some(c) if c.lifecycle != Lifecycle::Removed => {
+                Ok(GetCompanyCoverageResponse { coverage: records::coverage(&c), company_id: c.company_id })
+            }
+            _ => Err(errors::company_not_found()),
+        }
+    };
+    match result.await {
+        Ok(response) => account_get(req, parsed.jmespath.as_deref(), &response),
         Err(e) => e.into(),
     }
 }

@@ -133,3 +133,50 @@ pub struct ListMonitoredCompaniesResponse {
     pub next_cursor: String,
     pub snapshot: Snapshot,
 }
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct SetMonitoredCompanyStateResponse {
+    pub company: MonitoredCompany,
+    /// Whether the call moved the account's snapshot generation on (lists must be read again).
+    pub snapshot_required: bool,
+}
+
+/// One provider's part of a company's coverage (SUPPLEMENT 4.9).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ProviderCoverage {
+    /// MonitoringProvider.
+    pub provider: String,
+    /// ProviderCoverageState.
+    pub state: String,
+    pub capped: bool,
+    pub fresh: bool,
+    pub returned_window_start: String,
+    pub returned_window_end: String,
+    pub reason_code: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct CoverageRecord {
+    /// CompanyCoverageState.
+    pub state: String,
+    /// CompanyObservationState.
+    pub observation: String,
+    /// At most one entry per provider; none before the first scan.
+    pub providers: Vec<ProviderCoverage>,
+    pub assessment_ready: bool,
+    pub changed_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetCompanyCoverageResponse {
+    pub company_id: String,
+    pub coverage: CoverageRecord,
+}

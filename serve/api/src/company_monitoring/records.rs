@@ -3,7 +3,7 @@
 use chrono::{DateTime, SecondsFormat};
 use sitrep_cm::{records::WireEnum, store};
 
-use super::model::{Claim, MonitoredCompany};
+use super::model::{Claim, CoverageRecord, MonitoredCompany};
 
 /// Epoch milliseconds as ISO 8601 UTC with milliseconds.
 pub fn iso(ms: i64) -> String {
@@ -22,6 +22,17 @@ pub fn company(c: store::Company, site: &str) -> MonitoredCompany {
         observation: c.observation.full_name(),
         created_at: iso(c.created_at),
         updated_at: iso(c.updated_at),
+    }
+}
+
+/// A company's coverage record (providers appear with its first scan).
+pub fn coverage(c: &store::Company) -> CoverageRecord {
+    CoverageRecord {
+        state: c.coverage.full_name(),
+        observation: c.observation.full_name(),
+        providers: Vec::new(),
+        assessment_ready: false,
+        changed_at: iso(c.coverage_changed_at),
     }
 }
 
