@@ -6,6 +6,7 @@
 pub mod company_input;
 pub mod cursor;
 pub mod ids;
+pub mod patch;
 pub mod records;
 pub mod settings;
 pub mod store;

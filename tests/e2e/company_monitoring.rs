@@ -479,3 +479,67 @@ async fn lifecycle_moves_by_the_table_and_coverage_follows_the_company() {
     let (_, _, status) = status(&app, &writer).await;
     assert_eq!((status["companyCount"].clone(), status["snapshotGeneration"].clone()), (json!(0), json!("3")));
 }
+
+const UPDATE: &str = "/api/company-monitoring/v1/update-monitored-company";
+
+#[tokio::test]
+async fn update_applies_a_patch_and_refuses_with_the_documented_codes() {
+    let app = TestApp::start_with(Options { company_monitoring: open_gate(), ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let create = |id: &str, name: &str, reference: &str| json!({"clientRequestId": id, "company": {"name": name, "domicileCountry": "US", "domains": [format!("{}.example", name.to_lowercase())], "customerReference": reference}});
+    let (_, acme) = post(&app, &writer, CREATE, &create("r1", "Acme", "c-1")).await;
+    post(&app, &writer, CREATE, &create("r2", "Other", "c-2")).await;
+    let id = acme["company"]["companyId"].as_str().unwrap();
+    let domain_claim = acme["company"]["claims"][1]["claimId"].as_str().unwrap();
+    let patch = |p: Value| json!({"companyId": id, "patch": p});
+    let (code, unchanged) = post(&app, &writer, UPDATE, &patch(json!({"name": "Acme"}))).await;
+    assert_eq!((code, unchanged["company"]["updatedAt"].clone()), (200, acme["company"]["updatedAt"].clone()));
+    let (code, updated) = post(
+        &app,
+        &writer,
+        UPDATE,
+        &patch(json!({"name": "Acme Corp", "removeClaimIds": [domain_claim],
+        "addClaims": [{"type": "COMPANY_CLAIM_TYPE_LOCATION", "value": "Leeds"}]})),
+    )
+    .await;
+    assert_eq!(code, 200, "{updated}");
+    let company = &updated["company"];
+    assert_eq!(company["name"], "Acme Corp");
+    assert_eq!(company["coverage"], "COMPANY_COVERAGE_STATE_IDENTITY_UNRESOLVED", "its only domain removed");
+    let values: Vec<&str> =
+        company["claims"].as_array().unwrap().iter().map(|c| c["value"].as_str().unwrap()).collect();
+    assert_eq!(values, ["Acme", "c-1", "Leeds", "Acme Corp"]);
+    assert_eq!(
+        post(&app, &writer, UPDATE, &patch(json!({"removeClaimIds": [domain_claim]}))).await,
+        (404, json!({"code": "CLAIM_NOT_FOUND", "message": format!("claim not found: {domain_claim}")}))
+    );
+    assert_eq!(
+        post(&app, &writer, UPDATE, &patch(json!({"customerReference": "c-2"}))).await,
+        (
+            409,
+            json!({"code": "CUSTOMER_REFERENCE_CONFLICT", "message": "customerReference is already used by another company"})
+        )
+    );
+    let many: Vec<Value> =
+        (0..80).map(|i| json!({"type": "COMPANY_CLAIM_TYPE_ALIAS", "value": format!("Alias {i}")})).collect();
+    assert_eq!(
+        post(&app, &writer, UPDATE, &patch(json!({"addClaims": many}))).await,
+        (422, json!({"code": "CLAIM_BUDGET_EXCEEDED", "message": "company claims exceed 81"}))
+    );
+    let (code, body) = post(
+        &app,
+        &writer,
+        UPDATE,
+        &patch(json!({"addClaims": [{"type": "COMPANY_CLAIM_TYPE_CUSTOMER_REFERENCE", "value": "x"}]})),
+    )
+    .await;
+    assert_eq!((code, body["violations"][0]["field"].clone()), (400, json!("patch.addClaims[0].type")));
+    let missing = json!({"companyId": sitrep_cm::ids::Kind::Company.new_id(), "patch": {}});
+    assert_eq!(
+        post(&app, &writer, UPDATE, &missing).await,
+        (404, json!({"code": "NOT_FOUND", "message": "company not found"}))
+    );
+    // The generation moved for the effective update only (and the two creates).
+    let (_, _, status) = status(&app, &writer).await;
+    assert_eq!(status["snapshotGeneration"], "3");
+}

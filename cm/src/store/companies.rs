@@ -6,6 +6,7 @@ use super::{bump_generation, CmError, CmStore};
 use crate::{
     company_input::CompanyInput,
     ids::Kind,
+    patch::Patch,
     records::{
         AllowedUse, ClaimType, CoverageState, Domicile, ImportOutcome, Lifecycle, ObservationState, TrustState,
         WireEnum,
@@ -61,6 +62,22 @@ pub enum LifecycleChange {
     /// A removed company asked to become active or paused.
     Terminal,
     /// Already there: the company as it is (no generation bump).
+    Unchanged(Company),
+    Changed(Company),
+}
+
+/// What an update came to (4.6).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Updated {
+    /// Missing, removed or another account's.
+    NotFound,
+    /// A claim to remove that the company does not have.
+    ClaimNotFound(String),
+    /// Another live company has the new customer reference.
+    ReferenceConflict,
+    /// More than 81 claims afterwards.
+    BudgetExceeded,
+    /// Nothing changed: the company as it is (no generation bump).
     Unchanged(Company),
     Changed(Company),
 }
@@ -192,6 +209,42 @@ async fn live_count(tx: &mut sqlx::SqliteConnection, account: &str) -> Result<i6
     .await?)
 }
 
+/// A claim the customer declared (4.4): provenance `customer`, DECLARED, its type's uses.
+fn new_claim(kind: ClaimType, value: String) -> Claim {
+    Claim {
+        claim_id: Kind::Claim.new_id(),
+        kind,
+        value,
+        provenance: "customer".into(),
+        trust: TrustState::Declared,
+        allowed_uses: kind.declared_uses().to_vec(),
+        expires_at: None,
+    }
+}
+
+/// Writes a company's claims in their order.
+async fn insert_claims(tx: &mut Transaction<'_, Sqlite>, company_id: &str, claims: &[Claim]) -> Result<(), CmError> {
+    for (position, claim) in claims.iter().enumerate() {
+        let uses: Vec<String> = claim.allowed_uses.iter().map(|u| u.short_name()).collect();
+        sqlx::query(
+            "INSERT INTO cm_claims (claim_id, company_id, position, claim_type, value, provenance, trust_state, \
+             allowed_uses, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&claim.claim_id)
+        .bind(company_id)
+        .bind(position as i64)
+        .bind(claim.kind.short_name())
+        .bind(&claim.value)
+        .bind(&claim.provenance)
+        .bind(claim.trust.short_name())
+        .bind(uses.join(","))
+        .bind(claim.expires_at)
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
 /// Inserts a new ACTIVE company and its claims (4.4) and moves the generation on.
 async fn insert(
     tx: &mut Transaction<'_, Sqlite>,
@@ -200,19 +253,7 @@ async fn insert(
     now: i64,
 ) -> Result<Company, CmError> {
     let company_id = Kind::Company.new_id();
-    let claims: Vec<Claim> = input
-        .claims()
-        .into_iter()
-        .map(|c| Claim {
-            claim_id: Kind::Claim.new_id(),
-            kind: c.kind,
-            value: c.value,
-            provenance: "customer".into(),
-            trust: TrustState::Declared,
-            allowed_uses: c.kind.declared_uses().to_vec(),
-            expires_at: None,
-        })
-        .collect();
+    let claims: Vec<Claim> = input.claims().into_iter().map(|c| new_claim(c.kind, c.value)).collect();
     let identified = claims.iter().any(|c| matches!(c.kind, ClaimType::Domain | ClaimType::LegalIdentifier));
     let coverage = if identified { CoverageState::AwaitingFirstScan } else { CoverageState::IdentityUnresolved };
     let reference = (!input.customer_reference.is_empty()).then(|| input.customer_reference.clone());
@@ -234,23 +275,7 @@ async fn insert(
     .bind(now)
     .execute(&mut **tx)
     .await?;
-    for (position, claim) in claims.iter().enumerate() {
-        let uses: Vec<String> = claim.allowed_uses.iter().map(|u| u.short_name()).collect();
-        sqlx::query(
-            "INSERT INTO cm_claims (claim_id, company_id, position, claim_type, value, provenance, trust_state, \
-             allowed_uses, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL)",
-        )
-        .bind(&claim.claim_id)
-        .bind(&company_id)
-        .bind(position as i64)
-        .bind(claim.kind.short_name())
-        .bind(&claim.value)
-        .bind(&claim.provenance)
-        .bind(claim.trust.short_name())
-        .bind(uses.join(","))
-        .execute(&mut **tx)
-        .await?;
-    }
+    insert_claims(tx, &company_id, &claims).await?;
     bump_generation(tx, account).await?;
     Ok(Company {
         company_id,
@@ -420,6 +445,90 @@ impl CmStore {
         let changed = parse(load(&mut tx, account, company_id).await?, "changed company")?;
         tx.commit().await?;
         Ok(LifecycleChange::Changed(changed))
+    }
+
+    /// UpdateMonitoredCompany (4.6): removals, additions (a duplicate of a claim is ignored), the
+    /// name (also added as an alias), the customer reference (its claim replaced), the domicile, in
+    /// that order, in one transaction; coverage follows whether the company is still identified.
+    pub async fn update(&self, account: &str, company_id: &str, patch: &Patch, now: i64) -> Result<Updated, CmError> {
+        let mut tx = self.begin_for(account, now).await?;
+        let Some(company) = load(&mut tx, account, company_id).await?.filter(|c| c.lifecycle != Lifecycle::Removed)
+        else {
+            return Ok(Updated::NotFound);
+        };
+        if let Some(missing) =
+            patch.remove_claim_ids.iter().find(|id| !company.claims.iter().any(|c| &c.claim_id == *id))
+        {
+            return Ok(Updated::ClaimNotFound(missing.clone()));
+        }
+        let mut claims: Vec<Claim> =
+            company.claims.iter().filter(|c| !patch.remove_claim_ids.contains(&c.claim_id)).cloned().collect();
+        let add = |kind: ClaimType, value: &str, claims: &mut Vec<Claim>| {
+            if !claims.iter().any(|c| c.kind == kind && c.value == value) {
+                claims.push(new_claim(kind, value.to_string()));
+            }
+        };
+        for c in &patch.add_claims {
+            add(c.kind, &c.value, &mut claims);
+        }
+        let name = patch.name.clone().unwrap_or_else(|| company.name.clone());
+        if patch.name.is_some() {
+            add(ClaimType::Alias, &name, &mut claims);
+        }
+        let reference = match &patch.customer_reference {
+            None => company.customer_reference.clone(),
+            Some(r) if r.is_empty() => None,
+            Some(r) => Some(r.clone()),
+        };
+        if reference != company.customer_reference {
+            claims.retain(|c| c.kind != ClaimType::CustomerReference);
+            if let Some(r) = &reference {
+                let taken = live_with_reference(&mut tx, account, r).await?;
+                if taken.is_some_and(|other| other.company_id != company.company_id) {
+                    return Ok(Updated::ReferenceConflict);
+                }
+                claims.push(new_claim(ClaimType::CustomerReference, r.clone()));
+            }
+        }
+        if claims.len() > crate::patch::MAX_CLAIMS {
+            return Ok(Updated::BudgetExceeded);
+        }
+        let domicile = patch.domicile.unwrap_or(company.domicile);
+        let identified = claims.iter().any(|c| matches!(c.kind, ClaimType::Domain | ClaimType::LegalIdentifier));
+        let coverage = match (identified, company.coverage) {
+            (false, _) => CoverageState::IdentityUnresolved,
+            (true, CoverageState::IdentityUnresolved) => CoverageState::AwaitingFirstScan,
+            (true, c) => c,
+        };
+        let same_claims = claims.len() == company.claims.len()
+            && claims.iter().zip(&company.claims).all(|(a, b)| a.claim_id == b.claim_id);
+        if same_claims
+            && name == company.name
+            && reference == company.customer_reference
+            && domicile == company.domicile
+        {
+            return Ok(Updated::Unchanged(company));
+        }
+        sqlx::query(
+            "UPDATE cm_companies SET name = $1, name_key = $2, domicile = $3, customer_reference = $4, coverage = $5, \
+             coverage_changed_at = CASE WHEN coverage = $5 THEN coverage_changed_at ELSE $6 END, updated_at = $6 \
+             WHERE company_id = $7",
+        )
+        .bind(&name)
+        .bind(name.to_lowercase())
+        .bind(domicile.full_name())
+        .bind(&reference)
+        .bind(coverage.short_name())
+        .bind(now)
+        .bind(company_id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("DELETE FROM cm_claims WHERE company_id = $1").bind(company_id).execute(&mut *tx).await?;
+        insert_claims(&mut tx, company_id, &claims).await?;
+        bump_generation(&mut tx, account).await?;
+        let updated = parse(load(&mut tx, account, company_id).await?, "updated company")?;
+        tx.commit().await?;
+        Ok(Updated::Changed(updated))
     }
 
     /// The account's company, with its claims.
@@ -593,6 +702,61 @@ mod tests {
         // The removed company's customer reference is free again.
         let again = input(json!({"name": "Acme Again", "domicileCountry": "US", "customerReference": "c-1"}));
         assert!(matches!(store.create("a1", "r2", &again, 5, 4_000).await.unwrap(), Created::New(_)));
+    }
+
+    #[tokio::test]
+    async fn update_applies_the_patch_in_order() {
+        let store = memory_store().await;
+        let acme = input(
+            json!({"name": "Acme", "domicileCountry": "US", "domains": ["acme.example"], "customerReference": "c-1"}),
+        );
+        let Created::New(c) = store.create("a1", "r1", &acme, 5, 1_000).await.unwrap() else { panic!() };
+        let other = input(json!({"name": "Other", "domicileCountry": "US", "customerReference": "c-2"}));
+        store.create("a1", "r2", &other, 5, 1_000).await.unwrap();
+        let id = c.company_id.as_str();
+        let domain = c.claims.iter().find(|x| x.kind == ClaimType::Domain).unwrap().claim_id.clone();
+        let patch = |p: serde_json::Value| {
+            let mut v = Violations::default();
+            Patch::parse("patch", Some(&p), &mut v).unwrap()
+        };
+        // Nothing effective: unchanged, no bump.
+        assert!(matches!(
+            store.update("a1", id, &patch(json!({"name": "Acme"})), 2_000).await.unwrap(),
+            Updated::Unchanged(_)
+        ));
+        assert_eq!(store.generation("a1").await.unwrap(), 2);
+        // Removing the only domain leaves the company unidentified; a new name becomes an alias too.
+        let p = patch(json!({"removeClaimIds": [domain], "name": "Acme Corp", "domicileCountry": "GB"}));
+        let Updated::Changed(u) = store.update("a1", id, &p, 2_000).await.unwrap() else { panic!() };
+        assert_eq!(
+            (u.name.as_str(), u.domicile, u.coverage),
+            ("Acme Corp", Domicile::Gb, CoverageState::IdentityUnresolved)
+        );
+        assert!(u.claims.iter().any(|x| x.kind == ClaimType::Alias && x.value == "Acme Corp"));
+        assert_eq!(store.generation("a1").await.unwrap(), 3);
+        let p = patch(json!({"addClaims": [{"type": "COMPANY_CLAIM_TYPE_LEGAL_IDENTIFIER", "value": "LEI 123"}]}));
+        let Updated::Changed(u) = store.update("a1", id, &p, 3_000).await.unwrap() else { panic!() };
+        assert_eq!(u.coverage, CoverageState::AwaitingFirstScan, "identified again");
+        assert_eq!(
+            store.update("a1", id, &patch(json!({"customerReference": "c-2"})), 3_000).await.unwrap(),
+            Updated::ReferenceConflict
+        );
+        let missing = Kind::Claim.new_id();
+        let p = patch(json!({"removeClaimIds": [missing.clone()]}));
+        assert_eq!(store.update("a1", id, &p, 3_000).await.unwrap(), Updated::ClaimNotFound(missing));
+        let many: Vec<_> =
+            (0..80).map(|i| json!({"type": "COMPANY_CLAIM_TYPE_LOCATION", "value": format!("Town {i}")})).collect();
+        assert_eq!(
+            store.update("a1", id, &patch(json!({"addClaims": many})), 3_000).await.unwrap(),
+            Updated::BudgetExceeded
+        );
+        assert_eq!(store.update("a2", id, &patch(json!({})), 3_000).await.unwrap(), Updated::NotFound);
+        let Updated::Changed(u) =
+            store.update("a1", id, &patch(json!({"customerReference": ""})), 4_000).await.unwrap()
+        else {
+            panic!()
+        };
+        assert!(u.customer_reference.is_none() && !u.claims.iter().any(|x| x.kind == ClaimType::CustomerReference));
     }
 
     #[tokio::test]

@@ -6,7 +6,7 @@
 
 mod companies;
 
-pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, ListFilter, RowResult};
+pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, ListFilter, RowResult, Updated};
 
 use sqlx::{Sqlite, SqlitePool, Transaction};
 

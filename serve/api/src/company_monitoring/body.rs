@@ -5,7 +5,8 @@ use serde_json::{json, Value};
 use sitrep_cm::{
     company_input::{fingerprint_of, CompanyInput, DOMAIN_PATTERN},
     ids::Kind,
-    records::{Lifecycle, WireEnum},
+    patch::{Patch, MAX_CLAIMS},
+    records::{ClaimType, Lifecycle, WireEnum},
     store::ImportRow,
     violations::{is_numeric_enum, TextRule, Violations, NUMERIC_ENUM},
 };
@@ -208,6 +209,48 @@ pub fn parse_import(body: &Value) -> Result<Import, ApiError> {
         return Err(refused(v));
     }
     Ok(Import { client_import_id, rows })
+}
+
+/// UpdateMonitoredCompany's body.
+pub fn update() -> Value {
+    let claim_types: Vec<String> =
+        ClaimType::VALUES.iter().filter(|t| **t != ClaimType::CustomerReference).map(|t| t.full_name()).collect();
+    json!({
+        "type": "object",
+        "required": ["companyId", "patch"],
+        "properties": {
+            "companyId": {"type": "string", "pattern": Kind::Company.pattern()},
+            "patch": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "description": "1–256 UTF-8 bytes once normalised; also added as an alias"},
+                    "customerReference": {"type": "string", "description": "at most 128 UTF-8 bytes; \"\" removes it"},
+                    "domicileCountry": {"type": "string", "description": "DOMICILE_COUNTRY_US or DOMICILE_COUNTRY_GB (or US, GB)"},
+                    "addClaims": {"type": "array", "maxItems": MAX_CLAIMS, "items": {
+                        "type": "object",
+                        "required": ["type", "value"],
+                        "properties": {"type": {"type": "string", "enum": claim_types}, "value": {"type": "string", "description": "1–512 UTF-8 bytes"}},
+                    }},
+                    "removeClaimIds": {"type": "array", "maxItems": MAX_CLAIMS, "items": {"type": "string", "pattern": Kind::Claim.pattern()}},
+                },
+            },
+        },
+    })
+}
+
+/// UpdateMonitoredCompany's companyId and patch, or every violation.
+pub fn parse_update(body: &Value) -> Result<(String, Patch), ApiError> {
+    let mut v = Violations::default();
+    let Some(object) = body.as_object() else {
+        v.push("$request", "value must be an object");
+        return Err(refused(v));
+    };
+    let company_id = identifier("companyId", object.get("companyId"), Kind::Company, &mut v);
+    let patch = Patch::parse("patch", object.get("patch"), &mut v);
+    match (company_id, patch) {
+        (Some(id), Some(patch)) => Ok((id, patch)),
+        _ => Err(refused(v)),
+    }
 }
 
 /// SetMonitoredCompanyState's body.

@@ -27,6 +27,18 @@ pub fn removed_is_terminal() -> ApiError {
     coded(StatusCode::UNPROCESSABLE_ENTITY, "REMOVED_COMPANY_IS_TERMINAL", "a removed company cannot change lifecycle")
 }
 
+pub fn claim_not_found(claim_id: &str) -> ApiError {
+    coded(StatusCode::NOT_FOUND, "CLAIM_NOT_FOUND", format!("claim not found: {claim_id}"))
+}
+
+pub fn reference_conflict() -> ApiError {
+    coded(StatusCode::CONFLICT, "CUSTOMER_REFERENCE_CONFLICT", "customerReference is already used by another company")
+}
+
+pub fn claim_budget_exceeded() -> ApiError {
+    coded(StatusCode::UNPROCESSABLE_ENTITY, "CLAIM_BUDGET_EXCEEDED", "company claims exceed 81")
+}
+
 pub fn replay_conflict() -> ApiError {
     coded(StatusCode::CONFLICT, "REPLAY_CONFLICT", "clientRequestId was already used with a different company")
 }

@@ -18,7 +18,7 @@ use std::{
 use sitrep_cm::{
     ids::Kind,
     records::{ImportOutcome, Lifecycle, WireEnum},
-    store::{Created, LifecycleChange},
+    store::{Created, LifecycleChange, Updated},
 };
 
 use sitrep_platform::{
@@ -39,7 +39,7 @@ use sitrep_platform::{
 };
 
 use model::{
-    CreateMonitoredCompanyResponse, GetCompanyCoverageResponse, GetCompanyMonitoringStatusResponse,
+    CompanyResponse, GetCompanyCoverageResponse, GetCompanyMonitoringStatusResponse,
     ImportMonitoredCompanyBatchResponse, ImportRowResult, ListMonitoredCompaniesResponse,
     SetMonitoredCompanyStateResponse,
 };
@@ -51,6 +51,7 @@ pub static GROUP: Group = Group {
     operations: &[
         &CREATE_MONITORED_COMPANY,
         &IMPORT_MONITORED_COMPANY_BATCH,
+        &UPDATE_MONITORED_COMPANY,
         &SET_MONITORED_COMPANY_STATE,
         &LIST_MONITORED_COMPANIES,
         &GET_COMPANY_COVERAGE,
@@ -71,7 +72,7 @@ pub static CREATE_MONITORED_COMPANY: Operation = Operation {
     rate: Policy::CmWrite,
     body: Some(body::create),
     guard: Some(WRITE),
-    answer: answered_by!(CreateMonitoredCompanyResponse, create),
+    answer: answered_by!(CompanyResponse, create),
     ..Operation::POST
 };
 
@@ -87,6 +88,18 @@ pub static IMPORT_MONITORED_COMPANY_BATCH: Operation = Operation {
     body: Some(body::import),
     guard: Some(WRITE),
     answer: answered_by!(ImportMonitoredCompanyBatchResponse, import),
+    ..Operation::POST
+};
+
+pub static UPDATE_MONITORED_COMPANY: Operation = Operation {
+    id: "UpdateMonitoredCompany",
+    path: "/api/company-monitoring/v1/update-monitored-company",
+    summary: "changes a company's name, customer reference, domicile and claims (a bounded patch).",
+    access: Access::CmWrite,
+    rate: Policy::CmWrite,
+    body: Some(body::update),
+    guard: Some(WRITE),
+    answer: answered_by!(CompanyResponse, update),
     ..Operation::POST
 };
 
@@ -222,7 +235,7 @@ fn written<T>(value: &impl serde::Serialize) -> Answer<T> {
     }
 }
 
-async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CreateMonitoredCompanyResponse> {
+async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CompanyResponse> {
     let result = async {
         let body = json_body::take(req).await?;
         let (client_request_id, input) = body::parse_create(&body)?;
@@ -232,7 +245,7 @@ async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> A
         let created = cm.store.create(&principal.account_id, &client_request_id, &input, limit, state.clock.now_ms());
         match created.await.map_err(ApiError::internal)? {
             Created::New(c) | Created::Replayed(c) | Created::Existing(c) => {
-                Ok(CreateMonitoredCompanyResponse { company: records::company(c, state.settings.site_origin()) })
+                Ok(CompanyResponse { company: records::company(c, state.settings.site_origin()) })
             }
             Created::Conflict => Err(errors::replay_conflict()),
             Created::LimitReached => Err(errors::limit_reached(limit)),
@@ -329,6 +342,29 @@ async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -
     };
     match result.await {
         Ok(response) => account_get(req, parsed.jmespath.as_deref(), &response),
+        Err(e) => e.into(),
+    }
+}
+
+async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CompanyResponse> {
+    let result = async {
+        let body = json_body::take(req).await?;
+        let (company_id, patch) = body::parse_update(&body)?;
+        let principal = principal(req)?;
+        let store = &company_monitoring(state).store;
+        let updated = store.update(&principal.account_id, &company_id, &patch, state.clock.now_ms());
+        match updated.await.map_err(ApiError::internal)? {
+            Updated::NotFound => Err(errors::company_not_found()),
+            Updated::ClaimNotFound(claim_id) => Err(errors::claim_not_found(&claim_id)),
+            Updated::ReferenceConflict => Err(errors::reference_conflict()),
+            Updated::BudgetExceeded => Err(errors::claim_budget_exceeded()),
+            Updated::Unchanged(c) | Updated::Changed(c) => {
+                Ok(CompanyResponse { company: records::company(c, state.settings.site_origin()) })
+            }
+        }
+    };
+    match result.await {
+        Ok(response) => written(&response),
         Err(e) => e.into(),
     }
 }

@@ -83,8 +83,9 @@ pub struct MonitoredCompany {
     pub canonical_url: String,
 }
 
+/// CreateMonitoredCompany's and UpdateMonitoredCompany's answer.
 #[derive(Debug, Clone, Serialize, Object)]
-pub struct CreateMonitoredCompanyResponse {
+pub struct CompanyResponse {
     pub company: MonitoredCompany,
 }
 
