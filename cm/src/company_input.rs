@@ -94,17 +94,7 @@ impl CompanyInput {
     /// Validates `value` found at `path` (`company`, `rows[3].company`): the input, or its
     /// violations pushed in field order.
     pub fn parse(path: &str, value: Option<&Value>, v: &mut Violations) -> Option<CompanyInput> {
-        let object = match value {
-            None | Some(Value::Null) => {
-                v.push(path, "value is required");
-                return None;
-            }
-            Some(Value::Object(o)) => o,
-            Some(_) => {
-                v.push(path, "value must be an object");
-                return None;
-            }
-        };
+        let object = v.object(path, value)?;
         let before = v.0.len();
         let field = |name: &str| format!("{path}.{name}");
         let name = v.text(&field("name"), object.get("name"), NAME);

@@ -61,17 +61,7 @@ fn array<'a>(field: &str, value: Option<&'a Value>, v: &mut Violations) -> &'a [
 impl Patch {
     /// Validates the patch found at `path`: the patch, or its violations pushed in field order.
     pub fn parse(path: &str, value: Option<&Value>, v: &mut Violations) -> Option<Patch> {
-        let object = match value {
-            None | Some(Value::Null) => {
-                v.push(path, "value is required");
-                return None;
-            }
-            Some(Value::Object(o)) => o,
-            Some(_) => {
-                v.push(path, "value must be an object");
-                return None;
-            }
-        };
+        let object = v.object(path, value)?;
         let before = v.0.len();
         let field = |name: &str| format!("{path}.{name}");
         let name = match object.get("name") {

@@ -1,7 +1,7 @@
 //! Validation of JSON request values into SUPPLEMENT 1.4's violations: every violation of a
 //! request is collected (none returns early), each on the camelCase JSON path of its value.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::text::{self, TextError};
 
@@ -24,6 +24,16 @@ pub struct TextRule {
 impl Violations {
     pub fn push(&mut self, field: impl Into<String>, description: impl Into<String>) {
         self.0.push(Violation { field: field.into(), description: description.into() });
+    }
+
+    /// A required JSON object at `field`.
+    pub fn object<'a>(&mut self, field: &str, value: Option<&'a Value>) -> Option<&'a Map<String, Value>> {
+        match value {
+            None | Some(Value::Null) => self.push(field, "value is required"),
+            Some(Value::Object(o)) => return Some(o),
+            Some(_) => self.push(field, "value must be an object"),
+        }
+        None
     }
 
     pub fn is_empty(&self) -> bool {

@@ -53,10 +53,7 @@ fn refused(v: Violations) -> ApiError {
 /// CreateMonitoredCompany's clientRequestId and company, or every violation.
 pub fn parse_create(body: &Value) -> Result<(String, CompanyInput), ApiError> {
     let mut v = Violations::default();
-    let Some(object) = body.as_object() else {
-        v.push("$request", "value must be an object");
-        return Err(refused(v));
-    };
+    let Some(object) = v.object("$request", Some(body)) else { return Err(refused(v)) };
     let client_request_id = v.text("clientRequestId", object.get("clientRequestId"), CLIENT_REQUEST_ID);
     let company = CompanyInput::parse("company", object.get("company"), &mut v);
     match (client_request_id, company) {
@@ -133,10 +130,7 @@ fn ordinal(field: &str, value: Option<&Value>, v: &mut Violations) -> Option<i64
 /// the whole request.
 pub fn parse_import(body: &Value) -> Result<Import, ApiError> {
     let mut v = Violations::default();
-    let Some(object) = body.as_object() else {
-        v.push("$request", "value must be an object");
-        return Err(refused(v));
-    };
+    let Some(object) = v.object("$request", Some(body)) else { return Err(refused(v)) };
     match object.get("contractVersion") {
         Some(Value::String(s)) if s == CONTRACT_VERSION => {}
         Some(Value::String(_)) => v.push("contractVersion", format!("string must equal {CONTRACT_VERSION}")),
@@ -241,10 +235,7 @@ pub fn update() -> Value {
 /// UpdateMonitoredCompany's companyId and patch, or every violation.
 pub fn parse_update(body: &Value) -> Result<(String, Patch), ApiError> {
     let mut v = Violations::default();
-    let Some(object) = body.as_object() else {
-        v.push("$request", "value must be an object");
-        return Err(refused(v));
-    };
+    let Some(object) = v.object("$request", Some(body)) else { return Err(refused(v)) };
     let company_id = identifier("companyId", object.get("companyId"), Kind::Company, &mut v);
     let patch = Patch::parse("patch", object.get("patch"), &mut v);
     match (company_id, patch) {
@@ -295,10 +286,7 @@ fn request_enum<E: WireEnum>(field: &str, value: Option<&Value>, v: &mut Violati
 /// SetMonitoredCompanyState's companyId and targetLifecycle, or every violation.
 pub fn parse_set_state(body: &Value) -> Result<(String, Lifecycle), ApiError> {
     let mut v = Violations::default();
-    let Some(object) = body.as_object() else {
-        v.push("$request", "value must be an object");
-        return Err(refused(v));
-    };
+    let Some(object) = v.object("$request", Some(body)) else { return Err(refused(v)) };
     let company_id = identifier("companyId", object.get("companyId"), Kind::Company, &mut v);
     let target = request_enum::<Lifecycle>("targetLifecycle", object.get("targetLifecycle"), &mut v);
     match (company_id, target) {

@@ -222,16 +222,16 @@ fn principal(req: &Request) -> Result<&Principal, ApiError> {
         .ok_or_else(|| ApiError::internal("company monitoring reached without a principal"))
 }
 
-/// A write's answer: JSON, never stored.
-fn written<T>(value: &impl serde::Serialize) -> Answer<T> {
-    match serde_json::to_vec(value) {
+/// A write's answer: its JSON, never stored, or its refusal.
+fn written<T: serde::Serialize>(result: Result<T, ApiError>) -> Answer<T> {
+    match result.and_then(|value| serde_json::to_vec(&value).map_err(ApiError::internal)) {
         Ok(body) => Answer::from_response(
             poem::Response::builder()
                 .content_type("application/json; charset=utf-8")
                 .header("cache-control", "no-store")
                 .body(body),
         ),
-        Err(e) => ApiError::internal(e).into(),
+        Err(e) => e.into(),
     }
 }
 
@@ -251,10 +251,7 @@ async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             Created::LimitReached => Err(errors::limit_reached(limit)),
         }
     };
-    match result.await {
-        Ok(response) => written(&response),
-        Err(e) => e.into(),
-    }
+    written(result.await)
 }
 
 async fn import(
@@ -288,10 +285,7 @@ async fn import(
                 .collect(),
         })
     };
-    match result.await {
-        Ok(response) => written(&response),
-        Err(e) => e.into(),
-    }
+    written(result.await)
 }
 
 async fn set_state(
@@ -317,10 +311,7 @@ async fn set_state(
             }
         }
     };
-    match result.await {
-        Ok(response) => written(&response),
-        Err(e) => e.into(),
-    }
+    written(result.await)
 }
 
 async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetCompanyCoverageResponse> {
@@ -363,8 +354,5 @@ async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             }
         }
     };
-    match result.await {
-        Ok(response) => written(&response),
-        Err(e) => e.into(),
-    }
+    written(result.await)
 }
