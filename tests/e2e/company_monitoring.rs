@@ -543,3 +543,29 @@ async fn update_applies_a_patch_and_refuses_with_the_documented_codes() {
     let (_, _, status) = status(&app, &writer).await;
     assert_eq!(status["snapshotGeneration"], "3");
 }
+
+#[tokio::test]
+async fn the_idempotency_layer_sits_on_top_of_the_domain_replay() {
+    let app = TestApp::start_with(Options { company_monitoring: open_gate(), ..Default::default() }).await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let send = |body: Value, idempotency_key: &'static str| {
+        let request = app.http.post(format!("{}{CREATE}", app.base)).header("X-Service-Key", &writer);
+        request.header("Idempotency-Key", idempotency_key).json(&body).send()
+    };
+    let body = json!({"clientRequestId": "r1", "company": {"name": "Acme", "domicileCountry": "US"}});
+    let first = send(body.clone(), "k-1").await.unwrap();
+    assert_eq!((first.status().as_u16(), first.headers()["idempotent-replayed"].to_str().unwrap()), (200, "false"));
+    let first: Value = first.json().await.unwrap();
+    let again = send(body.clone(), "k-1").await.unwrap();
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    assert_eq!(again.json::<Value>().await.unwrap(), first, "the stored answer, byte for byte");
+    // Another key with the same clientRequestId reaches the domain replay: the same company.
+    let other_key = send(body, "k-2").await.unwrap();
+    assert_eq!(other_key.headers()["idempotent-replayed"], "false");
+    assert_eq!(other_key.json::<Value>().await.unwrap()["company"]["companyId"], first["company"]["companyId"]);
+    // The same key with another body is the layer's 422, not the domain's 409.
+    let changed = json!({"clientRequestId": "r1", "company": {"name": "Changed", "domicileCountry": "US"}});
+    let reused = send(changed, "k-1").await.unwrap();
+    assert_eq!(reused.status(), 422);
+    assert_eq!(reused.json::<Value>().await.unwrap()["error"], "idempotency_key_reused");
+}
