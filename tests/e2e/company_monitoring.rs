@@ -569,3 +569,22 @@ async fn the_idempotency_layer_sits_on_top_of_the_domain_replay() {
     assert_eq!(reused.status(), 422);
     assert_eq!(reused.json::<Value>().await.unwrap()["error"], "idempotency_key_reused");
 }
+
+#[tokio::test]
+async fn each_write_has_its_own_cm_write_window() {
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("cm-write=2").unwrap();
+    let app =
+        TestApp::start_with(Options { company_monitoring: open_gate(), rate_limits: limits, ..Default::default() })
+            .await;
+    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let create = |i: usize| json!({"clientRequestId": format!("r{i}"), "company": {"name": format!("Co {i}"), "domicileCountry": "US"}});
+    let (_, first) = post(&app, &writer, CREATE, &create(0)).await;
+    assert_eq!(post(&app, &writer, CREATE, &create(1)).await.0, 200);
+    assert_eq!(post(&app, &writer, CREATE, &create(2)).await.0, 429, "create's window is spent");
+    // Update and set-state count in windows of their own.
+    let id = first["company"]["companyId"].as_str().unwrap();
+    let update = json!({"companyId": id, "patch": {"name": "Renamed"}});
+    assert_eq!(post(&app, &writer, UPDATE, &update).await.0, 200);
+    let pause = json!({"companyId": id, "targetLifecycle": "MONITORED_COMPANY_LIFECYCLE_PAUSED"});
+    assert_eq!(post(&app, &writer, SET_STATE, &pause).await.0, 200);
+}

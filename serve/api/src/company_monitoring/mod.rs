@@ -9,18 +9,17 @@ mod model;
 mod records;
 pub mod service;
 
-use poem::Request;
 use std::{
     sync::{Arc, Weak},
     time::Duration,
 };
 
+use poem::Request;
 use sitrep_cm::{
     ids::Kind,
     records::{ImportOutcome, Lifecycle, WireEnum},
     store::{Created, LifecycleChange, Updated},
 };
-
 use sitrep_platform::{
     answered_by,
     app_state::AppState,
@@ -29,11 +28,9 @@ use sitrep_platform::{
     kit::{
         answer::{account_get, Answer},
         error::ApiError,
-        parse::parse_with,
-    },
-    kit::{
         json_body,
         params::{Param, ParamKind},
+        parse::parse_with,
     },
     registry::{Access, Group, Guard, Operation},
 };

@@ -112,6 +112,14 @@ async fn authorised(
     } else {
         None
     };
+    // A policy counted per operation keys each operation's window apart (SUPPLEMENT 1.12).
+    let per_operation;
+    let caller = if op.rate.per_operation() {
+        per_operation = format!("{caller} {}", op.id);
+        per_operation.as_str()
+    } else {
+        caller
+    };
     if let Some(k) = &keyed {
         if let Some(mut replay) = Box::pin(idempotency::lookup(state, k)).await? {
             if let Ok(d) = peek(state, op.rate, caller, now).await {

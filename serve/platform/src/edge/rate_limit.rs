@@ -70,6 +70,12 @@ impl Policy {
         }
     }
 
+    /// Whether each operation under the policy has its own window (1.12: `cm-write`'s create,
+    /// update and set-state are counted apart).
+    pub fn per_operation(self) -> bool {
+        self == Policy::CmWrite
+    }
+
     /// Whether requests proceed when the limiter cannot be asked.
     pub fn fails_open(self) -> bool {
         matches!(self, Policy::Default | Policy::McpDiscovery | Policy::Mcp)
