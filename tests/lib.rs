@@ -303,7 +303,7 @@ impl TestApp {
                 .with_extension(ApiContext { settings: api_settings, company_monitoring, read_through })
                 .with_extension(AgentContext::new(agent_settings)),
         );
-        let _gate = sitrep_api::company_monitoring::spawn_gate_refresh(&state);
+        let _upkeep = sitrep_api::company_monitoring::spawn_upkeep(&state);
         let app = wrap(sitrep_serve::app::build(state.clone(), registry.clone(), &base).expect("assembly"));
         let server = tokio::spawn(async move {
             if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {

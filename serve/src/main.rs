@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use sitrep_agents::AgentContext;
 use sitrep_api::{
-    company_monitoring::{spawn_gate_refresh, CompanyMonitoring},
+    company_monitoring::{spawn_upkeep, CompanyMonitoring},
     read_through::ReadThrough,
     ApiContext,
 };
@@ -238,7 +238,7 @@ async fn main() -> anyhow::Result<()> {
                 .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
                 .with_extension(AgentContext::new(agent_settings_from_env()?)),
             );
-            let _gate = spawn_gate_refresh(&state);
+            let _upkeep = spawn_upkeep(&state);
             let _sweeper =
                 sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
             let app = sitrep_serve::build(state, registry, &server_url)?;

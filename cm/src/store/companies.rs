@@ -115,6 +115,9 @@ pub struct CompanyPage {
     pub next: Option<(String, String)>,
 }
 
+/// How long a removed company stays listable before it is purged (4.6).
+pub const PURGE_AFTER_MS: i64 = 30 * 24 * 3600 * 1000;
+
 const COMPANY_COLUMNS: &str = "company_id, name, domicile, lifecycle, customer_reference, coverage, observation, \
                                coverage_changed_at, created_at, updated_at";
 
@@ -531,6 +534,28 @@ impl CmStore {
         Ok(Updated::Changed(updated))
     }
 
+    /// Purges companies removed more than 30 days before `now` (4.6): the company (with its name
+    /// and customer reference) and its replay records are deleted, so it is NOT_FOUND and its
+    /// clientRequestId may create a new company. Returns how many were purged.
+    pub async fn purge_removed(&self, now: i64) -> Result<u64, CmError> {
+        let cutoff = now - PURGE_AFTER_MS;
+        let mut tx = self.pool.begin().await?;
+        for table in ["cm_create_replays", "cm_import_rows"] {
+            let sql = format!(
+                "DELETE FROM {table} WHERE company_id IN \
+                 (SELECT company_id FROM cm_companies WHERE lifecycle = 'removed' AND removed_at <= $1)"
+            );
+            sqlx::query(&sql).bind(cutoff).execute(&mut *tx).await?;
+        }
+        let purged = sqlx::query("DELETE FROM cm_companies WHERE lifecycle = 'removed' AND removed_at <= $1")
+            .bind(cutoff)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        tx.commit().await?;
+        Ok(purged)
+    }
+
     /// The account's company, with its claims.
     pub async fn company(&self, account: &str, company_id: &str) -> Result<Option<Company>, CmError> {
         let mut conn = self.pool.acquire().await?;
@@ -702,6 +727,13 @@ mod tests {
         // The removed company's customer reference is free again.
         let again = input(json!({"name": "Acme Again", "domicileCountry": "US", "customerReference": "c-1"}));
         assert!(matches!(store.create("a1", "r2", &again, 5, 4_000).await.unwrap(), Created::New(_)));
+        // Purged 30 days after removal: gone, and its clientRequestId creates a new company.
+        assert_eq!(store.purge_removed(2_000 + PURGE_AFTER_MS - 1).await.unwrap(), 0);
+        assert_eq!(store.purge_removed(2_000 + PURGE_AFTER_MS).await.unwrap(), 1);
+        assert_eq!(store.company("a1", id).await.unwrap(), None);
+        let other_input = input(json!({"name": "Acme", "domicileCountry": "US"}));
+        let Created::New(fresh) = store.create("a1", "r1", &other_input, 5, 5_000).await.unwrap() else { panic!() };
+        assert_ne!(fresh.company_id, id);
     }
 
     #[tokio::test]

@@ -182,8 +182,9 @@ async fn get_status(
     }
 }
 
-/// Re-evaluates the runtime gate of `state`'s company monitoring every 60 s while the state lives.
-pub fn spawn_gate_refresh(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
+/// Company monitoring's upkeep while `state` lives, every 60 s: the runtime gate evaluated
+/// again, and companies removed more than 30 days ago purged (idempotent, so replicas may all run it).
+pub fn spawn_upkeep(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
     let state: Weak<AppState> = Arc::downgrade(state);
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(60));
@@ -191,7 +192,13 @@ pub fn spawn_gate_refresh(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> 
         loop {
             tick.tick().await;
             let Some(state) = state.upgrade() else { return };
-            company_monitoring(&state).refresh_gate().await;
+            let cm = company_monitoring(&state);
+            cm.refresh_gate().await;
+            match cm.store.purge_removed(state.clock.now_ms()).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(companies = n, "company monitoring: removed companies purged"),
+                Err(e) => tracing::warn!(error = %e, "company monitoring: purge failed"),
+            }
         }
     })
 }
