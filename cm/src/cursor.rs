@@ -16,15 +16,14 @@ pub const LIFETIME_MS: i64 = 24 * 3600 * 1000;
 /// How far in the future an issue time may be (clock skew between replicas).
 const SKEW_MS: i64 = 60_000;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Surface {
     ListMonitoredCompanies,
     ListCompanyEventImpacts,
     ListCompanyEventChanges,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
     Snapshot,
     Poll,

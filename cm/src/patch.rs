@@ -5,8 +5,8 @@ use serde_json::Value;
 use crate::{
     company_input::{normalise_domain, parse_domicile, NewClaim},
     ids::Kind,
-    records::{ClaimType, Domicile, WireEnum},
-    violations::{is_numeric_enum, TextRule, Violations, NUMERIC_ENUM},
+    records::{ClaimType, Domicile},
+    violations::{TextRule, Violations},
 };
 
 /// Claims a company may hold at most, and a patch may add or remove at most.
@@ -26,21 +26,15 @@ pub struct Patch {
     pub remove_claim_ids: Vec<String>,
 }
 
+/// A claim type to add: any but CUSTOMER_REFERENCE, which only `customerReference` sets.
 fn claim_type(field: &str, value: Option<&Value>, v: &mut Violations) -> Option<ClaimType> {
-    match value {
-        None | Some(Value::Null) => v.push(field, "value is required"),
-        Some(x) if is_numeric_enum(x) => v.push(field, NUMERIC_ENUM),
-        Some(Value::String(s)) if s == "COMPANY_CLAIM_TYPE_UNSPECIFIED" => v.push(field, "value is required"),
-        Some(Value::String(s)) => match ClaimType::from_full_name(s) {
-            Some(ClaimType::CustomerReference) => {
-                v.push(field, "enum value must not be COMPANY_CLAIM_TYPE_CUSTOMER_REFERENCE")
-            }
-            Some(t) => return Some(t),
-            None => v.push(field, "enum value must be defined"),
-        },
-        Some(_) => v.push(field, "value must be a string"),
+    match v.request_enum::<ClaimType>(field, value) {
+        Some(ClaimType::CustomerReference) => {
+            v.push(field, "enum value must not be COMPANY_CLAIM_TYPE_CUSTOMER_REFERENCE");
+            None
+        }
+        other => other,
     }
-    None
 }
 
 fn array<'a>(field: &str, value: Option<&'a Value>, v: &mut Violations) -> &'a [Value] {

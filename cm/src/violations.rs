@@ -3,7 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::text::{self, TextError};
+use crate::{
+    records::WireEnum,
+    text::{self, TextError},
+};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
@@ -103,6 +106,26 @@ impl Violations {
         out.sort();
         out.dedup();
         out
+    }
+}
+
+impl Violations {
+    /// A required request enum at `field`, by its full name only (4.2): UNSPECIFIED is a missing
+    /// value, digits are the numeric form this API refuses.
+    pub fn request_enum<E: WireEnum>(&mut self, field: &str, value: Option<&Value>) -> Option<E> {
+        match value {
+            None | Some(Value::Null) => self.push(field, "value is required"),
+            Some(x) if is_numeric_enum(x) => self.push(field, NUMERIC_ENUM),
+            Some(Value::String(s)) if s.strip_prefix(E::PREFIX) == Some("UNSPECIFIED") => {
+                self.push(field, "value is required")
+            }
+            Some(Value::String(s)) => match E::from_full_name(s) {
+                Some(e) => return Some(e),
+                None => self.push(field, "enum value must be defined"),
+            },
+            Some(_) => self.push(field, "value must be a string"),
+        }
+        None
     }
 }
 

@@ -203,7 +203,7 @@ async fn live_with_reference(
     }
 }
 
-async fn live_count(tx: &mut sqlx::SqliteConnection, account: &str) -> Result<i64, CmError> {
+pub(super) async fn live_count(tx: &mut sqlx::SqliteConnection, account: &str) -> Result<i64, CmError> {
     Ok(sqlx::query_scalar(
         "SELECT COUNT(*) FROM cm_companies WHERE account_id = $1 AND lifecycle IN ('active', 'paused')",
     )

@@ -56,12 +56,7 @@ impl CmStore {
 
     /// Active and paused companies of the account (what counts against its limit).
     pub async fn company_count(&self, account: &str) -> Result<i64, CmError> {
-        Ok(sqlx::query_scalar(
-            "SELECT COUNT(*) FROM cm_companies WHERE account_id = $1 AND lifecycle IN ('active', 'paused')",
-        )
-        .bind(account)
-        .fetch_one(&self.pool)
-        .await?)
+        companies::live_count(&mut *self.pool.acquire().await?, account).await
     }
 
     /// A write transaction holding the account's row (created on the account's first write).

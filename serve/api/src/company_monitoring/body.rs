@@ -8,7 +8,7 @@ use sitrep_cm::{
     patch::{Patch, MAX_CLAIMS},
     records::{ClaimType, Lifecycle, WireEnum},
     store::ImportRow,
-    violations::{is_numeric_enum, TextRule, Violations, NUMERIC_ENUM},
+    violations::{TextRule, Violations},
 };
 use sitrep_platform::kit::error::{ApiError, Violation};
 
@@ -268,27 +268,12 @@ fn identifier(field: &str, value: Option<&Value>, kind: Kind, v: &mut Violations
     None
 }
 
-/// A required request enum at `field`: its full name only (4.2).
-fn request_enum<E: WireEnum>(field: &str, value: Option<&Value>, v: &mut Violations) -> Option<E> {
-    match value {
-        None | Some(Value::Null) => v.push(field, "value is required"),
-        Some(x) if is_numeric_enum(x) => v.push(field, NUMERIC_ENUM),
-        Some(Value::String(s)) if *s == format!("{}UNSPECIFIED", E::PREFIX) => v.push(field, "value is required"),
-        Some(Value::String(s)) => match E::from_full_name(s) {
-            Some(e) => return Some(e),
-            None => v.push(field, "enum value must be defined"),
-        },
-        Some(_) => v.push(field, "value must be a string"),
-    }
-    None
-}
-
 /// SetMonitoredCompanyState's companyId and targetLifecycle, or every violation.
 pub fn parse_set_state(body: &Value) -> Result<(String, Lifecycle), ApiError> {
     let mut v = Violations::default();
     let Some(object) = v.object("$request", Some(body)) else { return Err(refused(v)) };
     let company_id = identifier("companyId", object.get("companyId"), Kind::Company, &mut v);
-    let target = request_enum::<Lifecycle>("targetLifecycle", object.get("targetLifecycle"), &mut v);
+    let target = v.request_enum::<Lifecycle>("targetLifecycle", object.get("targetLifecycle"));
     match (company_id, target) {
         (Some(id), Some(target)) => Ok((id, target)),
         _ => Err(refused(v)),

@@ -163,8 +163,5 @@ pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> An
             },
         })
     };
-    match result.await {
-        Ok(response) => account_get(req, parsed.jmespath.as_deref(), &response),
-        Err(e) => e.into(),
-    }
+    account_get(req, parsed.jmespath.as_deref(), result.await)
 }

@@ -153,7 +153,6 @@ pub static GET_COMPANY_MONITORING_STATUS: Operation = Operation {
     path: "/api/company-monitoring/v1/get-company-monitoring-status",
     summary: "The caller's access state, company count and limit, snapshot generation and feature flags.",
     access: Access::CmStatus,
-    rate: Policy::Default,
     batchable: false,
     answer: answered_by!(GetCompanyMonitoringStatusResponse, get_status),
     ..Operation::GET
@@ -176,10 +175,7 @@ async fn get_status(
     let Some(principal) = req.extensions().get::<Principal>() else {
         return ApiError::internal("GetCompanyMonitoringStatus reached without a principal").into();
     };
-    match company_monitoring(state).status(principal).await {
-        Ok(status) => account_get(req, parsed.jmespath.as_deref(), &status),
-        Err(e) => e.into(),
-    }
+    account_get(req, parsed.jmespath.as_deref(), company_monitoring(state).status(principal).await)
 }
 
 /// Company monitoring's upkeep while `state` lives, every 60 s: the runtime gate evaluated
@@ -335,10 +331,7 @@ async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -
             _ => Err(errors::company_not_found()),
         }
     };
-    match result.await {
-        Ok(response) => account_get(req, parsed.jmespath.as_deref(), &response),
-        Err(e) => e.into(),
-    }
+    account_get(req, parsed.jmespath.as_deref(), result.await)
 }
 
 async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CompanyResponse> {

@@ -416,9 +416,14 @@ pub fn live_get<T, R: serde::Serialize>(
     respond(req, h, &served)
 }
 
-/// An answer about the caller's own account (company monitoring): `no-store`, with its ETag.
-pub fn account_get<T, R: serde::Serialize>(req: &Request, jmespath: Option<&str>, value: &R) -> Answer<T> {
-    match serve_bytes(value, jmespath) {
+/// An answer about the caller's own account (company monitoring): `no-store`, with its ETag;
+/// or the handler's refusal.
+pub fn account_get<T: serde::Serialize>(
+    req: &Request,
+    jmespath: Option<&str>,
+    result: Result<T, ApiError>,
+) -> Answer<T> {
+    match result.and_then(|value| serve_bytes(&value, jmespath)) {
         Ok(served) => respond(req, response_headers(NO_STORE), &served),
         Err(e) => e.into(),
     }
