@@ -5,7 +5,9 @@
 
 pub mod company_input;
 pub mod cursor;
+pub mod filters;
 pub mod ids;
+pub mod impacts;
 pub mod patch;
 pub mod records;
 pub mod settings;

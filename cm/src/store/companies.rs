@@ -2,9 +2,10 @@
 
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{bump_generation, CmError, CmStore};
+use super::{bump_generation, parse, CmError, CmStore, Placeholders};
 use crate::{
     company_input::CompanyInput,
+    filters::ListFilter,
     ids::Kind,
     patch::Patch,
     records::{
@@ -100,14 +101,6 @@ pub struct RowResult {
     pub reason_code: &'static str,
 }
 
-/// ListMonitoredCompanies' filters, canonical (de-duplicated, sorted); empty lifecycles means
-/// active and paused.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct ListFilter {
-    pub lifecycles: Vec<Lifecycle>,
-    pub coverages: Vec<CoverageState>,
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompanyPage {
     pub companies: Vec<Company>,
@@ -120,10 +113,6 @@ pub const PURGE_AFTER_MS: i64 = 30 * 24 * 3600 * 1000;
 
 const COMPANY_COLUMNS: &str = "company_id, name, domicile, lifecycle, customer_reference, coverage, observation, \
                                coverage_changed_at, created_at, updated_at";
-
-fn parse<T>(value: Option<T>, what: &'static str) -> Result<T, CmError> {
-    value.ok_or(CmError::Corrupt(what))
-}
 
 fn company_of(row: &sqlx::sqlite::SqliteRow) -> Result<Company, CmError> {
     Ok(Company {
@@ -571,24 +560,15 @@ impl CmStore {
         after: Option<(&str, &str)>,
         page_size: usize,
     ) -> Result<CompanyPage, CmError> {
-        let lifecycles: Vec<String> = if filter.lifecycles.is_empty() {
-            vec!["active".into(), "paused".into()]
-        } else {
-            filter.lifecycles.iter().map(|l| l.short_name()).collect()
-        };
+        let lifecycles: Vec<String> = filter.effective_lifecycles().iter().map(|l| l.short_name()).collect();
         let coverages: Vec<String> = filter.coverages.iter().map(|c| c.short_name()).collect();
-        // Placeholders for the lists, numbered after the fixed parameters ($1 account, $2–$3 position).
-        let mut n = 3;
-        let mut placeholders = |count: usize| {
-            let list: Vec<String> = (0..count).map(|i| format!("${}", n + 1 + i)).collect();
-            n += count;
-            list.join(", ")
-        };
-        let lifecycle_in = placeholders(lifecycles.len());
+        // The lists' placeholders follow the fixed parameters ($1 account, $2–$3 position).
+        let mut places = Placeholders::after(3);
+        let lifecycle_in = places.list(lifecycles.len());
         let coverage_clause = if coverages.is_empty() {
             String::new()
         } else {
-            format!(" AND coverage IN ({})", placeholders(coverages.len()))
+            format!(" AND coverage IN ({})", places.list(coverages.len()))
         };
         let sql = format!(
             "SELECT {COMPANY_COLUMNS}, name_key FROM cm_companies \

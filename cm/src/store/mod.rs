@@ -5,8 +5,10 @@
 //! or uniqueness checked inside it still holds at commit.
 
 mod companies;
+mod impacts;
 
-pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, ListFilter, RowResult, Updated};
+pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, RowResult, Updated};
+pub use impacts::{EventWrite, StoredEvent, Window};
 
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
@@ -75,6 +77,30 @@ impl CmStore {
             .execute(&mut *tx)
             .await?;
         Ok(tx)
+    }
+}
+
+/// A stored value that must parse, or the store is corrupt.
+fn parse<T>(value: Option<T>, what: &'static str) -> Result<T, CmError> {
+    value.ok_or(CmError::Corrupt(what))
+}
+
+/// Numbered placeholders (`$5, $6`) for a statement's list parameters, after its fixed ones.
+struct Placeholders {
+    last: usize,
+}
+
+impl Placeholders {
+    /// Placeholders numbered from `fixed + 1`.
+    fn after(fixed: usize) -> Self {
+        Placeholders { last: fixed }
+    }
+
+    /// The next `count` placeholders, comma-separated.
+    fn list(&mut self, count: usize) -> String {
+        let list: Vec<String> = (self.last + 1..=self.last + count).map(|i| format!("${i}")).collect();
+        self.last += count;
+        list.join(", ")
     }
 }
 

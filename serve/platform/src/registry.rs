@@ -131,8 +131,6 @@ pub struct Operation {
     pub rate: Policy,
     /// The lake datasets the operation answers from; the first describes a dataset answer.
     pub datasets: &'static [DatasetId],
-    /// Whether ExecuteBatch may call it.
-    pub batchable: bool,
     pub mcp: Option<McpTool>,
     /// Query parameters (GET); `jmespath` is added to every GET by the pipeline.
     pub params: &'static [Param],
@@ -178,7 +176,6 @@ impl Operation {
         idempotent: false,
         rate: Policy::Default,
         datasets: &[],
-        batchable: true,
         mcp: None,
         params: &[],
         body: None,
@@ -186,9 +183,9 @@ impl Operation {
         answer: Answering { schema: None, handler: undeclared },
     };
 
-    /// The common write: a POST with a JSON body under the idempotency layer, not batchable.
-    pub const POST: Operation =
-        Operation { method: Method::Post, idempotent: true, batchable: false, ..Operation::GET };
+    /// The common write: a POST with a JSON body under the idempotency layer (ExecuteBatch runs
+    /// only GETs, so never a POST).
+    pub const POST: Operation = Operation { method: Method::Post, idempotent: true, ..Operation::GET };
 
     /// The last path segment (`list-armed-events`): the cursor's `op` and the body cache's.
     pub fn segment(&self) -> &'static str {
@@ -322,8 +319,8 @@ fn check(op: &'static Operation) -> Result<(), Misdeclared> {
     if op.idempotent && op.method != Method::Post {
         return fail("only a POST is idempotent");
     }
-    if op.method != Method::Get && (op.mcp.is_some() || op.batchable || !op.params.is_empty()) {
-        return fail("a POST is no MCP tool, not batchable, and takes its parameters in the body");
+    if op.method != Method::Get && (op.mcp.is_some() || !op.params.is_empty()) {
+        return fail("a POST is no MCP tool and takes its parameters in the body");
     }
     if op.body.is_some() != (op.method == Method::Post) {
         return fail("a POST, and only a POST, declares its body");

@@ -46,3 +46,7 @@ pub fn replay_conflict() -> ApiError {
 pub fn limit_reached(limit: i64) -> ApiError {
     coded(StatusCode::UNPROCESSABLE_ENTITY, "COMPANY_LIMIT_REACHED", format!("company limit reached ({limit})"))
 }
+
+pub fn impact_not_found() -> ApiError {
+    coded(StatusCode::NOT_FOUND, "NOT_FOUND", "impact not found")
+}

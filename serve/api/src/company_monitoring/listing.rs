@@ -1,52 +1,28 @@
-//! ListMonitoredCompanies (SUPPLEMENT 4.6): filters in their canonical form, the signed snapshot
-//! boundary of the first page carried by every later page's cursor, keyset positions, and the
-//! poll cursor each page hands out for ListCompanyEventChanges.
+//! What the two listings share (SUPPLEMENT 4.6): the paging parameters, enum filters in their
+//! canonical form, and the signed snapshot boundary the first page fixes and every later page's
+//! cursor carries, with the poll cursor each page hands out for ListCompanyEventChanges.
 
-use poem::Request;
-use serde_json::{json, Value};
+use serde_json::Value;
 use sitrep_cm::{
-    company_input::fingerprint_of,
     cursor::{Claims, CursorError, Expected, Mode, Surface},
-    records::{CoverageState, Lifecycle, WireEnum},
-    store::ListFilter,
+    filters::FeedFilter,
+    records::WireEnum,
 };
 use sitrep_platform::{
     app_state::AppState,
     kit::{
-        answer::{account_get, Answer},
         error::{ApiError, Violations},
         params::{Param, ParamKind, RawQuery},
-        parse::parse_with,
     },
-    registry::Operation,
 };
 
-use super::{
-    company_monitoring,
-    model::{ListMonitoredCompaniesResponse, Snapshot},
-    principal, records,
-};
-
-pub const LIFECYCLE: Param = Param {
-    name: "lifecycle",
-    kind: ParamKind::Repeated { max_items: 3 },
-    required: false,
-    description:
-        "Repeated: active, paused, removed (or MONITORED_COMPANY_LIFECYCLE_<UPPER>); default active and paused.",
-};
-
-pub const COVERAGE: Param = Param {
-    name: "coverage",
-    kind: ParamKind::Repeated { max_items: 7 },
-    required: false,
-    description: "Repeated: awaiting_first_scan, identity_unresolved, adequate, partial, stale, unavailable, needs_confirmation (or COMPANY_COVERAGE_STATE_<UPPER>).",
-};
+use super::{company_monitoring, model::Snapshot, records};
 
 pub const PAGE_SIZE: Param = Param {
     name: "page_size",
     kind: ParamKind::Int32 { min: 1, max: 100, default: 50 },
     required: false,
-    description: "Companies per page, 1–100; 0 or absent = 50.",
+    description: "Items per page, 1–100; 0 or absent = 50.",
 };
 
 pub const CURSOR: Param = Param {
@@ -58,7 +34,7 @@ pub const CURSOR: Param = Param {
 };
 
 /// The values of a repeated enum filter (the exact short or full form), de-duplicated and sorted.
-fn enum_filter<E: WireEnum + Ord>(param: &Param, q: &RawQuery, v: &mut Violations) -> Vec<E> {
+pub fn enum_filter<E: WireEnum + Ord>(param: &Param, q: &RawQuery, v: &mut Violations) -> Vec<E> {
     let mut out: Vec<E> = Vec::new();
     for (i, raw) in param.repeated(q, v).iter().enumerate() {
         match E::from_filter(raw) {
@@ -73,95 +49,105 @@ fn enum_filter<E: WireEnum + Ord>(param: &Param, q: &RawQuery, v: &mut Violation
     out
 }
 
-struct Query {
-    filter: ListFilter,
-    page_size: usize,
-    cursor: Option<String>,
-}
-
-/// The filters as the cursor binds them: their canonical JSON (defaults applied) and its hash.
-fn canonical(filter: &ListFilter) -> (Value, String) {
-    let lifecycles: Vec<String> = if filter.lifecycles.is_empty() {
-        vec![Lifecycle::Active.short_name(), Lifecycle::Paused.short_name()]
-    } else {
-        filter.lifecycles.iter().map(|l| l.short_name()).collect()
-    };
-    let coverages: Vec<String> = filter.coverages.iter().map(|c| c.short_name()).collect();
-    let value = json!({"coverage": coverages, "lifecycle": lifecycles});
-    let hash = fingerprint_of(&value);
-    (value, hash)
-}
-
-fn cursor_violation(e: CursorError) -> ApiError {
+/// A cursor refused by one of the checks of 4.6, as the violation on field `cursor`.
+pub fn cursor_violation(e: CursorError) -> ApiError {
     let mut v = Violations::default();
     v.push("cursor", e.to_string());
     ApiError::Validation(v.0)
 }
 
-pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListMonitoredCompaniesResponse> {
-    let parsed = parse_with::<ListMonitoredCompaniesResponse, _>(req, op, |q, v| Query {
-        filter: ListFilter {
-            lifecycles: enum_filter(&LIFECYCLE, q, v),
-            coverages: enum_filter::<CoverageState>(&COVERAGE, q, v),
-        },
-        page_size: PAGE_SIZE.int32(q, v).max(1) as usize,
-        cursor: CURSOR.raw(q).map(str::to_string),
-    });
-    let parsed = match parsed {
-        Ok(p) => p,
-        Err(e) => return e.into(),
-    };
-    let result = async {
-        let principal = principal(req)?;
-        let account = principal.account_id.as_str();
-        let cm = company_monitoring(state);
-        // The runtime gate (checked before the handler) holds only with a secret.
-        let secret = cm.settings.cursor_secret.as_deref().ok_or_else(|| ApiError::internal("no cursor secret"))?;
-        let query = &parsed.params;
-        let (filters, filter_hash) = canonical(&query.filter);
+/// The cursor secret (the runtime gate, checked before every handler, holds only with one).
+pub fn cursor_secret(state: &AppState) -> Result<&[u8], ApiError> {
+    company_monitoring(state).settings.cursor_secret.as_deref().ok_or_else(|| ApiError::internal("no cursor secret"))
+}
+
+/// A listing's snapshot boundary: the time and generation the first page fixed, the filters it
+/// is bound to, and where this page starts.
+pub struct Boundary<'a> {
+    secret: &'a [u8],
+    account: &'a str,
+    surface: Surface,
+    filters: Value,
+    filter_hash: String,
+    generation: i64,
+    now: i64,
+    /// snapshotAsOf, as shown.
+    pub as_of: String,
+    /// snapshotAsOf in epoch milliseconds.
+    pub as_of_ms: i64,
+    /// The keyset position this page starts after (none on the first page).
+    pub after: Option<(String, String)>,
+}
+
+impl<'a> Boundary<'a> {
+    /// The boundary of a page of `surface` for `account`: the cursor's, after the checks of 4.6,
+    /// or a new one at now and the account's current generation.
+    pub async fn open(
+        state: &'a AppState,
+        account: &'a str,
+        surface: Surface,
+        filter: &FeedFilter,
+        cursor: Option<&str>,
+    ) -> Result<Boundary<'a>, ApiError> {
+        let secret = cursor_secret(state)?;
+        let (filters, filter_hash) = filter.canonical();
         let now = state.clock.now_ms();
-        let generation = cm.store.generation(account).await.map_err(ApiError::internal)?;
-        let (as_of, after) = match &query.cursor {
-            Some(cursor) => {
-                let expected = Expected {
-                    account_id: account,
-                    surface: Surface::ListMonitoredCompanies,
-                    mode: Mode::Snapshot,
-                    filter_hash: Some(&filter_hash),
-                    generation,
-                    now_ms: now,
-                };
-                let claims = Claims::open(secret, cursor, &expected).map_err(cursor_violation)?;
-                (claims.snapshot_as_of, claims.after_key.zip(claims.after_id))
-            }
-            None => (records::iso(now), None),
+        let store = &company_monitoring(state).store;
+        let generation = store.generation(account).await.map_err(ApiError::internal)?;
+        let mut boundary = Boundary {
+            secret,
+            account,
+            surface,
+            filters,
+            filter_hash,
+            generation,
+            now,
+            as_of: records::iso(now),
+            as_of_ms: now,
+            after: None,
         };
-        let after_ref = after.as_ref().map(|(k, id)| (k.as_str(), id.as_str()));
-        let page =
-            cm.store.companies(account, &query.filter, after_ref, query.page_size).await.map_err(ApiError::internal)?;
-        let signed = |surface, mode, position: Option<(String, String)>, with_filters: bool| {
-            let mut c = Claims::new(account, surface, mode, &filter_hash, now);
-            c.snapshot_generation = generation.to_string();
-            c.snapshot_as_of = as_of.clone();
-            c.watermark = as_of.clone();
-            (c.after_key, c.after_id) = position.unzip();
-            c.filters = with_filters.then(|| filters.clone());
-            c.sign(secret)
-        };
-        let next_cursor = match page.next {
-            Some(position) => signed(Surface::ListMonitoredCompanies, Mode::Snapshot, Some(position), false),
+        if let Some(cursor) = cursor {
+            let expected = Expected {
+                account_id: account,
+                surface,
+                mode: Mode::Snapshot,
+                filter_hash: Some(&boundary.filter_hash),
+                generation,
+                now_ms: now,
+            };
+            let claims = Claims::open(secret, cursor, &expected).map_err(cursor_violation)?;
+            boundary.as_of_ms =
+                records::epoch_ms(&claims.snapshot_as_of).ok_or_else(|| cursor_violation(CursorError::Payload))?;
+            boundary.as_of = claims.snapshot_as_of;
+            boundary.after = claims.after_key.zip(claims.after_id);
+        }
+        Ok(boundary)
+    }
+
+    fn signed(&self, surface: Surface, mode: Mode, position: Option<(String, String)>) -> String {
+        let mut c = Claims::new(self.account, surface, mode, &self.filter_hash, self.now);
+        c.snapshot_generation = self.generation.to_string();
+        c.snapshot_as_of = self.as_of.clone();
+        c.watermark = self.as_of.clone();
+        (c.after_key, c.after_id) = position.unzip();
+        c.filters = (mode == Mode::Poll).then(|| self.filters.clone());
+        c.sign(self.secret)
+    }
+
+    /// The next page's cursor after `position`, or "" after the last page.
+    pub fn next_cursor(&self, position: Option<(String, String)>) -> String {
+        match position {
+            Some(position) => self.signed(self.surface, Mode::Snapshot, Some(position)),
             None => String::new(),
-        };
-        let site = state.settings.site_origin();
-        Ok::<_, ApiError>(ListMonitoredCompaniesResponse {
-            companies: page.companies.into_iter().map(|c| records::company(c, site)).collect(),
-            next_cursor,
-            snapshot: Snapshot {
-                snapshot_as_of: as_of.clone(),
-                snapshot_generation: generation.to_string(),
-                poll_cursor: signed(Surface::ListCompanyEventChanges, Mode::Poll, None, true),
-            },
-        })
-    };
-    account_get(req, parsed.jmespath.as_deref(), result.await)
+        }
+    }
+
+    /// The page's snapshot, with a poll cursor at its watermark.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            snapshot_as_of: self.as_of.clone(),
+            snapshot_generation: self.generation.to_string(),
+            poll_cursor: self.signed(Surface::ListCompanyEventChanges, Mode::Poll, None),
+        }
+    }
 }

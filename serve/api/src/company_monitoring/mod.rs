@@ -2,9 +2,13 @@
 //! runtime gate and access states of 4.1, and the operations as they land.
 
 mod body;
+mod changes;
+mod company_list;
 mod errors;
 mod gate;
+mod impact_list;
 mod listing;
+mod material_event;
 mod model;
 mod records;
 pub mod service;
@@ -36,9 +40,9 @@ use sitrep_platform::{
 };
 
 use model::{
-    CompanyResponse, GetCompanyCoverageResponse, GetCompanyMonitoringStatusResponse,
-    ImportMonitoredCompanyBatchResponse, ImportRowResult, ListMonitoredCompaniesResponse,
-    SetMonitoredCompanyStateResponse,
+    CompanyResponse, GetCompanyCoverageResponse, GetCompanyMaterialEventResponse, GetCompanyMonitoringStatusResponse,
+    ImportMonitoredCompanyBatchResponse, ImportRowResult, ListCompanyEventChangesResponse,
+    ListCompanyEventImpactsResponse, ListMonitoredCompaniesResponse, SetMonitoredCompanyStateResponse,
 };
 pub use service::CompanyMonitoring;
 
@@ -51,6 +55,9 @@ pub static GROUP: Group = Group {
         &UPDATE_MONITORED_COMPANY,
         &SET_MONITORED_COMPANY_STATE,
         &LIST_MONITORED_COMPANIES,
+        &LIST_COMPANY_EVENT_IMPACTS,
+        &LIST_COMPANY_EVENT_CHANGES,
+        &GET_COMPANY_MATERIAL_EVENT,
         &GET_COMPANY_COVERAGE,
         &GET_COMPANY_MONITORING_STATUS,
     ],
@@ -117,7 +124,6 @@ pub static GET_COMPANY_COVERAGE: Operation = Operation {
     path: "/api/company-monitoring/v1/get-company-coverage",
     summary: "how well a company is covered: its state, observation, providers and whether its assessment is ready.",
     access: Access::CmRead,
-    batchable: false,
     params: &[COMPANY_ID],
     guard: Some(READ),
     answer: answered_by!(GetCompanyCoverageResponse, get_coverage),
@@ -141,10 +147,42 @@ pub static LIST_MONITORED_COMPANIES: Operation = Operation {
     summary:
         "the account's companies in name order, at a signed snapshot boundary, with a poll cursor for the change feed.",
     access: Access::CmRead,
-    batchable: false,
-    params: &[listing::LIFECYCLE, listing::COVERAGE, listing::PAGE_SIZE, listing::CURSOR],
+    params: company_list::PARAMS,
     guard: Some(READ),
-    answer: answered_by!(ListMonitoredCompaniesResponse, listing::list),
+    answer: answered_by!(ListMonitoredCompaniesResponse, company_list::list),
+    ..Operation::GET
+};
+
+pub static LIST_COMPANY_EVENT_IMPACTS: Operation = Operation {
+    id: "ListCompanyEventImpacts",
+    path: "/api/company-monitoring/v1/list-company-event-impacts",
+    summary: "the current impacts of material events on the account's companies, newest change first, at a signed snapshot boundary, with a poll cursor for the change feed.",
+    access: Access::CmRead,
+    params: impact_list::PARAMS,
+    guard: Some(READ),
+    answer: answered_by!(ListCompanyEventImpactsResponse, impact_list::list),
+    ..Operation::GET
+};
+
+pub static LIST_COMPANY_EVENT_CHANGES: Operation = Operation {
+    id: "ListCompanyEventChanges",
+    path: "/api/company-monitoring/v1/list-company-event-changes",
+    summary: "the impacts that changed after a poll cursor's position, oldest first (corrections and retractions included); SNAPSHOT_REQUIRED when the account's listings changed.",
+    access: Access::CmRead,
+    params: changes::PARAMS,
+    guard: Some(READ),
+    answer: answered_by!(ListCompanyEventChangesResponse, changes::changes),
+    ..Operation::GET
+};
+
+pub static GET_COMPANY_MATERIAL_EVENT: Operation = Operation {
+    id: "GetCompanyMaterialEvent",
+    path: "/api/company-monitoring/v1/get-company-material-event",
+    summary: "an impact with its material event and evidence (at most 20, by authority tier then latest published).",
+    access: Access::CmRead,
+    params: material_event::PARAMS,
+    guard: Some(READ),
+    answer: answered_by!(GetCompanyMaterialEventResponse, material_event::get),
     ..Operation::GET
 };
 
@@ -153,7 +191,6 @@ pub static GET_COMPANY_MONITORING_STATUS: Operation = Operation {
     path: "/api/company-monitoring/v1/get-company-monitoring-status",
     summary: "The caller's access state, company count and limit, snapshot generation and feature flags.",
     access: Access::CmStatus,
-    batchable: false,
     answer: answered_by!(GetCompanyMonitoringStatusResponse, get_status),
     ..Operation::GET
 };

@@ -181,3 +181,114 @@ pub struct GetCompanyCoverageResponse {
     pub company_id: String,
     pub coverage: CoverageRecord,
 }
+
+/// The confidence axes of an impact (numbers in [0, 1]; overall is the least of the three).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ImpactConfidence {
+    pub attribution: f64,
+    pub occurrence_truth: f64,
+    pub material_impact: f64,
+    pub overall: f64,
+}
+
+/// A material event's impact on a company, its current revision (SUPPLEMENT 4.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct Impact {
+    pub impact_id: String,
+    pub event_id: String,
+    pub company_id: String,
+    pub event_revision: i64,
+    pub impact_revision: i64,
+    /// Always true: only current revisions are shown.
+    pub is_current: bool,
+    /// MaterialImpactDirection.
+    pub direction: String,
+    /// MaterialImpactChannel values (at most 2).
+    pub channels: Vec<String>,
+    /// MaterialImpactMagnitude.
+    pub magnitude: String,
+    pub confidence: ImpactConfidence,
+    pub rationale: String,
+    /// MaterialImpactLifecycle.
+    pub lifecycle: String,
+    pub occurred_at: String,
+    pub changed_at: String,
+    /// How many evidence references GetCompanyMaterialEvent shows (0–20).
+    pub evidence_reference_count: i32,
+    pub evidence_total_count: i32,
+    pub evidence_truncated: bool,
+    /// The event's canonical URL.
+    pub canonical_url: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListCompanyEventImpactsResponse {
+    pub impacts: Vec<Impact>,
+    /// "" after the last page.
+    pub next_cursor: String,
+    pub snapshot: Snapshot,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListCompanyEventChangesResponse {
+    pub impacts: Vec<Impact>,
+    /// The cursor to poll with next ("" only with SNAPSHOT_REQUIRED).
+    pub next_cursor: String,
+    /// CompanyEventPollState.
+    pub poll_state: String,
+}
+
+/// A material event (SUPPLEMENT 4.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct MaterialEvent {
+    pub event_id: String,
+    pub revision: i64,
+    /// MaterialImpactLifecycle.
+    pub lifecycle: String,
+    pub title: String,
+    pub summary: String,
+    pub occurred_at: String,
+    pub category: String,
+    /// The URL of the highest-tier evidence, earliest on ties.
+    pub canonical_url: String,
+}
+
+/// An item of evidence (SUPPLEMENT 4.3).
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct EvidenceReference {
+    pub evidence_id: String,
+    /// MonitoringProvider.
+    pub provider: String,
+    pub source_id: String,
+    pub canonical_url: String,
+    pub publisher: String,
+    /// "" when unknown.
+    pub published_at: String,
+    /// EvidenceAuthorityTier.
+    pub authority_tier: String,
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct GetCompanyMaterialEventResponse {
+    pub event: MaterialEvent,
+    pub impact: Impact,
+    /// At most 20, by authority tier then latest published.
+    pub evidence: Vec<EvidenceReference>,
+    pub evidence_total_count: i32,
+    pub evidence_truncated: bool,
+}

@@ -1,13 +1,24 @@
 //! The store's records as the wire shows them (enums by full name, times in ISO 8601).
 
 use chrono::{DateTime, SecondsFormat};
-use sitrep_cm::{records::WireEnum, store};
+use sitrep_cm::{
+    impacts::{self, EVIDENCE_SHOWN},
+    records::WireEnum,
+    store,
+};
 
-use super::model::{Claim, CoverageRecord, MonitoredCompany};
+use super::model::{
+    Claim, CoverageRecord, EvidenceReference, Impact, ImpactConfidence, MaterialEvent, MonitoredCompany,
+};
 
 /// Epoch milliseconds as ISO 8601 UTC with milliseconds.
 pub fn iso(ms: i64) -> String {
     DateTime::from_timestamp_millis(ms).unwrap_or_default().to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// An RFC 3339 time back in epoch milliseconds.
+pub fn epoch_ms(text: &str) -> Option<i64> {
+    DateTime::parse_from_rfc3339(text).ok().map(|t| t.timestamp_millis())
 }
 
 pub fn company(c: store::Company, site: &str) -> MonitoredCompany {
@@ -45,5 +56,67 @@ fn claim(c: store::Claim) -> Claim {
         trust_state: c.trust.full_name(),
         allowed_uses: c.allowed_uses.iter().map(|u| u.full_name()).collect(),
         expires_at: c.expires_at.map(iso).unwrap_or_default(),
+    }
+}
+
+/// A confidence as shown: four decimals, so sums like 0.5 + 0.3 read as 0.8.
+fn confidence_value(x: f64) -> f64 {
+    (x * 10_000.0).round() / 10_000.0
+}
+
+pub fn impact(i: impacts::Impact) -> Impact {
+    let total = i32::try_from(i.evidence_total).unwrap_or(i32::MAX);
+    let shown = total.min(EVIDENCE_SHOWN as i32);
+    Impact {
+        confidence: ImpactConfidence {
+            attribution: confidence_value(i.confidence.attribution),
+            occurrence_truth: confidence_value(i.confidence.occurrence_truth),
+            material_impact: confidence_value(i.confidence.material_impact),
+            overall: confidence_value(i.confidence.overall()),
+        },
+        impact_id: i.impact_id,
+        event_id: i.event_id,
+        company_id: i.company_id,
+        event_revision: i.event_revision,
+        impact_revision: i.impact_revision,
+        is_current: true,
+        direction: i.direction.full_name(),
+        channels: i.channels.iter().map(|c| c.full_name()).collect(),
+        magnitude: i.magnitude.full_name(),
+        rationale: i.rationale,
+        lifecycle: i.lifecycle.full_name(),
+        occurred_at: iso(i.occurred_at),
+        changed_at: iso(i.changed_at),
+        evidence_reference_count: shown,
+        evidence_total_count: total,
+        evidence_truncated: total > shown,
+        canonical_url: i.canonical_url,
+    }
+}
+
+/// The event as shown beside `impact` (whose lifecycle it carries).
+pub fn event(e: impacts::Event, impact: &impacts::Impact) -> MaterialEvent {
+    MaterialEvent {
+        event_id: e.event_id,
+        revision: e.revision,
+        lifecycle: impact.lifecycle.full_name(),
+        title: e.title,
+        summary: e.summary,
+        occurred_at: iso(e.occurred_at),
+        category: e.category,
+        canonical_url: e.canonical_url,
+    }
+}
+
+pub fn evidence(e: impacts::Evidence) -> EvidenceReference {
+    EvidenceReference {
+        evidence_id: e.evidence_id,
+        provider: e.provider.full_name(),
+        source_id: e.source_id,
+        canonical_url: e.canonical_url,
+        publisher: e.publisher,
+        published_at: e.published_at.map(iso).unwrap_or_default(),
+        authority_tier: e.tier.full_name(),
+        excerpt: e.excerpt,
     }
 }
