@@ -11,7 +11,7 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: run build test doctor ingest backfill serve bench lint clean
+.PHONY: run build test doctor ingest backfill serve bench lint clean common-words
 
 build:
 	$(CARGO) build --workspace --bins
@@ -61,6 +61,11 @@ bench:
 		|| echo "could not install wrk: the HTTP figures will be n/a"
 	$(CARGO) build --release --workspace --bins
 	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" $(RELEASE_BIN)/sitrep-bench
+
+## make common-words: regenerates data/reference/common-words.txt (the company-monitoring ambiguity
+## guard's frequent English words) from wordfreq, installed pinned into $HOME/.cache/sitrep-words-venv.
+common-words:
+	"$$(tools/python-env.sh words)/bin/python" tools/common_words.py
 
 lint:
 	tools/import_cycles.py

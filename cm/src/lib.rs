@@ -9,6 +9,7 @@ pub mod filters;
 pub mod ids;
 pub mod impacts;
 pub mod patch;
+pub mod pipeline;
 pub mod records;
 pub mod settings;
 pub mod store;

@@ -242,13 +242,13 @@ impl CmStore {
         Ok(())
     }
 
-    /// The company's events first seen at or after `since`, or still admitted, with their
-    /// evidence and impacts: what new candidates may join.
+    /// The company's events that occurred at or after `since`, and those still pending, with
+    /// their evidence and impacts: what a scan's candidates may join, or discard.
     pub async fn events_of(&self, company_id: &str, since: i64) -> Result<Vec<StoredEvent>, CmError> {
         let mut conn = self.pool.acquire().await?;
         let sql = format!(
             "SELECT {EVENT_COLUMNS} FROM cm_events WHERE company_id = $1 \
-             AND (first_seen_at >= $2 OR state = 'admitted') ORDER BY first_seen_at, event_id"
+             AND (occurred_at >= $2 OR state = 'pending') ORDER BY first_seen_at, event_id"
         );
         let rows = sqlx::query(&sql).bind(company_id).bind(since).fetch_all(&mut *conn).await?;
         let mut out = Vec::with_capacity(rows.len());

@@ -1,0 +1,489 @@
+//! Events and impacts (SUPPLEMENT 4.8): a scan's candidates join a company's events or start new
+//! ones, each touched event is weighed again, and its impact is admitted, corrected or left.
+//!
+//! Candidates of one company join an event when they share its category, lie within 72 h of it
+//! and their content tokens have a Jaccard similarity ≥ 0.3 with one of its items'. Below the
+//! admission bar (overall < 0.6) an event stays pending and is weighed again whenever evidence
+//! joins it; it is discarded 72 h after it was first seen.
+
+use std::collections::BTreeSet;
+
+use super::{
+    lexicon::{self, Classification},
+    matching::{Attribution, Item},
+    words::{content_tokens, jaccard, normalised_title},
+};
+use crate::{
+    ids::Kind,
+    impacts::{Confidence, Event, EventState, Evidence, Impact},
+    records::{AuthorityTier, ImpactLifecycle, Magnitude, Provider},
+    store::{EventWrite, StoredEvent},
+};
+
+pub const WINDOW_MS: i64 = 72 * 3600 * 1000;
+const SIMILAR: f64 = 0.3;
+pub const ADMISSION_BAR: f64 = 0.6;
+/// A change of a confidence axis that makes a new impact revision.
+const CORRECTION_STEP: f64 = 0.05;
+
+/// An item attributed to a company and given a category: what may join an event.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub provider: Provider,
+    pub source_id: String,
+    pub item: Item,
+    pub publisher: String,
+    pub published_at: Option<i64>,
+    pub attribution: Attribution,
+    pub class: Classification,
+}
+
+/// What weighing a company's events came to: the writes, and whether every candidate of this
+/// scan was admitted or discarded (assessmentReady of 4.9).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub writes: Vec<EventWrite>,
+    pub assessment_ready: bool,
+}
+
+struct Working {
+    event: Event,
+    evidence: Vec<Evidence>,
+    new_evidence: Vec<Evidence>,
+    impact: Option<Impact>,
+    /// A new impact revision (the store gives it the account's next changedAt).
+    impact_changed: bool,
+    touched: bool,
+    is_new: bool,
+}
+
+fn truncate(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return text.to_string();
+    }
+    let mut end = max_bytes;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text[..end].to_string()
+}
+
+fn tier_rank(t: AuthorityTier) -> u8 {
+    match t {
+        AuthorityTier::PrimaryVerified => 0,
+        AuthorityTier::IndependentAuthoritative => 1,
+        AuthorityTier::Ordinary => 2,
+    }
+}
+
+fn material_impact(m: Magnitude) -> f64 {
+    match m {
+        Magnitude::High => 0.9,
+        Magnitude::Medium => 0.75,
+        Magnitude::Low => 0.6,
+    }
+}
+
+/// Distinct publishers: items of one host are one publisher, and items whose normalised titles
+/// are identical are one (a syndicated copy counts once).
+fn publishers(evidence: &[Evidence]) -> usize {
+    let mut group: Vec<usize> = (0..evidence.len()).collect();
+    fn root(group: &mut [usize], mut i: usize) -> usize {
+        while group[i] != i {
+            group[i] = group[group[i]];
+            i = group[i];
+        }
+        i
+    }
+    let titles: Vec<String> = evidence.iter().map(|e| normalised_title(&e.title)).collect();
+    for i in 0..evidence.len() {
+        for j in 0..i {
+            if evidence[i].publisher == evidence[j].publisher || (!titles[i].is_empty() && titles[i] == titles[j]) {
+                let (a, b) = (root(&mut group, i), root(&mut group, j));
+                group[a] = b;
+            }
+        }
+    }
+    (0..evidence.len()).filter(|&i| root(&mut group, i) == i).count()
+}
+
+/// occurrenceTruth of 4.8: 0.9 with a primary source, 0.85 with an authoritative one, else
+/// 0.5 + 0.1 per additional distinct publisher, at most 0.8.
+fn occurrence_truth(evidence: &[Evidence]) -> f64 {
+    if evidence.iter().any(|e| e.tier == AuthorityTier::PrimaryVerified) {
+        0.9
+    } else if evidence.iter().any(|e| e.tier == AuthorityTier::IndependentAuthoritative) {
+        0.85
+    } else {
+        f64::min(0.5 + 0.1 * publishers(evidence).saturating_sub(1) as f64, 0.8)
+    }
+}
+
+/// The evidence that speaks for the event: the highest tier, the earliest published on ties.
+fn representative(evidence: &[Evidence]) -> Option<&Evidence> {
+    evidence.iter().min_by_key(|e| (tier_rank(e.tier), e.published_at.unwrap_or(i64::MAX), e.first_seen_at))
+}
+
+fn tokens_of(e: &Evidence, own: &BTreeSet<String>) -> BTreeSet<String> {
+    content_tokens(&format!("{} {}", e.title, e.excerpt), own)
+}
+
+fn changed_by_a_step(a: f64, b: f64) -> bool {
+    (a - b).abs() >= CORRECTION_STEP - 1e-9
+}
+
+/// The company's stored events with this scan's candidates applied, at `now`.
+pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSet<String>, now: i64) -> Outcome {
+    let mut working: Vec<Working> = stored
+        .into_iter()
+        .map(|s| Working {
+            event: s.event,
+            evidence: s.evidence,
+            new_evidence: Vec::new(),
+            impact: s.impact,
+            impact_changed: false,
+            touched: false,
+            is_new: false,
+        })
+        .collect();
+    let mut candidates = candidates;
+    candidates.sort_by_key(|c| (c.published_at.unwrap_or(now), c.item.canonical_url.clone()));
+    let mut joined: BTreeSet<usize> = BTreeSet::new();
+    for c in candidates {
+        let seen = working.iter().position(|w| w.evidence.iter().any(|e| e.canonical_url == c.item.canonical_url));
+        if let Some(at) = seen {
+            joined.insert(at);
+            continue;
+        }
+        let at = c.published_at.unwrap_or(now);
+        let tokens = content_tokens(&format!("{} {}", c.item.title, c.item.snippet), own);
+        let best = working
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| {
+                w.event.category == c.class.category
+                    && w.event.state != EventState::Discarded
+                    && w.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
+                    && (at - w.event.occurred_at).abs() <= WINDOW_MS
+            })
+            .map(|(i, w)| (i, w.evidence.iter().map(|e| jaccard(&tokens, &tokens_of(e, own))).fold(0.0, f64::max)))
+            .filter(|(_, similarity)| *similarity >= SIMILAR)
+            .max_by(|a, b| a.1.total_cmp(&b.1));
+        let index = match best {
+            Some((i, _)) => i,
+            None => {
+                working.push(Working {
+                    event: Event {
+                        event_id: Kind::Event.new_id(),
+                        company_id: c.attribution.company_id.clone(),
+                        category: c.class.category.to_string(),
+                        revision: 1,
+                        title: String::new(),
+                        summary: String::new(),
+                        occurred_at: at,
+                        canonical_url: String::new(),
+                        tokens: tokens.iter().cloned().collect(),
+                        state: EventState::Pending,
+                        first_seen_at: now,
+                        updated_at: now,
+                    },
+                    evidence: Vec::new(),
+                    new_evidence: Vec::new(),
+                    impact: None,
+                    impact_changed: false,
+                    touched: true,
+                    is_new: true,
+                });
+                working.len() - 1
+            }
+        };
+        let evidence = Evidence {
+            evidence_id: Kind::Evidence.new_id(),
+            provider: c.provider,
+            source_id: truncate(&c.source_id, 512),
+            canonical_url: c.item.canonical_url.clone(),
+            publisher: truncate(&c.publisher, 256),
+            published_at: c.published_at,
+            tier: c.attribution.tier,
+            title: truncate(&c.item.title, 512),
+            excerpt: truncate(&c.item.snippet, 2_048),
+            attribution: c.attribution.attribution,
+            attribution_rule: c.attribution.rule.to_string(),
+            claim_id: c.attribution.claim_id.clone(),
+            first_seen_at: now,
+            gone_at: None,
+        };
+        let w = &mut working[index];
+        w.evidence.push(evidence.clone());
+        w.new_evidence.push(evidence);
+        w.touched = true;
+        joined.insert(index);
+    }
+    for w in working.iter_mut().filter(|w| w.touched) {
+        weigh(w, now);
+    }
+    // Pending events not admitted within 72 h of first sight are discarded.
+    for w in working.iter_mut() {
+        if w.event.state == EventState::Pending && now - w.event.first_seen_at >= WINDOW_MS {
+            w.event.state = EventState::Discarded;
+            w.event.updated_at = now;
+            w.touched = true;
+        }
+    }
+    let assessment_ready = joined.iter().all(|&i| working[i].event.state != EventState::Pending);
+    let writes = working
+        .into_iter()
+        .filter(|w| w.touched)
+        .map(|w| EventWrite {
+            event: w.event,
+            new_evidence: w.new_evidence,
+            impact: w.impact,
+            impact_changed: w.impact_changed,
+        })
+        .collect();
+    Outcome { writes, assessment_ready }
+}
+
+/// Weighs an event again: its title, summary and time from its evidence, its assessment, and
+/// its impact admitted, corrected, or brought up to date.
+fn weigh(w: &mut Working, now: i64) {
+    let Some(rep) = representative(&w.evidence).cloned() else { return };
+    let title = truncate(&rep.title, 512);
+    let summary = truncate(&rep.excerpt, 4_096);
+    if !w.is_new && (title != w.event.title || summary != w.event.summary) {
+        w.event.revision += 1;
+    }
+    w.event.title = title;
+    w.event.summary = summary;
+    w.event.canonical_url = rep.canonical_url.clone();
+    w.event.occurred_at = w
+        .evidence
+        .iter()
+        .filter_map(|e| e.published_at)
+        .min()
+        .unwrap_or_else(|| w.evidence.iter().map(|e| e.first_seen_at).min().unwrap_or(now));
+    w.event.updated_at = now;
+    let class = lexicon::classify(&rep.title, &rep.excerpt)
+        .filter(|c| c.category == w.event.category)
+        .or_else(|| lexicon::defaults(&w.event.category));
+    let Some(class) = class else { return };
+    let best = w.evidence.iter().max_by(|a, b| a.attribution.total_cmp(&b.attribution)).unwrap_or(&rep);
+    let confidence = Confidence {
+        attribution: best.attribution,
+        occurrence_truth: occurrence_truth(&w.evidence),
+        material_impact: material_impact(class.magnitude),
+    };
+    let rationale = format!(
+        "{} signal from {} source(s); attribution by {}",
+        w.event.category,
+        w.evidence.len(),
+        best.attribution_rule
+    );
+    let total = w.evidence.len() as i64;
+    match w.impact.as_mut() {
+        Some(impact) if impact.lifecycle == ImpactLifecycle::Retracted => {}
+        Some(impact) => {
+            let corrected = impact.direction != class.direction
+                || impact.magnitude != class.magnitude
+                || impact.channels != class.channels
+                || changed_by_a_step(impact.confidence.attribution, confidence.attribution)
+                || changed_by_a_step(impact.confidence.occurrence_truth, confidence.occurrence_truth)
+                || changed_by_a_step(impact.confidence.material_impact, confidence.material_impact);
+            let new_event_revision = impact.event_revision != w.event.revision;
+            if corrected {
+                impact.impact_revision += 1;
+                impact.lifecycle = ImpactLifecycle::Corrected;
+                impact.direction = class.direction;
+                impact.magnitude = class.magnitude;
+                impact.channels = class.channels;
+                impact.confidence = confidence;
+            }
+            w.impact_changed = corrected || new_event_revision;
+            impact.event_revision = w.event.revision;
+            impact.rationale = rationale;
+            impact.occurred_at = w.event.occurred_at;
+            impact.evidence_total = total;
+            impact.canonical_url = w.event.canonical_url.clone();
+        }
+        None if w.event.state == EventState::Pending && confidence.overall() >= ADMISSION_BAR - 1e-9 => {
+            w.event.state = EventState::Admitted;
+            w.impact_changed = true;
+            w.impact = Some(Impact {
+                impact_id: Kind::Impact.new_id(),
+                company_id: w.event.company_id.clone(),
+                event_id: w.event.event_id.clone(),
+                event_revision: w.event.revision,
+                impact_revision: 1,
+                direction: class.direction,
+                channels: class.channels,
+                magnitude: class.magnitude,
+                confidence,
+                rationale,
+                lifecycle: ImpactLifecycle::Admitted,
+                occurred_at: w.event.occurred_at,
+                changed_at: 0,
+                admitted_at: now,
+                evidence_total: total,
+                canonical_url: w.event.canonical_url.clone(),
+            });
+        }
+        None => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::records::Direction;
+
+    const HOUR: i64 = 3_600_000;
+    const NOW: i64 = 1_800_000_000_000;
+
+    fn candidate(host: &str, title: &str, snippet: &str, tier: AuthorityTier, published_at: i64) -> Candidate {
+        let class = lexicon::classify(title, snippet).expect("a category");
+        Candidate {
+            provider: Provider::Search,
+            source_id: format!("https://{host}/{}", normalised_title(title).replace(' ', "-")),
+            item: Item {
+                title: title.into(),
+                snippet: snippet.into(),
+                canonical_url: format!("https://{host}/{}", normalised_title(title).replace(' ', "-")),
+                host: host.into(),
+            },
+            publisher: host.into(),
+            published_at: Some(published_at),
+            attribution: Attribution {
+                company_id: "cm_company_X".into(),
+                attribution: 0.75,
+                rule: "name in the title",
+                claim_id: "cm_claim_X".into(),
+                tier,
+            },
+            class,
+        }
+    }
+
+    fn own() -> BTreeSet<String> {
+        ["ashgrove", "pharma"].iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Applies `candidates` at `now` to the company's events in `store`, and saves the outcome.
+    async fn scan(store: &crate::store::CmStore, candidates: Vec<Candidate>, now: i64) -> Outcome {
+        let stored = store.events_of("cm_company_X", now - 10 * 24 * HOUR).await.unwrap();
+        let mut outcome = apply(stored, candidates, &own(), now);
+        store.save_events("a1", &mut outcome.writes, now).await.unwrap();
+        outcome
+    }
+
+    #[tokio::test]
+    async fn one_ordinary_article_stays_pending_and_a_second_publisher_admits() {
+        let store = crate::store::memory_store().await;
+        let first = candidate(
+            "wire.example",
+            "Ashgrove Pharma sued over inhaler patent",
+            "A lawsuit was filed in London",
+            AuthorityTier::Ordinary,
+            NOW - 2 * HOUR,
+        );
+        let one = scan(&store, vec![first], NOW).await;
+        assert_eq!(one.writes.len(), 1);
+        assert_eq!((one.writes[0].event.state, one.assessment_ready), (EventState::Pending, false));
+        assert!(one.writes[0].impact.is_none(), "occurrence 0.5 is below the bar");
+        // A syndicated copy (same title, another host) is the same publisher: still pending.
+        let copy = candidate(
+            "copy.example",
+            "Ashgrove Pharma sued over inhaler patent",
+            "A lawsuit was filed",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let syndicated = scan(&store, vec![copy], NOW).await;
+        assert_eq!(syndicated.writes[0].event.state, EventState::Pending);
+        // An independent second publisher: occurrence 0.6, overall 0.6, admitted.
+        let second = candidate(
+            "courier.example",
+            "Inhaler patent lawsuit hits Ashgrove Pharma",
+            "The suit over the patent",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let two = scan(&store, vec![second], NOW).await;
+        let w = &two.writes[0];
+        assert_eq!((w.event.state, two.assessment_ready), (EventState::Admitted, true));
+        let impact = w.impact.as_ref().unwrap();
+        assert_eq!(
+            (impact.direction, impact.lifecycle, w.impact_changed),
+            (Direction::Negative, ImpactLifecycle::Admitted, true)
+        );
+        assert!((impact.confidence.occurrence_truth - 0.6).abs() < 1e-9);
+        assert_eq!(impact.rationale, "legal signal from 3 source(s); attribution by name in the title");
+        assert_eq!(w.event.occurred_at, NOW - 2 * HOUR, "the earliest publication");
+    }
+
+    #[test]
+    fn an_authoritative_source_admits_alone_and_unrelated_stories_stay_apart() {
+        let reuters = candidate(
+            "reuters.example",
+            "Ashgrove Pharma fined by regulator",
+            "The watchdog fined the drugmaker",
+            AuthorityTier::IndependentAuthoritative,
+            NOW - HOUR,
+        );
+        let other = candidate(
+            "wire.example",
+            "Ashgrove Pharma probe into factory emissions",
+            "Environmental investigation opened",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let out = apply(Vec::new(), vec![reuters, other], &own(), NOW);
+        assert_eq!(out.writes.len(), 2, "same category, dissimilar content: two events");
+        let admitted: Vec<_> = out.writes.iter().filter(|w| w.impact.is_some()).collect();
+        assert_eq!(admitted.len(), 1);
+        assert!((admitted[0].impact.as_ref().unwrap().confidence.occurrence_truth - 0.85).abs() < 1e-9);
+        assert!(!out.assessment_ready, "the ordinary one is pending");
+    }
+
+    #[tokio::test]
+    async fn stronger_evidence_corrects_and_stale_pending_events_are_discarded() {
+        let store = crate::store::memory_store().await;
+        let a = candidate(
+            "wire.example",
+            "Ashgrove Pharma sued over inhaler patent",
+            "lawsuit filed",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let b = candidate(
+            "courier.example",
+            "Inhaler patent lawsuit against Ashgrove Pharma",
+            "lawsuit filed",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let admitted = scan(&store, vec![a, b], NOW).await;
+        let before = admitted.writes[0].impact.clone().unwrap();
+        let primary = candidate(
+            "ashgrovepharma.example",
+            "Ashgrove Pharma statement on inhaler patent lawsuit",
+            "We will defend the lawsuit",
+            AuthorityTier::PrimaryVerified,
+            NOW,
+        );
+        let corrected = scan(&store, vec![primary], NOW + HOUR).await;
+        let w = &corrected.writes[0];
+        let after = w.impact.as_ref().unwrap();
+        assert_eq!(
+            (after.impact_id.as_str(), after.impact_revision, after.lifecycle),
+            (before.impact_id.as_str(), 2, ImpactLifecycle::Corrected)
+        );
+        assert!(w.impact_changed && after.changed_at > before.changed_at, "a new revision, a new changedAt");
+        assert_eq!(w.event.revision, 2, "the primary source now speaks for the event");
+        assert!(w.event.canonical_url.starts_with("https://ashgrovepharma.example/"));
+        let lone =
+            candidate("wire.example", "Ashgrove Pharma hit by outage", "systems down", AuthorityTier::Ordinary, NOW);
+        scan(&store, vec![lone], NOW).await;
+        let later = scan(&store, Vec::new(), NOW + WINDOW_MS).await;
+        assert_eq!(later.writes.iter().map(|w| w.event.state).collect::<Vec<_>>(), [EventState::Discarded]);
+    }
+}

@@ -1,0 +1,345 @@
+//! Which of an account's companies an item is about, and how surely (SUPPLEMENT 4.8): candidate
+//! matches on names, aliases and domains, the ambiguity guard within a company and across the
+//! account's companies, attribution and the authority tier of the item's publisher.
+
+use std::collections::BTreeSet;
+
+use super::words::{contains_bounded, is_distinctive, name_forms, phrase_spans, words};
+use crate::{
+    records::{AllowedUse, AuthorityTier, ClaimType, TrustState},
+    store::Company,
+};
+
+/// A company as the matcher sees it: the claims it may attribute by.
+#[derive(Debug, Clone)]
+pub struct Profile {
+    pub company_id: String,
+    /// Name and aliases (claim id, the forms' words, distinctive), the name first.
+    names: Vec<(String, Vec<Vec<String>>, bool)>,
+    /// Domains (claim id, lower-case domain).
+    domains: Vec<(String, String)>,
+    identifiers: Vec<Vec<String>>,
+    locations: Vec<Vec<String>>,
+    /// The words of every name and alias: left out of the content events are grouped by.
+    pub own_words: BTreeSet<String>,
+}
+
+impl Profile {
+    pub fn of(company: &Company) -> Profile {
+        let usable = |c: &&crate::store::Claim| {
+            !matches!(c.trust, TrustState::Expired | TrustState::Rejected)
+                && (c.allowed_uses.contains(&AllowedUse::Attribution) || c.kind == ClaimType::Location)
+        };
+        let mut names = Vec::new();
+        let mut domains = Vec::new();
+        let mut identifiers = Vec::new();
+        let mut locations = Vec::new();
+        let mut own_words = BTreeSet::new();
+        // The company's name first, then its other aliases in their order.
+        let mut claims: Vec<&crate::store::Claim> = company.claims.iter().filter(usable).collect();
+        claims.sort_by_key(|c| !(c.kind == ClaimType::Alias && c.value == company.name));
+        for claim in claims {
+            match claim.kind {
+                ClaimType::Alias => {
+                    let w = words(&claim.value);
+                    own_words.extend(w.iter().cloned());
+                    names.push((claim.claim_id.clone(), name_forms(&w), is_distinctive(&w)));
+                }
+                ClaimType::Domain => domains.push((claim.claim_id.clone(), claim.value.to_lowercase())),
+                ClaimType::LegalIdentifier => identifiers.push(words(&claim.value)),
+                ClaimType::Location => locations.push(words(&claim.value)),
+                ClaimType::CustomerReference => {}
+            }
+        }
+        Profile { company_id: company.company_id.clone(), names, domains, identifiers, locations, own_words }
+    }
+
+    /// The aliases searched for: up to 3 (the name first) — the queries of 4.8.
+    pub fn search_aliases(&self, company: &Company) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut discovery: Vec<&crate::store::Claim> = company
+            .claims
+            .iter()
+            .filter(|c| c.kind == ClaimType::Alias && c.allowed_uses.contains(&AllowedUse::Discovery))
+            .collect();
+        discovery.sort_by_key(|c| c.value != company.name);
+        for c in discovery {
+            if out.len() < 3 && !out.contains(&c.value) {
+                out.push(c.value.clone());
+            }
+        }
+        out
+    }
+
+    /// The domains searched for: up to 2.
+    pub fn search_domains(&self) -> Vec<String> {
+        self.domains.iter().take(2).map(|(_, d)| d.clone()).collect()
+    }
+}
+
+/// An item of news as any provider reports it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Item {
+    pub title: String,
+    pub snippet: String,
+    /// The item's URL in canonical form (https, no userinfo, host lower-cased without `www.`).
+    pub canonical_url: String,
+    /// Its host, as in the canonical URL.
+    pub host: String,
+}
+
+/// Where in an item a name was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Field {
+    Title,
+    Snippet,
+}
+
+#[derive(Debug, Clone)]
+struct NameHit {
+    claim_index: usize,
+    field: Field,
+    span: (usize, usize),
+}
+
+/// What one company's claims found in an item, before the guard across companies.
+#[derive(Debug, Clone)]
+struct Hits {
+    names: Vec<NameHit>,
+    /// The claim of a domain named in the text (title or snippet), and whether in the title.
+    domain_in_text: Option<(String, bool)>,
+    /// The claim of the domain the item's host is, or is under.
+    host_domain: Option<String>,
+    identifier: bool,
+    location: bool,
+}
+
+impl Hits {
+    /// A signal beyond names: the host, a domain string or a legal identifier.
+    fn identifying(&self) -> bool {
+        self.host_domain.is_some() || self.domain_in_text.is_some() || self.identifier
+    }
+
+    fn is_candidate(&self) -> bool {
+        !self.names.is_empty() || self.domain_in_text.is_some()
+    }
+}
+
+fn host_under(host: &str, domain: &str) -> bool {
+    host == domain || host.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.'))
+}
+
+fn hits(profile: &Profile, item: &Item, title: &[String], snippet: &[String]) -> Hits {
+    let text = format!("{}\n{}", item.title, item.snippet);
+    let appears =
+        |phrase: &Vec<String>| !phrase_spans(phrase, title).is_empty() || !phrase_spans(phrase, snippet).is_empty();
+    let mut names = Vec::new();
+    for (i, (_, forms, _)) in profile.names.iter().enumerate() {
+        for form in forms {
+            for (field, words) in [(Field::Title, title), (Field::Snippet, snippet)] {
+                names.extend(phrase_spans(form, words).into_iter().map(|span| NameHit { claim_index: i, field, span }));
+            }
+        }
+    }
+    let domain_in_text = profile
+        .domains
+        .iter()
+        .find_map(|(id, d)| contains_bounded(&text, d).then(|| (id.clone(), contains_bounded(&item.title, d))));
+    let host_domain = profile.domains.iter().find(|(_, d)| host_under(&item.host, d)).map(|(id, _)| id.clone());
+    let mut hits = Hits {
+        names,
+        domain_in_text,
+        host_domain,
+        identifier: profile.identifiers.iter().any(appears),
+        location: profile.locations.iter().any(appears),
+    };
+    // The guard within the company: a name that is not distinctive needs a second signal —
+    // the host, a domain string, an identifier, a location, or another of its names.
+    let distinct_claims: BTreeSet<usize> = hits.names.iter().map(|h| h.claim_index).collect();
+    let second_signal = hits.identifying() || hits.location || distinct_claims.len() >= 2;
+    hits.names.retain(|h| profile.names[h.claim_index].2 || second_signal);
+    hits
+}
+
+/// An item attributed to a company.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribution {
+    pub company_id: String,
+    pub attribution: f64,
+    /// Which rule gave it (for the impact's rationale).
+    pub rule: &'static str,
+    /// The claim whose match attributed it.
+    pub claim_id: String,
+    pub tier: AuthorityTier,
+}
+
+/// The companies of `profiles` that `item` is about, with their attribution; `authoritative`
+/// are the hosts of CM_AUTHORITATIVE_PUBLISHERS.
+pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) -> Vec<Attribution> {
+    let title = words(&item.title);
+    let snippet = words(&item.snippet);
+    let mut found: Vec<(usize, Hits)> = profiles
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i, hits(p, item, &title, &snippet)))
+        .filter(|(_, h)| h.is_candidate())
+        .collect();
+    if found.len() >= 2 {
+        // A match inside another company's longer match does not count ("Ashgrove" in "Ashgrove Pharma").
+        let spans: Vec<(usize, Field, (usize, usize))> =
+            found.iter().flat_map(|(i, h)| h.names.iter().map(move |n| (*i, n.field, n.span))).collect();
+        for (i, h) in found.iter_mut() {
+            h.names.retain(|n| {
+                !spans.iter().any(|(j, field, span)| {
+                    j != i
+                        && *field == n.field
+                        && span.0 <= n.span.0
+                        && n.span.1 <= span.1
+                        && span.1 - span.0 > n.span.1 - n.span.0
+                })
+            });
+        }
+        found.retain(|(_, h)| h.is_candidate());
+        // Still two or more: a company matched on names alone is dropped.
+        if found.len() >= 2 {
+            found.retain(|(_, h)| h.identifying());
+        }
+    }
+    found
+        .into_iter()
+        .map(|(i, h)| {
+            let profile = &profiles[i];
+            let name_in_title = h.names.iter().find(|n| n.field == Field::Title);
+            let title_claim = name_in_title
+                .map(|n| profile.names[n.claim_index].0.clone())
+                .or_else(|| h.domain_in_text.as_ref().filter(|(_, in_title)| *in_title).map(|(id, _)| id.clone()));
+            let any_claim = || {
+                h.names
+                    .first()
+                    .map(|n| profile.names[n.claim_index].0.clone())
+                    .or_else(|| h.domain_in_text.as_ref().map(|(id, _)| id.clone()))
+                    .unwrap_or_default()
+            };
+            let (mut attribution, rule, claim_id) = match (&h.host_domain, title_claim) {
+                (Some(domain), _) => (0.95, "the publisher's host is the company's domain", domain.clone()),
+                (None, Some(claim)) if h.domain_in_text.is_some() || h.identifier => {
+                    (0.9, "name in the title with a domain or identifier", claim)
+                }
+                (None, Some(claim)) => (0.75, "name in the title", claim),
+                (None, None) => (0.55, "name in the snippet only", any_claim()),
+            };
+            if h.location {
+                attribution = f64::min(attribution + 0.05, 1.0);
+            }
+            let tier = if h.host_domain.is_some() {
+                AuthorityTier::PrimaryVerified
+            } else if authoritative.iter().any(|a| host_under(&item.host, a)) {
+                AuthorityTier::IndependentAuthoritative
+            } else {
+                AuthorityTier::Ordinary
+            };
+            Attribution { company_id: profile.company_id.clone(), attribution, rule, claim_id, tier }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::{company_input::CompanyInput, ids::Kind, store::Claim, violations::Violations};
+
+    fn company(value: serde_json::Value) -> Company {
+        let mut v = Violations::default();
+        let input = CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+        let claims = input
+            .claims()
+            .into_iter()
+            .map(|c| Claim {
+                claim_id: Kind::Claim.new_id(),
+                kind: c.kind,
+                value: c.value,
+                provenance: "customer".into(),
+                trust: TrustState::Declared,
+                allowed_uses: c.kind.declared_uses().to_vec(),
+                expires_at: None,
+            })
+            .collect();
+        Company {
+            company_id: Kind::Company.new_id(),
+            name: input.name.clone(),
+            domicile: input.domicile,
+            lifecycle: crate::records::Lifecycle::Active,
+            customer_reference: None,
+            coverage: crate::records::CoverageState::AwaitingFirstScan,
+            observation: crate::records::ObservationState::Unknown,
+            coverage_changed_at: 0,
+            created_at: 0,
+            updated_at: 0,
+            claims,
+        }
+    }
+
+    fn item(title: &str, snippet: &str, url_host: &str) -> Item {
+        Item {
+            title: title.into(),
+            snippet: snippet.into(),
+            canonical_url: format!("https://{url_host}/story"),
+            host: url_host.into(),
+        }
+    }
+
+    fn names_of(profiles: &[Profile], found: &[Attribution]) -> Vec<usize> {
+        found.iter().map(|a| profiles.iter().position(|p| p.company_id == a.company_id).unwrap()).collect()
+    }
+
+    #[test]
+    fn attribution_follows_the_rules_in_order() {
+        let ashgrove = company(json!({"name": "Ashgrove Pharma Ltd", "domicileCountry": "GB",
+            "domains": ["ashgrovepharma.co.uk"], "identifiers": ["LEI 213800ABCDEF"], "locations": ["Leeds"]}));
+        let p = [Profile::of(&ashgrove)];
+        let none: &[String] = &[];
+        let at = |title: &str, snippet: &str, host: &str| attribute(&p, &item(title, snippet, host), none);
+        let own = at("Ashgrove Pharma recalls inhaler", "", "news.ashgrovepharma.co.uk");
+        assert_eq!((own[0].attribution, own[0].tier), (0.95, AuthorityTier::PrimaryVerified));
+        let with_domain = at("Ashgrove Pharma recalls inhaler", "See ashgrovepharma.co.uk for batches", "wire.example");
+        assert_eq!(with_domain[0].attribution, 0.9);
+        assert_eq!(at("Ashgrove Pharma recalls inhaler", "", "wire.example")[0].attribution, 0.75);
+        assert_eq!(at("Inhaler recall", "Ashgrove Pharma said", "wire.example")[0].attribution, 0.55);
+        let located = at("Ashgrove Pharma recalls inhaler", "at its Leeds site", "wire.example");
+        assert!((located[0].attribution - 0.8).abs() < 1e-9);
+        assert!(at("Ash grove in bloom", "", "wire.example").is_empty());
+        assert_eq!(at("Ashgrove Pharma Ltd recall", "", "wire.example")[0].claim_id, ashgrove.claims[0].claim_id);
+        let authoritative = ["reuters.com".to_string()];
+        let tiered = attribute(&p, &item("Ashgrove Pharma recall", "", "uk.reuters.com"), &authoritative);
+        assert_eq!(tiered[0].tier, AuthorityTier::IndependentAuthoritative);
+    }
+
+    #[test]
+    fn a_common_word_name_needs_a_second_signal() {
+        let summit = company(json!({"name": "Summit", "domicileCountry": "US", "domains": ["summit-foods.com"],
+            "aliases": ["Summit Foods"], "locations": ["Ohio"]}));
+        let p = [Profile::of(&summit)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]);
+        assert!(at("Summit talks end in lawsuit", "Leaders met in Geneva").is_empty());
+        assert_eq!(at("Summit recalls soup", "The Ohio company said").len(), 1, "a location");
+        assert_eq!(at("Summit Foods recalls soup", "").len(), 1, "a distinctive alias");
+        assert_eq!(at("Summit recalls soup", "summit-foods.com lists the batches").len(), 1, "a domain");
+    }
+
+    #[test]
+    fn across_companies_the_longer_match_wins_and_names_alone_do_not_share() {
+        let ashgrove = company(json!({"name": "Ashgrove", "domicileCountry": "GB", "domains": ["ashgrove.example"]}));
+        let pharma =
+            company(json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.example"]}));
+        let p = [Profile::of(&ashgrove), Profile::of(&pharma)];
+        let found = attribute(&p, &item("Ashgrove Pharma sued over patent", "", "wire.example"), &[]);
+        assert_eq!(names_of(&p, &found), [1]);
+        let both = attribute(&p, &item("Ashgrove and Ashgrove Pharma in merger", "", "wire.example"), &[]);
+        assert!(both.is_empty(), "two companies on names alone: neither");
+        let one_identified =
+            attribute(&p, &item("Ashgrove and Ashgrove Pharma in merger", "", "ashgrove.example"), &[]);
+        assert_eq!(names_of(&p, &one_identified), [0]);
+    }
+}

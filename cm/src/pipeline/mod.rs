@@ -1,0 +1,10 @@
+//! The monitoring pipeline's rules (SUPPLEMENT 4.8), without I/O: which companies an item is
+//! about and how surely (`matching`, on `words`), what kind of event it reports (`lexicon`),
+//! which URLs are evidence (`evidence_url`), and how candidates become events and impacts
+//! (`events`). The scan (in the ingest worker) feeds them provider results and stores the outcome.
+
+pub mod events;
+pub mod evidence_url;
+pub mod lexicon;
+pub mod matching;
+pub mod words;

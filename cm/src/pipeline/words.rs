@@ -1,0 +1,187 @@
+//! Words as the pipeline compares them (SUPPLEMENT 4.8): lower-cased runs of letters and digits,
+//! whole-phrase matching on them, the content tokens events are grouped by, and the common-words
+//! list of the ambiguity guard.
+
+use std::{collections::BTreeSet, sync::LazyLock};
+
+/// The words of `text`, lower-cased, in order (anything but letters and digits separates them).
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Where `phrase` (its words) occurs in `text` (its words) as whole words: spans [start, end).
+pub fn phrase_spans(phrase: &[String], text: &[String]) -> Vec<(usize, usize)> {
+    if phrase.is_empty() || phrase.len() > text.len() {
+        return Vec::new();
+    }
+    (0..=text.len() - phrase.len())
+        .filter(|&i| text[i..i + phrase.len()] == *phrase)
+        .map(|i| (i, i + phrase.len()))
+        .collect()
+}
+
+/// Whether `needle` (lower-case, like a domain) occurs in `haystack` with no letter, digit, `-`
+/// or `.`-joined letter on either side: `acme.com` in "see acme.com." but not in "notacme.com".
+pub fn contains_bounded(haystack: &str, needle: &str) -> bool {
+    if needle.is_empty() {
+        return false;
+    }
+    let hay = haystack.to_lowercase();
+    let joined = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '-');
+    let mut from = 0;
+    while let Some(at) = hay[from..].find(needle) {
+        let start = from + at;
+        let end = start + needle.len();
+        let before = hay[..start].chars().next_back();
+        let mut after = hay[end..].chars();
+        let next = after.next();
+        // A trailing dot ends a sentence; a dot followed by more of a name continues the host.
+        let continues = next == Some('.') && joined(after.next());
+        if !joined(before) && before != Some('.') && !joined(next) && !continues {
+            return true;
+        }
+        from = start + needle.chars().next().map_or(1, char::len_utf8);
+    }
+    false
+}
+
+/// Words dropped from a name before judging whether it is distinctive (4.8).
+pub const GENERIC_CORPORATE: &[&str] = &[
+    "inc",
+    "incorporated",
+    "ltd",
+    "limited",
+    "plc",
+    "llc",
+    "lp",
+    "group",
+    "holdings",
+    "company",
+    "co",
+    "corp",
+    "corporation",
+    "the",
+    "and",
+];
+
+/// The frequent English words of `data/reference/common-words.txt`.
+static COMMON: LazyLock<BTreeSet<&'static str>> = LazyLock::new(|| {
+    include_str!("../../../data/reference/common-words.txt").lines().filter(|l| !l.is_empty()).collect()
+});
+
+pub fn is_common(word: &str) -> bool {
+    COMMON.contains(word)
+}
+
+/// Whether a name or alias identifies a company on its own (4.8's ambiguity guard): without
+/// the generic corporate words it keeps two or more words, or one of six or more characters
+/// that is not a common English word.
+pub fn is_distinctive(name_words: &[String]) -> bool {
+    let core: Vec<&String> = name_words.iter().filter(|w| !GENERIC_CORPORATE.contains(&w.as_str())).collect();
+    match core.as_slice() {
+        [one] => one.chars().count() >= 6 && !is_common(one),
+        many => many.len() >= 2,
+    }
+}
+
+/// The forms of a name that news uses: the name itself and, when it differs, the name without
+/// a leading "the" and trailing corporate words ("Ashgrove Pharma Ltd" → "Ashgrove Pharma").
+pub fn name_forms(name_words: &[String]) -> Vec<Vec<String>> {
+    let suffixes = ["inc", "incorporated", "ltd", "limited", "plc", "llc", "lp", "co", "corp", "corporation"];
+    let mut core = name_words;
+    while let [first, rest @ ..] = core {
+        if first != "the" || rest.is_empty() {
+            break;
+        }
+        core = rest;
+    }
+    while let [rest @ .., last] = core {
+        if !suffixes.contains(&last.as_str()) || rest.is_empty() {
+            break;
+        }
+        core = rest;
+    }
+    let mut forms = vec![name_words.to_vec()];
+    if core.len() != name_words.len() && !core.is_empty() {
+        forms.push(core.to_vec());
+    }
+    forms
+}
+
+/// Function words left out of the content an event is grouped by.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "against", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "before",
+    "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he", "her", "his", "how",
+    "i", "if", "in", "into", "is", "it", "its", "it's", "just", "more", "most", "new", "no", "not", "now", "of", "on",
+    "or", "our", "out", "over", "s", "said", "says", "she", "so", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "to", "up", "was", "we", "were", "what", "when", "which", "while", "who", "will",
+    "with", "would", "you", "your",
+];
+
+/// The content tokens of an item for grouping: its words without stop words and without the
+/// words of the company's own names (`own`), so two stories about one company are not alike
+/// merely for naming it.
+pub fn content_tokens(text: &str, own: &BTreeSet<String>) -> BTreeSet<String> {
+    words(text).into_iter().filter(|w| !STOP_WORDS.contains(&w.as_str()) && !own.contains(w)).collect()
+}
+
+/// |a ∩ b| / |a ∪ b| (0 for two empty sets).
+pub fn jaccard(a: &BTreeSet<String>, b: &BTreeSet<String>) -> f64 {
+    let union = a.union(b).count();
+    if union == 0 {
+        return 0.0;
+    }
+    a.intersection(b).count() as f64 / union as f64
+}
+
+/// A title as syndication compares it: its words joined by single spaces.
+pub fn normalised_title(title: &str) -> String {
+    words(title).join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn w(s: &str) -> Vec<String> {
+        words(s)
+    }
+
+    #[test]
+    fn phrases_match_whole_words_only() {
+        assert_eq!(phrase_spans(&w("Ashgrove Pharma"), &w("Shares of ASHGROVE pharma fell.")), [(2, 4)]);
+        assert!(phrase_spans(&w("Ash"), &w("Ashgrove Pharma")).is_empty());
+        assert_eq!(phrase_spans(&w("Johnson & Johnson"), &w("Johnson & Johnson recalls")), [(0, 2)]);
+    }
+
+    #[test]
+    fn domains_match_with_boundaries() {
+        assert!(contains_bounded("Visit acme.com. Or not", "acme.com"));
+        assert!(contains_bounded("(acme.com)", "acme.com"));
+        assert!(!contains_bounded("notacme.com", "acme.com"));
+        assert!(!contains_bounded("acme.com.evil.example", "acme.com"));
+        assert!(!contains_bounded("mail.acme.com", "acme.com"), "a different host");
+    }
+
+    #[test]
+    fn distinctive_names_and_their_forms() {
+        assert!(is_distinctive(&w("Ashgrove Pharma Ltd")));
+        assert!(is_distinctive(&w("Ashgrove")), "six letters, not a common word");
+        assert!(!is_distinctive(&w("Summit Group")), "a common word with a generic one");
+        assert!(!is_distinctive(&w("Acme Inc")), "four letters");
+        assert!(!is_distinctive(&w("The Company")));
+        assert!(is_common("summit") && COMMON.len() >= 5_000);
+        assert_eq!(name_forms(&w("The Ashgrove Pharma Ltd")), [w("The Ashgrove Pharma Ltd"), w("Ashgrove Pharma")]);
+        assert_eq!(name_forms(&w("Acme")), [w("Acme")]);
+    }
+
+    #[test]
+    fn content_tokens_leave_out_the_company() {
+        let own: BTreeSet<String> = w("Ashgrove Pharma").into_iter().collect();
+        let a = content_tokens("Ashgrove Pharma sued over vaccine patent", &own);
+        let b = content_tokens("Vaccine patent lawsuit filed against Ashgrove", &own);
+        assert_eq!(a, ["patent", "sued", "vaccine"].iter().map(|s| s.to_string()).collect());
+        // {patent, vaccine} of {filed, lawsuit, patent, sued, vaccine}.
+        assert!((jaccard(&a, &b) - 2.0 / 5.0).abs() < 1e-9);
+    }
+}
