@@ -132,7 +132,7 @@ impl Http {
                     continue;
                 }
             }
-            let resp = result.map_err(|e| SourceError::Transport { url: redact(url), detail: e.to_string() })?;
+            let resp = result.map_err(|e| transport_error(url, &e))?;
             let status = resp.status();
             let content_type = resp
                 .headers()
@@ -140,8 +140,7 @@ impl Http {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            let body =
-                resp.bytes().await.map_err(|e| SourceError::Transport { url: redact(url), detail: e.to_string() })?;
+            let body = resp.bytes().await.map_err(|e| transport_error(url, &e))?;
             return Ok(Reply { status, content_type, body });
         }
     }
@@ -165,6 +164,12 @@ impl Http {
             .map(|s| Duration::from_secs(s).min(self.retry.max_retry_after))
             .unwrap_or_else(|| self.backoff(attempt))
     }
+}
+
+/// A failed exchange; a timeout says so first (reqwest's message may not).
+fn transport_error(url: &Url, e: &reqwest::Error) -> SourceError {
+    let detail = if e.is_timeout() { format!("timed out: {e}") } else { e.to_string() };
+    SourceError::Transport { url: redact(url), detail }
 }
 
 /// A 2xx reply whose body is not an HTML error page; anything else becomes a `SourceError`.

@@ -48,6 +48,7 @@ pub mod transport;
 pub mod travelpayouts;
 pub mod ucdp;
 pub mod watch_lists;
+pub mod web_search;
 pub mod xml_tree;
 pub mod youtube;
 

@@ -3,8 +3,11 @@
 //! request and response status/headers, and the body `<name>.body.<ext>` byte for byte).
 //!
 //! A request matches a recording by method, upstream host, path and the multiset of decoded query
-//! parameters. Misses answer 404 with a JSON note, so a connector that builds a different request
-//! than the recorded one fails loudly in tests instead of silently reading another file.
+//! parameters, and, when the recording names `request.json`, by those fields of the request's
+//! JSON body (a search provider answers every query at one URL). Misses answer 404 with a JSON
+//! note, so a connector that builds a different request than the recorded one fails loudly in
+//! tests instead of silently reading another file. `response.delayMs` holds the answer back (a
+//! provider that times out).
 
 use std::{
     collections::HashMap,
@@ -35,6 +38,9 @@ struct Meta {
 struct MetaRequest {
     method: String,
     url: String,
+    /// Fields the request's JSON body must hold, as here (absent: any body).
+    #[serde(default)]
+    json: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -42,13 +48,28 @@ struct MetaResponse {
     status: u16,
     #[serde(default)]
     headers: HashMap<String, String>,
+    #[serde(default, rename = "delayMs")]
+    delay_ms: u64,
 }
 
 #[derive(Debug, Clone)]
 struct Recording {
+    json: Option<serde_json::Map<String, serde_json::Value>>,
     status: u16,
     headers: Vec<(String, String)>,
     body: Arc<Vec<u8>>,
+    delay_ms: u64,
+}
+
+impl Recording {
+    /// Whether a request with `body` is the one this recording answers.
+    fn answers(&self, body: &[u8]) -> bool {
+        let Some(fields) = &self.json else { return true };
+        let Ok(serde_json::Value::Object(sent)) = serde_json::from_slice::<serde_json::Value>(body) else {
+            return false;
+        };
+        fields.iter().all(|(k, v)| sent.get(k) == Some(v))
+    }
 }
 
 type Key = (String, String, String, Vec<(String, String)>);
@@ -63,7 +84,8 @@ fn key_of(method: &str, host: &str, path: &str, query: Option<&str>) -> Key {
 /// The recordings of one or more scenario directories.
 #[derive(Debug, Default, Clone)]
 pub struct FixtureSet {
-    recordings: HashMap<Key, Recording>,
+    /// Per request key, its recordings: those that name body fields first.
+    recordings: HashMap<Key, Vec<Recording>>,
     recorded_at: Option<DateTime<Utc>>,
 }
 
@@ -94,12 +116,18 @@ impl FixtureSet {
             let url = Url::parse(&meta.request.url).map_err(|e| SourceError::parse(&meta.request.url, e))?;
             let key = key_of(&meta.request.method, url.host_str().unwrap_or(""), url.path(), url.query());
             let recording = Recording {
+                json: meta.request.json,
                 status: meta.response.status,
                 headers: meta.response.headers.into_iter().collect(),
                 body: Arc::new(std::fs::read(&body_path).map_err(io)?),
+                delay_ms: meta.response.delay_ms,
             };
             self.recorded_at = self.recorded_at.max(Some(meta.recorded_at));
-            self.recordings.insert(key, recording);
+            let same_request = self.recordings.entry(key).or_default();
+            // A later directory's recording of the same request replaces the earlier one.
+            same_request.retain(|r| r.json != recording.json);
+            same_request.push(recording);
+            same_request.sort_by_key(|r| r.json.is_none());
         }
         Ok(())
     }
@@ -110,7 +138,7 @@ impl FixtureSet {
     }
 
     pub fn len(&self) -> usize {
-        self.recordings.len()
+        self.recordings.values().map(Vec::len).sum()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -215,9 +243,16 @@ async fn serve_connection(
         Some((h, p)) => (h, format!("/{p}")),
         None => (trimmed, "/".to_string()),
     };
-    let found = set.recordings.get(&key_of(&method, host, &path, query)).cloned();
+    let found = set
+        .recordings
+        .get(&key_of(&method, host, &path, query))
+        .and_then(|same| same.iter().find(|r| r.answers(&body)))
+        .cloned();
     let (status, headers, body) = match found {
-        Some(r) => (r.status, r.headers, r.body),
+        Some(r) => {
+            tokio::time::sleep(std::time::Duration::from_millis(r.delay_ms)).await;
+            (r.status, r.headers, r.body)
+        }
         None => (
             404,
             vec![("content-type".to_string(), "application/json".to_string())],

@@ -1,0 +1,393 @@
+//! Company monitoring's SEARCH provider (SUPPLEMENT 4.8, a Decision): our web-search contract
+//! (`POST {url}` with `{query, since, until, limit}`) or a SearXNG instance (`GET {url}/search`
+//! with `format=json`), with an optional bearer token. Each query answers its results, whether
+//! they were capped, and whether the provider answered only in part; or the reasonCode of 4.8.
+
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
+use reqwest::{
+    header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE},
+    Method, StatusCode,
+};
+use serde::Deserialize;
+use url::Url;
+
+use crate::{http::Http, SourceError};
+
+/// The most results a query asks for.
+pub const LIMIT: u32 = 25;
+/// How long one query may take.
+pub const TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Which API the provider speaks (`SEARCH_PROVIDER_KIND`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Contract,
+    Searxng,
+}
+
+impl Kind {
+    /// `contract` (the default) or `searxng`.
+    pub fn parse(value: &str) -> Option<Kind> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "contract" => Some(Kind::Contract),
+            "searxng" => Some(Kind::Searxng),
+            _ => None,
+        }
+    }
+}
+
+/// A query's failure, by the reasonCode of 4.8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    #[error("authentication_failed")]
+    AuthenticationFailed,
+    #[error("rate_limited")]
+    RateLimited,
+    #[error("provider_unavailable")]
+    ProviderUnavailable,
+    #[error("timeout")]
+    Timeout,
+    #[error("request_rejected")]
+    RequestRejected,
+    #[error("malformed")]
+    Malformed,
+    #[error("invalid_empty")]
+    InvalidEmpty,
+}
+
+impl Failure {
+    pub fn reason_code(self) -> &'static str {
+        match self {
+            Failure::AuthenticationFailed => "authentication_failed",
+            Failure::RateLimited => "rate_limited",
+            Failure::ProviderUnavailable => "provider_unavailable",
+            Failure::Timeout => "timeout",
+            Failure::RequestRejected => "request_rejected",
+            Failure::Malformed => "malformed",
+            Failure::InvalidEmpty => "invalid_empty",
+        }
+    }
+}
+
+/// One result as the provider reported it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub url: String,
+    pub title: String,
+    pub snippet: String,
+    /// Epoch ms; `None` when the provider gave no date.
+    pub published_at: Option<i64>,
+    pub publisher: String,
+}
+
+/// One query's answer.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Answer {
+    pub results: Vec<Found>,
+    /// The provider had more than it returned.
+    pub capped: bool,
+    /// Some of the provider's engines did not answer (SearXNG's `unresponsive_engines`).
+    pub partial: bool,
+}
+
+/// A configured SEARCH provider.
+#[derive(Debug, Clone)]
+pub struct SearchProvider {
+    pub url: String,
+    pub api_key: Option<String>,
+    pub kind: Kind,
+    pub timeout: Duration,
+}
+
+#[derive(Deserialize)]
+struct ContractBody {
+    results: Vec<ContractResult>,
+    #[serde(default)]
+    truncated: bool,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ContractResult {
+    url: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    snippet: String,
+    #[serde(default)]
+    published_at: Option<String>,
+    #[serde(default)]
+    publisher: String,
+}
+
+#[derive(Deserialize)]
+struct SearxngBody {
+    results: Vec<SearxngResult>,
+    #[serde(default)]
+    number_of_results: f64,
+    #[serde(default)]
+    unresponsive_engines: Vec<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SearxngResult {
+    url: String,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    content: String,
+    #[serde(default)]
+    published_date: Option<String>,
+}
+
+/// An RFC 3339 time, or one without a zone (taken as UTC, as SearXNG writes them).
+fn epoch_ms(text: &str) -> Option<i64> {
+    let text = text.trim();
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp_millis())
+        .ok()
+        .or_else(|| {
+            NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f").ok().map(|t| t.and_utc().timestamp_millis())
+        })
+        .or_else(|| {
+            NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S%.f").ok().map(|t| t.and_utc().timestamp_millis())
+        })
+}
+
+/// A failed exchange by its reasonCode: a timeout, else an unreachable provider.
+fn transport_failure(e: &SourceError) -> Failure {
+    match e {
+        SourceError::Transport { detail, .. } if detail.contains("timed out") || detail.contains("timeout") => {
+            Failure::Timeout
+        }
+        _ => Failure::ProviderUnavailable,
+    }
+}
+
+impl SearchProvider {
+    fn headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        if let Some(value) = self.api_key.as_ref().and_then(|k| HeaderValue::from_str(&format!("Bearer {k}")).ok()) {
+            headers.insert(AUTHORIZATION, value);
+        }
+        headers
+    }
+
+    /// Searches for `query` published between `since` and `until`.
+    pub async fn search(
+        &self,
+        http: &Http,
+        query: &str,
+        since: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Answer, Failure> {
+        match self.kind {
+            Kind::Contract => self.contract(http, query, since, until).await,
+            Kind::Searxng => self.searxng(http, query, since, until).await,
+        }
+    }
+
+    /// A reply's status by its reasonCode (`forbidden`: what a 403 means for this API).
+    fn status_failure(status: StatusCode, forbidden: Failure) -> Option<Failure> {
+        match status.as_u16() {
+            200..=299 => None,
+            401 => Some(Failure::AuthenticationFailed),
+            403 => Some(forbidden),
+            429 => Some(Failure::RateLimited),
+            500..=599 => Some(Failure::ProviderUnavailable),
+            _ => Some(Failure::RequestRejected),
+        }
+    }
+
+    async fn contract(
+        &self,
+        http: &Http,
+        query: &str,
+        since: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Answer, Failure> {
+        let url = Url::parse(&self.url).map_err(|_| Failure::RequestRejected)?;
+        let body = serde_json::json!({
+            "query": query,
+            "since": since.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "until": until.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "limit": LIMIT,
+        });
+        let mut headers = self.headers();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let reply = http
+            .send_body(Method::POST, &url, headers, body.to_string().into_bytes(), Some(self.timeout))
+            .await
+            .map_err(|e| transport_failure(&e))?;
+        if let Some(failure) = Self::status_failure(reply.status, Failure::AuthenticationFailed) {
+            return Err(failure);
+        }
+        if reply.body.iter().all(u8::is_ascii_whitespace) {
+            return Err(Failure::InvalidEmpty);
+        }
+        let parsed: ContractBody = serde_json::from_slice(&reply.body).map_err(|_| Failure::Malformed)?;
+        let capped = parsed.truncated || parsed.results.len() >= LIMIT as usize;
+        let results = parsed
+            .results
+            .into_iter()
+            .take(LIMIT as usize)
+            .map(|r| Found {
+                published_at: r.published_at.as_deref().and_then(epoch_ms),
+                url: r.url,
+                title: r.title,
+                snippet: r.snippet,
+                publisher: r.publisher,
+            })
+            .collect();
+        Ok(Answer { results, capped, partial: false })
+    }
+
+    async fn searxng(
+        &self,
+        http: &Http,
+        query: &str,
+        since: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Answer, Failure> {
+        let mut url =
+            Url::parse(&format!("{}/search", self.url.trim_end_matches('/'))).map_err(|_| Failure::RequestRejected)?;
+        url.query_pairs_mut()
+            .append_pair("q", query)
+            .append_pair("format", "json")
+            .append_pair("categories", "news")
+            .append_pair("time_range", "week")
+            .append_pair("pageno", "1");
+        let reply = http
+            .send(Method::GET, &url, self.headers(), None, Some(self.timeout))
+            .await
+            .map_err(|e| transport_failure(&e))?;
+        // An instance whose settings leave JSON output off answers 403.
+        if let Some(failure) = Self::status_failure(reply.status, Failure::RequestRejected) {
+            return Err(failure);
+        }
+        if reply.body.iter().all(u8::is_ascii_whitespace) {
+            return Err(Failure::InvalidEmpty);
+        }
+        let parsed: SearxngBody = serde_json::from_slice(&reply.body).map_err(|_| Failure::Malformed)?;
+        let returned = parsed.results.len();
+        let window = since.timestamp_millis()..=until.timestamp_millis();
+        let results: Vec<Found> = parsed
+            .results
+            .into_iter()
+            .filter_map(|r| {
+                // Results without a date, or outside the window, are dropped.
+                let published_at = r.published_date.as_deref().and_then(epoch_ms).filter(|t| window.contains(t))?;
+                let publisher = Url::parse(&r.url).ok()?.host_str()?.to_ascii_lowercase();
+                Some(Found {
+                    url: r.url,
+                    title: r.title,
+                    snippet: r.content,
+                    published_at: Some(published_at),
+                    publisher,
+                })
+            })
+            .collect();
+        let unresponsive = !parsed.unresponsive_engines.is_empty();
+        if unresponsive && results.is_empty() {
+            return Err(Failure::ProviderUnavailable);
+        }
+        Ok(Answer { capped: parsed.number_of_results > returned as f64, partial: unresponsive, results })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{http::RetryPolicy, replay::FixtureServer};
+
+    /// The provider of `kind` over the recordings of `scenario`, with a 1 s timeout and no retries.
+    async fn provider(scenario: &str, kind: Kind) -> (FixtureServer, Http, SearchProvider) {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fixtures/web-search").join(scenario);
+        let server = FixtureServer::start_dirs(&[dir]).await.unwrap();
+        let http = Http::new(server.transport(), RetryPolicy { max_retries: 0, ..RetryPolicy::default() }).unwrap();
+        let url = match kind {
+            Kind::Contract => "https://search.provider.example/v1/search",
+            Kind::Searxng => "https://searxng.provider.example",
+        };
+        let provider =
+            SearchProvider { url: url.into(), api_key: Some("REDACTED".into()), kind, timeout: Duration::from_secs(1) };
+        (server, http, provider)
+    }
+
+    fn window() -> (DateTime<Utc>, DateTime<Utc>) {
+        let until = DateTime::parse_from_rfc3339("2026-11-20T06:00:00Z").unwrap().with_timezone(&Utc);
+        (until - chrono::Duration::days(7), until)
+    }
+
+    async fn search(scenario: &str, kind: Kind, query: &str) -> Result<Answer, Failure> {
+        let (_server, http, p) = provider(scenario, kind).await;
+        let (since, until) = window();
+        p.search(&http, query, since, until).await
+    }
+
+    #[tokio::test]
+    async fn the_contract_answers_each_query() {
+        let answer = search("normal", Kind::Contract, "\"Ashgrove Pharma\"").await.unwrap();
+        assert_eq!((answer.results.len(), answer.capped, answer.partial), (4, false, false));
+        assert_eq!(answer.results[0].publisher, "PharmaTimes");
+        assert_eq!(answer.results[0].published_at, Some(1_794_993_120_000));
+        let other = search("normal", Kind::Contract, "\"ashgrovepharma.co.uk\"").await.unwrap();
+        assert!(other.results.is_empty());
+        assert!(search("capped", Kind::Contract, "\"Ashgrove Pharma\"").await.unwrap().capped);
+    }
+
+    #[tokio::test]
+    async fn every_failure_has_its_reason_code() {
+        for (scenario, failure) in [
+            ("unauthorized", Failure::AuthenticationFailed),
+            ("rate-limited", Failure::RateLimited),
+            ("server-error", Failure::ProviderUnavailable),
+            ("rejected", Failure::RequestRejected),
+            ("timeout", Failure::Timeout),
+            ("malformed", Failure::Malformed),
+            ("empty", Failure::InvalidEmpty),
+        ] {
+            assert_eq!(search(scenario, Kind::Contract, "\"Ashgrove Pharma\"").await, Err(failure), "{scenario}");
+        }
+        let unreachable = SearchProvider {
+            url: "http://127.0.0.1:9/v1/search".into(),
+            api_key: None,
+            kind: Kind::Contract,
+            timeout: TIMEOUT,
+        };
+        let http =
+            Http::new(crate::transport::Transport::Live, RetryPolicy { max_retries: 0, ..RetryPolicy::default() })
+                .unwrap();
+        let (since, until) = window();
+        assert_eq!(unreachable.search(&http, "x", since, until).await, Err(Failure::ProviderUnavailable));
+    }
+
+    #[tokio::test]
+    async fn searxng_results_are_mapped_dated_and_windowed() {
+        let answer = search("searxng-normal", Kind::Searxng, "\"Ashgrove Pharma\"").await.unwrap();
+        assert_eq!(answer.results.len(), 4, "the undated and the old result are dropped");
+        assert!(answer.capped, "40 known, 6 returned");
+        let first = &answer.results[0];
+        assert_eq!(
+            (first.publisher.as_str(), first.published_at),
+            ("www.pharmatimes.example", Some(1_794_993_120_000))
+        );
+        assert!(first.snippet.starts_with("A rival drugmaker"));
+        let partial = search("searxng-unresponsive", Kind::Searxng, "\"Ashgrove Pharma\"").await.unwrap();
+        assert!(partial.partial && partial.results.len() == 2);
+        assert_eq!(
+            search("searxng-down", Kind::Searxng, "\"Ashgrove Pharma\"").await,
+            Err(Failure::ProviderUnavailable)
+        );
+        assert_eq!(
+            search("searxng-forbidden", Kind::Searxng, "\"Ashgrove Pharma\"").await,
+            Err(Failure::RequestRejected)
+        );
+        assert_eq!(Kind::parse(" SearXNG "), Some(Kind::Searxng));
+        assert_eq!(Kind::parse(""), Some(Kind::Contract));
+        assert_eq!(Kind::parse("bing"), None);
+    }
+}
