@@ -11,7 +11,7 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: run build test doctor ingest backfill serve bench lint clean common-words
+.PHONY: run build test doctor ingest backfill serve bench lint clean common-words cm-scan
 
 build:
 	$(CARGO) build --workspace --bins
@@ -19,10 +19,24 @@ build:
 ## make run: build, print the dev API key (creating the state store, where metered upstream calls are
 ## counted), ingest every dataset in replay mode (chosen explicitly: the binaries default to live),
 ## serve until Ctrl-C (read-through operations replay too).
-run: build
+run: build var/cm-cursor-secret
 	$(BIN)/sitrep-serve dev-key
 	$(BIN)/sitrep-ingest run --mode replay
-	IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
+	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
+
+## Company monitoring under make run: its runtime gate opens with a cursor secret generated once
+## under var/ and the recorded SEARCH provider (data/fixtures/web-search), unless set otherwise.
+CM_REPLAY = CM_CURSOR_SECRET="$${CM_CURSOR_SECRET:-$$(cat var/cm-cursor-secret)}" \
+	SEARCH_PROVIDER_URL="$${SEARCH_PROVIDER_URL:-https://search.provider.example/v1/search}"
+
+var/cm-cursor-secret:
+	@mkdir -p var && head -c 32 /dev/urandom | base64 > $@
+
+## make cm-scan [ACCOUNT=…] [COMPANY=…]: company monitoring's scan now, as under make run (replay:
+## the recorded search answers and the replayed news); every due company without a filter. A
+## deployment runs `sitrep-ingest cm scan` live.
+cm-scan: build var/cm-cursor-secret
+	$(CM_REPLAY) $(BIN)/sitrep-ingest cm scan --mode replay $(if $(ACCOUNT),--account $(ACCOUNT)) $(if $(COMPANY),--company $(COMPANY))
 
 ## make doctor: every external tool make test needs (make bench too, with DOCTOR_ARGS=--bench), where
 ## it comes from, and whether it is here or can be installed now; installs nothing (it may refresh

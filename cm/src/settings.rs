@@ -26,6 +26,11 @@ pub struct CmSettings {
     pub flags: Flags,
     /// companyLimit of the free, pro and business plans (`CM_COMPANY_LIMIT_<PLAN>`; 0, 0, 500).
     pub company_limits: [i64; 3],
+    /// How often an active company is scanned (`CM_SCAN_INTERVAL_MIN`, default 360 minutes).
+    pub scan_interval_ms: i64,
+    /// Hosts whose items are INDEPENDENT_AUTHORITATIVE evidence (`CM_AUTHORITATIVE_PUBLISHERS`,
+    /// comma-separated; lower-cased, `www.` dropped; a subdomain counts as its host).
+    pub authoritative_publishers: Vec<String>,
 }
 
 impl Default for CmSettings {
@@ -35,8 +40,19 @@ impl Default for CmSettings {
             search_provider_url: None,
             flags: Flags::default(),
             company_limits: [0, 0, 500],
+            scan_interval_ms: 360 * 60_000,
+            authoritative_publishers: Vec::new(),
         }
     }
+}
+
+/// A setting that does not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{name}: `{value}` is not {expected}")]
+pub struct SettingError {
+    pub name: &'static str,
+    pub value: String,
+    pub expected: &'static str,
 }
 
 /// Why the runtime gate is closed (logged when it closes; never shown to clients).
@@ -48,6 +64,59 @@ pub enum GateClosed {
 }
 
 impl CmSettings {
+    /// The settings from the environment (`lookup`: a variable's non-empty value).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<CmSettings, SettingError> {
+        let defaults = CmSettings::default();
+        let flag = |name: &'static str, default: bool| match lookup(name).map(|v| v.trim().to_ascii_lowercase()) {
+            None => Ok(default),
+            Some(v) if matches!(v.as_str(), "on" | "true" | "1") => Ok(true),
+            Some(v) if matches!(v.as_str(), "off" | "false" | "0") => Ok(false),
+            Some(value) => Err(SettingError { name, value, expected: "on or off" }),
+        };
+        let count = |name: &'static str, default: i64| match lookup(name) {
+            None => Ok(default),
+            Some(v) => v.trim().parse::<i64>().ok().filter(|n| *n >= 0).ok_or(SettingError {
+                name,
+                value: v,
+                expected: "a count",
+            }),
+        };
+        let f = defaults.flags;
+        let interval_min = count("CM_SCAN_INTERVAL_MIN", defaults.scan_interval_ms / 60_000)?;
+        if interval_min == 0 {
+            return Err(SettingError { name: "CM_SCAN_INTERVAL_MIN", value: "0".into(), expected: "a positive count" });
+        }
+        Ok(CmSettings {
+            cursor_secret: lookup("CM_CURSOR_SECRET").map(String::into_bytes),
+            search_provider_url: lookup("SEARCH_PROVIDER_URL"),
+            flags: Flags {
+                rest_writes: flag("CM_FLAG_REST_WRITES", f.rest_writes)?,
+                publication: flag("CM_FLAG_PUBLICATION", f.publication)?,
+                search_provider: flag("CM_FLAG_SEARCH_PROVIDER", f.search_provider)?,
+                alerts: flag("CM_FLAG_ALERTS", f.alerts)?,
+                ui: flag("CM_FLAG_UI", f.ui)?,
+            },
+            company_limits: [
+                count("CM_COMPANY_LIMIT_FREE", defaults.company_limits[0])?,
+                count("CM_COMPANY_LIMIT_PRO", defaults.company_limits[1])?,
+                count("CM_COMPANY_LIMIT_BUSINESS", defaults.company_limits[2])?,
+            ],
+            scan_interval_ms: interval_min * 60_000,
+            authoritative_publishers: lookup("CM_AUTHORITATIVE_PUBLISHERS")
+                .unwrap_or_default()
+                .split(',')
+                .map(|h| h.trim().to_ascii_lowercase())
+                .map(|h| h.strip_prefix("www.").map(str::to_string).unwrap_or(h))
+                .filter(|h| !h.is_empty())
+                .collect(),
+        })
+    }
+
+    /// The settings from the process environment (empty values count as unset).
+    pub fn from_env() -> Result<CmSettings, SettingError> {
+        Self::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+    }
+
     /// The runtime gate of 4.1: open only when the store's schema is current, the cursor secret
     /// has at least 32 bytes and a search provider is configured.
     pub fn gate(&self, schema_current: bool) -> Result<(), GateClosed> {
@@ -93,5 +162,25 @@ mod tests {
         assert_eq!(no_search.gate(true), Err(GateClosed::NoSearchProvider));
         assert!(!no_search.effective_flags().search_provider && open.effective_flags().search_provider);
         assert_eq!((open.company_limit(2), open.company_limit(0), open.company_limit(9)), (500, 0, 0));
+    }
+
+    #[test]
+    fn settings_parse_from_the_environment() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| pairs.iter().find(|(k, _)| *k == name).map(|(_, v)| v.to_string())
+        };
+        let s = CmSettings::from_lookup(env(&[
+            ("CM_FLAG_UI", "on"),
+            ("CM_SCAN_INTERVAL_MIN", "60"),
+            ("CM_AUTHORITATIVE_PUBLISHERS", "www.Reuters.com, apnews.com,"),
+            ("CM_COMPANY_LIMIT_PRO", "5"),
+        ]))
+        .unwrap();
+        assert!(s.flags.ui && s.flags.rest_writes);
+        assert_eq!((s.scan_interval_ms, s.company_limits), (3_600_000, [0, 5, 500]));
+        assert_eq!(s.authoritative_publishers, ["reuters.com", "apnews.com"]);
+        let bad = CmSettings::from_lookup(env(&[("CM_FLAG_ALERTS", "maybe")])).unwrap_err();
+        assert_eq!(bad.to_string(), "CM_FLAG_ALERTS: `maybe` is not on or off");
+        assert!(CmSettings::from_lookup(env(&[("CM_SCAN_INTERVAL_MIN", "0")])).is_err());
     }
 }

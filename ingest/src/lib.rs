@@ -5,6 +5,7 @@
 //! data file. Readers (the server, analysts) use [`lake::Lake`]'s read side only.
 
 pub mod backfill;
+pub mod company_scan;
 pub mod config;
 pub mod content_hash;
 pub mod error;

@@ -5,14 +5,19 @@ use std::{sync::Arc, time::Duration};
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
+use sitrep_cm::{
+    settings::CmSettings,
+    store::{CmStore, ScanScope},
+};
 use sitrep_ingest::{
+    company_scan::Scanner,
     config::{LakeArgs, SourceArgs},
     lake::{describe_changes, views_json, views_sql, GcOptions},
     replay::SourceEnv,
     runner::Runner,
     Lake,
 };
-use sitrep_pipelines::{budget::SqliteBudget, time::YearMonth};
+use sitrep_pipelines::{budget::SqliteBudget, time::YearMonth, web_search};
 use sitrep_schemas::DatasetId;
 
 /// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
@@ -42,10 +47,13 @@ enum Command {
         #[arg(long = "dataset", env = "DATASET", value_delimiter = ',')]
         datasets: Vec<String>,
     },
-    /// Run the scheduler: every dataset on its own cadence until Ctrl-C.
+    /// Run the scheduler: every dataset on its own cadence until Ctrl-C (and, with a state store
+    /// and company monitoring's gate open, the due companies' scans and the coverage sweep).
     Schedule {
         #[command(flatten)]
         source: SourceArgs,
+        #[command(flatten)]
+        search: SearchArgs,
     },
     /// Fetch historical month partitions FROM..TO (YYYY-MM, inclusive) and commit them once.
     Backfill {
@@ -63,6 +71,69 @@ enum Command {
         #[command(subcommand)]
         command: LakeCommand,
     },
+    /// Company monitoring.
+    Cm {
+        #[command(subcommand)]
+        command: CmCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CmCommand {
+    /// Scan companies now: every due one, or those of an account, or one company.
+    Scan {
+        #[command(flatten)]
+        source: SourceArgs,
+        #[command(flatten)]
+        search: SearchArgs,
+        #[arg(long)]
+        account: Option<String>,
+        #[arg(long, conflicts_with = "account")]
+        company: Option<String>,
+    },
+}
+
+/// Company monitoring's SEARCH provider (its URL is `SEARCH_PROVIDER_URL`, a CM setting).
+#[derive(clap::Args)]
+struct SearchArgs {
+    /// `contract` (our web-search contract, the default) or `searxng`.
+    #[arg(long, env = "SEARCH_PROVIDER_KIND", default_value = "contract")]
+    search_provider_kind: String,
+    #[arg(long, env = "SEARCH_PROVIDER_API_KEY", hide_env_values = true)]
+    search_provider_api_key: Option<String>,
+}
+
+/// The worker's clock: the recordings' time in replay mode, else the wall clock.
+type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
+
+/// Company monitoring's scanner over the state store at `state`, and the worker's clock; an
+/// error when the store is unreachable or the runtime gate is closed.
+async fn company_scanner(
+    state: &str,
+    source: &SourceArgs,
+    search: &SearchArgs,
+    lake: Lake,
+) -> anyhow::Result<(Scanner, Clock)> {
+    let settings = CmSettings::from_env()?;
+    let store = CmStore::open(state).await.with_context(|| format!("state store {state} is unreachable"))?;
+    if let Err(why) = settings.gate(store.schema_current().await?) {
+        bail!("company monitoring is not enabled on this deployment ({why:?})");
+    }
+    let kind = web_search::Kind::parse(&search.search_provider_kind).with_context(|| {
+        format!("SEARCH_PROVIDER_KIND `{}` is not contract or searxng", search.search_provider_kind)
+    })?;
+    let env = Arc::new(SourceEnv::prepare(source).await?);
+    let provider = settings.search_provider_url.clone().map(|url| web_search::SearchProvider {
+        url,
+        api_key: search.search_provider_api_key.clone(),
+        kind,
+        timeout: web_search::TIMEOUT,
+    });
+    let owner = format!("{}-{}", hostname(), std::process::id());
+    let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner };
+    // The clock keeps the environment (in replay, its fixture server) alive.
+    let clock: Clock = Arc::new(move || env.now().timestamp_millis());
+    Ok((scanner, clock))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -103,6 +174,11 @@ enum LakeCommand {
         #[arg(long)]
         to: u64,
     },
+}
+
+/// This machine's name, for the leases a worker takes.
+fn hostname() -> String {
+    std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "worker".into())
 }
 
 fn parse_datasets(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
@@ -154,9 +230,23 @@ async fn main() -> anyhow::Result<()> {
                 );
             }
         }
-        Command::Schedule { source } => {
+        Command::Schedule { source, search } => {
+            let scanner = match cli.state.as_deref() {
+                Some(state) => match company_scanner(state, &source, &search, lake.clone()).await {
+                    Ok(scanner) => Some(scanner),
+                    Err(e) => {
+                        tracing::info!(reason = %e, "company monitoring scans are not scheduled");
+                        None
+                    }
+                },
+                None => None,
+            };
             let runner = Arc::new(Runner::new(lake, source_env(&source, cli.state.as_deref()).await?));
             let mut sched = sitrep_ingest::scheduler::start(runner, &DatasetId::ALL).await?;
+            if let Some((scanner, clock)) = scanner {
+                sitrep_ingest::company_scan::schedule(&sched, Arc::new(scanner), clock).await?;
+                tracing::info!("company monitoring scans scheduled");
+            }
             tokio::signal::ctrl_c().await?;
             let _ = sched.shutdown().await;
         }
@@ -180,6 +270,20 @@ async fn main() -> anyhow::Result<()> {
             .await?;
             bar.finish_with_message(format!("backfill {dataset} done"));
             println!("generation {}", commit.generation);
+        }
+        Command::Cm { command: CmCommand::Scan { source, search, account, company } } => {
+            let state = cli.state.as_deref().context("cm scan needs the state store (--state or SITREP_STATE)")?;
+            let (scanner, clock) = company_scanner(state, &source, &search, lake).await?;
+            let scope = match (&account, &company) {
+                (_, Some(c)) => ScanScope::Company(c),
+                (Some(a), None) => ScanScope::Account(a),
+                (None, None) => ScanScope::Due { interval_ms: scanner.settings.scan_interval_ms },
+            };
+            let report = scanner.run(scope, clock()).await?;
+            println!(
+                "companies scanned {}, dropped {}, impact revisions {}",
+                report.scanned, report.dropped, report.impact_revisions
+            );
         }
         Command::Lake { command } => match command {
             LakeCommand::Log { limit } => {

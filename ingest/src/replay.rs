@@ -17,6 +17,9 @@ use crate::{
     IngestError,
 };
 
+/// Upstreams the worker calls outside the dataset sources: company monitoring's SEARCH provider.
+pub const WORKER_UPSTREAMS: [&str; 1] = ["web-search"];
+
 pub struct SourceEnv {
     http: Http,
     config: UpstreamConfig,
@@ -40,6 +43,7 @@ impl SourceEnv {
             Mode::Replay => {
                 let dirs: Vec<_> = sitrep_pipelines::registry::recorded_upstreams()
                     .iter()
+                    .chain(&WORKER_UPSTREAMS)
                     .map(|u| args.fixtures.join(u).join("normal"))
                     .collect();
                 let server = FixtureServer::start_dirs(&dirs).await?;
@@ -64,6 +68,16 @@ impl SourceEnv {
     pub fn with_budget(mut self, budget: Arc<dyn CallBudget>) -> Self {
         self.budget = Some(budget);
         self
+    }
+
+    /// The HTTP client of this environment (the fixture server's in replay mode).
+    pub fn http(&self) -> &Http {
+        &self.http
+    }
+
+    /// This environment's clock: the recordings' time in replay mode, else the wall clock.
+    pub fn now(&self) -> DateTime<Utc> {
+        self.replay_now.unwrap_or_else(Utc::now)
     }
 
     /// A fetch context for one run, with that run's clock.

@@ -9,7 +9,7 @@ use clap::Args;
 
 use sitrep_agents::{AgentSettings, DEFAULT_ASSISTANT_CALLBACKS};
 use sitrep_api::ApiSettings;
-use sitrep_cm::settings::{CmSettings, Flags};
+use sitrep_cm::settings::CmSettings;
 use sitrep_platform::{app_state::Settings, edge::rate_limit::Limits};
 
 #[derive(Debug, Clone, Args)]
@@ -142,35 +142,7 @@ pub fn agent_settings_from_env() -> anyhow::Result<AgentSettings> {
 /// Company monitoring's settings (SUPPLEMENT 4.1): `CM_CURSOR_SECRET`, `SEARCH_PROVIDER_URL`, the
 /// `CM_FLAG_*` flags (`on`/`off`) and `CM_COMPANY_LIMIT_FREE` / `_PRO` / `_BUSINESS`.
 pub fn cm_settings_from_env() -> anyhow::Result<CmSettings> {
-    let defaults = CmSettings::default();
-    let flag = |name: &str, default: bool| -> anyhow::Result<bool> {
-        match env(name).map(|v| v.to_ascii_lowercase()) {
-            None => Ok(default),
-            Some(v) if matches!(v.as_str(), "on" | "true" | "1") => Ok(true),
-            Some(v) if matches!(v.as_str(), "off" | "false" | "0") => Ok(false),
-            Some(v) => anyhow::bail!("{name}: `{v}` is not on or off"),
-        }
-    };
-    let limit = |name: &str, default: i64| -> anyhow::Result<i64> {
-        env(name).map_or(Ok(default), |v| v.trim().parse().with_context(|| format!("{name}: `{v}` is not a count")))
-    };
-    let f = defaults.flags;
-    Ok(CmSettings {
-        cursor_secret: env("CM_CURSOR_SECRET").map(String::into_bytes),
-        search_provider_url: env("SEARCH_PROVIDER_URL"),
-        flags: Flags {
-            rest_writes: flag("CM_FLAG_REST_WRITES", f.rest_writes)?,
-            publication: flag("CM_FLAG_PUBLICATION", f.publication)?,
-            search_provider: flag("CM_FLAG_SEARCH_PROVIDER", f.search_provider)?,
-            alerts: flag("CM_FLAG_ALERTS", f.alerts)?,
-            ui: flag("CM_FLAG_UI", f.ui)?,
-        },
-        company_limits: [
-            limit("CM_COMPANY_LIMIT_FREE", defaults.company_limits[0])?,
-            limit("CM_COMPANY_LIMIT_PRO", defaults.company_limits[1])?,
-            limit("CM_COMPANY_LIMIT_BUSINESS", defaults.company_limits[2])?,
-        ],
-    })
+    Ok(CmSettings::from_env()?)
 }
 
 pub fn cursor_secret_from_env() -> Option<String> {

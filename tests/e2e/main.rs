@@ -12,6 +12,7 @@ mod climate_anomalies;
 mod climate_disasters;
 mod company_impacts;
 mod company_monitoring;
+mod company_scan;
 mod concurrency;
 mod conflict;
 mod connectors;

@@ -84,8 +84,13 @@ fn material_impact(m: Magnitude) -> f64 {
     }
 }
 
-/// Distinct publishers: items of one host are one publisher, and items whose normalised titles
-/// are identical are one (a syndicated copy counts once).
+/// The host of an evidence URL (its canonical form: lower-case, without `www.`).
+fn host(e: &Evidence) -> String {
+    url::Url::parse(&e.canonical_url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// Distinct publishers: items of one canonical host are one publisher, and items whose
+/// normalised titles are identical are one (a syndicated copy counts once).
 fn publishers(evidence: &[Evidence]) -> usize {
     let mut group: Vec<usize> = (0..evidence.len()).collect();
     fn root(group: &mut [usize], mut i: usize) -> usize {
@@ -96,9 +101,10 @@ fn publishers(evidence: &[Evidence]) -> usize {
         i
     }
     let titles: Vec<String> = evidence.iter().map(|e| normalised_title(&e.title)).collect();
+    let hosts: Vec<String> = evidence.iter().map(host).collect();
     for i in 0..evidence.len() {
         for j in 0..i {
-            if evidence[i].publisher == evidence[j].publisher || (!titles[i].is_empty() && titles[i] == titles[j]) {
+            if hosts[i] == hosts[j] || (!titles[i].is_empty() && titles[i] == titles[j]) {
                 let (a, b) = (root(&mut group, i), root(&mut group, j));
                 group[a] = b;
             }

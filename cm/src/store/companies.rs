@@ -159,7 +159,11 @@ async fn claims_of(tx: &mut sqlx::SqliteConnection, company_id: &str) -> Result<
 }
 
 /// The company with its claims, if it belongs to `account`.
-async fn load(tx: &mut sqlx::SqliteConnection, account: &str, company_id: &str) -> Result<Option<Company>, CmError> {
+pub(super) async fn load(
+    tx: &mut sqlx::SqliteConnection,
+    account: &str,
+    company_id: &str,
+) -> Result<Option<Company>, CmError> {
     let sql = format!("SELECT {COMPANY_COLUMNS} FROM cm_companies WHERE company_id = $1 AND account_id = $2");
     let Some(row) = sqlx::query(&sql).bind(company_id).bind(account).fetch_optional(&mut *tx).await? else {
         return Ok(None);
@@ -432,6 +436,13 @@ impl CmStore {
         .await?;
         if target == Lifecycle::Removed {
             sqlx::query("DELETE FROM cm_claims WHERE company_id = $1").bind(company_id).execute(&mut *tx).await?;
+        }
+        if resumed {
+            // Active again: its scan is queued now, and it awaits that scan.
+            sqlx::query("UPDATE cm_scans SET last_scan_at = NULL WHERE company_id = $1")
+                .bind(company_id)
+                .execute(&mut *tx)
+                .await?;
         }
         bump_generation(&mut tx, account).await?;
         let changed = parse(load(&mut tx, account, company_id).await?, "changed company")?;

@@ -221,23 +221,35 @@ async fn upsert_impact(tx: &mut Transaction<'_, Sqlite>, account: &str, i: &Impa
     Ok(())
 }
 
+/// Writes events, their new evidence and impacts in `tx`, each new impact revision given the
+/// account's next changedAt.
+pub(super) async fn write_events(
+    tx: &mut Transaction<'_, Sqlite>,
+    account: &str,
+    writes: &mut [EventWrite],
+    now: i64,
+) -> Result<(), CmError> {
+    for w in writes.iter_mut() {
+        upsert_event(tx, account, &w.event).await?;
+        for e in &w.new_evidence {
+            insert_evidence(tx, &w.event.event_id, e).await?;
+        }
+        if let Some(impact) = w.impact.as_mut() {
+            if w.impact_changed {
+                impact.changed_at = next_changed_at(tx, account, now).await?;
+            }
+            upsert_impact(tx, account, impact).await?;
+        }
+    }
+    Ok(())
+}
+
 impl CmStore {
     /// Writes what a scan made of a company's events, in one transaction: events, new evidence,
     /// and impacts, each new impact revision given the account's next changedAt (set in `writes`).
     pub async fn save_events(&self, account: &str, writes: &mut [EventWrite], now: i64) -> Result<(), CmError> {
         let mut tx = self.begin_for(account, now).await?;
-        for w in writes.iter_mut() {
-            upsert_event(&mut tx, account, &w.event).await?;
-            for e in &w.new_evidence {
-                insert_evidence(&mut tx, &w.event.event_id, e).await?;
-            }
-            if let Some(impact) = w.impact.as_mut() {
-                if w.impact_changed {
-                    impact.changed_at = next_changed_at(&mut tx, account, now).await?;
-                }
-                upsert_impact(&mut tx, account, impact).await?;
-            }
-        }
+        write_events(&mut tx, account, writes, now).await?;
         tx.commit().await?;
         Ok(())
     }

@@ -6,9 +6,11 @@
 
 mod companies;
 mod impacts;
+mod scans;
 
 pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, RowResult, Updated};
 pub use impacts::{EventWrite, StoredEvent, Window};
+pub use scans::{ScanRecord, ScanResult, ScanScope, ScanTarget};
 
 use sqlx::{Sqlite, SqlitePool, Transaction};
 
@@ -28,6 +30,16 @@ pub struct CmStore {
 }
 
 impl CmStore {
+    /// The store in the state store's existing SQLite database at `url` (the ingest worker's
+    /// way in; the server shares its own pool through [`CmStore::new`]).
+    pub async fn open(url: &str) -> Result<Self, CmError> {
+        use std::str::FromStr;
+        let options =
+            sqlx::sqlite::SqliteConnectOptions::from_str(url)?.busy_timeout(std::time::Duration::from_secs(10));
+        let pool = sqlx::sqlite::SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
+        Self::new(pool).await
+    }
+
     /// The store over the state store's pool, its tables migrated.
     pub async fn new(pool: SqlitePool) -> Result<Self, CmError> {
         let mut migrator = sqlx::migrate!("./migrations");

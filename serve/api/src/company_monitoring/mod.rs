@@ -359,14 +359,15 @@ async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -
     let result = async {
         let principal = principal(req)?;
         let company_id = parsed.params.as_deref().unwrap_or_default();
-        let company = company_monitoring(state).store.company(&principal.account_id, company_id);
-        match company.await.map_err(ApiError::internal)? {
-            // A removed company, like another account's, is not found here (4.6).
-            Some(c) if c.lifecycle != Lifecycle::Removed => {
-                Ok(GetCompanyCoverageResponse { coverage: records::coverage(&c), company_id: c.company_id })
-            }
-            _ => Err(errors::company_not_found()),
-        }
+        let cm = company_monitoring(state);
+        let company = cm.store.company(&principal.account_id, company_id).await.map_err(ApiError::internal)?;
+        // A removed company, like another account's, is not found here (4.6).
+        let Some(c) = company.filter(|c| c.lifecycle != Lifecycle::Removed) else {
+            return Err(errors::company_not_found());
+        };
+        let scan = cm.store.scan_record(&c.company_id).await.map_err(ApiError::internal)?;
+        let coverage = records::coverage(&c, &scan, cm.settings.scan_interval_ms);
+        Ok(GetCompanyCoverageResponse { coverage, company_id: c.company_id })
     };
     account_get(req, parsed.jmespath.as_deref(), result.await)
 }

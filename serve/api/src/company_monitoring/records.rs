@@ -9,6 +9,7 @@ use sitrep_cm::{
 
 use super::model::{
     Claim, CoverageRecord, EvidenceReference, Impact, ImpactConfidence, MaterialEvent, MonitoredCompany,
+    ProviderCoverage,
 };
 
 /// Epoch milliseconds as ISO 8601 UTC with milliseconds.
@@ -36,13 +37,26 @@ pub fn company(c: store::Company, site: &str) -> MonitoredCompany {
     }
 }
 
-/// A company's coverage record (providers appear with its first scan).
-pub fn coverage(c: &store::Company) -> CoverageRecord {
+/// A company's coverage record: its state and observation, and its latest scan's providers
+/// (none before the first scan), fresh as of the last judgement.
+pub fn coverage(c: &store::Company, scan: &store::ScanRecord, scan_interval_ms: i64) -> CoverageRecord {
     CoverageRecord {
         state: c.coverage.full_name(),
         observation: c.observation.full_name(),
-        providers: Vec::new(),
-        assessment_ready: false,
+        providers: scan
+            .providers
+            .iter()
+            .map(|p| ProviderCoverage {
+                provider: p.provider.full_name(),
+                state: p.state.full_name(),
+                capped: p.capped,
+                fresh: scan.judged_at.is_some_and(|at| p.fresh(at, scan_interval_ms)),
+                returned_window_start: iso(p.window_start),
+                returned_window_end: iso(p.window_end),
+                reason_code: p.reason_code.clone(),
+            })
+            .collect(),
+        assessment_ready: scan.assessment_ready,
         changed_at: iso(c.coverage_changed_at),
     }
 }

@@ -1,0 +1,32 @@
+-- Company monitoring's scans (SUPPLEMENT 4.8, 4.9): per company, the lease that keeps two
+-- workers from scanning it at once, where its last window ended, and what each provider answered
+-- on its latest scan.
+
+CREATE TABLE cm_scans (
+    company_id       TEXT PRIMARY KEY,
+    account_id       TEXT NOT NULL,
+    -- When the latest scan finished; NULL until one has since creation or re-activation.
+    last_scan_at     BIGINT,
+    -- The end of the last successful window: the next one starts there (at most 7 days back).
+    searched_until   BIGINT,
+    -- Every candidate of the latest scan was admitted or discarded (1) or not (0).
+    assessment_ready INTEGER NOT NULL DEFAULT 0,
+    -- When coverage was last judged (a scan or the sweep): what providers' freshness is as of.
+    judged_at        BIGINT,
+    -- The worker scanning it, until when; an expired lease is free (a crashed scan leaves the
+    -- company due, not stuck).
+    lease_owner      TEXT,
+    lease_expires_at BIGINT
+);
+
+CREATE TABLE cm_provider_scans (
+    company_id       TEXT NOT NULL,
+    provider         TEXT NOT NULL,
+    state            TEXT NOT NULL,
+    capped           INTEGER NOT NULL,
+    last_complete_at BIGINT,
+    window_start     BIGINT NOT NULL,
+    window_end       BIGINT NOT NULL,
+    reason_code      TEXT NOT NULL,
+    PRIMARY KEY (company_id, provider)
+);

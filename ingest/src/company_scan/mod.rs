@@ -1,0 +1,303 @@
+//! Company monitoring's scan (SUPPLEMENT 4.8): for each company due (or named), the SEARCH
+//! provider's queries and the NEWS provider's items in the window, each item attributed across
+//! the account's companies and given a category, the candidates applied to the company's events,
+//! and the outcome with the company's coverage written in one transaction — under a lease, so two
+//! workers never scan one company at once.
+
+mod news;
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Utc};
+use futures::{stream, StreamExt};
+use sitrep_cm::{
+    pipeline::{
+        coverage::ProviderScan,
+        events::{self, Candidate, WINDOW_MS},
+        evidence_url,
+        lexicon::classify,
+        matching::{attribute, Item, Profile},
+    },
+    records::{Provider, ProviderCoverage},
+    settings::CmSettings,
+    store::{CmError, CmStore, ScanResult, ScanScope, ScanTarget},
+};
+use sitrep_lake::Lake;
+use sitrep_pipelines::{
+    http::Http,
+    web_search::{Failure, SearchProvider},
+};
+
+pub use news::{News, NewsItem};
+
+/// The worker's cadence: due companies every 5 minutes, the coverage sweep every 15.
+const SCAN_CRON: &str = "0 */5 * * * *";
+const SWEEP_CRON: &str = "30 */15 * * * *";
+
+/// How long a worker holds a company it scans (a crashed worker's companies are due again after).
+pub const LEASE_MS: i64 = 10 * 60_000;
+/// The longest window searched: since the last successful scan, at most 7 days back.
+const MAX_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
+/// Companies leased at a time, and scanned at once.
+const BATCH: usize = 50;
+const CONCURRENCY: usize = 8;
+
+/// What a run of scans did.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ScanReport {
+    /// Companies scanned and recorded.
+    pub scanned: usize,
+    /// Companies whose scan was not recorded (lease lost, company paused or removed meanwhile).
+    pub dropped: usize,
+    /// Impacts admitted or corrected.
+    pub impact_revisions: usize,
+}
+
+/// One result of either provider, before it is matched.
+struct Hit {
+    provider: Provider,
+    source_id: String,
+    url: String,
+    title: String,
+    snippet: String,
+    publisher: String,
+    published_at: Option<i64>,
+}
+
+pub struct Scanner {
+    pub store: CmStore,
+    pub lake: Lake,
+    pub http: Http,
+    /// `None` when no provider is configured or the `searchProvider` flag is off.
+    pub search: Option<SearchProvider>,
+    pub settings: CmSettings,
+    /// This worker's name on the leases it takes.
+    pub owner: String,
+}
+
+fn time(ms: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(ms).unwrap_or_default()
+}
+
+impl Scanner {
+    /// Scans the companies of `scope` at `now`.
+    pub async fn run(&self, scope: ScanScope<'_>, now: i64) -> Result<ScanReport, CmError> {
+        let news = news::load(&self.lake).await;
+        let mut report = ScanReport::default();
+        // A named account or company is scanned at once, whether due or not: all in one batch.
+        let batch = if matches!(scope, ScanScope::Due { .. }) { BATCH } else { usize::MAX >> 1 };
+        loop {
+            let leased = self.store.lease_scans(scope, &self.owner, now, LEASE_MS, batch).await?;
+            if leased.is_empty() {
+                break;
+            }
+            let news = news.as_ref();
+            let finished: Vec<Result<Option<usize>, CmError>> = stream::iter(leased)
+                .map(|target| async move { self.scan(&target, news, now).await })
+                .buffer_unordered(CONCURRENCY)
+                .collect()
+                .await;
+            for result in finished {
+                match result? {
+                    Some(revisions) => {
+                        report.scanned += 1;
+                        report.impact_revisions += revisions;
+                    }
+                    None => report.dropped += 1,
+                }
+            }
+            if !matches!(scope, ScanScope::Due { .. }) {
+                break;
+            }
+        }
+        Ok(report)
+    }
+
+    /// Scans one leased company: the number of impact revisions it wrote, or `None` when its
+    /// outcome was dropped.
+    async fn scan(&self, target: &ScanTarget, news: Option<&News>, now: i64) -> Result<Option<usize>, CmError> {
+        let companies = self.store.live_companies(&target.account_id).await?;
+        let profiles: Vec<Profile> = companies.iter().map(Profile::of).collect();
+        let Some(profile) = profiles.iter().find(|p| p.company_id == target.company.company_id) else {
+            return Ok(None);
+        };
+        let since = target.searched_until.unwrap_or(0).max(now - MAX_WINDOW_MS);
+        let mut hits = Vec::new();
+        let mut providers = Vec::new();
+        if let Some(search) = self.search.as_ref().filter(|_| self.settings.flags.search_provider) {
+            let (scan, found) = self.search(search, profile, &target.company, since, now).await;
+            providers.push(scan);
+            hits.extend(found);
+        }
+        providers.push(news_scan(news, since, now, &mut hits));
+        let candidates = self.candidates(&profiles, &target.company.company_id, hits);
+        let stored = self.store.events_of(&target.company.company_id, since - WINDOW_MS).await?;
+        let outcome = events::apply(stored, candidates, &profile.own_words, now);
+        let revisions = outcome.writes.iter().filter(|w| w.impact_changed).count();
+        let searched_until = providers.iter().any(|p| p.state != ProviderCoverage::Failed).then_some(now);
+        let mut result = ScanResult {
+            writes: outcome.writes,
+            providers,
+            assessment_ready: outcome.assessment_ready,
+            searched_until,
+        };
+        let recorded = self.store.finish_scan(target, &self.owner, &mut result, now, self.settings.scan_interval_ms);
+        Ok(recorded.await?.map(|_| revisions))
+    }
+
+    /// The SEARCH provider's part: `"<alias>"` for up to 3 aliases (the name first) and
+    /// `"<domain>"` for up to 2 domains, one query at a time.
+    async fn search(
+        &self,
+        search: &SearchProvider,
+        profile: &Profile,
+        company: &sitrep_cm::store::Company,
+        since: i64,
+        until: i64,
+    ) -> (ProviderScan, Vec<Hit>) {
+        let queries: Vec<String> = profile
+            .search_aliases(company)
+            .into_iter()
+            .chain(profile.search_domains())
+            .map(|term| format!("\"{term}\""))
+            .collect();
+        let mut failures: Vec<Failure> = Vec::new();
+        let (mut capped, mut partial) = (false, false);
+        let mut hits = Vec::new();
+        for query in &queries {
+            match search.search(&self.http, query, time(since), time(until)).await {
+                Ok(answer) => {
+                    capped |= answer.capped;
+                    partial |= answer.partial;
+                    hits.extend(answer.results.into_iter().map(|r| Hit {
+                        provider: Provider::Search,
+                        source_id: r.url.clone(),
+                        publisher: r.publisher,
+                        url: r.url,
+                        title: r.title,
+                        snippet: r.snippet,
+                        published_at: r.published_at,
+                    }));
+                }
+                Err(failure) => failures.push(failure),
+            }
+        }
+        let state = if failures.is_empty() && !partial {
+            ProviderCoverage::Complete
+        } else if failures.len() == queries.len() {
+            ProviderCoverage::Failed
+        } else {
+            ProviderCoverage::Partial
+        };
+        let reason_code = match failures.first() {
+            Some(f) => f.reason_code(),
+            None if partial => "partial",
+            None if capped => "capped",
+            None => "",
+        };
+        let scan = ProviderScan {
+            provider: Provider::Search,
+            state,
+            capped,
+            last_complete_at: (state == ProviderCoverage::Complete).then_some(until),
+            window_start: since,
+            window_end: until,
+            reason_code: reason_code.to_string(),
+        };
+        (scan, hits)
+    }
+
+    /// The items about `company_id` with a category: evidence URLs only, each once.
+    fn candidates(&self, profiles: &[Profile], company_id: &str, hits: Vec<Hit>) -> Vec<Candidate> {
+        let mut seen = BTreeSet::new();
+        let mut out = Vec::new();
+        for hit in hits {
+            let Some((canonical_url, host)) = evidence_url::canonical(&hit.url) else { continue };
+            if !seen.insert(canonical_url.clone()) {
+                continue;
+            }
+            let item = Item { title: hit.title, snippet: hit.snippet, canonical_url, host };
+            let attributions = attribute(profiles, &item, &self.settings.authoritative_publishers);
+            let Some(attribution) = attributions.into_iter().find(|a| a.company_id == company_id) else { continue };
+            let Some(class) = classify(&item.title, &item.snippet) else { continue };
+            let publisher = if hit.publisher.is_empty() { item.host.clone() } else { hit.publisher };
+            out.push(Candidate {
+                provider: hit.provider,
+                source_id: hit.source_id,
+                item,
+                publisher,
+                published_at: hit.published_at,
+                attribution,
+                class,
+            });
+        }
+        out
+    }
+}
+
+/// Adds company monitoring's jobs to the worker's scheduler: the due companies' scans and the
+/// coverage sweep, each skipping a tick while its previous run is still going. `now` is the
+/// worker's clock (the recordings' time in replay mode).
+pub async fn schedule(
+    sched: &tokio_cron_scheduler::JobScheduler,
+    scanner: std::sync::Arc<Scanner>,
+    now: std::sync::Arc<dyn Fn() -> i64 + Send + Sync>,
+) -> Result<(), tokio_cron_scheduler::JobSchedulerError> {
+    use tokio_cron_scheduler::Job;
+    let guard = std::sync::Arc::new(tokio::sync::Mutex::new(()));
+    let (s, g, clock) = (scanner.clone(), guard.clone(), now.clone());
+    sched
+        .add(Job::new_async(SCAN_CRON, move |_, _| {
+            let (scanner, guard, now) = (s.clone(), g.clone(), clock.clone());
+            Box::pin(async move {
+                let Ok(_held) = guard.try_lock() else { return };
+                let scope = ScanScope::Due { interval_ms: scanner.settings.scan_interval_ms };
+                match scanner.run(scope, now()).await {
+                    Ok(r) if r.scanned + r.dropped > 0 => tracing::info!(?r, "company monitoring: scans"),
+                    Ok(_) => {}
+                    Err(e) => tracing::error!(error = %e, "company monitoring: scans failed"),
+                }
+            })
+        })?)
+        .await?;
+    sched
+        .add(Job::new_async(SWEEP_CRON, move |_, _| {
+            let (scanner, now) = (scanner.clone(), now.clone());
+            Box::pin(async move {
+                let interval = scanner.settings.scan_interval_ms;
+                if let Err(e) = scanner.store.refresh_coverage(now(), interval).await {
+                    tracing::error!(error = %e, "company monitoring: coverage sweep failed");
+                }
+            })
+        })?)
+        .await?;
+    Ok(())
+}
+
+/// The NEWS provider's part: the ingested items published in the window; FAILED
+/// `provider_unavailable` when a news dataset is unavailable, complete only from fresh data.
+fn news_scan(news: Option<&News>, since: i64, until: i64, hits: &mut Vec<Hit>) -> ProviderScan {
+    let mut scan = ProviderScan {
+        provider: Provider::News,
+        state: ProviderCoverage::Failed,
+        capped: false,
+        last_complete_at: None,
+        window_start: since,
+        window_end: until,
+        reason_code: "provider_unavailable".into(),
+    };
+    let Some(news) = news else { return scan };
+    hits.extend(news.items.iter().filter(|i| (since..=until).contains(&i.published_at)).map(|i| Hit {
+        provider: Provider::News,
+        source_id: i.id.clone(),
+        url: i.url.clone(),
+        title: i.title.clone(),
+        snippet: i.snippet.clone(),
+        publisher: i.source.clone(),
+        published_at: Some(i.published_at),
+    }));
+    scan.state = ProviderCoverage::Complete;
+    scan.reason_code = String::new();
+    scan.last_complete_at = news.fresh.then_some(until);
+    scan
+}

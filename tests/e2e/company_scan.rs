@@ -1,0 +1,208 @@
+//! Company monitoring's scan end to end (SUPPLEMENT 4.8, 4.9): a company registered over REST,
+//! scanned against the recorded SEARCH provider and the lake's ingested news, and its impact,
+//! material event and coverage read back over REST.
+
+use serde_json::{json, Value};
+use sitrep_cm::{
+    settings::CmSettings,
+    store::{CmStore, ScanScope},
+};
+use sitrep_ingest::company_scan::{Scanner, LEASE_MS};
+use sitrep_pipelines::{
+    http::{Http, RetryPolicy},
+    replay::FixtureServer,
+    web_search::{Kind, SearchProvider, TIMEOUT},
+};
+use sitrep_platform::state::Plan;
+use sitrep_tests::{Options, TestApp};
+
+const SEARCH_URL: &str = "https://search.provider.example/v1/search";
+/// The recordings' time: the scan runs at it, as replay mode does.
+const RECORDED_AT: i64 = 1_795_154_400_000;
+
+fn settings() -> CmSettings {
+    CmSettings {
+        cursor_secret: Some(b"company-monitoring-cursor-secret".to_vec()),
+        search_provider_url: Some(SEARCH_URL.into()),
+        ..CmSettings::default()
+    }
+}
+
+fn store(app: &TestApp) -> CmStore {
+    sitrep_api::context(&app.state).company_monitoring.store.clone()
+}
+
+/// A scanner of `app`'s companies over the recordings of `scenario`.
+async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, Scanner) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fixtures/web-search").join(scenario);
+    let server = FixtureServer::start_dirs(&[dir]).await.unwrap();
+    let http = Http::new(server.transport(), RetryPolicy { max_retries: 0, ..RetryPolicy::default() }).unwrap();
+    let search = SearchProvider {
+        url: SEARCH_URL.into(),
+        api_key: Some("REDACTED".into()),
+        kind: Kind::Contract,
+        timeout: TIMEOUT,
+    };
+    let scanner = Scanner {
+        store: store(app),
+        lake: app.lake.clone(),
+        http,
+        search: Some(search),
+        settings: settings(),
+        owner: owner.into(),
+    };
+    (server, scanner)
+}
+
+async fn get(app: &TestApp, key: &str, path: &str) -> Value {
+    let r = app.http.get(format!("{}{path}", app.base)).header("X-Service-Key", key).send().await.unwrap();
+    assert_eq!(r.status(), 200, "{path}");
+    r.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-scan", Plan::Business).await.unwrap();
+    let scopes = ["mcp", "company_monitoring:read", "company_monitoring:write"];
+    let key = app.state.store.create_key(&account.id, "cm", "di", &scopes, false).await.unwrap().secret;
+    let body = json!({"clientRequestId": "ashgrove", "company": {"name": "Ashgrove Pharma", "domicileCountry": "GB",
+        "domains": ["ashgrovepharma.co.uk"], "locations": ["Leeds"]}});
+    let r = app
+        .http
+        .post(format!("{}/api/company-monitoring/v1/create-monitored-company", app.base))
+        .header("X-Service-Key", &key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let company_id = r.json::<Value>().await.unwrap()["company"]["companyId"].as_str().unwrap().to_string();
+
+    let (_server, scanner) = scanner(&app, "normal", "worker-a").await;
+    let report = scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT).await.unwrap();
+    assert_eq!((report.scanned, report.dropped, report.impact_revisions), (1, 0, 1));
+
+    let impacts = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts").await;
+    let list = impacts["impacts"].as_array().unwrap();
+    assert_eq!(list.len(), 1, "{impacts}");
+    let impact = &list[0];
+    assert_eq!(impact["companyId"], company_id.as_str());
+    assert_eq!(
+        (impact["direction"].clone(), impact["magnitude"].clone(), impact["lifecycle"].clone()),
+        (
+            json!("MATERIAL_IMPACT_DIRECTION_NEGATIVE"),
+            json!("MATERIAL_IMPACT_MAGNITUDE_MEDIUM"),
+            json!("MATERIAL_IMPACT_LIFECYCLE_ADMITTED")
+        )
+    );
+    assert_eq!(
+        impact["confidence"],
+        json!({"attribution": 0.95, "occurrenceTruth": 0.9, "materialImpact": 0.75, "overall": 0.75})
+    );
+    assert_eq!(impact["canonicalUrl"], "https://ashgrovepharma.co.uk/media/statement-inhaler-patent-claim");
+    assert_eq!(
+        impact["rationale"],
+        "legal signal from 1 source(s); attribution by the publisher's host is the company's domain"
+    );
+    let event = get(
+        &app,
+        &key,
+        &format!(
+            "/api/company-monitoring/v1/get-company-material-event?impact_id={}",
+            impact["impactId"].as_str().unwrap()
+        ),
+    )
+    .await;
+    assert_eq!(event["event"]["category"], "legal");
+    assert_eq!(event["event"]["title"], "Statement on the inhaler patent lawsuit");
+    assert_eq!(event["evidence"][0]["authorityTier"], "EVIDENCE_AUTHORITY_TIER_PRIMARY_VERIFIED");
+    assert_eq!(event["evidence"][0]["provider"], "MONITORING_PROVIDER_SEARCH");
+
+    // The lawsuit report (one publisher: the second outlet syndicates its title) is pending, so
+    // the assessment is not ready: PARTIAL coverage, with events observed in the window.
+    let coverage =
+        get(&app, &key, &format!("/api/company-monitoring/v1/get-company-coverage?company_id={company_id}")).await;
+    let c = &coverage["coverage"];
+    assert_eq!(
+        (c["state"].clone(), c["observation"].clone(), c["assessmentReady"].clone()),
+        (json!("COMPANY_COVERAGE_STATE_PARTIAL"), json!("COMPANY_OBSERVATION_STATE_EVENTS_OBSERVED"), json!(false))
+    );
+    let providers: Vec<(String, String, bool)> = c["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (p["provider"].as_str().unwrap().into(), p["state"].as_str().unwrap().into(), p["fresh"].as_bool().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        providers,
+        [
+            ("MONITORING_PROVIDER_SEARCH".into(), "PROVIDER_COVERAGE_STATE_COMPLETE".into(), true),
+            ("MONITORING_PROVIDER_NEWS".into(), "PROVIDER_COVERAGE_STATE_COMPLETE".into(), true),
+        ]
+    );
+    assert_eq!(c["providers"][0]["returnedWindowEnd"], "2026-11-20T06:00:00.000Z");
+
+    // Scanned: not due again, and a scan at once finds nothing new.
+    let again =
+        scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT + 60_000).await.unwrap();
+    assert_eq!(again.scanned, 0);
+    let now = scanner.run(ScanScope::Company(&company_id), RECORDED_AT + 120_000).await.unwrap();
+    assert_eq!((now.scanned, now.impact_revisions), (1, 0));
+}
+
+#[tokio::test]
+async fn one_worker_at_a_time_and_a_crashed_scan_leaves_the_company_due() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-lease", Plan::Business).await.unwrap();
+    let mut v = sitrep_cm::violations::Violations::default();
+    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
+    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+    store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap();
+    let due = ScanScope::Due { interval_ms: settings().scan_interval_ms };
+    let first = store(&app).lease_scans(due, "worker-a", RECORDED_AT, LEASE_MS, 10).await.unwrap();
+    assert_eq!(first.len(), 1);
+    // While worker A holds it, worker B gets nothing, and B's scan of it records nothing.
+    let (_server, b) = scanner(&app, "normal", "worker-b").await;
+    assert_eq!(b.run(due, RECORDED_AT + 1_000).await.unwrap().scanned, 0);
+    // A crashed (never finished): once the lease expires, the company is due again.
+    let after = b.run(due, RECORDED_AT + LEASE_MS + 1).await.unwrap();
+    assert_eq!(after.scanned, 1);
+    // A lost lease: A's late outcome is dropped.
+    let mut late = sitrep_cm::store::ScanResult {
+        writes: vec![],
+        providers: vec![],
+        assessment_ready: true,
+        searched_until: None,
+    };
+    let dropped =
+        store(&app).finish_scan(&first[0], "worker-a", &mut late, RECORDED_AT + LEASE_MS + 2, 1).await.unwrap();
+    assert_eq!(dropped, None);
+}
+
+#[tokio::test]
+async fn a_failing_provider_is_recorded_with_its_reason_code() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-failing", Plan::Business).await.unwrap();
+    let mut v = sitrep_cm::violations::Violations::default();
+    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
+    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+    let sitrep_cm::store::Created::New(company) =
+        store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap()
+    else {
+        panic!()
+    };
+    let (_server, scanner) = scanner(&app, "unauthorized", "worker-a").await;
+    let report = scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
+    assert_eq!(report.scanned, 1);
+    let record = store(&app).scan_record(&company.company_id).await.unwrap();
+    let search = &record.providers[0];
+    assert_eq!(
+        (search.state, search.reason_code.as_str()),
+        (sitrep_cm::records::ProviderCoverage::Failed, "authentication_failed")
+    );
+    let company = store(&app).company(&account.id, &company.company_id).await.unwrap().unwrap();
+    // SEARCH failed and NEWS answered: not every provider failed, and SEARCH is not fresh.
+    assert_eq!(company.coverage, sitrep_cm::records::CoverageState::Stale);
+}
