@@ -206,3 +206,87 @@ async fn a_failing_provider_is_recorded_with_its_reason_code() {
     // SEARCH failed and NEWS answered: not every provider failed, and SEARCH is not fresh.
     assert_eq!(company.coverage, sitrep_cm::records::CoverageState::Stale);
 }
+
+/// The labelled corpus (data/fixtures/web-search/corpus.py): its companies scanned over REST's
+/// eyes. Published-impact precision: impacts with evidence labelled as an event of their company,
+/// of all impacts. Rediscovery: labelled events with such an impact, of all labelled events.
+#[tokio::test]
+async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
+    let labels: Value =
+        serde_json::from_str(include_str!("../../data/fixtures/web-search/labelled.json")).expect("the labels");
+    let authoritative: Vec<String> =
+        labels["authoritativePublishers"].as_array().unwrap().iter().map(|h| h.as_str().unwrap().to_string()).collect();
+    let with_publishers = CmSettings { authoritative_publishers: authoritative, ..settings() };
+    let app = TestApp::start_with(Options { company_monitoring: with_publishers.clone(), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-corpus", Plan::Business).await.unwrap();
+    let key = app
+        .state
+        .store
+        .create_key(&account.id, "cm", "di", &["mcp", "company_monitoring:read"], false)
+        .await
+        .unwrap()
+        .secret;
+    let mut company_keys = std::collections::HashMap::new();
+    for company in labels["companies"].as_array().unwrap() {
+        let mut input = company.clone();
+        let short = input.as_object_mut().unwrap().remove("key").unwrap();
+        let mut v = sitrep_cm::violations::Violations::default();
+        let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&input), &mut v).unwrap();
+        let created = store(&app).create(&account.id, short.as_str().unwrap(), &input, 500, 1_000).await.unwrap();
+        let sitrep_cm::store::Created::New(c) = created else { panic!() };
+        company_keys.insert(c.company_id, short.as_str().unwrap().to_string());
+    }
+    let (_server, mut scanner) = scanner(&app, "labelled", "worker-a").await;
+    scanner.settings = with_publishers;
+    let report = scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT).await.unwrap();
+    assert_eq!(report.scanned, company_keys.len());
+
+    let event_of: std::collections::HashMap<String, String> = labels["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| {
+            let (url, _) = sitrep_cm::pipeline::evidence_url::canonical(i["url"].as_str()?)?;
+            Some((url, i["event"].as_str()?.to_string()))
+        })
+        .collect();
+    let events: std::collections::BTreeSet<&String> = event_of.values().collect();
+    let impacts = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts?page_size=100").await;
+    let (mut correct, mut total, mut found) = (0, 0, std::collections::BTreeSet::new());
+    for impact in impacts["impacts"].as_array().unwrap() {
+        total += 1;
+        let company = &company_keys[impact["companyId"].as_str().unwrap()];
+        let shown = get(
+            &app,
+            &key,
+            &format!(
+                "/api/company-monitoring/v1/get-company-material-event?impact_id={}",
+                impact["impactId"].as_str().unwrap()
+            ),
+        )
+        .await;
+        let labelled: Vec<&String> = shown["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|e| event_of.get(e["canonicalUrl"].as_str().unwrap()))
+            .filter(|event| event.starts_with(&format!("{company}/")))
+            .collect();
+        if labelled.is_empty() {
+            println!("false positive: {company}: {}", shown["event"]["title"]);
+        } else {
+            correct += 1;
+            found.extend(labelled);
+        }
+    }
+    let precision = correct as f64 / total.max(1) as f64;
+    let rediscovery = found.len() as f64 / events.len() as f64;
+    println!(
+        "labelled corpus: {total} impacts published, precision {precision:.2}; {} of {} events rediscovered ({rediscovery:.2}); missed: {:?}",
+        found.len(),
+        events.len(),
+        events.iter().filter(|e| !found.contains(**e)).collect::<Vec<_>>()
+    );
+    assert!(precision >= 0.92, "precision {precision:.2}");
+    assert!(rediscovery >= 0.60, "rediscovery {rediscovery:.2}");
+}
