@@ -10,6 +10,7 @@ mod client_metadata;
 mod climate;
 mod climate_anomalies;
 mod climate_disasters;
+mod company_concurrency;
 mod company_impacts;
 mod company_monitoring;
 mod company_scan;
