@@ -294,4 +294,37 @@ mod tests {
         // A skew within 60 s is accepted.
         assert!(open(&good, &Expected { now_ms: NOW - 59_000, ..expected() }).is_ok());
     }
+
+    /// Property: any change to a valid cursor (a character replaced, inserted or removed, in the
+    /// payload, the signature or the envelope) is refused — 20,000 seeded random changes.
+    #[test]
+    fn any_change_to_a_valid_cursor_is_refused() {
+        use rand::{rngs::StdRng, Rng, SeedableRng};
+        const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
+        let mut rng = StdRng::seed_from_u64(0x5eed);
+        let good = claims().sign(SECRET);
+        assert!(open(&good, &expected()).is_ok());
+        for case in 0..20_000 {
+            let mut bytes = good.clone().into_bytes();
+            let at = rng.gen_range(0..bytes.len());
+            match rng.gen_range(0..3) {
+                0 => {
+                    let mut replacement = bytes[at];
+                    while replacement == bytes[at] {
+                        replacement = ALPHABET[rng.gen_range(0..ALPHABET.len())];
+                    }
+                    bytes[at] = replacement;
+                }
+                1 => bytes.insert(at, ALPHABET[rng.gen_range(0..ALPHABET.len())]),
+                _ => {
+                    bytes.remove(at);
+                }
+            }
+            let changed = String::from_utf8(bytes).unwrap();
+            if changed == good {
+                continue;
+            }
+            assert!(open(&changed, &expected()).is_err(), "case {case}: {changed} was accepted");
+        }
+    }
 }
