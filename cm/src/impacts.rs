@@ -3,6 +3,12 @@
 
 use crate::records::{AuthorityTier, Channel, Direction, ImpactLifecycle, Magnitude, Provider};
 
+/// How long a change settles before a listing or the change feed shows it. A writer takes its
+/// changedAt inside its transaction but may commit a moment later; a reader that showed later
+/// changes first would move past it. Listings show impacts changed up to snapshotAsOf − 2 s, and
+/// their poll cursors' feed starts there, so each change is shown by exactly one of them.
+pub const SETTLE_MS: i64 = 2_000;
+
 /// How many evidence references an impact shows (GetCompanyMaterialEvent; the count beyond is
 /// reported, not listed).
 pub const EVIDENCE_SHOWN: usize = 20;

@@ -143,8 +143,8 @@ async fn impacts_page_at_one_snapshot_and_the_feed_follows_changes_after_it() {
     )
     .await;
     let newest_first: Vec<String> = seeded.iter().rev().map(|i| i.impact_id.clone()).collect();
-    // Writes in one millisecond take the following ones: the snapshot starts after them.
-    app.state.clock.advance(1);
+    // A listing shows settled changes (2 s old): the seeded impacts once that time has passed.
+    app.state.clock.advance(3);
     let (code, first) = get(&app, &a.key, &format!("{IMPACTS}?page_size=2")).await;
     assert_eq!(code, 200, "{first}");
     assert_eq!(ids(&first), newest_first[..2]);

@@ -82,6 +82,15 @@ async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending()
     let report = scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT).await.unwrap();
     assert_eq!((report.scanned, report.dropped, report.impact_revisions), (1, 0, 1));
 
+    // What scans of recorded answers found is labelled so.
+    let r = app
+        .http
+        .get(format!("{}/api/company-monitoring/v1/list-company-event-impacts", app.base))
+        .header("X-Service-Key", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.headers().get("x-data-mode").map(|v| v.to_str().unwrap()), Some("replay"));
     let impacts = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts").await;
     let list = impacts["impacts"].as_array().unwrap();
     assert_eq!(list.len(), 1, "{impacts}");

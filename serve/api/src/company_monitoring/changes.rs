@@ -7,13 +7,14 @@ use poem::Request;
 use sitrep_cm::{
     cursor::{Claims, CursorError, Expected, Mode, Surface, LIFETIME_MS},
     filters::FeedFilter,
+    impacts::SETTLE_MS,
     records::{PollState, WireEnum},
     store::Window,
 };
 use sitrep_platform::{
     app_state::AppState,
     kit::{
-        answer::{account_get, Answer},
+        answer::Answer,
         error::ApiError,
         params::{Param, ParamKind},
         parse::parse_with,
@@ -26,12 +27,8 @@ use super::{
     impact_list::{parse_position, position},
     listing::{cursor_secret, cursor_violation, PAGE_SIZE},
     model::ListCompanyEventChangesResponse,
-    principal, records,
+    principal, records, scanned_get,
 };
-
-/// How long a change settles before the feed shows it: a write that took its changedAt just
-/// before a poll may commit just after it, and the poller's position must not pass it.
-const SETTLE_MS: i64 = 2_000;
 
 const CURSOR: Param = Param {
     name: "cursor",
@@ -93,7 +90,8 @@ pub async fn changes(
         let carried = claims.after_key.clone().zip(claims.after_id.clone());
         let after = match &carried {
             Some(p) => parse_position(p).map(|(k, id)| (k, Some(id)))?,
-            None => (records::epoch_ms(&claims.watermark).ok_or_else(payload_invalid)?, None),
+            // A list's poll cursor: the feed starts where its listing stopped showing changes.
+            None => (records::epoch_ms(&claims.watermark).ok_or_else(payload_invalid)? - SETTLE_MS, None),
         };
         let impacts = if cm.settings.flags.publication {
             let window = Window::Oldest { after, until: now - SETTLE_MS };
@@ -113,5 +111,5 @@ pub async fn changes(
             poll_state: PollState::Current.full_name(),
         })
     };
-    account_get(req, parsed.jmespath.as_deref(), result.await)
+    scanned_get(state, req, parsed.jmespath.as_deref(), result.await)
 }

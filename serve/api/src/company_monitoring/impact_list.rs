@@ -6,13 +6,14 @@ use sitrep_cm::{
     cursor::{CursorError, Surface},
     filters::{FeedFilter, ImpactFilter},
     ids::Kind,
+    impacts::SETTLE_MS,
     records::{Direction, ImpactLifecycle},
     store::Window,
 };
 use sitrep_platform::{
     app_state::AppState,
     kit::{
-        answer::{account_get, Answer},
+        answer::Answer,
         error::{ApiError, Violations},
         params::{Param, ParamKind, RawQuery},
         parse::parse_with,
@@ -24,7 +25,7 @@ use super::{
     company_monitoring,
     listing::{cursor_violation, enum_filter, Boundary, CURSOR, PAGE_SIZE},
     model::ListCompanyEventImpactsResponse,
-    principal, records,
+    principal, records, scanned_get,
 };
 
 const COMPANY_IDS: Param = Param {
@@ -107,7 +108,8 @@ pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> An
         let cm = company_monitoring(state);
         let mut impacts = if cm.settings.flags.publication {
             let after = boundary.after.as_ref().map(parse_position).transpose()?;
-            let window = Window::Newest { as_of: boundary.as_of_ms, after };
+            // Settled changes only; the poll cursor's feed starts after them.
+            let window = Window::Newest { as_of: boundary.as_of_ms - SETTLE_MS, after };
             // One more than the page: whether another page follows.
             let fetched = cm.store.impacts(account, &feed, window, query.page_size + 1);
             fetched.await.map_err(ApiError::internal)?
@@ -123,5 +125,5 @@ pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> An
             impacts: impacts.into_iter().map(records::impact).collect(),
         })
     };
-    account_get(req, parsed.jmespath.as_deref(), result.await)
+    scanned_get(state, req, parsed.jmespath.as_deref(), result.await)
 }

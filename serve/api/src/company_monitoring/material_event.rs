@@ -5,7 +5,7 @@ use sitrep_cm::ids::Kind;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
-        answer::{account_get, Answer},
+        answer::Answer,
         error::ApiError,
         params::{Param, ParamKind},
         parse::parse_with,
@@ -13,7 +13,7 @@ use sitrep_platform::{
     registry::Operation,
 };
 
-use super::{company_monitoring, errors, model::GetCompanyMaterialEventResponse, principal, records};
+use super::{company_monitoring, errors, model::GetCompanyMaterialEventResponse, principal, records, scanned_get};
 
 const IMPACT_ID: Param = Param {
     name: "impact_id",
@@ -53,5 +53,5 @@ pub async fn get(state: &AppState, req: &Request, op: &'static Operation) -> Ans
             impact: records::impact(shown.impact),
         })
     };
-    account_get(req, parsed.jmespath.as_deref(), result.await)
+    scanned_get(state, req, parsed.jmespath.as_deref(), result.await)
 }

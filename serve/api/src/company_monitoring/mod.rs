@@ -30,7 +30,7 @@ use sitrep_platform::{
     auth::Principal,
     edge::rate_limit::Policy,
     kit::{
-        answer::{account_get, Answer},
+        answer::{account_get, account_get_in_mode, Answer},
         error::ApiError,
         json_body,
         params::{Param, ParamKind},
@@ -259,6 +259,17 @@ fn principal(req: &Request) -> Result<&Principal, ApiError> {
         .ok_or_else(|| ApiError::internal("company monitoring reached without a principal"))
 }
 
+/// A read of what scans found (impacts, events, coverage): labelled `X-Data-Mode: replay` when
+/// this deployment's upstreams are recorded fixtures (`make run`), as its scans' are.
+fn scanned_get<T: serde::Serialize>(
+    state: &AppState,
+    req: &Request,
+    jmespath: Option<&str>,
+    result: Result<T, ApiError>,
+) -> Answer<T> {
+    account_get_in_mode(req, jmespath, result, crate::context(state).read_through.is_replay())
+}
+
 /// A write's answer: its JSON, never stored, or its refusal.
 fn written<T: serde::Serialize>(result: Result<T, ApiError>) -> Answer<T> {
     match result.and_then(|value| serde_json::to_vec(&value).map_err(ApiError::internal)) {
@@ -369,7 +380,7 @@ async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -
         let coverage = records::coverage(&c, &scan, cm.settings.scan_interval_ms);
         Ok(GetCompanyCoverageResponse { coverage, company_id: c.company_id })
     };
-    account_get(req, parsed.jmespath.as_deref(), result.await)
+    scanned_get(state, req, parsed.jmespath.as_deref(), result.await)
 }
 
 async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CompanyResponse> {

@@ -423,8 +423,25 @@ pub fn account_get<T: serde::Serialize>(
     jmespath: Option<&str>,
     result: Result<T, ApiError>,
 ) -> Answer<T> {
+    account_get_in_mode(req, jmespath, result, false)
+}
+
+/// As [`account_get`], for account data built from upstream answers: labelled
+/// `X-Data-Mode: replay` when those answers were recorded fixtures.
+pub fn account_get_in_mode<T: serde::Serialize>(
+    req: &Request,
+    jmespath: Option<&str>,
+    result: Result<T, ApiError>,
+    replay: bool,
+) -> Answer<T> {
     match result.and_then(|value| serve_bytes(&value, jmespath)) {
-        Ok(served) => respond(req, response_headers(NO_STORE), &served),
+        Ok(served) => {
+            let mut headers = response_headers(NO_STORE);
+            if replay {
+                headers.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
+            }
+            respond(req, headers, &served)
+        }
         Err(e) => e.into(),
     }
 }
