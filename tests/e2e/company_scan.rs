@@ -159,6 +159,31 @@ async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending()
     assert_eq!(again.scanned, 0);
     let now = scanner.run(ScanScope::Company(&company_id), RECORDED_AT + 120_000).await.unwrap();
     assert_eq!((now.scanned, now.impact_revisions), (1, 0));
+
+    // The customer removes the domain claim that attributed the impact: it is retracted.
+    let shown = get(&app, &key, "/api/company-monitoring/v1/list-monitored-companies").await;
+    let domain = shown["companies"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "COMPANY_CLAIM_TYPE_DOMAIN")
+        .unwrap()["claimId"]
+        .clone();
+    let r = app
+        .http
+        .post(format!("{}/api/company-monitoring/v1/update-monitored-company", app.base))
+        .header("X-Service-Key", &key)
+        .json(&json!({"companyId": company_id, "patch": {"removeClaimIds": [domain]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    app.state.clock.advance(3);
+    let after = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts").await;
+    assert_eq!(
+        (after["impacts"][0]["lifecycle"].clone(), after["impacts"][0]["impactRevision"].clone()),
+        (json!("MATERIAL_IMPACT_LIFECYCLE_RETRACTED"), json!(2))
+    );
 }
 
 #[tokio::test]

@@ -2,7 +2,7 @@
 
 use sqlx::{Row, Sqlite, Transaction};
 
-use super::{bump_generation, parse, CmError, CmStore, Placeholders};
+use super::{bump_generation, impacts::retract_attributed_by, parse, CmError, CmStore, Placeholders};
 use crate::{
     company_input::CompanyInput,
     filters::ListFilter,
@@ -528,6 +528,8 @@ impl CmStore {
         .await?;
         sqlx::query("DELETE FROM cm_claims WHERE company_id = $1").bind(company_id).execute(&mut *tx).await?;
         insert_claims(&mut tx, company_id, &claims).await?;
+        // An impact whose attribution rested on a claim the customer removed is retracted (4.8).
+        retract_attributed_by(&mut tx, account, company_id, &patch.remove_claim_ids, now).await?;
         bump_generation(&mut tx, account).await?;
         let updated = parse(load(&mut tx, account, company_id).await?, "updated company")?;
         tx.commit().await?;

@@ -118,7 +118,7 @@ fn evidence_of(row: &SqliteRow) -> Result<Evidence, CmError> {
 }
 
 /// The next changedAt of the account: `now`, or one past the last when that is not later.
-async fn next_changed_at(tx: &mut Transaction<'_, Sqlite>, account: &str, now: i64) -> Result<i64, CmError> {
+pub(super) async fn next_changed_at(tx: &mut Transaction<'_, Sqlite>, account: &str, now: i64) -> Result<i64, CmError> {
     Ok(sqlx::query_scalar(
         "UPDATE cm_accounts SET last_changed_at = \
          CASE WHEN last_changed_at + 1 > $2 THEN last_changed_at + 1 ELSE $2 END \
@@ -242,6 +242,44 @@ pub(super) async fn write_events(
         }
     }
     Ok(())
+}
+
+/// Retracts the company's impacts attributed by one of `removed` claims (the claim of the
+/// evidence that gave the impact its attribution: the highest, the earliest seen on ties): a new
+/// revision, RETRACTED, with the account's next changedAt. Returns how many.
+pub(super) async fn retract_attributed_by(
+    tx: &mut Transaction<'_, Sqlite>,
+    account: &str,
+    company_id: &str,
+    removed: &[String],
+    now: i64,
+) -> Result<usize, CmError> {
+    let rows = sqlx::query(
+        "SELECT i.impact_id, (SELECT e.claim_id FROM cm_evidence e WHERE e.event_id = i.event_id \
+         ORDER BY e.attribution DESC, e.first_seen_at, e.evidence_id LIMIT 1) AS claim_id \
+         FROM cm_impacts i WHERE i.company_id = $1 AND i.lifecycle <> 'retracted' ORDER BY i.impact_id",
+    )
+    .bind(company_id)
+    .fetch_all(&mut **tx)
+    .await?;
+    let mut retracted = 0;
+    for row in rows {
+        let claim: Option<String> = row.try_get("claim_id")?;
+        if !claim.is_some_and(|c| removed.contains(&c)) {
+            continue;
+        }
+        let changed_at = next_changed_at(tx, account, now).await?;
+        sqlx::query(
+            "UPDATE cm_impacts SET lifecycle = 'retracted', impact_revision = impact_revision + 1, changed_at = $1 \
+             WHERE impact_id = $2",
+        )
+        .bind(changed_at)
+        .bind(row.try_get::<String, _>("impact_id")?)
+        .execute(&mut **tx)
+        .await?;
+        retracted += 1;
+    }
+    Ok(retracted)
 }
 
 impl CmStore {
