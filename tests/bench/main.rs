@@ -26,6 +26,7 @@
 
 mod aviation;
 mod climate;
+mod company_monitoring;
 mod consumer_prices;
 mod datasette;
 mod energy_shock;
@@ -390,7 +391,8 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 5] = ["aviation", "climate", "consumer-prices", "energy-shock", "conflict"];
+    const GROUPS: [&str; 6] =
+        ["aviation", "climate", "consumer-prices", "energy-shock", "company-monitoring", "conflict"];
     if let Some(unknown) = groups.split(',').map(str::trim).find(|g| *g != "all" && !GROUPS.contains(g)) {
         // A misspelt group would otherwise print nothing for it and still look like a run.
         eprintln!("BENCH_GROUPS: unknown group {unknown:?}; the groups are all, {}", GROUPS.join(", "));
@@ -408,6 +410,7 @@ async fn main() {
     let consumer_prices =
         OptionFuture::from(wants("consumer-prices").then(|| consumer_prices::measure(wrk.as_ref()))).await;
     let energy_shock = OptionFuture::from(wants("energy-shock").then(|| energy_shock::measure(wrk.as_ref()))).await;
+    let company_monitoring = OptionFuture::from(wants("company-monitoring").then(company_monitoring::measure)).await;
     let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
@@ -488,5 +491,8 @@ async fn main() {
     }
     if let Some(f) = &energy_shock {
         energy_shock::print(f);
+    }
+    if let Some(f) = &company_monitoring {
+        company_monitoring::print(f);
     }
 }

@@ -1,0 +1,260 @@
+//! The company-monitoring figures of issue 28, on one account and a file-backed SQLite state
+//! store: ListCompanyEventImpacts over 500 companies / 50k impacts (a page of 50, in process),
+//! a ListCompanyEventChanges poll (empty and full page), CreateMonitoredCompany, an import of 100
+//! rows, and a scan of 500 companies against a local SEARCH provider answering in 50 ms.
+
+use std::{sync::Arc, time::Instant};
+
+use poem::{endpoint::BoxEndpoint, Endpoint};
+use serde_json::{json, Value};
+use sitrep_cm::{
+    ids::Kind,
+    impacts::{Confidence, Event, EventState, Impact},
+    records::{Channel, Direction, ImpactLifecycle, Magnitude},
+    settings::CmSettings,
+    store::{CmStore, EventWrite, ScanScope},
+};
+use sitrep_ingest::company_scan::Scanner;
+use sitrep_pipelines::{
+    http::{Http, RetryPolicy},
+    replay::FixtureServer,
+    web_search::{Kind as SearchKind, SearchProvider, TIMEOUT},
+};
+use sitrep_platform::state::Plan;
+use sitrep_tests::{Options, TestApp};
+
+use crate::percentile;
+
+const COMPANIES: usize = 500;
+const IMPACTS: usize = 50_000;
+const SEARCH_URL: &str = "https://search.provider.example/v1/search";
+
+pub struct Figures {
+    pub list_p50_ms: f64,
+    pub list_p99_ms: f64,
+    pub poll_empty_p50_ms: f64,
+    pub poll_full_p50_ms: f64,
+    pub create_p50_ms: f64,
+    pub import_p50_ms: f64,
+    pub scan_s: f64,
+    pub scanned: usize,
+}
+
+fn settings() -> CmSettings {
+    CmSettings {
+        cursor_secret: Some(b"company-monitoring-cursor-secret".to_vec()),
+        search_provider_url: Some(SEARCH_URL.into()),
+        company_limits: [0, 0, 100_000],
+        ..CmSettings::default()
+    }
+}
+
+fn impact(company_id: &str, now: i64) -> EventWrite {
+    let event_id = Kind::Event.new_id();
+    EventWrite {
+        event: Event {
+            event_id: event_id.clone(),
+            company_id: company_id.into(),
+            category: "legal".into(),
+            revision: 1,
+            title: "A lawsuit".into(),
+            summary: "A lawsuit was filed.".into(),
+            occurred_at: now,
+            canonical_url: "https://news.example/story".into(),
+            tokens: vec!["lawsuit".into()],
+            state: EventState::Admitted,
+            first_seen_at: now,
+            updated_at: now,
+        },
+        new_evidence: vec![],
+        impact: Some(Impact {
+            impact_id: Kind::Impact.new_id(),
+            company_id: company_id.into(),
+            event_id,
+            event_revision: 1,
+            impact_revision: 1,
+            direction: Direction::Negative,
+            channels: vec![Channel::Reputation, Channel::Finances],
+            magnitude: Magnitude::Medium,
+            confidence: Confidence { attribution: 0.75, occurrence_truth: 0.85, material_impact: 0.75 },
+            rationale: "legal signal from 2 source(s); attribution by name in the title".into(),
+            lifecycle: ImpactLifecycle::Admitted,
+            occurred_at: now,
+            changed_at: 0,
+            admitted_at: now,
+            evidence_total: 2,
+            canonical_url: "https://news.example/story".into(),
+        }),
+        impact_changed: true,
+    }
+}
+
+/// Milliseconds of `runs` in-process requests made by `request` (after 20 warm-up ones), sorted.
+async fn timed(endpoint: &BoxEndpoint<'static>, runs: usize, request: impl Fn(usize) -> poem::Request) -> Vec<f64> {
+    let mut ms = Vec::with_capacity(runs);
+    for i in 0..runs + 20 {
+        let req = request(i);
+        let t = Instant::now();
+        let r = endpoint.get_response(req).await;
+        let elapsed = t.elapsed().as_secs_f64() * 1e3;
+        assert_eq!(r.status(), 200, "{:?}", r.into_body().into_string().await);
+        if i >= 20 {
+            ms.push(elapsed);
+        }
+    }
+    ms.sort_by(f64::total_cmp);
+    ms
+}
+
+fn get(path: &str, key: &str) -> poem::Request {
+    poem::Request::builder().uri(path.parse().expect("uri")).header("x-service-key", key).finish()
+}
+
+fn post(path: &str, key: &str, body: &Value) -> poem::Request {
+    poem::Request::builder()
+        .method(poem::http::Method::POST)
+        .uri(path.parse().expect("uri"))
+        .header("x-service-key", key)
+        .content_type("application/json")
+        .body(body.to_string())
+}
+
+pub async fn measure() -> Figures {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("cm-write=1000000,cm-import=1000000,default=1000000")
+        .expect("limits");
+    let app = TestApp::start_with(Options {
+        company_monitoring: settings(),
+        state_url: format!("sqlite://{}", dir.path().join("state.db").display()),
+        rate_limits: limits,
+        ..Default::default()
+    })
+    .await;
+    let account = app.state.store.create_account("cm-bench", Plan::Business).await.expect("account");
+    let scopes = ["mcp", "company_monitoring:read", "company_monitoring:write"];
+    let key = app.state.store.create_key(&account.id, "cm", "di", &scopes, false).await.expect("key").secret;
+    let endpoint = app.endpoint();
+    let store: CmStore = sitrep_api::context(&app.state).company_monitoring.store.clone();
+
+    // 500 companies by import (5 batches of 100 rows: the import figure), then 50k impacts.
+    let mut import_ms = Vec::new();
+    for batch in 0..COMPANIES / 100 {
+        let rows: Vec<Value> = (0..100)
+            .map(|i| {
+                let n = batch * 100 + i;
+                json!({"ordinal": i, "company": {"name": format!("Company {n:04} Holdings"), "domicileCountry": "US",
+                    "domains": [format!("company{n:04}.example")]}})
+            })
+            .collect();
+        let body = json!({"contractVersion": "cm-import-v1", "clientImportId": format!("bench-{batch}"), "rows": rows});
+        let t = Instant::now();
+        let r =
+            endpoint.get_response(post("/api/company-monitoring/v1/import-monitored-company-batch", &key, &body)).await;
+        import_ms.push(t.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(r.status(), 200);
+    }
+    import_ms.sort_by(f64::total_cmp);
+    let companies = store.live_companies(&account.id).await.expect("companies");
+    assert_eq!(companies.len(), COMPANIES);
+    let now = app.state.clock.now_ms() - 3_600_000;
+    for chunk in 0..IMPACTS / 1_000 {
+        let mut writes: Vec<EventWrite> =
+            (0..1_000).map(|i| impact(&companies[(chunk * 1_000 + i) % COMPANIES].company_id, now)).collect();
+        store.save_events(&account.id, &mut writes, now).await.expect("impacts");
+    }
+
+    let list = "/api/company-monitoring/v1/list-company-event-impacts?page_size=50";
+    let listed = timed(&endpoint, 500, |_| get(list, &key)).await;
+    let first: Value = {
+        let r = endpoint.get_response(get(list, &key)).await;
+        serde_json::from_slice(&r.into_body().into_vec().await.expect("body")).expect("json")
+    };
+    let poll_cursor = first["snapshot"]["pollCursor"].as_str().expect("poll cursor").to_string();
+    let empty = timed(&endpoint, 500, |_| {
+        get(&format!("/api/company-monitoring/v1/list-company-event-changes?cursor={poll_cursor}"), &key)
+    })
+    .await;
+    // A full page: a poll cursor from before the impacts were written (their feed holds 50k).
+    app.state.clock.advance(-7_200);
+    let early: Value = {
+        let r =
+            endpoint.get_response(get("/api/company-monitoring/v1/list-monitored-companies?page_size=1", &key)).await;
+        serde_json::from_slice(&r.into_body().into_vec().await.expect("body")).expect("json")
+    };
+    app.state.clock.advance(7_200);
+    let early_cursor = early["snapshot"]["pollCursor"].as_str().expect("poll cursor").to_string();
+    let full = timed(&endpoint, 500, |_| {
+        get(&format!("/api/company-monitoring/v1/list-company-event-changes?cursor={early_cursor}&page_size=50"), &key)
+    })
+    .await;
+    let created = timed(&endpoint, 300, |i| {
+        let body = json!({"clientRequestId": format!("create-{i}"), "company": {"name": format!("New {i}"), "domicileCountry": "GB", "domains": [format!("new{i}.example")]}});
+        post("/api/company-monitoring/v1/create-monitored-company", &key, &body)
+    })
+    .await;
+
+    // The scan: a fresh account of 500 companies, a provider that answers every query in 50 ms.
+    let scan_account = app.state.store.create_account("cm-bench-scan", Plan::Business).await.expect("account");
+    let mut v = sitrep_cm::violations::Violations::default();
+    for n in 0..COMPANIES {
+        let value = json!({"name": format!("Scanned {n:04} Industries"), "domicileCountry": "US", "domains": [format!("scanned{n:04}.example")]});
+        let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).expect("input");
+        store.create(&scan_account.id, &format!("s{n}"), &input, 100_000, now).await.expect("create");
+    }
+    let fixtures = tempfile::tempdir().expect("fixtures");
+    std::fs::write(
+        fixtures.path().join("any.meta.json"),
+        json!({"request": {"method": "POST", "url": SEARCH_URL}, "response": {"status": 200, "headers": {"content-type": "application/json"}, "delayMs": 50}, "recordedAt": "2026-11-20T06:00:00Z"}).to_string(),
+    )
+    .expect("meta");
+    let results: Vec<Value> = (0..5)
+        .map(|i| json!({"url": format!("https://outlet{i}.example/story-{i}"), "title": format!("Scanned {i:04} Industries sued over contract"), "snippet": "A lawsuit was filed.", "publishedAt": "2026-11-19T10:00:00Z", "publisher": format!("Outlet {i}")}))
+        .collect();
+    std::fs::write(fixtures.path().join("any.body.json"), json!({"results": results, "truncated": false}).to_string())
+        .expect("body");
+    let server = FixtureServer::start_dirs(&[fixtures.path().to_path_buf()]).await.expect("provider");
+    let http = Http::new(server.transport(), RetryPolicy { max_retries: 0, ..RetryPolicy::default() }).expect("http");
+    let scanner = Arc::new(Scanner {
+        store: store.clone(),
+        lake: app.lake.clone(),
+        http,
+        search: Some(SearchProvider {
+            url: SEARCH_URL.into(),
+            api_key: None,
+            kind: SearchKind::Contract,
+            timeout: TIMEOUT,
+        }),
+        settings: settings(),
+        owner: "bench".into(),
+    });
+    let t = Instant::now();
+    let report = scanner.run(ScanScope::Account(&scan_account.id), app.state.clock.now_ms()).await.expect("scan");
+    let scan_s = t.elapsed().as_secs_f64();
+
+    Figures {
+        list_p50_ms: percentile(&listed, 0.5),
+        list_p99_ms: percentile(&listed, 0.99),
+        poll_empty_p50_ms: percentile(&empty, 0.5),
+        poll_full_p50_ms: percentile(&full, 0.5),
+        create_p50_ms: percentile(&created, 0.5),
+        import_p50_ms: percentile(&import_ms, 0.5),
+        scan_s,
+        scanned: report.scanned,
+    }
+}
+
+pub fn print(f: &Figures) {
+    println!("\nCompany monitoring: one account, SQLite state store (file), in process\n");
+    println!("| figure | measured | goal | ÷ goal |");
+    println!("|---|---:|---:|---:|");
+    let row = |name: &str, v: f64, goal: f64, unit: &str| {
+        println!("| {name} | {v:.2} {unit} | ≤ {goal} {unit} | {:.2} |", v / goal);
+    };
+    row("ListCompanyEventImpacts, 500 companies / 50k impacts, page of 50: p50", f.list_p50_ms, 2.0, "ms");
+    row("ListCompanyEventImpacts, 500 companies / 50k impacts, page of 50: p99", f.list_p99_ms, 10.0, "ms");
+    row("ListCompanyEventChanges poll, empty page: p50", f.poll_empty_p50_ms, 2.0, "ms");
+    row("ListCompanyEventChanges poll, full page of 50: p50", f.poll_full_p50_ms, 2.0, "ms");
+    row("CreateMonitoredCompany: p50", f.create_p50_ms, 5.0, "ms");
+    row("ImportMonitoredCompanyBatch of 100 rows: p50", f.import_p50_ms, 100.0, "ms");
+    row(&format!("scan of {} companies, provider answering in 50 ms", f.scanned), f.scan_s, 60.0, "s");
+}
