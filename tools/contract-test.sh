@@ -30,9 +30,9 @@ export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CA
 export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true SITREP_READ_THROUGH=replay
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
 export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000,cm-write=1000000,cm-import=1000000"
-# Company monitoring's runtime gate open (a cursor secret and a search provider; the server never
-# scans), and a business key with its scopes, so schemathesis reaches its operations.
-export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVIDER_URL="http://127.0.0.1:9/search"
+# Company monitoring's runtime gate open (a cursor secret and the recorded search provider), and a
+# business key with its scopes, so schemathesis reaches its operations.
+export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVIDER_URL="https://search.provider.example/v1/search"
 key="$("$bin/sitrep-serve" keys create --account contract --plan business \
     --scope company_monitoring:read --scope company_monitoring:write | sed -n 's/^API key: //p')"
 "$bin/sitrep-ingest" run --mode replay >/dev/null
@@ -44,6 +44,12 @@ for _ in $(seq 1 100); do
     curl -fsS "$base/readyz" >/dev/null 2>&1 && break
     sleep 0.2
 done
+# A company with an impact (scanned in replay from the recorded search answers), so the links
+# from the listings (to coverage, material events and the change feed) lead somewhere.
+curl -fsS -H "X-Service-Key: $key" -H 'Content-Type: application/json' \
+    -d '{"clientRequestId":"contract-seed","company":{"name":"Ashgrove Pharma","domicileCountry":"GB","domains":["ashgrovepharma.co.uk"]}}' \
+    "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
+"$bin/sitrep-ingest" cm scan --mode replay >/dev/null
 curl -fsS "$base/openapi.json" -o "$work/openapi.json"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 cd "$work" # schemathesis keeps its state in ./.schemathesis

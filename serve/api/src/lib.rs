@@ -74,6 +74,12 @@ mod tests {
         mcp: Some(sitrep_platform::registry::McpTool { title: "t", description: "d", open_world: false }),
         ..GOOD
     };
+    const BAD_LINK: Operation = Operation {
+        id: "GetLinkedThing",
+        path: "/api/things/v1/get-linked-thing",
+        links: &[sitrep_platform::registry::Link { operation_id: "GetThing", parameter: "thing_id", pointer: "/id" }],
+        ..GOOD
+    };
 
     #[test]
     fn misdeclared_operations_are_refused() {
@@ -88,6 +94,7 @@ mod tests {
             (&[&BAD_PATH][..], "path must be"),
             (&[&GET_WITH_BODY][..], "declares its body"),
             (&[&POST_TOOL][..], "no MCP tool"),
+            (&[&GOOD, &BAD_LINK][..], "a link to GetThing's `thing_id`"),
         ] {
             let leaked: &'static [&'static Operation] = Box::leak(ops.to_vec().into_boxed_slice());
             let e = Registry::new(&[group(leaked)]).err().map(|e| e.to_string()).unwrap_or_default();

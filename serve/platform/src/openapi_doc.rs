@@ -154,10 +154,20 @@ fn success_responses(op: &Operation, body: Value) -> Map<String, Value> {
         body
     };
     let mut responses = Map::new();
-    responses.insert(
-        "200".into(),
-        json!({"description": "OK (may be a jmespath projection when `jmespath` is given)", "content": media(body)}),
-    );
+    let mut ok =
+        json!({"description": "OK (may be a jmespath projection when `jmespath` is given)", "content": media(body)});
+    if !op.links.is_empty() {
+        let links: Map<String, Value> = op
+            .links
+            .iter()
+            .map(|l| {
+                let link = json!({"operationId": l.operation_id, "parameters": {l.parameter: format!("$response.body#{}", l.pointer)}});
+                (format!("{}By{}", l.operation_id, l.parameter), link)
+            })
+            .collect();
+        ok["links"] = Value::Object(links);
+    }
+    responses.insert("200".into(), ok);
     responses.insert("304".into(), json!({"description": "Not modified (If-None-Match matched the ETag)"}));
     responses
 }

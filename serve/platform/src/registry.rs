@@ -138,7 +138,18 @@ pub struct Operation {
     pub body: Option<fn() -> serde_json::Value>,
     /// The group's own refusals, checked by the edge at their places in the order of checks.
     pub guard: Option<Guard>,
+    /// Where a 200 answer leads: OpenAPI links that clients (schemathesis) follow.
+    pub links: &'static [Link],
     pub answer: Answering,
+}
+
+/// An OpenAPI link from an operation's 200 answer to a GET: the target's query parameter takes
+/// the value at `pointer` (a JSON Pointer) in the answer.
+#[derive(Debug, Clone, Copy)]
+pub struct Link {
+    pub operation_id: &'static str,
+    pub parameter: &'static str,
+    pub pointer: &'static str,
 }
 
 /// A group's refusals at the two places of SUPPLEMENT 4.1's order of checks: `available` after
@@ -180,6 +191,7 @@ impl Operation {
         params: &[],
         body: None,
         guard: None,
+        links: &[],
         answer: Answering { schema: None, handler: undeclared },
     };
 
@@ -258,6 +270,17 @@ impl Registry {
             }
             if let Some(name) = op.tool_name() {
                 registry.by_tool.insert(name, op);
+            }
+        }
+        // A link leads to a declared GET, by a parameter it takes.
+        for op in registry.operations() {
+            for link in op.links {
+                let target = registry.by_id(link.operation_id).filter(|t| t.method == Method::Get);
+                if !target.is_some_and(|t| t.params.iter().any(|p| p.name == link.parameter)) {
+                    let problem =
+                        format!("a link to {}'s `{}`, which is no GET parameter", link.operation_id, link.parameter);
+                    return Err(Misdeclared { id: op.id, problem });
+                }
             }
         }
         Ok(registry)

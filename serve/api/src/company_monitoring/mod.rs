@@ -36,7 +36,7 @@ use sitrep_platform::{
         params::{Param, ParamKind},
         parse::parse_with,
     },
-    registry::{Access, Group, Guard, Operation},
+    registry::{Access, Group, Guard, Link, Operation},
 };
 
 use model::{
@@ -63,6 +63,15 @@ pub static GROUP: Group = Group {
     ],
 };
 
+/// Where a company's answer leads: its coverage and its impacts.
+const COVERAGE_OF_COMPANY: Link =
+    Link { operation_id: "GetCompanyCoverage", parameter: "company_id", pointer: "/company/companyId" };
+const IMPACTS_OF_COMPANY: Link =
+    Link { operation_id: "ListCompanyEventImpacts", parameter: "company_id", pointer: "/company/companyId" };
+/// A listing's poll cursor leads to the change feed.
+const POLL_CHANGES: Link =
+    Link { operation_id: "ListCompanyEventChanges", parameter: "cursor", pointer: "/snapshot/pollCursor" };
+
 /// A read: the runtime gate, then the access rule.
 const READ: Guard = Guard { available: gate_open, admitted: Guard::pass };
 /// A write: the runtime gate, the access rule, then the `restWrites` flag.
@@ -76,6 +85,7 @@ pub static CREATE_MONITORED_COMPANY: Operation = Operation {
     rate: Policy::CmWrite,
     body: Some(body::create),
     guard: Some(WRITE),
+    links: &[COVERAGE_OF_COMPANY, IMPACTS_OF_COMPANY],
     answer: answered_by!(CompanyResponse, create),
     ..Operation::POST
 };
@@ -103,6 +113,7 @@ pub static UPDATE_MONITORED_COMPANY: Operation = Operation {
     rate: Policy::CmWrite,
     body: Some(body::update),
     guard: Some(WRITE),
+    links: &[COVERAGE_OF_COMPANY],
     answer: answered_by!(CompanyResponse, update),
     ..Operation::POST
 };
@@ -149,6 +160,10 @@ pub static LIST_MONITORED_COMPANIES: Operation = Operation {
     access: Access::CmRead,
     params: company_list::PARAMS,
     guard: Some(READ),
+    links: &[
+        Link { operation_id: "GetCompanyCoverage", parameter: "company_id", pointer: "/companies/0/companyId" },
+        POLL_CHANGES,
+    ],
     answer: answered_by!(ListMonitoredCompaniesResponse, company_list::list),
     ..Operation::GET
 };
@@ -160,6 +175,10 @@ pub static LIST_COMPANY_EVENT_IMPACTS: Operation = Operation {
     access: Access::CmRead,
     params: impact_list::PARAMS,
     guard: Some(READ),
+    links: &[
+        Link { operation_id: "GetCompanyMaterialEvent", parameter: "impact_id", pointer: "/impacts/0/impactId" },
+        POLL_CHANGES,
+    ],
     answer: answered_by!(ListCompanyEventImpactsResponse, impact_list::list),
     ..Operation::GET
 };
