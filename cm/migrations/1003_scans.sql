@@ -30,3 +30,12 @@ CREATE TABLE cm_provider_scans (
     reason_code      TEXT NOT NULL,
     PRIMARY KEY (company_id, provider)
 );
+
+-- DOMAIN claims' DNS resolution on consecutive scans: three failures in a row expire the claim
+-- and the company needs confirmation (4.9 rule 3).
+CREATE TABLE cm_domain_checks (
+    claim_id   TEXT PRIMARY KEY,
+    company_id TEXT NOT NULL,
+    failures   INTEGER NOT NULL,
+    checked_at BIGINT NOT NULL
+);

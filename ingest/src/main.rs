@@ -10,7 +10,7 @@ use sitrep_cm::{
     store::{CmStore, ScanScope},
 };
 use sitrep_ingest::{
-    company_scan::Scanner,
+    company_scan::{DomainResolver, RecordedResolver, Scanner, SystemResolver},
     config::{LakeArgs, SourceArgs},
     lake::{describe_changes, views_json, views_sql, GcOptions},
     replay::SourceEnv,
@@ -130,7 +130,12 @@ async fn company_scanner(
         timeout: web_search::TIMEOUT,
     });
     let owner = format!("{}-{}", hostname(), std::process::id());
-    let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner };
+    // The recorded world has no DNS: in replay every domain resolves.
+    let resolver: Arc<dyn DomainResolver> = match source.mode {
+        sitrep_ingest::config::Mode::Live => Arc::new(SystemResolver),
+        sitrep_ingest::config::Mode::Replay => Arc::new(RecordedResolver::default()),
+    };
+    let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner, resolver };
     // The clock keeps the environment (in replay, its fixture server) alive.
     let clock: Clock = Arc::new(move || env.now().timestamp_millis());
     Ok((scanner, clock))

@@ -7,7 +7,7 @@ use sitrep_cm::{
     settings::CmSettings,
     store::{CmStore, ScanScope},
 };
-use sitrep_ingest::company_scan::{Scanner, LEASE_MS};
+use sitrep_ingest::company_scan::{RecordedResolver, Scanner, LEASE_MS};
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
     replay::FixtureServer,
@@ -50,6 +50,7 @@ async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, 
         search: Some(search),
         settings: settings(),
         owner: owner.into(),
+        resolver: std::sync::Arc::new(RecordedResolver::default()),
     };
     (server, scanner)
 }
@@ -209,6 +210,7 @@ async fn one_worker_at_a_time_and_a_crashed_scan_leaves_the_company_due() {
         providers: vec![],
         assessment_ready: true,
         searched_until: None,
+        domain_checks: vec![],
     };
     let dropped =
         store(&app).finish_scan(&first[0], "worker-a", &mut late, RECORDED_AT + LEASE_MS + 2, 1).await.unwrap();
@@ -323,4 +325,32 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
     );
     assert!(precision >= 0.92, "precision {precision:.2}");
     assert!(rediscovery >= 0.60, "rediscovery {rediscovery:.2}");
+}
+
+#[tokio::test]
+async fn a_domain_that_fails_to_resolve_three_scans_running_needs_confirmation() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-dns", Plan::Business).await.unwrap();
+    let mut v = sitrep_cm::violations::Violations::default();
+    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
+    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+    let sitrep_cm::store::Created::New(company) =
+        store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap()
+    else {
+        panic!()
+    };
+    let (_server, mut scanner) = scanner(&app, "normal", "worker-a").await;
+    scanner.resolver = std::sync::Arc::new(RecordedResolver { unresolvable: vec!["ashgrovepharma.co.uk".into()] });
+    let read = || async { store(&app).company(&account.id, &company.company_id).await.unwrap().unwrap() };
+    for scan in 1..=3 {
+        assert_ne!(read().await.coverage, sitrep_cm::records::CoverageState::NeedsConfirmation, "before scan {scan}");
+        let report =
+            scanner.run(ScanScope::Company(&company.company_id), RECORDED_AT + scan * 3_600_000).await.unwrap();
+        assert_eq!(report.scanned, 1);
+    }
+    let after = read().await;
+    assert_eq!(after.coverage, sitrep_cm::records::CoverageState::NeedsConfirmation);
+    let domain = after.claims.iter().find(|c| c.kind == sitrep_cm::records::ClaimType::Domain).unwrap();
+    assert_eq!(domain.trust, sitrep_cm::records::TrustState::Expired);
+    assert!(domain.expires_at.is_some());
 }

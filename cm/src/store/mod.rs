@@ -10,7 +10,7 @@ mod scans;
 
 pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, RowResult, Updated};
 pub use impacts::{EventWrite, StoredEvent, Window};
-pub use scans::{ScanRecord, ScanResult, ScanScope, ScanTarget};
+pub use scans::{ScanRecord, ScanResult, ScanScope, ScanTarget, DNS_FAILURES_TO_EXPIRE};
 
 use sqlx::{Sqlite, SqlitePool, Transaction};
 

@@ -40,7 +40,12 @@ pub struct ScanResult {
     pub assessment_ready: bool,
     /// The end of this scan's window when a provider completed it.
     pub searched_until: Option<i64>,
+    /// Each DOMAIN claim checked, and whether it resolved.
+    pub domain_checks: Vec<(String, bool)>,
 }
+
+/// Consecutive failed resolutions that expire a DOMAIN claim (4.9 rule 3).
+pub const DNS_FAILURES_TO_EXPIRE: i64 = 3;
 
 /// A company's latest scan, as GetCompanyCoverage shows it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -111,11 +116,18 @@ async fn judge(
         }
         None => false,
     };
+    let unconfirmed: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM cm_domain_checks d JOIN cm_claims c ON c.claim_id = d.claim_id \
+         WHERE d.company_id = $1 AND d.failures >= $2",
+    )
+    .bind(&company.company_id)
+    .bind(DNS_FAILURES_TO_EXPIRE)
+    .fetch_one(&mut **tx)
+    .await?;
     let facts = Facts {
         identified: identified(company),
         scanned,
-        // DNS confirmation of DOMAIN claims is not run yet: no claim is ever unconfirmed.
-        domain_unconfirmed: false,
+        domain_unconfirmed: unconfirmed > 0,
         providers: &providers,
         assessment_ready: ready,
         events_in_window,
@@ -279,6 +291,29 @@ impl CmStore {
             .bind(&p.reason_code)
             .execute(&mut *tx)
             .await?;
+        }
+        for (claim_id, resolved) in &result.domain_checks {
+            let failures: i64 = sqlx::query_scalar(
+                "INSERT INTO cm_domain_checks (claim_id, company_id, failures, checked_at) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (claim_id) DO UPDATE SET failures = CASE WHEN $3 = 0 THEN 0 \
+                 ELSE cm_domain_checks.failures + 1 END, checked_at = excluded.checked_at RETURNING failures",
+            )
+            .bind(claim_id)
+            .bind(company_id)
+            .bind(i64::from(!resolved))
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            if failures >= DNS_FAILURES_TO_EXPIRE {
+                sqlx::query(
+                    "UPDATE cm_claims SET trust_state = 'expired', expires_at = COALESCE(expires_at, $1) \
+                     WHERE claim_id = $2",
+                )
+                .bind(now)
+                .bind(claim_id)
+                .execute(&mut *tx)
+                .await?;
+            }
         }
         sqlx::query(
             "UPDATE cm_scans SET last_scan_at = $1, searched_until = COALESCE($2, searched_until), \

@@ -18,7 +18,7 @@ use sitrep_cm::{
         lexicon::classify,
         matching::{attribute, Item, Profile},
     },
-    records::{Provider, ProviderCoverage},
+    records::{ClaimType, Provider, ProviderCoverage, TrustState},
     settings::CmSettings,
     store::{CmError, CmStore, ScanResult, ScanScope, ScanTarget},
 };
@@ -64,6 +64,39 @@ struct Hit {
     published_at: Option<i64>,
 }
 
+/// How a DOMAIN claim's name is resolved: the system's DNS live; in replay (and tests), the
+/// recorded world, where every domain resolves but those listed.
+pub trait DomainResolver: Send + Sync {
+    fn resolves<'a>(&'a self, domain: &'a str) -> futures::future::BoxFuture<'a, bool>;
+}
+
+/// The system's resolver (5 s per name; a timeout is a failure).
+pub struct SystemResolver;
+
+impl DomainResolver for SystemResolver {
+    fn resolves<'a>(&'a self, domain: &'a str) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(async move {
+            let lookup = tokio::net::lookup_host((domain, 443));
+            match tokio::time::timeout(std::time::Duration::from_secs(5), lookup).await {
+                Ok(Ok(mut addresses)) => addresses.next().is_some(),
+                _ => false,
+            }
+        })
+    }
+}
+
+/// The recorded world's resolver.
+#[derive(Debug, Clone, Default)]
+pub struct RecordedResolver {
+    pub unresolvable: Vec<String>,
+}
+
+impl DomainResolver for RecordedResolver {
+    fn resolves<'a>(&'a self, domain: &'a str) -> futures::future::BoxFuture<'a, bool> {
+        Box::pin(async move { !self.unresolvable.iter().any(|d| d == domain) })
+    }
+}
+
 pub struct Scanner {
     pub store: CmStore,
     pub lake: Lake,
@@ -73,6 +106,7 @@ pub struct Scanner {
     pub settings: CmSettings,
     /// This worker's name on the leases it takes.
     pub owner: String,
+    pub resolver: std::sync::Arc<dyn DomainResolver>,
 }
 
 fn time(ms: i64) -> DateTime<Utc> {
@@ -135,11 +169,20 @@ impl Scanner {
         let outcome = events::apply(stored, candidates, &profile.own_words, now);
         let revisions = outcome.writes.iter().filter(|w| w.impact_changed).count();
         let searched_until = providers.iter().any(|p| p.state != ProviderCoverage::Failed).then_some(now);
+        let mut domain_checks = Vec::new();
+        for claim in
+            target.company.claims.iter().filter(|c| {
+                c.kind == ClaimType::Domain && !matches!(c.trust, TrustState::Expired | TrustState::Rejected)
+            })
+        {
+            domain_checks.push((claim.claim_id.clone(), self.resolver.resolves(&claim.value).await));
+        }
         let mut result = ScanResult {
             writes: outcome.writes,
             providers,
             assessment_ready: outcome.assessment_ready,
             searched_until,
+            domain_checks,
         };
         let recorded = self.store.finish_scan(target, &self.owner, &mut result, now, self.settings.scan_interval_ms);
         Ok(recorded.await?.map(|_| revisions))
