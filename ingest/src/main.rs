@@ -10,7 +10,7 @@ use sitrep_cm::{
     store::{CmStore, ScanScope},
 };
 use sitrep_ingest::{
-    company_scan::{DomainResolver, RecordedResolver, Scanner, SystemResolver},
+    company_scan::{LiveVerification, RecordedVerification, Scanner, Verification},
     config::{LakeArgs, SourceArgs},
     lake::{describe_changes, views_json, views_sql, GcOptions},
     replay::SourceEnv,
@@ -130,12 +130,12 @@ async fn company_scanner(
         timeout: web_search::TIMEOUT,
     });
     let owner = format!("{}-{}", hostname(), std::process::id());
-    // The recorded world has no DNS: in replay every domain resolves.
-    let resolver: Arc<dyn DomainResolver> = match source.mode {
-        sitrep_ingest::config::Mode::Live => Arc::new(SystemResolver),
-        sitrep_ingest::config::Mode::Replay => Arc::new(RecordedResolver::default()),
+    // The recorded world has no DNS and its URLs stay: in replay every domain resolves.
+    let verification: Arc<dyn Verification> = match source.mode {
+        sitrep_ingest::config::Mode::Live => Arc::new(LiveVerification),
+        sitrep_ingest::config::Mode::Replay => Arc::new(RecordedVerification::default()),
     };
-    let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner, resolver };
+    let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner, verification };
     // The clock keeps the environment (in replay, its fixture server) alive.
     let clock: Clock = Arc::new(move || env.now().timestamp_millis());
     Ok((scanner, clock))

@@ -38,6 +38,7 @@ pub mod open_meteo;
 pub mod openaq;
 pub mod portwatch;
 pub mod positions;
+pub mod public_fetch;
 pub mod registry;
 pub mod replay;
 pub mod source;

@@ -14,7 +14,7 @@ use sitrep_cm::{
     settings::CmSettings,
     store::{CmStore, EventWrite, ScanScope},
 };
-use sitrep_ingest::company_scan::{RecordedResolver, Scanner};
+use sitrep_ingest::company_scan::{RecordedVerification, Scanner};
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
     replay::FixtureServer,
@@ -226,7 +226,7 @@ pub async fn measure() -> Figures {
         }),
         settings: settings(),
         owner: "bench".into(),
-        resolver: Arc::new(RecordedResolver::default()),
+        verification: Arc::new(RecordedVerification::default()),
     });
     let t = Instant::now();
     let report = scanner.run(ScanScope::Account(&scan_account.id), app.state.clock.now_ms()).await.expect("scan");

@@ -7,7 +7,7 @@ use sitrep_cm::{
     settings::CmSettings,
     store::{CmStore, ScanScope},
 };
-use sitrep_ingest::company_scan::{RecordedResolver, Scanner, LEASE_MS};
+use sitrep_ingest::company_scan::{RecordedVerification, Scanner, LEASE_MS};
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
     replay::FixtureServer,
@@ -50,7 +50,7 @@ async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, 
         search: Some(search),
         settings: settings(),
         owner: owner.into(),
-        resolver: std::sync::Arc::new(RecordedResolver::default()),
+        verification: std::sync::Arc::new(RecordedVerification::default()),
     };
     (server, scanner)
 }
@@ -340,7 +340,10 @@ async fn a_domain_that_fails_to_resolve_three_scans_running_needs_confirmation()
         panic!()
     };
     let (_server, mut scanner) = scanner(&app, "normal", "worker-a").await;
-    scanner.resolver = std::sync::Arc::new(RecordedResolver { unresolvable: vec!["ashgrovepharma.co.uk".into()] });
+    scanner.verification = std::sync::Arc::new(RecordedVerification {
+        unresolvable: vec!["ashgrovepharma.co.uk".into()],
+        ..Default::default()
+    });
     let read = || async { store(&app).company(&account.id, &company.company_id).await.unwrap().unwrap() };
     for scan in 1..=3 {
         assert_ne!(read().await.coverage, sitrep_cm::records::CoverageState::NeedsConfirmation, "before scan {scan}");
@@ -353,4 +356,33 @@ async fn a_domain_that_fails_to_resolve_three_scans_running_needs_confirmation()
     let domain = after.claims.iter().find(|c| c.kind == sitrep_cm::records::ClaimType::Domain).unwrap();
     assert_eq!(domain.trust, sitrep_cm::records::TrustState::Expired);
     assert!(domain.expires_at.is_some());
+}
+
+#[tokio::test]
+async fn evidence_gone_on_the_daily_re_check_retracts_the_impact_within_seven_days() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-recheck", Plan::Business).await.unwrap();
+    let mut v = sitrep_cm::violations::Violations::default();
+    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
+    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+    store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap();
+    let (_server, mut scanner) = scanner(&app, "normal", "worker-a").await;
+    scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
+    let statement = "https://ashgrovepharma.co.uk/media/statement-inhaler-patent-claim";
+    let impact_of = || async {
+        let feed = sitrep_cm::filters::FeedFilter::Impacts(Default::default());
+        let window = sitrep_cm::store::Window::Newest { as_of: i64::MAX, after: None };
+        store(&app).impacts(&account.id, &feed, window, 10).await.unwrap().remove(0)
+    };
+    // The first re-check: every URL answers; a day later the statement is gone: retracted.
+    assert_eq!(scanner.recheck(RECORDED_AT + 60_000).await.unwrap(), (1, 0));
+    assert_eq!(scanner.recheck(RECORDED_AT + 120_000).await.unwrap(), (0, 0), "at most daily");
+    scanner.verification =
+        std::sync::Arc::new(RecordedVerification { gone: vec![statement.into()], ..Default::default() });
+    let day = sitrep_cm::store::RECHECK_EVERY_MS;
+    assert_eq!(scanner.recheck(RECORDED_AT + 60_000 + day).await.unwrap(), (1, 1));
+    let retracted = impact_of().await;
+    assert_eq!((retracted.lifecycle, retracted.impact_revision), (sitrep_cm::records::ImpactLifecycle::Retracted, 2));
+    // Beyond 7 days after admission nothing is re-checked.
+    assert_eq!(scanner.recheck(RECORDED_AT + 8 * day).await.unwrap(), (0, 0));
 }

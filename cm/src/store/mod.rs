@@ -6,10 +6,12 @@
 
 mod companies;
 mod impacts;
+mod rechecks;
 mod scans;
 
 pub use companies::{Claim, Company, CompanyPage, Created, ImportRow, LifecycleChange, RowResult, Updated};
 pub use impacts::{EventWrite, StoredEvent, Window};
+pub use rechecks::{RECHECK_EVERY_MS, RECHECK_FOR_MS};
 pub use scans::{ScanRecord, ScanResult, ScanScope, ScanTarget, DNS_FAILURES_TO_EXPIRE};
 
 use sqlx::{Sqlite, SqlitePool, Transaction};

@@ -30,7 +30,8 @@ use sitrep_pipelines::{
 
 pub use news::{News, NewsItem};
 
-/// The worker's cadence: due companies every 5 minutes, the coverage sweep every 15.
+/// The worker's cadence: due companies every 5 minutes; the coverage sweep and the evidence
+/// re-check every 15.
 const SCAN_CRON: &str = "0 */5 * * * *";
 const SWEEP_CRON: &str = "30 */15 * * * *";
 
@@ -64,16 +65,18 @@ struct Hit {
     published_at: Option<i64>,
 }
 
-/// How a DOMAIN claim's name is resolved: the system's DNS live; in replay (and tests), the
-/// recorded world, where every domain resolves but those listed.
-pub trait DomainResolver: Send + Sync {
+/// What the scan verifies against the world: whether a DOMAIN claim's name resolves, and
+/// whether an evidence URL is gone (404 or 410; `None` when it could not be told).
+pub trait Verification: Send + Sync {
     fn resolves<'a>(&'a self, domain: &'a str) -> futures::future::BoxFuture<'a, bool>;
+    fn gone<'a>(&'a self, url: &'a str) -> futures::future::BoxFuture<'a, Option<bool>>;
 }
 
-/// The system's resolver (5 s per name; a timeout is a failure).
-pub struct SystemResolver;
+/// The live world: the system's resolver (5 s per name; a timeout is a failure), and an SSRF-safe
+/// GET of the URL (https only, no redirects, public addresses only, 10 s).
+pub struct LiveVerification;
 
-impl DomainResolver for SystemResolver {
+impl Verification for LiveVerification {
     fn resolves<'a>(&'a self, domain: &'a str) -> futures::future::BoxFuture<'a, bool> {
         Box::pin(async move {
             let lookup = tokio::net::lookup_host((domain, 443));
@@ -83,17 +86,34 @@ impl DomainResolver for SystemResolver {
             }
         })
     }
+
+    fn gone<'a>(&'a self, url: &'a str) -> futures::future::BoxFuture<'a, Option<bool>> {
+        Box::pin(async move {
+            let url = url::Url::parse(url).ok()?;
+            let options = sitrep_pipelines::public_fetch::PublicFetchOptions::default();
+            let timeout = std::time::Duration::from_secs(10);
+            let client = sitrep_pipelines::public_fetch::pinned_client(&url, timeout, &options).await.ok()?;
+            let status = client.get(url.as_str()).send().await.ok()?.status().as_u16();
+            Some(matches!(status, 404 | 410))
+        })
+    }
 }
 
-/// The recorded world's resolver.
+/// The recorded world (replay and tests): every domain resolves and every URL answers, but those
+/// listed.
 #[derive(Debug, Clone, Default)]
-pub struct RecordedResolver {
+pub struct RecordedVerification {
     pub unresolvable: Vec<String>,
+    pub gone: Vec<String>,
 }
 
-impl DomainResolver for RecordedResolver {
+impl Verification for RecordedVerification {
     fn resolves<'a>(&'a self, domain: &'a str) -> futures::future::BoxFuture<'a, bool> {
         Box::pin(async move { !self.unresolvable.iter().any(|d| d == domain) })
+    }
+
+    fn gone<'a>(&'a self, url: &'a str) -> futures::future::BoxFuture<'a, Option<bool>> {
+        Box::pin(async move { Some(self.gone.iter().any(|u| u == url)) })
     }
 }
 
@@ -106,7 +126,7 @@ pub struct Scanner {
     pub settings: CmSettings,
     /// This worker's name on the leases it takes.
     pub owner: String,
-    pub resolver: std::sync::Arc<dyn DomainResolver>,
+    pub verification: std::sync::Arc<dyn Verification>,
 }
 
 fn time(ms: i64) -> DateTime<Utc> {
@@ -147,6 +167,20 @@ impl Scanner {
         Ok(report)
     }
 
+    /// The daily re-check of evidence URLs at `now` (a batch of those due): records each answer
+    /// and retracts impacts whose evidence is all gone. Returns (checked, retracted).
+    pub async fn recheck(&self, now: i64) -> Result<(usize, usize), CmError> {
+        let due = self.store.evidence_due_for_check(now, 500).await?;
+        let answers: Vec<Option<(String, bool)>> = stream::iter(due)
+            .map(|(id, url)| async move { self.verification.gone(&url).await.map(|gone| (id, gone)) })
+            .buffer_unordered(CONCURRENCY)
+            .collect()
+            .await;
+        let checks: Vec<(String, bool)> = answers.into_iter().flatten().collect();
+        let retracted = self.store.record_checks(&checks, now).await?;
+        Ok((checks.len(), retracted))
+    }
+
     /// Scans one leased company: the number of impact revisions it wrote, or `None` when its
     /// outcome was dropped.
     async fn scan(&self, target: &ScanTarget, news: Option<&News>, now: i64) -> Result<Option<usize>, CmError> {
@@ -175,7 +209,7 @@ impl Scanner {
                 c.kind == ClaimType::Domain && !matches!(c.trust, TrustState::Expired | TrustState::Rejected)
             })
         {
-            domain_checks.push((claim.claim_id.clone(), self.resolver.resolves(&claim.value).await));
+            domain_checks.push((claim.claim_id.clone(), self.verification.resolves(&claim.value).await));
         }
         let mut result = ScanResult {
             writes: outcome.writes,
@@ -310,6 +344,13 @@ pub async fn schedule(
                 let interval = scanner.settings.scan_interval_ms;
                 if let Err(e) = scanner.store.refresh_coverage(now(), interval).await {
                     tracing::error!(error = %e, "company monitoring: coverage sweep failed");
+                }
+                match scanner.recheck(now()).await {
+                    Ok((0, _)) => {}
+                    Ok((checked, retracted)) => {
+                        tracing::info!(checked, retracted, "company monitoring: evidence re-checked")
+                    }
+                    Err(e) => tracing::error!(error = %e, "company monitoring: evidence re-check failed"),
                 }
             })
         })?)

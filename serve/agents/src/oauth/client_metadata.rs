@@ -1,18 +1,14 @@
 //! Client ID Metadata Documents (SUPPLEMENT 5.4a): a `client_id` that is an https URL names a JSON
 //! document describing the client, fetched here — https only, no credentials, no redirects, at
 //! most 5,120 bytes within 5 s, and never from a loopback, private, link-local or multicast
-//! address: the host is resolved first and the connection pinned to the checked address, so a
-//! DNS answer cannot change between the check and the fetch. Documents are cached per their
+//! address (`sitrep_pipelines::public_fetch`: the host is resolved first and the connection
+//! pinned to the checked address). Documents are cached per their
 //! `Cache-Control: max-age`, between 60 s and 24 h.
 
-use std::{
-    collections::HashMap,
-    net::{IpAddr, SocketAddr},
-    sync::Mutex,
-    time::Duration,
-};
+use std::{collections::HashMap, sync::Mutex, time::Duration};
 
 use serde_json::Value;
+use sitrep_pipelines::public_fetch::{pinned_client, PublicFetchError, PublicFetchOptions};
 
 use super::register::redirect_allowed;
 use crate::settings::AgentSettings;
@@ -56,35 +52,6 @@ pub fn metadata_url(client_id: &str) -> Option<url::Url> {
         .then_some(url)
 }
 
-/// Whether an address may be fetched from: public unicast only.
-fn is_public(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_unspecified()
-                || v4.is_documentation()
-                || o[0] == 0
-                || (o[0] == 100 && (o[1] & 0xc0) == 64)) // shared address space 100.64.0.0/10
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_multicast()
-                || v6.is_unspecified()
-                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (first & 0xffc0) == 0xfe80) // link-local fe80::/10
-        }
-    }
-}
-
 fn max_age(headers: &reqwest::header::HeaderMap) -> i64 {
     let age = headers
         .get("cache-control")
@@ -126,26 +93,16 @@ fn client_of(url: &url::Url, doc: &Value, callbacks: &[String]) -> Result<Client
 }
 
 async fn fetch(settings: &AgentSettings, url: &url::Url) -> Result<(ClientRecord, i64), MetadataError> {
-    let host = url.host_str().ok_or(MetadataError::NotAMetadataUrl)?;
-    let port = url.port_or_known_default().unwrap_or(443);
-    let addrs: Vec<SocketAddr> =
-        tokio::net::lookup_host((host, port)).await.map_err(|_| MetadataError::Unresolvable)?.collect();
-    let allow_loopback = settings.oauth_cimd_allow_loopback;
-    let addr = addrs
-        .into_iter()
-        .find(|a| is_public(a.ip()) || (allow_loopback && a.ip().is_loopback()))
-        .ok_or(MetadataError::ForbiddenAddress)?;
-    let mut builder = reqwest::Client::builder()
-        .https_only(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(TIMEOUT)
-        .resolve(host, addr)
-        .user_agent(concat!("sitrep/", env!("CARGO_PKG_VERSION")));
-    if let Some(ca) = &settings.oauth_cimd_ca {
-        let cert = reqwest::Certificate::from_pem(ca).map_err(|e| MetadataError::Fetch(e.to_string()))?;
-        builder = builder.add_root_certificate(cert);
-    }
-    let client = builder.build().map_err(|e| MetadataError::Fetch(e.to_string()))?;
+    let options = PublicFetchOptions {
+        allow_loopback: settings.oauth_cimd_allow_loopback,
+        extra_root_pem: settings.oauth_cimd_ca.clone(),
+    };
+    let client = pinned_client(url, TIMEOUT, &options).await.map_err(|e| match e {
+        PublicFetchError::NotHttps => MetadataError::NotAMetadataUrl,
+        PublicFetchError::Unresolvable => MetadataError::Unresolvable,
+        PublicFetchError::ForbiddenAddress => MetadataError::ForbiddenAddress,
+        PublicFetchError::Client(detail) => MetadataError::Fetch(detail),
+    })?;
     let mut resp = client.get(url.as_str()).send().await.map_err(|e| MetadataError::Fetch(e.to_string()))?;
     if resp.status().is_redirection() {
         return Err(MetadataError::Redirected);
@@ -196,30 +153,6 @@ impl MetadataCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_public_unicast_addresses() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "224.0.0.1",
-            "0.0.0.0",
-            "100.64.0.1",
-            "::1",
-            "fe80::1",
-            "fc00::1",
-            "::ffff:127.0.0.1",
-            "ff02::1",
-        ] {
-            assert!(!is_public(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "100.128.0.1"] {
-            assert!(is_public(ip.parse().unwrap()), "{ip}");
-        }
-    }
 
     #[test]
     fn metadata_urls_and_documents() {
