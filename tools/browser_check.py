@@ -53,6 +53,14 @@ def submit(page, locator):
         (page.locator(locator) if isinstance(locator, str) else locator).click()
 
 
+def fits(page, what):
+    """Nothing on the page is wider than the 390 px phone screen, and every button is on it."""
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    expect(overflow <= 0, f"{what} fits a phone screen (overflows by {overflow} px)")
+    for box in [b.bounding_box() for b in page.locator("button").all()]:
+        expect(box is None or box["x"] + box["width"] <= 390, f"{what}: a button is cut off at {box}")
+
+
 def main(base, key, chromium, out):
     os.makedirs(out, exist_ok=True)
     shot = lambda page, name: page.screenshot(path=os.path.join(out, f"{name}.png"), full_page=True)
@@ -73,6 +81,7 @@ def main(base, key, chromium, out):
         submit(page, "button[type=submit]")
         expect(page.locator("h2", has_text="API Keys").count() == 1, f"signed in to the dashboard: {page.url} {page.content()[:600]}")
         shot(page, "02-dashboard")
+        fits(page, "the dashboard")
         page.fill("#key-name", "browser key")
         submit(page, "text=Create key")
         secret = page.locator("#new-key").inner_text().strip()
@@ -86,6 +95,14 @@ def main(base, key, chromium, out):
         expect(page.locator("tr", has_text="browser key").count() == 0, "the revoked key is gone from the list")
         expect(requests.get(api, headers={"X-Service-Key": secret, "User-Agent": AGENT}).status_code == 401, "revoked key refused")
         shot(page, "04-key-revoked")
+
+        # Company monitoring (a business key with its scopes; the contract tests scanned one company).
+        page.goto(f"{base}/dashboard/companies")
+        expect(page.locator("h2", has_text="Companies").count() == 1, f"the company-monitoring page: {page.content()[:600]}")
+        expect(page.locator("td", has_text="Ashgrove Pharma").count() >= 1, "the scanned company is listed")
+        expect(page.locator("a", has_text="source").count() >= 1, "its impact links to its evidence")
+        fits(page, "the company-monitoring page")
+        shot(page, "04b-company-monitoring")
 
         # An assistant: registration, the consent page approved in the browser, the code exchanged.
         callback_url, landed = assistant_callback()
@@ -112,6 +129,7 @@ def main(base, key, chromium, out):
         row = page.locator("tr", has_text="Browser Assistant")
         expect(row.count() == 1, "the assistant is listed under Connected MCP Clients")
         shot(page, "06-connected-clients")
+        fits(page, "the dashboard with a connected client")
         submit(page, row.locator("button", has_text="Revoke"))
         expect(page.locator("tr", has_text="Browser Assistant").count() == 0, "the revoked assistant is gone")
         expect(requests.get(api, headers=bearer).status_code == 401, "the revoked assistant's token is refused")
@@ -123,7 +141,7 @@ def main(base, key, chromium, out):
         submit(page, "text=Sign out")
         expect(page.locator("h1", has_text="Sign in").count() == 1, "signed out")
         browser.close()
-    print(f"browser (chromium {version}): dashboard, keys, consent, connected clients, status: ok; screenshots in {out}")
+    print(f"browser (chromium {version}): dashboard, keys, company monitoring, consent, connected clients, status (all fit 390 px): ok; screenshots in {out}")
 
 
 if __name__ == "__main__":

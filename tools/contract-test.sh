@@ -33,6 +33,8 @@ export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000
 # Company monitoring's runtime gate open (a cursor secret and the recorded search provider), and a
 # business key with its scopes, so schemathesis reaches its operations.
 export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVIDER_URL="https://search.provider.example/v1/search"
+# The dashboard's company-monitoring page too (flag `ui`), for the browser.
+export CM_FLAG_UI=on
 key="$("$bin/sitrep-serve" keys create --account contract --plan business \
     --scope company_monitoring:read --scope company_monitoring:write | sed -n 's/^API key: //p')"
 "$bin/sitrep-ingest" run --mode replay >/dev/null

@@ -157,21 +157,24 @@ pub fn build(
     let mcp = Arc::new(McpEndpoint::new(state.clone(), dispatch.clone()));
     let mcp_docs = mcp.clone();
     let outer_state = state.clone();
-    let routes =
-        sitrep_agents::dashboard::mount(sitrep_agents::oauth::mount(Route::new(), state.clone()), state.clone())
-            .nest("/", pipeline.clone())
-            .at("/openapi.json", fixed("application/json; charset=utf-8", spec_json))
-            .at("/openapi.yaml", fixed("application/yaml; charset=utf-8", spec_yaml))
-            .at("/docs", fixed("text/html; charset=utf-8", docs.clone()))
-            .at("/docs/", fixed("text/html; charset=utf-8", docs))
-            .at("/docs/mcp", get(poem::endpoint::make_sync(move |_: Request| mcp_docs.docs_page())))
-            .at("/mcp", mcp)
-            .at("/healthz", get(meta::healthz))
-            .at("/metrics", get(meta::metrics))
-            .at("/readyz", get(meta::readyz))
-            .at("/api/health", get(meta::api_health))
-            .data(state)
-            .boxed();
+    let routes = sitrep_agents::dashboard::mount(
+        sitrep_agents::oauth::mount(Route::new(), state.clone()),
+        state.clone(),
+        dispatch.clone(),
+    )
+    .nest("/", pipeline.clone())
+    .at("/openapi.json", fixed("application/json; charset=utf-8", spec_json))
+    .at("/openapi.yaml", fixed("application/yaml; charset=utf-8", spec_yaml))
+    .at("/docs", fixed("text/html; charset=utf-8", docs.clone()))
+    .at("/docs/", fixed("text/html; charset=utf-8", docs))
+    .at("/docs/mcp", get(poem::endpoint::make_sync(move |_: Request| mcp_docs.docs_page())))
+    .at("/mcp", mcp)
+    .at("/healthz", get(meta::healthz))
+    .at("/metrics", get(meta::metrics))
+    .at("/readyz", get(meta::readyz))
+    .at("/api/health", get(meta::api_health))
+    .data(state)
+    .boxed();
     Ok(Outer { pipeline, routes, state: outer_state, dispatch }.boxed())
 }
 

@@ -185,6 +185,13 @@ async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending()
         (after["impacts"][0]["lifecycle"].clone(), after["impacts"][0]["impactRevision"].clone()),
         (json!("MATERIAL_IMPACT_LIFECYCLE_RETRACTED"), json!(2))
     );
+    // Without a domain or identifier its identity is unresolved, and it has observed nothing.
+    let coverage =
+        get(&app, &key, &format!("/api/company-monitoring/v1/get-company-coverage?company_id={company_id}")).await;
+    assert_eq!(
+        (coverage["coverage"]["state"].clone(), coverage["coverage"]["observation"].clone()),
+        (json!("COMPANY_COVERAGE_STATE_IDENTITY_UNRESOLVED"), json!("COMPANY_OBSERVATION_STATE_UNKNOWN"))
+    );
 }
 
 #[tokio::test]

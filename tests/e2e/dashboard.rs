@@ -168,3 +168,73 @@ async fn a_session_lasts_twelve_hours() {
         TestApp::no_redirects().get(format!("{}/dashboard", app.base)).header("cookie", &cookie).send().await.unwrap();
     assert!(after.text().await.unwrap().contains("Sign in"));
 }
+
+/// The company-monitoring page: shown with the `ui` flag to an entitled account's key that may
+/// read company monitoring, read through the operations; otherwise a page that says why not.
+#[tokio::test]
+async fn the_company_monitoring_page_follows_the_flag_the_plan_and_the_scopes() {
+    use sitrep_cm::settings::{CmSettings, Flags};
+    let settings = |ui: bool| CmSettings {
+        cursor_secret: Some(b"company-monitoring-cursor-secret".to_vec()),
+        search_provider_url: Some("http://127.0.0.1:9/search".into()),
+        flags: Flags { ui, ..Flags::default() },
+        ..CmSettings::default()
+    };
+    let app =
+        TestApp::start_with(sitrep_tests::Options { company_monitoring: settings(true), ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-ui", sitrep_platform::state::Plan::Business).await.unwrap();
+    let reader = app
+        .state
+        .store
+        .create_key(&account.id, "reader", "di", &["mcp", "company_monitoring:read"], false)
+        .await
+        .unwrap()
+        .secret;
+    let plain = app.state.store.create_key(&account.id, "plain", "di", &["mcp"], false).await.unwrap().secret;
+    let mut v = sitrep_cm::violations::Violations::default();
+    let value =
+        serde_json::json!({"name": "Ashgrove <Pharma>", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
+    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+    sitrep_api::context(&app.state)
+        .company_monitoring
+        .store
+        .create(&account.id, "r1", &input, 10, 1_000)
+        .await
+        .unwrap();
+    let companies = |cookie: String| {
+        let url = format!("{}/dashboard/companies", app.base);
+        async move {
+            let r = TestApp::no_redirects().get(url).header("cookie", cookie).send().await.unwrap();
+            (r.status().as_u16(), r.text().await.unwrap())
+        }
+    };
+    let cookie = sign_in(&app, &reader).await;
+    assert!(page(&app, &cookie).await.contains("href=\"/dashboard/companies\""));
+    let (status, html) = companies(cookie).await;
+    assert_eq!(status, 200, "{html}");
+    assert!(html.contains("data-label=\"Company\">Ashgrove &lt;Pharma&gt;</td>"), "escaped: {html}");
+    assert!(html.contains("awaiting first scan") && html.contains("No impacts yet."));
+    let (status, html) = companies(sign_in(&app, &plain).await).await;
+    assert_eq!(status, 404);
+    assert!(html.contains("company_monitoring:read"), "{html}");
+    let anonymous = TestApp::no_redirects().get(format!("{}/dashboard/companies", app.base)).send().await.unwrap();
+    assert_eq!(anonymous.status(), 303);
+    let off =
+        TestApp::start_with(sitrep_tests::Options { company_monitoring: settings(false), ..Default::default() }).await;
+    let account = off.state.store.create_account("cm-ui-off", sitrep_platform::state::Plan::Business).await.unwrap();
+    let key = off
+        .state
+        .store
+        .create_key(&account.id, "k", "di", &["mcp", "company_monitoring:read"], false)
+        .await
+        .unwrap()
+        .secret;
+    let cookie = sign_in(&off, &key).await;
+    let r = TestApp::no_redirects()
+        .get(format!("{}/dashboard/companies", off.base))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404, "the ui flag is off");
+}

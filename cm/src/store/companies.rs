@@ -205,6 +205,17 @@ pub(super) async fn live_count(tx: &mut sqlx::SqliteConnection, account: &str) -
     .await?)
 }
 
+/// The observation once coverage moves from `before` to `after`: a company that now awaits its
+/// first scan, or whose identity is unresolved, has observed nothing yet (IDENTITY_UNRESOLVED
+/// always pairs with UNKNOWN, 4.9).
+fn observation_for(before: CoverageState, after: CoverageState, observation: ObservationState) -> ObservationState {
+    if before != after && matches!(after, CoverageState::IdentityUnresolved | CoverageState::AwaitingFirstScan) {
+        ObservationState::Unknown
+    } else {
+        observation
+    }
+}
+
 /// A claim the customer declared (4.4): provenance `customer`, DECLARED, its type's uses.
 fn new_claim(kind: ClaimType, value: String) -> Claim {
     Claim {
@@ -424,14 +435,15 @@ impl CmStore {
         let removed_at = (target == Lifecycle::Removed).then_some(now);
         sqlx::query(
             "UPDATE cm_companies SET lifecycle = $1, coverage = $2, updated_at = $3, removed_at = $4, \
-             coverage_changed_at = CASE WHEN coverage = $2 THEN coverage_changed_at ELSE $3 END \
-             WHERE company_id = $5",
+             coverage_changed_at = CASE WHEN coverage = $2 AND observation = $6 THEN coverage_changed_at ELSE $3 END, \
+             observation = $6 WHERE company_id = $5",
         )
         .bind(target.short_name())
         .bind(coverage.short_name())
         .bind(now)
         .bind(removed_at)
         .bind(company_id)
+        .bind(observation_for(company.coverage, coverage, company.observation).short_name())
         .execute(&mut *tx)
         .await?;
         if target == Lifecycle::Removed {
@@ -514,8 +526,8 @@ impl CmStore {
         }
         sqlx::query(
             "UPDATE cm_companies SET name = $1, name_key = $2, domicile = $3, customer_reference = $4, coverage = $5, \
-             coverage_changed_at = CASE WHEN coverage = $5 THEN coverage_changed_at ELSE $6 END, updated_at = $6 \
-             WHERE company_id = $7",
+             coverage_changed_at = CASE WHEN coverage = $5 AND observation = $8 THEN coverage_changed_at ELSE $6 END, \
+             updated_at = $6, observation = $8 WHERE company_id = $7",
         )
         .bind(&name)
         .bind(name.to_lowercase())
@@ -524,6 +536,7 @@ impl CmStore {
         .bind(coverage.short_name())
         .bind(now)
         .bind(company_id)
+        .bind(observation_for(company.coverage, coverage, company.observation).short_name())
         .execute(&mut *tx)
         .await?;
         sqlx::query("DELETE FROM cm_claims WHERE company_id = $1").bind(company_id).execute(&mut *tx).await?;

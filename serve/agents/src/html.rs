@@ -3,6 +3,11 @@
 
 use poem::{http::StatusCode, Response};
 
+/// A table cell labelled with its column, so a narrow screen shows each row as a labelled card.
+pub fn cell(label: &str, content: &str) -> String {
+    format!("<td data-label=\"{}\">{content}</td>", escape(label))
+}
+
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -26,7 +31,10 @@ input[type=password],input[type=text]{width:100%;max-width:28rem;padding:.5rem;f
 .error{color:#a4000f;font-weight:600}.note{background:#fff6d6;padding:.75rem;border-radius:.4rem;word-break:break-all}\
 .host{color:#555}table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}\
 .table{overflow-x:auto}.fresh{color:#0a6b2d}.stale{color:#8a5a00}.unavailable{color:#a4000f}\
-header{display:flex;justify-content:space-between;align-items:center;gap:1rem;flex-wrap:wrap}";
+header{display:flex;justify-content:space-between;align-items:center;gap:1rem;flex-wrap:wrap}\
+@media (max-width:40rem){.table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}\
+.table tr{border-bottom:1px solid #ddd;padding:.4rem 0}.table td{border:none;padding:.15rem 0}\
+.table td[data-label]:not([data-label=\"\"])::before{content:attr(data-label) \": \";font-weight:600}}";
 
 /// A complete page with the security headers of SUPPLEMENT 5.8.
 pub fn document(status: StatusCode, title: &str, body: &str) -> Response {

@@ -3,6 +3,7 @@
 //! https, 12 h) whose hash is stored; every form carries the session's CSRF token and must come
 //! from one of our origins.
 
+mod companies;
 mod pages;
 mod status;
 
@@ -17,6 +18,7 @@ use poem::{
 use crate::{html::document, oauth::secrets};
 use sitrep_platform::{
     app_state::AppState,
+    dispatch::Dispatch,
     edge,
     edge::rate_limit::Policy,
     state::{hash_secret, looks_like_api_key, Session},
@@ -216,9 +218,10 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
     }
 }
 
-/// Adds `/dashboard`, its forms and `/status` to `route`.
-pub fn mount(route: Route, state: Arc<AppState>) -> Route {
-    let (s1, s2, s3) = (state.clone(), state.clone(), state);
+/// Adds `/dashboard`, its forms, its company-monitoring page (read through `dispatch`) and
+/// `/status` to `route`.
+pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
+    let (s1, s2, s3, s4) = (state.clone(), state.clone(), state.clone(), state);
     let forms = Arc::new(make(move |mut req: Request| {
         let state = s2.clone();
         async move {
@@ -244,6 +247,19 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                     match current_session(&state, &req).await {
                         Ok(Some(session)) => account_page(&state, &session, None, None).await,
                         Ok(None) => pages::sign_in(None),
+                        Err(r) => r,
+                    }
+                }
+            }),
+        )
+        .at(
+            "/dashboard/companies",
+            make(move |req: Request| {
+                let (state, dispatch) = (s4.clone(), dispatch.clone());
+                async move {
+                    match current_session(&state, &req).await {
+                        Ok(Some(session)) => companies::page(&dispatch, &state, &session).await,
+                        Ok(None) => see_other("/dashboard"),
                         Err(r) => r,
                     }
                 }

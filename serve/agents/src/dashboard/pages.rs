@@ -3,7 +3,7 @@
 
 use poem::{http::StatusCode, Response};
 
-use crate::html::{document, escape};
+use crate::html::{cell, document, escape};
 use sitrep_platform::state::{ApiKeyRecord, ConnectedClient, Session};
 
 pub const SCOPE_CHOICES: [(&str, &str); 2] = [
@@ -71,13 +71,13 @@ pub fn account(a: &Account) -> Response {
         .iter()
         .map(|k| {
             format!(
-                "<tr><td><code>{}…</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&k.display_prefix),
-                escape(&k.name),
-                escape(&k.scopes.join(" ")),
-                when_rfc3339(Some(&k.created_at)),
-                when_rfc3339(k.last_used_at.as_deref()),
-                button_form("/dashboard/keys/revoke", csrf, "key_id", &k.id, "Revoke"),
+                "<tr>{}{}{}{}{}{}</tr>",
+                cell("Key", &format!("<code>{}…</code>", escape(&k.display_prefix))),
+                cell("Name", &escape(&k.name)),
+                cell("Scopes", &escape(&k.scopes.join(" "))),
+                cell("Created", &when_rfc3339(Some(&k.created_at))),
+                cell("Last used", &when_rfc3339(k.last_used_at.as_deref())),
+                cell("", &button_form("/dashboard/keys/revoke", csrf, "key_id", &k.id, "Revoke")),
             )
         })
         .collect();
@@ -88,16 +88,16 @@ pub fn account(a: &Account) -> Response {
             .clients
             .iter()
             .map(|c| {
+                let host = document_host(c.client_id.as_deref())
+                    .map(|h| format!(" <span class=\"host\">({})</span>", escape(&h)))
+                    .unwrap_or_default();
                 format!(
-                    "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    escape(&c.client_name),
-                    document_host(c.client_id.as_deref())
-                        .map(|h| format!(" <span class=\"host\">({})</span>", escape(&h)))
-                        .unwrap_or_default(),
-                    escape(&c.scope),
-                    when(Some(c.created_at)),
-                    when(c.last_used_at),
-                    button_form("/dashboard/clients/revoke", csrf, "family_id", &c.family_id, "Revoke"),
+                    "<tr>{}{}{}{}{}</tr>",
+                    cell("Client", &format!("{}{host}", escape(&c.client_name))),
+                    cell("Scopes", &escape(&c.scope)),
+                    cell("Connected", &when(Some(c.created_at))),
+                    cell("Last used", &when(c.last_used_at)),
+                    cell("", &button_form("/dashboard/clients/revoke", csrf, "family_id", &c.family_id, "Revoke")),
                 )
             })
             .collect();
@@ -122,7 +122,7 @@ pub fn account(a: &Account) -> Response {
     let body = format!(
         "<header><h1>{name}</h1><form method=\"post\" action=\"/dashboard/sign-out\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
 <button type=\"submit\">Sign out</button></form></header>\
-<p>Plan: <strong>{plan}</strong> · <a href=\"/status\">Data status</a></p>{secret}{message}\
+<p>Plan: <strong>{plan}</strong> · <a href=\"/status\">Data status</a>{monitoring}</p>{secret}{message}\
 <h2>API Keys</h2>\
 <div class=\"table\"><table><thead><tr><th>Key</th><th>Name</th><th>Scopes</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>{rows}</tbody></table></div>\
 <form method=\"post\" action=\"/dashboard/keys\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
@@ -132,6 +132,11 @@ pub fn account(a: &Account) -> Response {
         name = escape(&a.session.account.name),
         csrf = escape(csrf),
         plan = escape(a.session.account.plan.as_str()),
+        monitoring = if a.session.account.plan.has_company_monitoring() {
+            " · <a href=\"/dashboard/companies\">Company monitoring</a>"
+        } else {
+            ""
+        },
     );
     document(StatusCode::OK, "Dashboard — sitrep", &body)
 }
