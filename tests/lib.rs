@@ -1,6 +1,8 @@
 //! Shared harness of the end-to-end tests and the benchmarks: a lake built by the real pipelines in
 //! replay mode, and the real server on 127.0.0.1:0.
 
+pub mod cm_data;
+
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
 use poem::endpoint::BoxEndpoint;

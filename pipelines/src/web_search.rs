@@ -8,7 +8,7 @@ use std::time::Duration;
 use chrono::{DateTime, NaiveDateTime, SecondsFormat, Utc};
 use reqwest::{
     header::{HeaderMap, HeaderValue, AUTHORIZATION, CONTENT_TYPE},
-    Method, StatusCode,
+    Method,
 };
 use serde::Deserialize;
 use url::Url;
@@ -190,16 +190,21 @@ impl SearchProvider {
         }
     }
 
-    /// A reply's status by its reasonCode (`forbidden`: what a 403 means for this API).
-    fn status_failure(status: StatusCode, forbidden: Failure) -> Option<Failure> {
-        match status.as_u16() {
-            200..=299 => None,
-            401 => Some(Failure::AuthenticationFailed),
-            403 => Some(forbidden),
-            429 => Some(Failure::RateLimited),
-            500..=599 => Some(Failure::ProviderUnavailable),
-            _ => Some(Failure::RequestRejected),
+    /// A reply's JSON answer, or its failure by reasonCode (`forbidden`: what a 403 means for
+    /// this API): the status, then an empty body, then JSON that is not the answer's shape.
+    fn answer<T: serde::de::DeserializeOwned>(reply: &crate::http::Reply, forbidden: Failure) -> Result<T, Failure> {
+        match reply.status.as_u16() {
+            200..=299 => {}
+            401 => return Err(Failure::AuthenticationFailed),
+            403 => return Err(forbidden),
+            429 => return Err(Failure::RateLimited),
+            500..=599 => return Err(Failure::ProviderUnavailable),
+            _ => return Err(Failure::RequestRejected),
         }
+        if reply.body.iter().all(u8::is_ascii_whitespace) {
+            return Err(Failure::InvalidEmpty);
+        }
+        serde_json::from_slice(&reply.body).map_err(|_| Failure::Malformed)
     }
 
     async fn contract(
@@ -222,13 +227,7 @@ impl SearchProvider {
             .send_body(Method::POST, &url, headers, body.to_string().into_bytes(), Some(self.timeout))
             .await
             .map_err(|e| transport_failure(&e))?;
-        if let Some(failure) = Self::status_failure(reply.status, Failure::AuthenticationFailed) {
-            return Err(failure);
-        }
-        if reply.body.iter().all(u8::is_ascii_whitespace) {
-            return Err(Failure::InvalidEmpty);
-        }
-        let parsed: ContractBody = serde_json::from_slice(&reply.body).map_err(|_| Failure::Malformed)?;
+        let parsed: ContractBody = Self::answer(&reply, Failure::AuthenticationFailed)?;
         let capped = parsed.truncated || parsed.results.len() >= LIMIT as usize;
         let results = parsed
             .results
@@ -265,13 +264,7 @@ impl SearchProvider {
             .await
             .map_err(|e| transport_failure(&e))?;
         // An instance whose settings leave JSON output off answers 403.
-        if let Some(failure) = Self::status_failure(reply.status, Failure::RequestRejected) {
-            return Err(failure);
-        }
-        if reply.body.iter().all(u8::is_ascii_whitespace) {
-            return Err(Failure::InvalidEmpty);
-        }
-        let parsed: SearxngBody = serde_json::from_slice(&reply.body).map_err(|_| Failure::Malformed)?;
+        let parsed: SearxngBody = Self::answer(&reply, Failure::RequestRejected)?;
         let returned = parsed.results.len();
         let window = since.timestamp_millis()..=until.timestamp_millis();
         let results: Vec<Found> = parsed

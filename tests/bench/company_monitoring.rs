@@ -8,9 +8,7 @@ use std::{sync::Arc, time::Instant};
 use poem::{endpoint::BoxEndpoint, Endpoint};
 use serde_json::{json, Value};
 use sitrep_cm::{
-    ids::Kind,
-    impacts::{Confidence, Event, EventState, Impact},
-    records::{Channel, Direction, ImpactLifecycle, Magnitude},
+    records::Direction,
     settings::CmSettings,
     store::{CmStore, EventWrite, ScanScope},
 };
@@ -21,7 +19,7 @@ use sitrep_pipelines::{
     web_search::{Kind as SearchKind, SearchProvider, TIMEOUT},
 };
 use sitrep_platform::state::Plan;
-use sitrep_tests::{Options, TestApp};
+use sitrep_tests::{cm_data::admitted, Options, TestApp};
 
 use crate::percentile;
 
@@ -46,46 +44,6 @@ fn settings() -> CmSettings {
         search_provider_url: Some(SEARCH_URL.into()),
         company_limits: [0, 0, 100_000],
         ..CmSettings::default()
-    }
-}
-
-fn impact(company_id: &str, now: i64) -> EventWrite {
-    let event_id = Kind::Event.new_id();
-    EventWrite {
-        event: Event {
-            event_id: event_id.clone(),
-            company_id: company_id.into(),
-            category: "legal".into(),
-            revision: 1,
-            title: "A lawsuit".into(),
-            summary: "A lawsuit was filed.".into(),
-            occurred_at: now,
-            canonical_url: "https://news.example/story".into(),
-            tokens: vec!["lawsuit".into()],
-            state: EventState::Admitted,
-            first_seen_at: now,
-            updated_at: now,
-        },
-        new_evidence: vec![],
-        impact: Some(Impact {
-            impact_id: Kind::Impact.new_id(),
-            company_id: company_id.into(),
-            event_id,
-            event_revision: 1,
-            impact_revision: 1,
-            direction: Direction::Negative,
-            channels: vec![Channel::Reputation, Channel::Finances],
-            magnitude: Magnitude::Medium,
-            confidence: Confidence { attribution: 0.75, occurrence_truth: 0.85, material_impact: 0.75 },
-            rationale: "legal signal from 2 source(s); attribution by name in the title".into(),
-            lifecycle: ImpactLifecycle::Admitted,
-            occurred_at: now,
-            changed_at: 0,
-            admitted_at: now,
-            evidence_total: 2,
-            canonical_url: "https://news.example/story".into(),
-        }),
-        impact_changed: true,
     }
 }
 
@@ -158,8 +116,9 @@ pub async fn measure() -> Figures {
     assert_eq!(companies.len(), COMPANIES);
     let now = app.state.clock.now_ms() - 3_600_000;
     for chunk in 0..IMPACTS / 1_000 {
-        let mut writes: Vec<EventWrite> =
-            (0..1_000).map(|i| impact(&companies[(chunk * 1_000 + i) % COMPANIES].company_id, now)).collect();
+        let mut writes: Vec<EventWrite> = (0..1_000)
+            .map(|i| admitted(&companies[(chunk * 1_000 + i) % COMPANIES].company_id, Direction::Negative, 0, now))
+            .collect();
         store.save_events(&account.id, &mut writes, now).await.expect("impacts");
     }
 

@@ -6,15 +6,9 @@ use std::collections::BTreeSet;
 
 use futures::future::join_all;
 use serde_json::{json, Value};
-use sitrep_cm::{
-    ids::Kind,
-    impacts::{Confidence, Event, EventState, Impact},
-    records::{Channel, Direction, ImpactLifecycle, Magnitude},
-    settings::CmSettings,
-    store::{CmStore, EventWrite},
-};
+use sitrep_cm::{ids::Kind, impacts::Impact, records::Direction, settings::CmSettings, store::CmStore};
 use sitrep_platform::state::Plan;
-use sitrep_tests::{Options, TestApp};
+use sitrep_tests::{cm_data::admitted, Options, TestApp};
 
 const CREATE: &str = "/api/company-monitoring/v1/create-monitored-company";
 const IMPORT: &str = "/api/company-monitoring/v1/import-monitored-company-batch";
@@ -100,44 +94,6 @@ async fn concurrent_creates_and_imports_never_pass_the_company_limit() {
     assert_eq!(store(&app).company_count(&account).await.unwrap(), 10);
 }
 
-/// An admitted impact of `company_id`, as a scan writes it.
-fn impact(company_id: &str, now: i64) -> EventWrite {
-    let event_id = Kind::Event.new_id();
-    let event = Event {
-        event_id: event_id.clone(),
-        company_id: company_id.into(),
-        category: "legal".into(),
-        revision: 1,
-        title: "Acme sued".into(),
-        summary: "A lawsuit.".into(),
-        occurred_at: now,
-        canonical_url: "https://news.example/a".into(),
-        tokens: vec![],
-        state: EventState::Admitted,
-        first_seen_at: now,
-        updated_at: now,
-    };
-    let impact = Impact {
-        impact_id: Kind::Impact.new_id(),
-        company_id: company_id.into(),
-        event_id,
-        event_revision: 1,
-        impact_revision: 1,
-        direction: Direction::Negative,
-        channels: vec![Channel::Reputation],
-        magnitude: Magnitude::Medium,
-        confidence: Confidence { attribution: 0.75, occurrence_truth: 0.85, material_impact: 0.75 },
-        rationale: "legal signal from 1 source(s); attribution by name in the title".into(),
-        lifecycle: ImpactLifecycle::Admitted,
-        occurred_at: now,
-        changed_at: 0,
-        admitted_at: now,
-        evidence_total: 0,
-        canonical_url: "https://news.example/a".into(),
-    };
-    EventWrite { event, new_evidence: vec![], impact: Some(impact), impact_changed: true }
-}
-
 #[tokio::test]
 async fn concurrent_writers_never_share_a_changed_at_and_a_poller_sees_each_impact_once() {
     let dir = tempfile::tempdir().unwrap();
@@ -159,7 +115,10 @@ async fn concurrent_writers_never_share_a_changed_at_and_a_poller_sees_each_impa
         async move {
             let mut written = Vec::new();
             for _ in 0..10 {
-                let mut batch = vec![impact(&company_id, clock.now_ms()), impact(&company_id, clock.now_ms())];
+                let mut batch = vec![
+                    admitted(&company_id, Direction::Negative, 0, clock.now_ms()),
+                    admitted(&company_id, Direction::Negative, 0, clock.now_ms()),
+                ];
                 store.save_events(&account, &mut batch, clock.now_ms()).await.unwrap();
                 written.extend(batch.into_iter().map(|w| w.impact.unwrap()));
                 tokio::time::sleep(std::time::Duration::from_millis(5)).await;

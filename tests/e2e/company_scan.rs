@@ -55,6 +55,17 @@ async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, 
     (server, scanner)
 }
 
+/// A business account of `app` with Ashgrove Pharma registered (a GB company, its domain).
+async fn ashgrove(app: &TestApp, account_name: &str) -> (String, sitrep_cm::store::Company) {
+    let account = app.state.store.create_account(account_name, Plan::Business).await.unwrap();
+    let mut v = sitrep_cm::violations::Violations::default();
+    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
+    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+    let created = store(app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap();
+    let sitrep_cm::store::Created::New(company) = created else { panic!("{created:?}") };
+    (account.id, company)
+}
+
 async fn get(app: &TestApp, key: &str, path: &str) -> Value {
     let r = app.http.get(format!("{}{path}", app.base)).header("X-Service-Key", key).send().await.unwrap();
     assert_eq!(r.status(), 200, "{path}");
@@ -65,8 +76,9 @@ async fn get(app: &TestApp, key: &str, path: &str) -> Value {
 async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
     let account = app.state.store.create_account("cm-scan", Plan::Business).await.unwrap();
+    let account_id = account.id.clone();
     let scopes = ["mcp", "company_monitoring:read", "company_monitoring:write"];
-    let key = app.state.store.create_key(&account.id, "cm", "di", &scopes, false).await.unwrap().secret;
+    let key = app.state.store.create_key(&account_id, "cm", "di", &scopes, false).await.unwrap().secret;
     let body = json!({"clientRequestId": "ashgrove", "company": {"name": "Ashgrove Pharma", "domicileCountry": "GB",
         "domains": ["ashgrovepharma.co.uk"], "locations": ["Leeds"]}});
     let r = app
@@ -197,11 +209,7 @@ async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending()
 #[tokio::test]
 async fn one_worker_at_a_time_and_a_crashed_scan_leaves_the_company_due() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
-    let account = app.state.store.create_account("cm-lease", Plan::Business).await.unwrap();
-    let mut v = sitrep_cm::violations::Violations::default();
-    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
-    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
-    store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap();
+    let _ = ashgrove(&app, "cm-lease").await;
     let due = ScanScope::Due { interval_ms: settings().scan_interval_ms };
     let first = store(&app).lease_scans(due, "worker-a", RECORDED_AT, LEASE_MS, 10).await.unwrap();
     assert_eq!(first.len(), 1);
@@ -227,17 +235,9 @@ async fn one_worker_at_a_time_and_a_crashed_scan_leaves_the_company_due() {
 #[tokio::test]
 async fn a_failing_provider_is_recorded_with_its_reason_code() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
-    let account = app.state.store.create_account("cm-failing", Plan::Business).await.unwrap();
-    let mut v = sitrep_cm::violations::Violations::default();
-    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
-    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
-    let sitrep_cm::store::Created::New(company) =
-        store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap()
-    else {
-        panic!()
-    };
+    let (account_id, company) = ashgrove(&app, "cm-failing").await;
     let (_server, scanner) = scanner(&app, "unauthorized", "worker-a").await;
-    let report = scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
+    let report = scanner.run(ScanScope::Account(&account_id), RECORDED_AT).await.unwrap();
     assert_eq!(report.scanned, 1);
     let record = store(&app).scan_record(&company.company_id).await.unwrap();
     let search = &record.providers[0];
@@ -245,7 +245,7 @@ async fn a_failing_provider_is_recorded_with_its_reason_code() {
         (search.state, search.reason_code.as_str()),
         (sitrep_cm::records::ProviderCoverage::Failed, "authentication_failed")
     );
-    let company = store(&app).company(&account.id, &company.company_id).await.unwrap().unwrap();
+    let company = store(&app).company(&account_id, &company.company_id).await.unwrap().unwrap();
     // SEARCH failed and NEWS answered: not every provider failed, and SEARCH is not fresh.
     assert_eq!(company.coverage, sitrep_cm::records::CoverageState::Stale);
 }
@@ -262,10 +262,11 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
     let with_publishers = CmSettings { authoritative_publishers: authoritative, ..settings() };
     let app = TestApp::start_with(Options { company_monitoring: with_publishers.clone(), ..Default::default() }).await;
     let account = app.state.store.create_account("cm-corpus", Plan::Business).await.unwrap();
+    let account_id = account.id.clone();
     let key = app
         .state
         .store
-        .create_key(&account.id, "cm", "di", &["mcp", "company_monitoring:read"], false)
+        .create_key(&account_id, "cm", "di", &["mcp", "company_monitoring:read"], false)
         .await
         .unwrap()
         .secret;
@@ -275,7 +276,7 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
         let short = input.as_object_mut().unwrap().remove("key").unwrap();
         let mut v = sitrep_cm::violations::Violations::default();
         let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&input), &mut v).unwrap();
-        let created = store(&app).create(&account.id, short.as_str().unwrap(), &input, 500, 1_000).await.unwrap();
+        let created = store(&app).create(&account_id, short.as_str().unwrap(), &input, 500, 1_000).await.unwrap();
         let sitrep_cm::store::Created::New(c) = created else { panic!() };
         company_keys.insert(c.company_id, short.as_str().unwrap().to_string());
     }
@@ -337,21 +338,13 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
 #[tokio::test]
 async fn a_domain_that_fails_to_resolve_three_scans_running_needs_confirmation() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
-    let account = app.state.store.create_account("cm-dns", Plan::Business).await.unwrap();
-    let mut v = sitrep_cm::violations::Violations::default();
-    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
-    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
-    let sitrep_cm::store::Created::New(company) =
-        store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap()
-    else {
-        panic!()
-    };
+    let (account_id, company) = ashgrove(&app, "cm-dns").await;
     let (_server, mut scanner) = scanner(&app, "normal", "worker-a").await;
     scanner.verification = std::sync::Arc::new(RecordedVerification {
         unresolvable: vec!["ashgrovepharma.co.uk".into()],
         ..Default::default()
     });
-    let read = || async { store(&app).company(&account.id, &company.company_id).await.unwrap().unwrap() };
+    let read = || async { store(&app).company(&account_id, &company.company_id).await.unwrap().unwrap() };
     for scan in 1..=3 {
         assert_ne!(read().await.coverage, sitrep_cm::records::CoverageState::NeedsConfirmation, "before scan {scan}");
         let report =
@@ -368,18 +361,14 @@ async fn a_domain_that_fails_to_resolve_three_scans_running_needs_confirmation()
 #[tokio::test]
 async fn evidence_gone_on_the_daily_re_check_retracts_the_impact_within_seven_days() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
-    let account = app.state.store.create_account("cm-recheck", Plan::Business).await.unwrap();
-    let mut v = sitrep_cm::violations::Violations::default();
-    let value = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"]});
-    let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
-    store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap();
+    let (account_id, _) = ashgrove(&app, "cm-recheck").await;
     let (_server, mut scanner) = scanner(&app, "normal", "worker-a").await;
-    scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
+    scanner.run(ScanScope::Account(&account_id), RECORDED_AT).await.unwrap();
     let statement = "https://ashgrovepharma.co.uk/media/statement-inhaler-patent-claim";
     let impact_of = || async {
         let feed = sitrep_cm::filters::FeedFilter::Impacts(Default::default());
         let window = sitrep_cm::store::Window::Newest { as_of: i64::MAX, after: None };
-        store(&app).impacts(&account.id, &feed, window, 10).await.unwrap().remove(0)
+        store(&app).impacts(&account_id, &feed, window, 10).await.unwrap().remove(0)
     };
     // The first re-check: every URL answers; a day later the statement is gone: retracted.
     assert_eq!(scanner.recheck(RECORDED_AT + 60_000).await.unwrap(), (1, 0));

@@ -541,3 +541,50 @@ async fn the_token_endpoint_answers_503_when_the_store_is_down() {
     );
     assert_eq!(headers["cache-control"], "no-store");
 }
+
+/// Company monitoring's scopes in bearer tokens: a token granted `company_monitoring:read` reads
+/// the account's companies; one granted only `mcp` is refused with `insufficient_scope`.
+#[tokio::test]
+async fn company_monitoring_scopes_travel_in_bearer_tokens() {
+    let settings = sitrep_cm::settings::CmSettings {
+        cursor_secret: Some(b"company-monitoring-cursor-secret".to_vec()),
+        search_provider_url: Some("http://127.0.0.1:9/search".into()),
+        ..Default::default()
+    };
+    let app = TestApp::start_with(sitrep_tests::Options { company_monitoring: settings, ..Default::default() }).await;
+    let account = app.state.store.create_account("cm-oauth", sitrep_platform::state::Plan::Business).await.unwrap();
+    let scopes = ["mcp", "company_monitoring:read", "company_monitoring:write"];
+    let key = app.state.store.create_key(&account.id, "owner", "di", &scopes, false).await.unwrap().secret;
+    let client = client_id(&app).await;
+    let list = "/api/company-monitoring/v1/list-monitored-companies";
+    for (scope, expected) in [("mcp%20company_monitoring%3Aread", 200), ("mcp", 403)] {
+        let b = TestApp::no_redirects();
+        let url = authorize_url(&app, &client, "").replace("scope=mcp", &format!("scope={scope}"));
+        let html = b.get(url).send().await.unwrap().text().await.unwrap();
+        let r = b
+            .post(format!("{}/oauth/authorize", app.base))
+            .form(&[("nonce", nonce_of(&html).as_str()), ("api_key", key.as_str()), ("decision", "approve")])
+            .send()
+            .await
+            .unwrap();
+        let code = query_of(r.headers()["location"].to_str().unwrap())["code"].clone();
+        let (status, _, tokens) = token(
+            &app,
+            &[
+                ("grant_type", "authorization_code"),
+                ("code", &code),
+                ("code_verifier", VERIFIER),
+                ("client_id", &client),
+                ("redirect_uri", CALLBACK),
+            ],
+        )
+        .await;
+        assert_eq!(status, 200, "{tokens}");
+        let bearer = tokens["access_token"].as_str().unwrap();
+        let r = app.http.get(format!("{}{list}", app.base)).bearer_auth(bearer).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), expected, "scope {scope}");
+        if expected == 403 {
+            assert_eq!(r.json::<Value>().await.unwrap()["error"], "insufficient_scope");
+        }
+    }
+}
