@@ -145,9 +145,20 @@ impl Scanner {
             if leased.is_empty() {
                 break;
             }
-            let news = news.as_ref();
+            // Each account's companies once per batch: an item is weighed against them all.
+            let mut accounts: std::collections::HashMap<String, Vec<Profile>> = std::collections::HashMap::new();
+            for target in &leased {
+                if !accounts.contains_key(&target.account_id) {
+                    let companies = self.store.live_companies(&target.account_id).await?;
+                    accounts.insert(target.account_id.clone(), companies.iter().map(Profile::of).collect());
+                }
+            }
+            let (news, accounts) = (news.as_ref(), &accounts);
             let finished: Vec<Result<Option<usize>, CmError>> = stream::iter(leased)
-                .map(|target| async move { self.scan(&target, news, now).await })
+                .map(|target| async move {
+                    let profiles = accounts.get(&target.account_id).map(Vec::as_slice).unwrap_or_default();
+                    self.scan(&target, profiles, news, now).await
+                })
                 .buffer_unordered(CONCURRENCY)
                 .collect()
                 .await;
@@ -183,9 +194,13 @@ impl Scanner {
 
     /// Scans one leased company: the number of impact revisions it wrote, or `None` when its
     /// outcome was dropped.
-    async fn scan(&self, target: &ScanTarget, news: Option<&News>, now: i64) -> Result<Option<usize>, CmError> {
-        let companies = self.store.live_companies(&target.account_id).await?;
-        let profiles: Vec<Profile> = companies.iter().map(Profile::of).collect();
+    async fn scan(
+        &self,
+        target: &ScanTarget,
+        profiles: &[Profile],
+        news: Option<&News>,
+        now: i64,
+    ) -> Result<Option<usize>, CmError> {
         let Some(profile) = profiles.iter().find(|p| p.company_id == target.company.company_id) else {
             return Ok(None);
         };
@@ -198,7 +213,7 @@ impl Scanner {
             hits.extend(found);
         }
         providers.push(news_scan(news, since, now, &mut hits));
-        let candidates = self.candidates(&profiles, &target.company.company_id, hits);
+        let candidates = self.candidates(profiles, &target.company.company_id, hits);
         let stored = self.store.events_of(&target.company.company_id, since - WINDOW_MS).await?;
         let outcome = events::apply(stored, candidates, &profile.own_words, now);
         let revisions = outcome.writes.iter().filter(|w| w.impact_changed).count();
