@@ -576,11 +576,26 @@ async fn each_write_has_its_own_cm_write_window() {
     let app =
         TestApp::start_with(Options { company_monitoring: open_gate(), rate_limits: limits, ..Default::default() })
             .await;
-    let (_, writer) = key(&app, Plan::Business, RW).await;
+    let (account, writer) = key(&app, Plan::Business, RW).await;
     let create = |i: usize| json!({"clientRequestId": format!("r{i}"), "company": {"name": format!("Co {i}"), "domicileCountry": "US"}});
     let (_, first) = post(&app, &writer, CREATE, &create(0)).await;
     assert_eq!(post(&app, &writer, CREATE, &create(1)).await.0, 200);
     assert_eq!(post(&app, &writer, CREATE, &create(2)).await.0, 429, "create's window is spent");
+    // A refusal before the limiter (no write scope) shows the account's create window, uncounted.
+    let reader = app.state.store.create_key(&account, "reader", "di", &["mcp", "company_monitoring:read"], false);
+    let reader = reader.await.unwrap().secret;
+    let r = app
+        .http
+        .post(format!("{}{CREATE}", app.base))
+        .header("X-Service-Key", &reader)
+        .json(&create(3))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let header = |name: &str| r.headers().get(name).map(|v| v.to_str().unwrap().to_string());
+    assert!(header("ratelimit-policy").is_some_and(|p| p.contains("cm-write")), "{:?}", header("ratelimit-policy"));
+    assert_eq!(header("ratelimit-remaining").as_deref(), Some("0"));
     // Update and set-state count in windows of their own.
     let id = first["company"]["companyId"].as_str().unwrap();
     let update = json!({"companyId": id, "patch": {"name": "Renamed"}});

@@ -58,17 +58,6 @@ pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Req
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, req, false) };
     let principal = principal.as_deref();
-    // A missing credential is answered first; then the group's availability, then the access rule.
-    let asked = principal.is_some() || !op.access.needs_credential();
-    if let Some(Err(e)) = op.guard.filter(|_| asked).map(|g| (g.available)(state)) {
-        return refused(state, Policy::Default, &ip(), arrived, e).await;
-    }
-    if let Err(e) = auth::gate(op.access, principal, missing) {
-        return refused(state, Policy::Default, &ip(), arrived, e).await;
-    }
-    if let Some(Err(e)) = op.guard.map(|g| (g.admitted)(state)) {
-        return refused(state, Policy::Default, &ip(), arrived, e).await;
-    }
     let by_ip;
     let id = match principal {
         Some(p) => p.account_id.as_str(),
@@ -77,6 +66,21 @@ pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Req
             by_ip.as_str()
         }
     };
+    // A refusal from here on shows the caller's window of this operation: the account's once it
+    // is known (an anonymous caller's is its address's).
+    let window = window_key(op, id);
+    let refuse = |e| refused(state, op.rate, &window, arrived, e);
+    // A missing credential is answered first; then the group's availability, then the access rule.
+    let asked = principal.is_some() || !op.access.needs_credential();
+    if let Some(Err(e)) = op.guard.filter(|_| asked).map(|g| (g.available)(state)) {
+        return refuse(e).await;
+    }
+    if let Err(e) = auth::gate(op.access, principal, missing) {
+        return refuse(e).await;
+    }
+    if let Some(Err(e)) = op.guard.map(|g| (g.admitted)(state)) {
+        return refuse(e).await;
+    }
     match authorised(state, op, Caller { id, principal, now: arrived }, req).await {
         Ok(r) => r,
         Err(e) => refused(state, op.rate, id, arrived, e).await,
@@ -112,14 +116,8 @@ async fn authorised(
     } else {
         None
     };
-    // A policy counted per operation keys each operation's window apart (SUPPLEMENT 1.12).
-    let per_operation;
-    let caller = if op.rate.per_operation() {
-        per_operation = format!("{caller} {}", op.id);
-        per_operation.as_str()
-    } else {
-        caller
-    };
+    let caller = window_key(op, caller);
+    let caller = caller.as_ref();
     if let Some(k) = &keyed {
         if let Some(mut replay) = Box::pin(idempotency::lookup(state, k)).await? {
             if let Ok(d) = peek(state, op.rate, caller, now).await {
@@ -198,6 +196,16 @@ pub async fn limit(state: &AppState, policy: Policy, caller: &str, at: Instant) 
             tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing closed");
             Err(ApiError::LimiterUnavailable.into_response())
         }
+    }
+}
+
+/// The rate-limit key of `caller`'s window for `op`: a policy counted per operation keys each
+/// operation's window apart (SUPPLEMENT 1.12).
+fn window_key<'a>(op: &Operation, caller: &'a str) -> std::borrow::Cow<'a, str> {
+    if op.rate.per_operation() {
+        std::borrow::Cow::Owned(format!("{caller} {}", op.id))
+    } else {
+        std::borrow::Cow::Borrowed(caller)
     }
 }
 
