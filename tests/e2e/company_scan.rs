@@ -376,9 +376,10 @@ async fn evidence_gone_on_the_daily_re_check_retracts_the_impact_within_seven_da
     scanner.verification =
         std::sync::Arc::new(RecordedVerification { gone: vec![statement.into()], ..Default::default() });
     let day = sitrep_cm::store::RECHECK_EVERY_MS;
+    // Beyond 7 days after admission nothing is re-checked: the gone URL retracts nothing then.
+    assert_eq!(scanner.recheck(RECORDED_AT + 8 * day).await.unwrap(), (0, 0));
+    assert_eq!(impact_of().await.lifecycle, sitrep_cm::records::ImpactLifecycle::Admitted);
     assert_eq!(scanner.recheck(RECORDED_AT + 60_000 + day).await.unwrap(), (1, 1));
     let retracted = impact_of().await;
     assert_eq!((retracted.lifecycle, retracted.impact_revision), (sitrep_cm::records::ImpactLifecycle::Retracted, 2));
-    // Beyond 7 days after admission nothing is re-checked.
-    assert_eq!(scanner.recheck(RECORDED_AT + 8 * day).await.unwrap(), (0, 0));
 }
