@@ -48,12 +48,14 @@ doctor:
 ## the first minute, not after the build) and the serving crates' import layers, then the contract
 ## tests with real clients (a standard OpenAPI validator and schemathesis against the real server;
 ## tools/contract-test.sh installs them pinned into $HOME/.cache/sitrep-venv), then unit,
-## connector and end-to-end tests.
+## connector and end-to-end tests beside a throw-away PostgreSQL and Redis (tools/services.sh),
+## the end-to-end tests once more with the state store on PostgreSQL.
 test: doctor
 	tools/import_cycles.py
 	$(CARGO) build --workspace --bins
 	tools/contract-test.sh
-	$(CARGO) test --workspace --no-fail-fast
+	tools/services.sh run -- sh -c '$(CARGO) test --workspace --no-fail-fast; all=$$?; \
+		SITREP_TEST_STATE=postgres $(CARGO) test -p sitrep-tests --test e2e --no-fail-fast; exit $$((all | $$?))'
 
 ## make ingest [DATASET=armed-events]: one ingest run (live; SITREP_MODE=replay reads the fixtures).
 ingest: build

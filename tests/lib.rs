@@ -9,6 +9,7 @@ use poem::endpoint::BoxEndpoint;
 use sitrep_agents::{AgentContext, AgentSettings};
 use sitrep_api::{company_monitoring::CompanyMonitoring, read_through::ReadThrough, ApiContext, ApiSettings};
 use sitrep_cm::{settings::CmSettings, store::CmStore};
+use sitrep_db::{Backend, Db};
 use sitrep_ingest::{replay::SourceEnv, runner::Runner, Lake};
 use sitrep_pipelines::{
     budget::{AviationStackBudget, CallBudget, MemoryBudget},
@@ -111,6 +112,40 @@ pub async fn changing_runner(lake: Lake, scenarios: &[(&str, &str)]) -> Runner {
     runner
 }
 
+/// Which state store the tests run on: SQLite, or PostgreSQL when `SITREP_TEST_STATE=postgres`
+/// (the one switch that runs every end-to-end test against PostgreSQL; `make test` runs them on
+/// both).
+pub fn state_backend() -> Backend {
+    match std::env::var("SITREP_TEST_STATE").as_deref() {
+        Ok("postgres") => Backend::Postgres,
+        Ok("sqlite") | Err(_) => Backend::Sqlite,
+        Ok(other) => panic!("SITREP_TEST_STATE={other}: expected sqlite or postgres"),
+    }
+}
+
+/// An empty state store of the test run's backend: on SQLite a file under `dir` (when the test
+/// reopens it or shares it between processes) or in memory; on PostgreSQL a database of its own.
+pub async fn fresh_state_url(dir: Option<&std::path::Path>) -> String {
+    match (state_backend(), dir) {
+        (Backend::Sqlite, None) => "sqlite::memory:".into(),
+        (Backend::Sqlite, Some(dir)) => format!("sqlite://{}", dir.join("state.db").display()),
+        (Backend::Postgres, _) => fresh_postgres_database().await,
+    }
+}
+
+/// A new, empty database on the test run's PostgreSQL server (`SITREP_TEST_POSTGRES`, a URL of
+/// its `postgres` database, as tools/services.sh exports it).
+pub async fn fresh_postgres_database() -> String {
+    let server = std::env::var("SITREP_TEST_POSTGRES")
+        .expect("SITREP_TEST_POSTGRES: run the tests under tools/services.sh (make test does)");
+    let admin = Db::connect(&server, 1).await.expect("the test PostgreSQL server answers");
+    let name = format!("t_{}", ulid::Ulid::new().to_string().to_lowercase());
+    sqlx::raw_sql(&format!("CREATE DATABASE {name}")).execute(admin.pool()).await.expect("create a test database");
+    admin.close().await;
+    let base = server.rsplit_once('/').map(|(base, _)| base).unwrap_or(&server);
+    format!("{base}/{name}")
+}
+
 /// The server's default (`SITREP_KEY_CACHE_SECONDS`).
 pub const KEY_CACHE_TTL: Duration = Duration::from_secs(5);
 
@@ -140,8 +175,8 @@ pub struct Options {
     pub rate_limits: Limits,
     /// Replaces the in-process rate limiter (tests make it fail this way).
     pub limiter: Option<Arc<dyn RateLimiter>>,
-    /// The state store URL (default: in memory).
-    pub state_url: String,
+    /// The state store URL (default: the test run's backend, [`fresh_state_url`]).
+    pub state_url: Option<String>,
     /// How long published versions stay readable for cursors (default 24 h).
     pub retention: Duration,
     /// `EDGE_UA_FILTER=on`.
@@ -164,7 +199,7 @@ impl Default for Options {
             key_cache_ttl: KEY_CACHE_TTL,
             rate_limits: Limits::default(),
             limiter: None,
-            state_url: "sqlite::memory:".into(),
+            state_url: None,
             retention: Duration::from_secs(24 * 3600),
             edge_ua_filter: false,
             cimd_ca: None,
@@ -251,7 +286,11 @@ impl TestApp {
                 .expect("engine"),
         );
         snapshots.refresh().await.expect("load generation");
-        let store = StateStore::open(&options.state_url).await.expect("state");
+        let state_url = match options.state_url {
+            Some(url) => url,
+            None => fresh_state_url(None).await,
+        };
+        let store = StateStore::open(&state_url).await.expect("state");
         let acct = match store.find_account_by_name("test").await.expect("account lookup") {
             Some(a) => a,
             None => store.create_account("test", Plan::Pro).await.expect("account"),
@@ -298,7 +337,7 @@ impl TestApp {
         let read_through = ReadThrough::replay_scenarios(&fixtures(), &options.read_through_scenarios, config)
             .await
             .expect("read-through fixtures");
-        let cm_store = CmStore::new(store.pool().clone()).await.expect("company-monitoring store");
+        let cm_store = CmStore::new(store.db()).await.expect("company-monitoring store");
         let company_monitoring = CompanyMonitoring::new(cm_store, options.company_monitoring).await;
         let state = Arc::new(
             state

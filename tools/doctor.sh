@@ -98,6 +98,8 @@ python_env "$root/tools/requirements.txt" "${SITREP_VENV:-$HOME/.cache/sitrep-ve
 machine_tool node "the machine's Node.js" "MCP Inspector, TS SDK" --version optional
 npm_env
 debian_package chromium chromium "web pages, driven by playwright"
+debian_package pg_ctlcluster postgresql "the state store on PostgreSQL"
+debian_package redis-server redis-server "the shared rate limiter"
 if [ "${1:-}" = --bench ]; then
     echo "doctor: and what make bench adds"
     debian_package wrk wrk "HTTP load"

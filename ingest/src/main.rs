@@ -17,7 +17,7 @@ use sitrep_ingest::{
     runner::Runner,
     Lake,
 };
-use sitrep_pipelines::{budget::SqliteBudget, time::YearMonth, web_search};
+use sitrep_pipelines::{budget::StoreBudget, time::YearMonth, web_search};
 use sitrep_schemas::DatasetId;
 
 /// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
@@ -199,7 +199,7 @@ async fn source_env(source: &SourceArgs, state: Option<&str>) -> anyhow::Result<
     let Some(url) = state else { return Ok(env) };
     // A missing store is not fatal: the run goes on without metered calls, and the affected
     // component says so in the dataset (`no budget store`).
-    Ok(match SqliteBudget::open(url).await {
+    Ok(match StoreBudget::open(url).await {
         Ok(store) => env.with_budget(Arc::new(store)),
         Err(e) => {
             tracing::warn!(error = %e, "no budget store: metered upstream calls (AviationStack) are skipped");

@@ -86,14 +86,15 @@ pub fn cycle_start(now: DateTime<Utc>, reset_day: u32) -> String {
 }
 
 /// The state store's `upstream_budgets` table (created by the server's migrations): the one
-/// statement that reserves a unit, atomically, shared by the server and the standalone ingest.
-pub async fn reserve_in(pool: &sqlx::SqlitePool, name: &str, cycle: &str, limit: i64) -> Result<bool, sqlx::Error> {
+/// statement that reserves a unit, atomically on either backend, shared by the server and the
+/// standalone ingest (several workers count one budget once).
+pub async fn reserve_in(pool: &sqlx::AnyPool, name: &str, cycle: &str, limit: i64) -> Result<bool, sqlx::Error> {
     if limit <= 0 {
         return Ok(false);
     }
     let used: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO upstream_budgets (name, cycle, used) VALUES (?1, ?2, 1)
-         ON CONFLICT (name, cycle) DO UPDATE SET used = used + 1 WHERE used < ?3
+        "INSERT INTO upstream_budgets (name, cycle, used) VALUES ($1, $2, 1)
+         ON CONFLICT (name, cycle) DO UPDATE SET used = upstream_budgets.used + 1 WHERE upstream_budgets.used < $3
          RETURNING used",
     )
     .bind(name)
@@ -105,28 +106,24 @@ pub async fn reserve_in(pool: &sqlx::SqlitePool, name: &str, cycle: &str, limit:
 }
 
 /// The state store opened by a standalone `sitrep-ingest` (`SITREP_STATE`).
-pub struct SqliteBudget(pub sqlx::SqlitePool);
+pub struct StoreBudget(pub sitrep_db::Db);
 
-impl SqliteBudget {
-    /// Opens an existing state store (`sqlite://path`); the server creates and migrates it.
+impl StoreBudget {
+    /// Opens an existing state store (SQLite or PostgreSQL); the server creates and migrates it.
     pub async fn open(url: &str) -> Result<Self, String> {
-        let options: sqlx::sqlite::SqliteConnectOptions =
-            url.parse().map_err(|e| format!("state store `{url}`: {e}"))?;
-        let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(2)
-            .connect_with(options.busy_timeout(std::time::Duration::from_secs(5)))
+        let db = sitrep_db::Db::connect(url, 2).await.map_err(|e| e.to_string())?;
+        sqlx::query("SELECT 1 FROM upstream_budgets LIMIT 1")
+            .fetch_optional(db.pool())
             .await
-            .map_err(|e| {
-                format!("state store `{url}`: {e} (the server creates it: run `sitrep-serve dev-key` once)")
-            })?;
-        Ok(SqliteBudget(pool))
+            .map_err(|e| format!("{e} (the server creates the state store: run `sitrep-serve dev-key` once)"))?;
+        Ok(StoreBudget(db))
     }
 }
 
 #[async_trait::async_trait]
-impl CallBudget for SqliteBudget {
+impl CallBudget for StoreBudget {
     async fn reserve(&self, name: &str, cycle: &str, limit: i64) -> Result<bool, String> {
-        reserve_in(&self.0, name, cycle, limit).await.map_err(|e| e.to_string())
+        reserve_in(self.0.pool(), name, cycle, limit).await.map_err(|e| e.to_string())
     }
 }
 

@@ -44,6 +44,10 @@ pub struct ServeArgs {
     /// revocation or suspension made by another process takes to apply).
     #[arg(long, env = "SITREP_KEY_CACHE_SECONDS", default_value_t = 5)]
     pub key_cache_seconds: u64,
+    /// Where rate-limit windows are counted: `in-process` (one replica), or `redis://…` shared by
+    /// every replica.
+    #[arg(long, env = "SITREP_RATE_LIMIT", default_value = "in-process")]
+    pub rate_limit: String,
     /// Where read-through operations get their answers: `live` upstreams (with the credentials in
     /// the environment) or `replay`ed recordings (`make run`).
     #[arg(long, env = "SITREP_READ_THROUGH", value_enum, default_value_t = ReadThroughMode::Live)]
@@ -61,7 +65,7 @@ pub enum ReadThroughMode {
 
 #[derive(Debug, Clone, Args)]
 pub struct StateArgs {
-    /// State store URL (`sqlite://path` or `sqlite::memory:`).
+    /// State store URL (`sqlite://path`, `sqlite::memory:` or `postgres://…`).
     #[arg(long, env = "SITREP_STATE", default_value = "sqlite://var/state.db")]
     pub state: String,
     /// Prefix of minted API keys.

@@ -108,6 +108,18 @@ async fn ensure_account(store: &StateStore, name: &str, plan: Plan) -> anyhow::R
     })
 }
 
+/// The rate limiter `SITREP_RATE_LIMIT` names.
+fn rate_limiter(setting: &str) -> anyhow::Result<Arc<dyn sitrep_platform::edge::rate_limit::RateLimiter>> {
+    use sitrep_platform::edge::{rate_limit::InProcessLimiter, redis_limiter::RedisLimiter};
+    Ok(match setting {
+        "in-process" => Arc::new(InProcessLimiter::default()),
+        url if url.starts_with("redis://") => Arc::new(RedisLimiter::connect(url)?),
+        other => {
+            anyhow::bail!("SITREP_RATE_LIMIT: `{}` is neither in-process nor redis://…", sitrep_db::redacted(other))
+        }
+    })
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
@@ -224,7 +236,7 @@ async fn main() -> anyhow::Result<()> {
                 ReadThroughMode::Replay => ReadThrough::replay(&serve.read_through_fixtures).await?,
             };
             let company_monitoring =
-                CompanyMonitoring::new(CmStore::new(store.pool().clone()).await?, cm_settings_from_env()?).await;
+                CompanyMonitoring::new(CmStore::new(store.db()).await?, cm_settings_from_env()?).await;
             let state = Arc::new(
                 AppState::new(
                     registry.operations().map(|op| op.id),
@@ -236,7 +248,8 @@ async fn main() -> anyhow::Result<()> {
                 .await
                 .map_err(|e| anyhow::anyhow!("{e:?}"))?
                 .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
-                .with_extension(AgentContext::new(agent_settings_from_env()?)),
+                .with_extension(AgentContext::new(agent_settings_from_env()?))
+                .with_limiter(rate_limiter(&serve.rate_limit)?),
             );
             let _upkeep = spawn_upkeep(&state);
             let _sweeper =

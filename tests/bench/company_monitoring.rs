@@ -83,7 +83,7 @@ pub async fn measure() -> Figures {
         .expect("limits");
     let app = TestApp::start_with(Options {
         company_monitoring: settings(),
-        state_url: format!("sqlite://{}", dir.path().join("state.db").display()),
+        state_url: Some(format!("sqlite://{}", dir.path().join("state.db").display())),
         rate_limits: limits,
         ..Default::default()
     })

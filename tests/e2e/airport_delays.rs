@@ -6,7 +6,7 @@
 use std::{collections::HashSet, sync::Arc};
 
 use serde_json::{json, Value};
-use sitrep_pipelines::budget::{cycle_start, AviationStackBudget, MemoryBudget, SqliteBudget};
+use sitrep_pipelines::budget::{cycle_start, AviationStackBudget, MemoryBudget, StoreBudget};
 use sitrep_platform::state::StateStore;
 use sitrep_schemas::DatasetId;
 use sitrep_tests::{replay_runner_with_budget, TestApp};
@@ -251,17 +251,17 @@ async fn a_quiet_faa_and_an_html_notam_answer() {
 #[tokio::test]
 async fn the_monthly_budget_is_durable_and_stops_the_hub_calls() {
     let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("state.db").display());
+    let url = sitrep_tests::fresh_state_url(Some(dir.path())).await;
     drop(StateStore::open(&url).await.unwrap()); // the server creates and migrates the store
     let budget = AviationStackBudget { monthly: 60, ..Default::default() };
     let first = tempfile::tempdir().unwrap();
     let lake = sitrep_ingest::Lake::open(first.path().to_str().unwrap()).unwrap();
-    let store = Arc::new(SqliteBudget::open(&url).await.unwrap());
+    let store = Arc::new(StoreBudget::open(&url).await.unwrap());
     replay_runner_with_budget(lake, &NORMAL, store, budget.clone()).await.run(&ONLY).await.unwrap();
     // A new process (new connection, new lake with nothing to reuse): 4 units are left of 60.
     let second = tempfile::tempdir().unwrap();
     let lake = sitrep_ingest::Lake::open(second.path().to_str().unwrap()).unwrap();
-    let store = Arc::new(SqliteBudget::open(&url).await.unwrap());
+    let store = Arc::new(StoreBudget::open(&url).await.unwrap());
     replay_runner_with_budget(lake.clone(), &NORMAL, store, budget).await.run(&ONLY).await.unwrap();
     let states = components(&lake).await;
     assert_eq!((states[1].0.as_str(), states[1].1.as_str()), ("aviationstack", "failed"));

@@ -24,7 +24,7 @@ async fn app(dir: &tempfile::TempDir, limit: i64) -> TestApp {
     let limits = sitrep_platform::edge::rate_limit::Limits::parse("cm-write=1000,cm-import=1000").unwrap();
     TestApp::start_with(Options {
         company_monitoring: settings,
-        state_url: format!("sqlite://{}", dir.path().join("state.db").display()),
+        state_url: Some(sitrep_tests::fresh_state_url(Some(dir.path())).await),
         rate_limits: limits,
         ..Default::default()
     })

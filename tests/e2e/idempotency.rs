@@ -160,10 +160,10 @@ async fn a_cancelled_request_releases_its_key() {
 }
 
 #[tokio::test]
-async fn a_replay_survives_a_server_restart_on_the_sqlite_file() {
+async fn a_replay_survives_a_server_restart_on_the_durable_store() {
     let state_dir = tempfile::tempdir().unwrap();
-    let state_url = format!("sqlite://{}", state_dir.path().join("state.db").display());
-    let options = || sitrep_tests::Options { state_url: state_url.clone(), ..Default::default() };
+    let state_url = sitrep_tests::fresh_state_url(Some(state_dir.path())).await;
+    let options = || sitrep_tests::Options { state_url: Some(state_url.clone()), ..Default::default() };
     let body = json!({"countryCodes": ["SD", "UA"]});
     let first_body = {
         let app = TestApp::start_with(options()).await;

@@ -1,6 +1,6 @@
 //! Monitored companies and their claims: create (4.5), import (4.5), read and list (4.6).
 
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Any, Row, Transaction};
 
 use super::{bump_generation, impacts::retract_attributed_by, parse, CmError, CmStore, Placeholders};
 use crate::{
@@ -114,7 +114,7 @@ pub const PURGE_AFTER_MS: i64 = 30 * 24 * 3600 * 1000;
 const COMPANY_COLUMNS: &str = "company_id, name, domicile, lifecycle, customer_reference, coverage, observation, \
                                coverage_changed_at, created_at, updated_at";
 
-fn company_of(row: &sqlx::sqlite::SqliteRow) -> Result<Company, CmError> {
+fn company_of(row: &sqlx::any::AnyRow) -> Result<Company, CmError> {
     Ok(Company {
         company_id: row.try_get("company_id")?,
         name: row.try_get("name")?,
@@ -130,7 +130,7 @@ fn company_of(row: &sqlx::sqlite::SqliteRow) -> Result<Company, CmError> {
     })
 }
 
-async fn claims_of(tx: &mut sqlx::SqliteConnection, company_id: &str) -> Result<Vec<Claim>, CmError> {
+async fn claims_of(tx: &mut sqlx::AnyConnection, company_id: &str) -> Result<Vec<Claim>, CmError> {
     let rows = sqlx::query(
         "SELECT claim_id, claim_type, value, provenance, trust_state, allowed_uses, expires_at \
          FROM cm_claims WHERE company_id = $1 ORDER BY position",
@@ -160,7 +160,7 @@ async fn claims_of(tx: &mut sqlx::SqliteConnection, company_id: &str) -> Result<
 
 /// The company with its claims, if it belongs to `account`.
 pub(super) async fn load(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut sqlx::AnyConnection,
     account: &str,
     company_id: &str,
 ) -> Result<Option<Company>, CmError> {
@@ -175,7 +175,7 @@ pub(super) async fn load(
 
 /// The live (active or paused) company with this customer reference.
 async fn live_with_reference(
-    tx: &mut sqlx::SqliteConnection,
+    tx: &mut sqlx::AnyConnection,
     account: &str,
     reference: &str,
 ) -> Result<Option<Company>, CmError> {
@@ -196,7 +196,7 @@ async fn live_with_reference(
     }
 }
 
-pub(super) async fn live_count(tx: &mut sqlx::SqliteConnection, account: &str) -> Result<i64, CmError> {
+pub(super) async fn live_count(tx: &mut sqlx::AnyConnection, account: &str) -> Result<i64, CmError> {
     Ok(sqlx::query_scalar(
         "SELECT COUNT(*) FROM cm_companies WHERE account_id = $1 AND lifecycle IN ('active', 'paused')",
     )
@@ -230,7 +230,7 @@ fn new_claim(kind: ClaimType, value: String) -> Claim {
 }
 
 /// Writes a company's claims in their order.
-async fn insert_claims(tx: &mut Transaction<'_, Sqlite>, company_id: &str, claims: &[Claim]) -> Result<(), CmError> {
+async fn insert_claims(tx: &mut Transaction<'_, Any>, company_id: &str, claims: &[Claim]) -> Result<(), CmError> {
     for (position, claim) in claims.iter().enumerate() {
         let uses: Vec<String> = claim.allowed_uses.iter().map(|u| u.short_name()).collect();
         sqlx::query(
@@ -254,7 +254,7 @@ async fn insert_claims(tx: &mut Transaction<'_, Sqlite>, company_id: &str, claim
 
 /// Inserts a new ACTIVE company and its claims (4.4) and moves the generation on.
 async fn insert(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     account: &str,
     input: &CompanyInput,
     now: i64,

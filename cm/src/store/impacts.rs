@@ -1,7 +1,7 @@
 //! Material events, evidence and impacts: the pipeline's writes, and the reads of
 //! ListCompanyEventImpacts, ListCompanyEventChanges and GetCompanyMaterialEvent (4.6).
 
-use sqlx::{sqlite::SqliteRow, Row, Sqlite, Transaction};
+use sqlx::{any::AnyRow, Any, Row, Transaction};
 
 use super::{parse, CmError, CmStore, Placeholders};
 use crate::{
@@ -50,7 +50,7 @@ const EVIDENCE_COLUMNS: &str = "evidence_id, provider, source_id, canonical_url,
 const EVIDENCE_ORDER: &str = "CASE authority_tier WHEN 'primary_verified' THEN 0 \
      WHEN 'independent_authoritative' THEN 1 ELSE 2 END, published_at DESC NULLS LAST, evidence_id";
 
-fn impact_of(row: &SqliteRow) -> Result<Impact, CmError> {
+fn impact_of(row: &AnyRow) -> Result<Impact, CmError> {
     let channels: String = row.try_get("channels")?;
     Ok(Impact {
         impact_id: row.try_get("impact_id")?,
@@ -80,7 +80,7 @@ fn impact_of(row: &SqliteRow) -> Result<Impact, CmError> {
     })
 }
 
-fn event_of(row: &SqliteRow) -> Result<Event, CmError> {
+fn event_of(row: &AnyRow) -> Result<Event, CmError> {
     let tokens: String = row.try_get("tokens")?;
     Ok(Event {
         event_id: row.try_get("event_id")?,
@@ -98,7 +98,7 @@ fn event_of(row: &SqliteRow) -> Result<Event, CmError> {
     })
 }
 
-fn evidence_of(row: &SqliteRow) -> Result<Evidence, CmError> {
+fn evidence_of(row: &AnyRow) -> Result<Evidence, CmError> {
     Ok(Evidence {
         evidence_id: row.try_get("evidence_id")?,
         provider: parse(Provider::from_filter(row.try_get("provider")?), "provider")?,
@@ -118,7 +118,7 @@ fn evidence_of(row: &SqliteRow) -> Result<Evidence, CmError> {
 }
 
 /// The next changedAt of the account: `now`, or one past the last when that is not later.
-pub(super) async fn next_changed_at(tx: &mut Transaction<'_, Sqlite>, account: &str, now: i64) -> Result<i64, CmError> {
+pub(super) async fn next_changed_at(tx: &mut Transaction<'_, Any>, account: &str, now: i64) -> Result<i64, CmError> {
     Ok(sqlx::query_scalar(
         "UPDATE cm_accounts SET last_changed_at = \
          CASE WHEN last_changed_at + 1 > $2 THEN last_changed_at + 1 ELSE $2 END \
@@ -130,7 +130,7 @@ pub(super) async fn next_changed_at(tx: &mut Transaction<'_, Sqlite>, account: &
     .await?)
 }
 
-async fn upsert_event(tx: &mut Transaction<'_, Sqlite>, account: &str, e: &Event) -> Result<(), CmError> {
+async fn upsert_event(tx: &mut Transaction<'_, Any>, account: &str, e: &Event) -> Result<(), CmError> {
     sqlx::query(
         "INSERT INTO cm_events (event_id, account_id, company_id, category, revision, title, summary, occurred_at, \
          canonical_url, tokens, state, first_seen_at, updated_at) \
@@ -157,7 +157,7 @@ async fn upsert_event(tx: &mut Transaction<'_, Sqlite>, account: &str, e: &Event
     Ok(())
 }
 
-async fn insert_evidence(tx: &mut Transaction<'_, Sqlite>, event_id: &str, e: &Evidence) -> Result<(), CmError> {
+async fn insert_evidence(tx: &mut Transaction<'_, Any>, event_id: &str, e: &Evidence) -> Result<(), CmError> {
     sqlx::query(
         "INSERT INTO cm_evidence (evidence_id, event_id, provider, source_id, canonical_url, publisher, published_at, \
          authority_tier, title, excerpt, attribution, attribution_rule, claim_id, first_seen_at, gone_at) \
@@ -184,7 +184,7 @@ async fn insert_evidence(tx: &mut Transaction<'_, Sqlite>, event_id: &str, e: &E
     Ok(())
 }
 
-async fn upsert_impact(tx: &mut Transaction<'_, Sqlite>, account: &str, i: &Impact) -> Result<(), CmError> {
+async fn upsert_impact(tx: &mut Transaction<'_, Any>, account: &str, i: &Impact) -> Result<(), CmError> {
     let channels: Vec<String> = i.channels.iter().map(|c| c.short_name()).collect();
     sqlx::query(
         "INSERT INTO cm_impacts (impact_id, account_id, company_id, event_id, event_revision, impact_revision, \
@@ -224,7 +224,7 @@ async fn upsert_impact(tx: &mut Transaction<'_, Sqlite>, account: &str, i: &Impa
 /// Writes events, their new evidence and impacts in `tx`, each new impact revision given the
 /// account's next changedAt.
 pub(super) async fn write_events(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     account: &str,
     writes: &mut [EventWrite],
     now: i64,
@@ -248,7 +248,7 @@ pub(super) async fn write_events(
 /// evidence that gave the impact its attribution: the highest, the earliest seen on ties): a new
 /// revision, RETRACTED, with the account's next changedAt. Returns how many.
 pub(super) async fn retract_attributed_by(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     account: &str,
     company_id: &str,
     removed: &[String],
@@ -397,7 +397,7 @@ impl CmStore {
 
 /// An event's evidence in display order, the first `limit` when given.
 async fn evidence_for(
-    conn: &mut sqlx::SqliteConnection,
+    conn: &mut sqlx::AnyConnection,
     event_id: &str,
     limit: Option<usize>,
 ) -> Result<Vec<Evidence>, CmError> {

@@ -14,46 +14,46 @@ pub use impacts::{EventWrite, StoredEvent, Window};
 pub use rechecks::{RECHECK_EVERY_MS, RECHECK_FOR_MS};
 pub use scans::{ScanRecord, ScanResult, ScanScope, ScanTarget, DNS_FAILURES_TO_EXPIRE};
 
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sitrep_db::{Db, DbError, Migrations};
+use sqlx::{Any, AnyPool, Transaction};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CmError {
     #[error("company-monitoring store: {0}")]
     Db(#[from] sqlx::Error),
-    #[error("company-monitoring store migration: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error(transparent)]
+    Open(#[from] DbError),
     #[error("company-monitoring store holds an unreadable {0}")]
     Corrupt(&'static str),
 }
 
 #[derive(Clone, Debug)]
 pub struct CmStore {
-    pool: SqlitePool,
+    pool: AnyPool,
+}
+
+/// Company monitoring's migrations, per backend.
+fn migrations() -> Migrations {
+    Migrations { sqlite: sqlx::migrate!("./migrations/sqlite"), postgres: sqlx::migrate!("./migrations/postgres") }
 }
 
 impl CmStore {
-    /// The store in the state store's existing SQLite database at `url` (the ingest worker's
-    /// way in; the server shares its own pool through [`CmStore::new`]).
+    /// The store in the state store's existing database at `url` (the ingest worker's way in;
+    /// the server shares its own through [`CmStore::new`]).
     pub async fn open(url: &str) -> Result<Self, CmError> {
-        use std::str::FromStr;
-        let options =
-            sqlx::sqlite::SqliteConnectOptions::from_str(url)?.busy_timeout(std::time::Duration::from_secs(10));
-        let pool = sqlx::sqlite::SqlitePoolOptions::new().max_connections(4).connect_with(options).await?;
-        Self::new(pool).await
+        Self::new(&Db::connect(url, 4).await?).await
     }
 
-    /// The store over the state store's pool, its tables migrated.
-    pub async fn new(pool: SqlitePool) -> Result<Self, CmError> {
-        let mut migrator = sqlx::migrate!("./migrations");
-        migrator.set_ignore_missing(true);
-        migrator.run(&pool).await?;
-        Ok(CmStore { pool })
+    /// The store over the state store's database, its tables migrated.
+    pub async fn new(db: &Db) -> Result<Self, CmError> {
+        db.migrate(migrations()).await?;
+        Ok(CmStore { pool: db.pool().clone() })
     }
 
     /// Whether the database holds every company-monitoring migration this build knows (the
     /// runtime gate's first check: a replica newer than the schema must not serve).
     pub async fn schema_current(&self) -> Result<bool, CmError> {
-        let latest = sqlx::migrate!("./migrations").iter().map(|m| m.version).max().unwrap_or(0);
+        let latest = migrations().sqlite.iter().map(|m| m.version).max().unwrap_or(0);
         let applied: Option<i64> =
             sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE version >= 1000 AND success")
                 .fetch_one(&self.pool)
@@ -76,7 +76,7 @@ impl CmStore {
     }
 
     /// A write transaction holding the account's row (created on the account's first write).
-    async fn begin_for(&self, account: &str, now: i64) -> Result<Transaction<'_, Sqlite>, CmError> {
+    async fn begin_for(&self, account: &str, now: i64) -> Result<Transaction<'_, Any>, CmError> {
         let mut tx = self.pool.begin().await?;
         sqlx::query(
             "INSERT INTO cm_accounts (account_id, created_at) VALUES ($1, $2) ON CONFLICT (account_id) DO NOTHING",
@@ -119,7 +119,7 @@ impl Placeholders {
 }
 
 /// Moves the account's snapshot generation on by one.
-async fn bump_generation(tx: &mut Transaction<'_, Sqlite>, account: &str) -> Result<(), CmError> {
+async fn bump_generation(tx: &mut Transaction<'_, Any>, account: &str) -> Result<(), CmError> {
     sqlx::query("UPDATE cm_accounts SET snapshot_generation = snapshot_generation + 1 WHERE account_id = $1")
         .bind(account)
         .execute(&mut **tx)
@@ -129,21 +129,12 @@ async fn bump_generation(tx: &mut Transaction<'_, Sqlite>, account: &str) -> Res
 
 #[cfg(test)]
 pub(crate) async fn memory_store() -> CmStore {
-    memory_store_on(memory_pool().await).await
+    CmStore::new(&memory_db().await).await.expect("migrated")
 }
 
 #[cfg(test)]
-async fn memory_store_on(pool: SqlitePool) -> CmStore {
-    CmStore::new(pool).await.expect("migrated")
-}
-
-#[cfg(test)]
-async fn memory_pool() -> SqlitePool {
-    sqlx::sqlite::SqlitePoolOptions::new()
-        .max_connections(1)
-        .connect("sqlite::memory:")
-        .await
-        .expect("an in-memory database")
+async fn memory_db() -> Db {
+    Db::connect("sqlite::memory:", 1).await.expect("an in-memory database")
 }
 
 #[cfg(test)]
@@ -152,11 +143,11 @@ mod tests {
 
     #[tokio::test]
     async fn the_schema_is_current_once_migrated_and_behind_without_the_latest() {
-        let pool = memory_pool().await;
-        let store = memory_store_on(pool.clone()).await;
+        let db = memory_db().await;
+        let store = CmStore::new(&db).await.expect("migrated");
         assert!(store.schema_current().await.unwrap());
-        let latest = sqlx::migrate!("./migrations").iter().map(|m| m.version).max().unwrap();
-        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = $1").bind(latest).execute(&pool).await.unwrap();
+        let latest = migrations().postgres.iter().map(|m| m.version).max().unwrap();
+        sqlx::query("DELETE FROM _sqlx_migrations WHERE version = $1").bind(latest).execute(db.pool()).await.unwrap();
         assert!(!store.schema_current().await.unwrap());
     }
 }

@@ -2,7 +2,7 @@
 //! is free, so a crashed scan leaves the company due), a finished scan's outcome written in one
 //! transaction with the company's coverage, and the sweep that re-judges freshness.
 
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Any, Row, Transaction};
 
 use super::{companies::load, impacts::write_events, parse, CmError, CmStore, Company, EventWrite};
 use crate::{
@@ -60,7 +60,7 @@ fn identified(company: &Company) -> bool {
     company.claims.iter().any(|c| matches!(c.kind, ClaimType::Domain | ClaimType::LegalIdentifier))
 }
 
-async fn providers_of(conn: &mut sqlx::SqliteConnection, company_id: &str) -> Result<Vec<ProviderScan>, CmError> {
+async fn providers_of(conn: &mut sqlx::AnyConnection, company_id: &str) -> Result<Vec<ProviderScan>, CmError> {
     let rows = sqlx::query(
         "SELECT provider, state, capped, last_complete_at, window_start, window_end, reason_code \
          FROM cm_provider_scans WHERE company_id = $1 ORDER BY provider DESC",
@@ -86,7 +86,7 @@ async fn providers_of(conn: &mut sqlx::SqliteConnection, company_id: &str) -> Re
 /// Re-judges a company's coverage and observation from its latest scan at `now`, and stores
 /// them (with a new changedAt) when they changed.
 async fn judge(
-    tx: &mut Transaction<'_, Sqlite>,
+    tx: &mut Transaction<'_, Any>,
     company: &Company,
     now: i64,
     interval_ms: i64,

@@ -5,6 +5,7 @@
 
 pub mod idempotency;
 pub mod rate_limit;
+pub mod redis_limiter;
 mod user_agent;
 
 use std::time::Instant;

@@ -132,7 +132,7 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
-pub(super) fn record(row: &sqlx::sqlite::SqliteRow) -> Result<ApiKeyRecord, sqlx::Error> {
+pub(super) fn record(row: &sqlx::any::AnyRow) -> Result<ApiKeyRecord, sqlx::Error> {
     let scopes: String = row.try_get("scopes")?;
     Ok(ApiKeyRecord {
         id: row.try_get("id")?,
@@ -153,7 +153,7 @@ pub(super) const KEY_WITH_ACCOUNT: &str =
      FROM api_keys k JOIN accounts a ON a.id = k.account_id";
 
 /// The account columns of a [`KEY_WITH_ACCOUNT`] row (or of an accounts row aliased the same way).
-pub(super) fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, StateError> {
+pub(super) fn account_of_row(row: &sqlx::any::AnyRow) -> Result<Account, StateError> {
     let plan: String = row.try_get("account_plan")?;
     Ok(Account {
         id: row.try_get("account_id")?,
@@ -167,7 +167,7 @@ pub(super) fn account_of_row(row: &sqlx::sqlite::SqliteRow) -> Result<Account, S
 impl StateStore {
     pub async fn create_account(&self, name: &str, plan: Plan) -> Result<Account, StateError> {
         let id = format!("acct_{}", ulid::Ulid::new().to_string().to_lowercase());
-        sqlx::query("INSERT INTO accounts (id, name, plan, status, created_at) VALUES (?, ?, ?, 'active', ?)")
+        sqlx::query("INSERT INTO accounts (id, name, plan, status, created_at) VALUES ($1, $2, $3, 'active', $4)")
             .bind(&id)
             .bind(name)
             .bind(plan.as_str())
@@ -181,7 +181,7 @@ impl StateStore {
         let row = sqlx::query(
             "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status,
                     valid_until AS account_valid_until
-             FROM accounts WHERE name = ? ORDER BY created_at LIMIT 1",
+             FROM accounts WHERE name = $1 ORDER BY created_at LIMIT 1",
         )
         .bind(name)
         .fetch_optional(&self.pool)
@@ -204,7 +204,7 @@ impl StateStore {
         if !looks_like_api_key(&secret) {
             return Err(StateError::Invalid(format!("API key prefix `{prefix}` must be 2-8 lowercase letters")));
         }
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = ?")
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
             .bind(account_id)
             .fetch_optional(&self.pool)
             .await?;
@@ -223,7 +223,7 @@ impl StateStore {
             revoked_at: None,
         };
         sqlx::query(
-            "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, scopes, operator, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, scopes, operator, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
         )
         .bind(&rec.id)
         .bind(&rec.account_id)
@@ -240,7 +240,7 @@ impl StateStore {
 
     /// Sets an account's status (`active`, `lapsed`, `suspended`).
     pub async fn set_account_status(&self, account_id: &str, status: &str) -> Result<(), StateError> {
-        sqlx::query("UPDATE accounts SET status = ? WHERE id = ?")
+        sqlx::query("UPDATE accounts SET status = $1 WHERE id = $2")
             .bind(status)
             .bind(account_id)
             .execute(&self.pool)
@@ -254,7 +254,7 @@ impl StateStore {
         account_id: &str,
         valid_until: Option<chrono::DateTime<Utc>>,
     ) -> Result<(), StateError> {
-        sqlx::query("UPDATE accounts SET valid_until = ? WHERE id = ?")
+        sqlx::query("UPDATE accounts SET valid_until = $1 WHERE id = $2")
             .bind(valid_until.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)))
             .bind(account_id)
             .execute(&self.pool)
@@ -272,7 +272,7 @@ impl StateStore {
     pub async fn revoke_key(&self, id_or_prefix: &str) -> Result<bool, StateError> {
         let mut tx = self.pool.begin().await?;
         let revoked: Vec<String> = sqlx::query_scalar(
-            "UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR display_prefix = ?) AND revoked_at IS NULL RETURNING id",
+            "UPDATE api_keys SET revoked_at = $1 WHERE (id = $2 OR display_prefix = $3) AND revoked_at IS NULL RETURNING id",
         )
         .bind(now())
         .bind(id_or_prefix)
@@ -280,7 +280,7 @@ impl StateStore {
         .fetch_all(&mut *tx)
         .await?;
         for key_id in &revoked {
-            sqlx::query("UPDATE oauth_families SET revoked_at = ? WHERE key_id = ? AND revoked_at IS NULL")
+            sqlx::query("UPDATE oauth_families SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL")
                 .bind(Utc::now().timestamp())
                 .bind(key_id)
                 .execute(&mut *tx)
@@ -293,7 +293,7 @@ impl StateStore {
     /// The live (unrevoked) key whose secret hashes to `key_hash`, and its account. A pure read:
     /// callers on the request path cache it and record use with [`StateStore::touch_key`].
     pub async fn live_key(&self, key_hash: &str) -> Result<Option<(ApiKeyRecord, Account)>, StateError> {
-        let row = sqlx::query(&format!("{KEY_WITH_ACCOUNT} WHERE k.key_hash = ? AND k.revoked_at IS NULL"))
+        let row = sqlx::query(&format!("{KEY_WITH_ACCOUNT} WHERE k.key_hash = $1 AND k.revoked_at IS NULL"))
             .bind(key_hash)
             .fetch_optional(&self.pool)
             .await?;
@@ -302,7 +302,7 @@ impl StateStore {
 
     /// Records that a key was used now (`lastUsedAt`).
     pub async fn touch_key(&self, key_id: &str) -> Result<(), StateError> {
-        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
+        sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
             .bind(now())
             .bind(key_id)
             .execute(&self.pool)

@@ -17,7 +17,7 @@ impl StateStore {
 
     /// Units of `name` used in `cycle`.
     pub async fn budget_used(&self, name: &str, cycle: &str) -> Result<i64, StateError> {
-        let used: Option<i64> = sqlx::query_scalar("SELECT used FROM upstream_budgets WHERE name = ? AND cycle = ?")
+        let used: Option<i64> = sqlx::query_scalar("SELECT used FROM upstream_budgets WHERE name = $1 AND cycle = $2")
             .bind(name)
             .bind(cycle)
             .fetch_optional(&self.pool)

@@ -37,7 +37,7 @@ impl StateStore {
         csrf: &str,
         expires_at: i64,
     ) -> Result<(), StateError> {
-        sqlx::query("INSERT INTO dashboard_sessions (session_hash, account_id, key_id, csrf, expires_at) VALUES (?, ?, ?, ?, ?)")
+        sqlx::query("INSERT INTO dashboard_sessions (session_hash, account_id, key_id, csrf, expires_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(session_hash)
             .bind(account_id)
             .bind(key_id)
@@ -54,7 +54,7 @@ impl StateStore {
             "SELECT s.key_id, s.csrf, a.id AS account_id, a.name AS account_name, a.plan AS account_plan,
                     a.status AS account_status, a.valid_until AS account_valid_until
              FROM dashboard_sessions s JOIN accounts a ON a.id = s.account_id JOIN api_keys k ON k.id = s.key_id
-             WHERE s.session_hash = ? AND s.expires_at > ? AND k.revoked_at IS NULL",
+             WHERE s.session_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL",
         )
         .bind(session_hash)
         .bind(now)
@@ -67,7 +67,7 @@ impl StateStore {
     }
 
     pub async fn end_session(&self, session_hash: &str) -> Result<(), StateError> {
-        sqlx::query("DELETE FROM dashboard_sessions WHERE session_hash = ?")
+        sqlx::query("DELETE FROM dashboard_sessions WHERE session_hash = $1")
             .bind(session_hash)
             .execute(&self.pool)
             .await?;
@@ -76,7 +76,7 @@ impl StateStore {
 
     /// The account's keys, newest first (revoked ones included, marked).
     pub async fn keys_of(&self, account_id: &str) -> Result<Vec<ApiKeyRecord>, StateError> {
-        let rows = sqlx::query(&format!("{KEY_WITH_ACCOUNT} WHERE k.account_id = ? ORDER BY k.created_at DESC"))
+        let rows = sqlx::query(&format!("{KEY_WITH_ACCOUNT} WHERE k.account_id = $1 ORDER BY k.created_at DESC"))
             .bind(account_id)
             .fetch_all(&self.pool)
             .await?;
@@ -85,7 +85,7 @@ impl StateStore {
 
     /// Revokes one of the account's keys (and its token families); false if it is not the account's.
     pub async fn revoke_key_of(&self, account_id: &str, key_id: &str) -> Result<bool, StateError> {
-        let owned: Option<String> = sqlx::query_scalar("SELECT id FROM api_keys WHERE id = ? AND account_id = ?")
+        let owned: Option<String> = sqlx::query_scalar("SELECT id FROM api_keys WHERE id = $1 AND account_id = $2")
             .bind(key_id)
             .bind(account_id)
             .fetch_optional(&self.pool)
@@ -101,7 +101,7 @@ impl StateStore {
         let rows = sqlx::query(
             "SELECT f.id, f.client_id, COALESCE(c.client_name, 'Operator credentials') AS client_name, f.scope, f.created_at, f.last_used_at
              FROM oauth_families f LEFT JOIN oauth_clients c ON c.client_id = f.client_id
-             WHERE f.account_id = ? AND f.revoked_at IS NULL
+             WHERE f.account_id = $1 AND f.revoked_at IS NULL
                AND EXISTS (SELECT 1 FROM oauth_tokens t WHERE t.family_id = f.id)
              ORDER BY f.created_at DESC",
         )
@@ -125,7 +125,7 @@ impl StateStore {
     /// Revokes one of the account's token families; false if it is not the account's.
     pub async fn revoke_family_of(&self, account_id: &str, family_id: &str, now: i64) -> Result<bool, StateError> {
         let done = sqlx::query(
-            "UPDATE oauth_families SET revoked_at = ? WHERE id = ? AND account_id = ? AND revoked_at IS NULL",
+            "UPDATE oauth_families SET revoked_at = $1 WHERE id = $2 AND account_id = $3 AND revoked_at IS NULL",
         )
         .bind(now)
         .bind(family_id)

@@ -36,7 +36,7 @@ impl StateStore {
         body_hash: &str,
         now_ms: i64,
     ) -> Result<Option<Claim>, StateError> {
-        let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until, created_at FROM idempotency WHERE scope_key = ?")
+        let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until, created_at FROM idempotency WHERE scope_key = $1")
             .bind(scope_key)
             .fetch_optional(&self.pool)
             .await?;
@@ -53,7 +53,7 @@ impl StateStore {
     /// Deletes records past their 24 h TTL; returns how many. Run periodically, so records expire
     /// even when their key is never used again.
     pub async fn idempotency_sweep(&self, now_ms: i64) -> Result<u64, StateError> {
-        let done = sqlx::query("DELETE FROM idempotency WHERE created_at < ?")
+        let done = sqlx::query("DELETE FROM idempotency WHERE created_at < $1")
             .bind(now_ms - TTL_MS)
             .execute(&self.pool)
             .await?;
@@ -63,13 +63,13 @@ impl StateStore {
     /// Claims the key for a request with `body_hash`. Each statement is atomic on its own, so two
     /// truly concurrent requests cannot both claim: the loser sees `InFlight`.
     pub async fn idempotency_claim(&self, scope_key: &str, body_hash: &str, now_ms: i64) -> Result<Claim, StateError> {
-        sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND created_at < ?")
+        sqlx::query("DELETE FROM idempotency WHERE scope_key = $1 AND created_at < $2")
             .bind(scope_key)
             .bind(now_ms - TTL_MS)
             .execute(&self.pool)
             .await?;
         let inserted = sqlx::query(
-            "INSERT INTO idempotency (scope_key, body_hash, completed, created_at, locked_until) VALUES (?, ?, 0, ?, ?)
+            "INSERT INTO idempotency (scope_key, body_hash, completed, created_at, locked_until) VALUES ($1, $2, 0, $3, $4)
              ON CONFLICT (scope_key) DO NOTHING",
         )
         .bind(scope_key)
@@ -81,7 +81,7 @@ impl StateStore {
         if inserted.rows_affected() == 1 {
             return Ok(Claim::Claimed);
         }
-        let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until FROM idempotency WHERE scope_key = ?")
+        let row = sqlx::query("SELECT body_hash, completed, status, content_type, body, locked_until FROM idempotency WHERE scope_key = $1")
             .bind(scope_key)
             .fetch_optional(&self.pool)
             .await?;
@@ -92,7 +92,7 @@ impl StateStore {
         }
         // An abandoned claim whose lock ran out: take it over, unless another request just did.
         let taken = sqlx::query(
-            "UPDATE idempotency SET locked_until = ? WHERE scope_key = ? AND completed = 0 AND locked_until <= ?",
+            "UPDATE idempotency SET locked_until = $1 WHERE scope_key = $2 AND completed = 0 AND locked_until <= $3",
         )
         .bind(now_ms + LOCK_MS)
         .bind(scope_key)
@@ -103,7 +103,7 @@ impl StateStore {
     }
 
     pub async fn idempotency_complete(&self, scope_key: &str, response: &StoredResponse) -> Result<(), StateError> {
-        sqlx::query("UPDATE idempotency SET completed = 1, status = ?, content_type = ?, body = ?, locked_until = 0 WHERE scope_key = ?")
+        sqlx::query("UPDATE idempotency SET completed = 1, status = $1, content_type = $2, body = $3, locked_until = 0 WHERE scope_key = $4")
             .bind(response.status as i64)
             .bind(&response.content_type)
             .bind(&response.body)
@@ -115,7 +115,7 @@ impl StateStore {
 
     /// Drops a claim whose response is not stored, so the next retry runs again.
     pub async fn idempotency_release(&self, scope_key: &str) -> Result<(), StateError> {
-        sqlx::query("DELETE FROM idempotency WHERE scope_key = ? AND completed = 0")
+        sqlx::query("DELETE FROM idempotency WHERE scope_key = $1 AND completed = 0")
             .bind(scope_key)
             .execute(&self.pool)
             .await?;
@@ -124,7 +124,7 @@ impl StateStore {
 }
 
 /// What an unexpired record means for a request with `body_hash`; `Claimed` = free to take.
-fn existing(r: &sqlx::sqlite::SqliteRow, body_hash: &str, now_ms: i64) -> Result<Claim, sqlx::Error> {
+fn existing(r: &sqlx::any::AnyRow, body_hash: &str, now_ms: i64) -> Result<Claim, sqlx::Error> {
     let stored_hash: String = r.try_get("body_hash")?;
     Ok(if stored_hash != body_hash {
         Claim::Mismatch

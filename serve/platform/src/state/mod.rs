@@ -1,5 +1,6 @@
-//! The state store (DESIGN.md §5): accounts, API keys, idempotency records, settings. One sqlx
-//! SQLite pool with embedded migrations; every statement uses bound parameters.
+//! The state store (DESIGN.md §5): accounts, API keys, idempotency records, settings, on SQLite or
+//! PostgreSQL (`sitrep_db`), with embedded migrations per backend; every statement uses bound
+//! parameters.
 
 mod accounts;
 mod budgets;
@@ -12,17 +13,14 @@ pub use dashboard::{ConnectedClient, Session};
 pub use idempotency::{Claim, StoredResponse};
 pub use oauth::{ClientRecord, Family, PendingConsent, RedeemedCode, Redemption, CLIENT_IDLE_SECONDS};
 
-use sqlx::{
-    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions},
-    SqlitePool,
-};
+use sitrep_db::{Db, DbError, Migrations};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StateError {
     #[error("state store: {0}")]
     Db(#[from] sqlx::Error),
-    #[error("state store migration: {0}")]
-    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error(transparent)]
+    Open(#[from] DbError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -31,50 +29,41 @@ pub enum StateError {
 
 #[derive(Clone, Debug)]
 pub struct StateStore {
-    pool: SqlitePool,
+    db: Db,
+    pool: sqlx::AnyPool,
 }
 
 impl StateStore {
-    /// Opens (creating if needed) `sqlite://path` or `sqlite::memory:`, and migrates.
+    /// Opens (creating if needed) `sqlite://path`, `sqlite::memory:` or `postgres://…`, and
+    /// migrates. Company monitoring migrates its own tables in this database (versions from
+    /// 1001): what this migrator does not know is theirs.
     pub async fn open(url: &str) -> Result<Self, StateError> {
-        if let Some(path) = url.strip_prefix("sqlite://") {
-            if let Some(dir) = std::path::Path::new(path).parent() {
-                std::fs::create_dir_all(dir).map_err(|e| StateError::Invalid(format!("{url}: {e}")))?;
-            }
-        }
-        let opts: SqliteConnectOptions = url
-            .parse::<SqliteConnectOptions>()?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(std::time::Duration::from_secs(5));
-        // An in-memory database exists per connection: keep exactly one.
-        let max = if url.contains(":memory:") { 1 } else { 8 };
-        let pool = SqlitePoolOptions::new().max_connections(max).connect_with(opts).await?;
-        // Company monitoring migrates its own tables in this database (versions from 1001): what
-        // this migrator does not know is theirs.
-        let mut migrator = sqlx::migrate!("./migrations");
-        migrator.set_ignore_missing(true);
-        migrator.run(&pool).await?;
-        Ok(StateStore { pool })
+        let db = Db::connect(url, 8).await?;
+        db.migrate(Migrations {
+            sqlite: sqlx::migrate!("./migrations/sqlite"),
+            postgres: sqlx::migrate!("./migrations/postgres"),
+        })
+        .await?;
+        Ok(StateStore { pool: db.pool().clone(), db })
     }
 
-    /// The database's pool, for the crates that keep their own tables in it (company monitoring).
-    pub fn pool(&self) -> &SqlitePool {
-        &self.pool
+    /// The database, for the crates that keep their own tables in it (company monitoring).
+    pub fn db(&self) -> &Db {
+        &self.db
     }
 
     /// Closes every connection; later calls fail (tests use it to take the store away).
     pub async fn close(&self) {
-        self.pool.close().await;
+        self.db.close().await;
     }
 
     pub async fn setting(&self, key: &str) -> Result<Option<String>, StateError> {
-        Ok(sqlx::query_scalar("SELECT value FROM settings WHERE key = ?").bind(key).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT value FROM settings WHERE key = $1").bind(key).fetch_optional(&self.pool).await?)
     }
 
     /// Returns the stored value, storing `value` first if the key is new.
     pub async fn setting_or_insert(&self, key: &str, value: &str) -> Result<String, StateError> {
-        sqlx::query("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)")
+        sqlx::query("INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING")
             .bind(key)
             .bind(value)
             .execute(&self.pool)
@@ -96,7 +85,7 @@ mod tests {
             "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) \
              VALUES (1001, 'another crate''s tables', TRUE, X'00', 0)",
         )
-        .execute(store.pool())
+        .execute(store.db().pool())
         .await
         .unwrap();
         store.close().await;

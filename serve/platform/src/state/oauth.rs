@@ -55,7 +55,7 @@ pub enum Redemption<T> {
     Invalid,
 }
 
-fn family_of(row: &sqlx::sqlite::SqliteRow) -> Result<Family, sqlx::Error> {
+fn family_of(row: &sqlx::any::AnyRow) -> Result<Family, sqlx::Error> {
     Ok(Family {
         id: row.try_get("family_id")?,
         client_id: row.try_get("family_client_id")?,
@@ -79,7 +79,7 @@ impl StateStore {
         let uris = serde_json::to_string(redirect_uris).map_err(|e| StateError::Invalid(e.to_string()))?;
         sqlx::query(
             "INSERT INTO oauth_clients (client_id, client_name, redirect_uris, application_type, created_at, last_used_at)
-             VALUES (?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(client_id)
         .bind(client_name)
@@ -97,8 +97,8 @@ impl StateStore {
         let uris = serde_json::to_string(&client.redirect_uris).map_err(|e| StateError::Invalid(e.to_string()))?;
         sqlx::query(
             "INSERT INTO oauth_clients (client_id, client_name, redirect_uris, application_type, created_at, last_used_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?5)
-             ON CONFLICT (client_id) DO UPDATE SET client_name = ?2, redirect_uris = ?3, last_used_at = ?5",
+             VALUES ($1, $2, $3, $4, $5, $5)
+             ON CONFLICT (client_id) DO UPDATE SET client_name = $2, redirect_uris = $3, last_used_at = $5",
         )
         .bind(&client.client_id)
         .bind(&client.client_name)
@@ -113,7 +113,7 @@ impl StateStore {
     /// A registered client that has not expired (90 days without use); using it slides the window.
     pub async fn client(&self, client_id: &str, now: i64) -> Result<Option<ClientRecord>, StateError> {
         let row = sqlx::query(
-            "UPDATE oauth_clients SET last_used_at = ? WHERE client_id = ? AND last_used_at > ?
+            "UPDATE oauth_clients SET last_used_at = $1 WHERE client_id = $2 AND last_used_at > $3
              RETURNING client_id, client_name, redirect_uris, application_type, created_at",
         )
         .bind(now)
@@ -135,7 +135,7 @@ impl StateStore {
     pub async fn create_nonce(&self, nonce_hash: &str, c: &PendingConsent, expires_at: i64) -> Result<(), StateError> {
         sqlx::query(
             "INSERT INTO oauth_nonces (nonce_hash, client_id, redirect_uri, code_challenge, scope, state, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(nonce_hash)
         .bind(&c.client_id)
@@ -152,7 +152,7 @@ impl StateStore {
     /// Consumes a live nonce (single use).
     pub async fn take_nonce(&self, nonce_hash: &str, now: i64) -> Result<Option<PendingConsent>, StateError> {
         let row = sqlx::query(
-            "UPDATE oauth_nonces SET used = 1 WHERE nonce_hash = ? AND used = 0 AND expires_at > ?
+            "UPDATE oauth_nonces SET used = 1 WHERE nonce_hash = $1 AND used = 0 AND expires_at > $2
              RETURNING client_id, redirect_uri, code_challenge, scope, state",
         )
         .bind(nonce_hash)
@@ -174,7 +174,7 @@ impl StateStore {
     /// Starts a token family (an approved authorization, or a client_credentials grant).
     pub async fn create_family(&self, family: &Family, now: i64) -> Result<(), StateError> {
         sqlx::query(
-            "INSERT INTO oauth_families (id, client_id, account_id, key_id, scope, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO oauth_families (id, client_id, account_id, key_id, scope, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(&family.id)
         .bind(&family.client_id)
@@ -196,7 +196,7 @@ impl StateStore {
     ) -> Result<(), StateError> {
         sqlx::query(
             "INSERT INTO oauth_codes (code_hash, family_id, client_id, redirect_uri, code_challenge, expires_at)
-             VALUES (?, ?, ?, ?, ?, ?)",
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(code_hash)
         .bind(family_id)
@@ -212,8 +212,8 @@ impl StateStore {
     /// Redeems a code once. A second use revokes every token the first one issued.
     pub async fn redeem_code(&self, code_hash: &str, now: i64) -> Result<Redemption<RedeemedCode>, StateError> {
         let row = sqlx::query(
-            "UPDATE oauth_codes SET used_at = ?1
-             WHERE code_hash = ?2 AND used_at IS NULL AND expires_at > ?1
+            "UPDATE oauth_codes SET used_at = $1
+             WHERE code_hash = $2 AND used_at IS NULL AND expires_at > $1
                AND family_id IN (SELECT id FROM oauth_families WHERE revoked_at IS NULL)
              RETURNING family_id, client_id, redirect_uri, code_challenge",
         )
@@ -232,7 +232,7 @@ impl StateStore {
             }));
         }
         let used: Option<String> =
-            sqlx::query_scalar("SELECT family_id FROM oauth_codes WHERE code_hash = ? AND used_at IS NOT NULL")
+            sqlx::query_scalar("SELECT family_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL")
                 .bind(code_hash)
                 .fetch_optional(&self.pool)
                 .await?;
@@ -252,7 +252,7 @@ impl StateStore {
         family_id: &str,
         expires_at: i64,
     ) -> Result<(), StateError> {
-        sqlx::query("INSERT INTO oauth_tokens (token_hash, kind, family_id, expires_at) VALUES (?, ?, ?, ?)")
+        sqlx::query("INSERT INTO oauth_tokens (token_hash, kind, family_id, expires_at) VALUES ($1, $2, $3, $4)")
             .bind(token_hash)
             .bind(kind)
             .bind(family_id)
@@ -266,8 +266,8 @@ impl StateStore {
     /// whole family; so does nothing for an unknown or expired one.
     pub async fn rotate_refresh(&self, token_hash: &str, now: i64) -> Result<Redemption<Family>, StateError> {
         let family_id: Option<String> = sqlx::query_scalar(
-            "UPDATE oauth_tokens SET used_at = ?1
-             WHERE token_hash = ?2 AND kind = 'refresh' AND used_at IS NULL AND expires_at > ?1
+            "UPDATE oauth_tokens SET used_at = $1
+             WHERE token_hash = $2 AND kind = 'refresh' AND used_at IS NULL AND expires_at > $1
                AND family_id IN (SELECT f.id FROM oauth_families f JOIN api_keys k ON k.id = f.key_id
                                  WHERE f.revoked_at IS NULL AND k.revoked_at IS NULL)
              RETURNING family_id",
@@ -281,7 +281,7 @@ impl StateStore {
             return Ok(Redemption::Fresh(family));
         }
         let rotated: Option<String> = sqlx::query_scalar(
-            "SELECT family_id FROM oauth_tokens WHERE token_hash = ? AND kind = 'refresh' AND used_at IS NOT NULL",
+            "SELECT family_id FROM oauth_tokens WHERE token_hash = $1 AND kind = 'refresh' AND used_at IS NOT NULL",
         )
         .bind(token_hash)
         .fetch_optional(&self.pool)
@@ -296,7 +296,7 @@ impl StateStore {
     }
 
     async fn family(&self, id: &str) -> Result<Option<Family>, StateError> {
-        let row = sqlx::query(&format!("SELECT {FAMILY_COLUMNS} FROM oauth_families f WHERE f.id = ?"))
+        let row = sqlx::query(&format!("SELECT {FAMILY_COLUMNS} FROM oauth_families f WHERE f.id = $1"))
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
@@ -304,7 +304,7 @@ impl StateStore {
     }
 
     pub async fn revoke_family(&self, family_id: &str, now: i64) -> Result<(), StateError> {
-        sqlx::query("UPDATE oauth_families SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL")
+        sqlx::query("UPDATE oauth_families SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
             .bind(now)
             .bind(family_id)
             .execute(&self.pool)
@@ -322,7 +322,7 @@ impl StateStore {
              JOIN oauth_families f ON f.id = t.family_id
              JOIN api_keys k ON k.id = f.key_id
              JOIN accounts a ON a.id = f.account_id
-             WHERE t.token_hash = ? AND t.kind = 'access' AND t.expires_at > ?
+             WHERE t.token_hash = $1 AND t.kind = 'access' AND t.expires_at > $2
                AND f.revoked_at IS NULL AND k.revoked_at IS NULL"
         ))
         .bind(token_hash)
@@ -332,7 +332,7 @@ impl StateStore {
         let Some(r) = row else { return Ok(None) };
         let family = family_of(&r)?;
         let account = super::accounts::account_of_row(&r)?;
-        sqlx::query("UPDATE oauth_families SET last_used_at = ? WHERE id = ?")
+        sqlx::query("UPDATE oauth_families SET last_used_at = $1 WHERE id = $2")
             .bind(now)
             .bind(&family.id)
             .execute(&self.pool)
