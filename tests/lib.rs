@@ -2,6 +2,7 @@
 //! replay mode, and the real server on 127.0.0.1:0.
 
 pub mod cm_data;
+pub mod postgres_server;
 
 use std::{path::PathBuf, sync::Arc, time::Duration};
 

@@ -128,10 +128,25 @@ impl Db {
         Ok(sqlx::query_scalar(&format!("SELECT {}", self.now_ms())).fetch_one(&self.pool).await?)
     }
 
+    /// How far the database's clock is ahead of this machine's, in ms (negative: behind), read
+    /// at the midpoint of one round trip. Time-to-live checks and leases are written against this
+    /// machine's clock plus the skew, so every replica and worker judges them on one clock (the
+    /// database's) without a round trip per check.
+    pub async fn skew_ms(&self) -> Result<i64, DbError> {
+        let before = local_ms();
+        let database = self.clock_ms().await?;
+        let after = local_ms();
+        Ok(database - (before + after) / 2)
+    }
+
     /// Closes every connection; later calls fail (tests use it to take the store away).
     pub async fn close(&self) {
         self.pool.close().await;
     }
+}
+
+fn local_ms() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
 }
 
 /// `sqlite://path` made to create the file (and its folder) when missing.
@@ -184,9 +199,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("a/b/state.db").display());
         let db = Db::connect(&url, 2).await.unwrap();
-        let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        let before = local_ms();
         let clock = db.clock_ms().await.unwrap();
         assert!((clock - before).abs() < 2_000, "{clock} vs {before}");
+        assert!(db.skew_ms().await.unwrap().abs() < 2_000, "one machine, one clock");
         assert!(dir.path().join("a/b/state.db").exists());
     }
 }

@@ -136,8 +136,14 @@ async fn company_scanner(
         sitrep_ingest::config::Mode::Replay => Arc::new(RecordedVerification::default()),
     };
     let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner, verification };
+    // Live, leases are judged on the state store's clock (this machine's plus the skew), as on
+    // every other worker; replay keeps the recordings' time.
+    let skew = match source.mode {
+        sitrep_ingest::config::Mode::Live => scanner.store.clock_skew_ms().await?,
+        sitrep_ingest::config::Mode::Replay => 0,
+    };
     // The clock keeps the environment (in replay, its fixture server) alive.
-    let clock: Clock = Arc::new(move || env.now().timestamp_millis());
+    let clock: Clock = Arc::new(move || env.now().timestamp_millis() + skew);
     Ok((scanner, clock))
 }
 

@@ -88,6 +88,17 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
     for outcome in &staged.outcomes {
         let Some(entry) = datasets.get_mut(outcome.dataset().as_str()) else { continue };
         match outcome {
+            // Another worker published this very content while this run staged it (workers on
+            // several machines run one dataset): the version stays, so cursors, caches and ETags
+            // hold; only the fetch moves. This run's files are left to gc.
+            Outcome::Fetched { content_hash: Some(hash), fetched_at, partial_error, .. }
+                if entry.version.is_some() && entry.content_hash.as_deref() == Some(hash.as_str()) =>
+            {
+                entry.freshness.fetched_at = Some(*fetched_at);
+                entry.freshness.last_attempt_at = Some(*fetched_at);
+                entry.freshness.status = DatasetStatus::Ok;
+                entry.freshness.last_error = partial_error.clone();
+            }
             Outcome::Fetched {
                 dataset,
                 files,

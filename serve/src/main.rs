@@ -252,6 +252,7 @@ async fn main() -> anyhow::Result<()> {
                 .with_limiter(rate_limiter(&serve.rate_limit)?),
             );
             let _upkeep = spawn_upkeep(&state);
+            let _clock = state.spawn_clock_sync(Duration::from_secs(60));
             let _sweeper =
                 sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
             let app = sitrep_serve::build(state, registry, &server_url)?;

@@ -308,6 +308,43 @@ async fn racing_publishers_of_real_data_each_land_whole() {
     }
 }
 
+/// Workers on several machines running one dataset stage the same content from the same parent:
+/// the lake's create-only commit orders them, and those that lose find the content published and
+/// keep its version (one version, whatever the interleaving).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn racing_publishers_of_the_same_content_publish_one_version() {
+    let lake = Lake::in_memory();
+    let runner = replay_runner(lake.clone(), &normal()).await;
+    let source = runner.source(DatasetId::HUMANITARIAN).unwrap().clone();
+    let batch = source.fetch(&runner.env.context(), sitrep_pipelines::Window::Scheduled).await.unwrap().batch;
+    let mut staged = Vec::new();
+    for i in 0..8 {
+        let run = format!("SAME{i}");
+        let mut part = 0;
+        let files = write_dataset(&lake, &run, DatasetId::HUMANITARIAN, &batch, Utc::now(), &mut part).await.unwrap();
+        let mut outcome = fetched_now(DatasetId::HUMANITARIAN, files);
+        if let Outcome::Fetched { content_hash, .. } = &mut outcome {
+            *content_hash = Some("the-same-content".into());
+        }
+        staged.push(Staged { run_stats: Vec::new(), run_id: run, operation: "race".into(), outcomes: vec![outcome] });
+    }
+    let tasks: Vec<_> = staged
+        .into_iter()
+        .map(|s| {
+            let lake = lake.clone();
+            tokio::spawn(async move { lake.publish(&s).await.unwrap().generation })
+        })
+        .collect();
+    let generations: Vec<u64> = futures::future::join_all(tasks).await.into_iter().map(|r| r.unwrap()).collect();
+    assert_eq!(generations.len(), 8);
+    let first = lake.read_commit(1).await.unwrap().unwrap();
+    for g in 1..=8 {
+        let entry = lake.read_commit(g).await.unwrap().unwrap().dataset(DatasetId::HUMANITARIAN).unwrap().clone();
+        assert_eq!(entry.version, Some(1), "generation {g} keeps the first publisher's version");
+        assert_eq!(entry.files, first.dataset(DatasetId::HUMANITARIAN).unwrap().files);
+    }
+}
+
 #[tokio::test]
 async fn lake_instants_and_dates_carry_parquet_time_types_for_analysts() {
     use parquet::{

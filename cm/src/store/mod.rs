@@ -29,6 +29,7 @@ pub enum CmError {
 
 #[derive(Clone, Debug)]
 pub struct CmStore {
+    db: Db,
     pool: AnyPool,
 }
 
@@ -47,7 +48,13 @@ impl CmStore {
     /// The store over the state store's database, its tables migrated.
     pub async fn new(db: &Db) -> Result<Self, CmError> {
         db.migrate(migrations()).await?;
-        Ok(CmStore { pool: db.pool().clone() })
+        Ok(CmStore { pool: db.pool().clone(), db: db.clone() })
+    }
+
+    /// How far the database's clock is ahead of this machine's (ms): a worker's leases are taken
+    /// and judged on the database's clock, like every other worker's.
+    pub async fn clock_skew_ms(&self) -> Result<i64, CmError> {
+        Ok(self.db.skew_ms().await?)
     }
 
     /// Whether the database holds every company-monitoring migration this build knows (the

@@ -18,7 +18,7 @@ use crate::{
     kit::{answer::BodyCache, error::ApiError},
     metrics::Metrics,
     snapshot::Snapshots,
-    state::StateStore,
+    state::{StateError, StateStore},
 };
 
 /// Memory for rendered response bodies (a page of 100 events renders to about 40 KB).
@@ -63,27 +63,40 @@ impl Settings {
     }
 }
 
-/// The time the authorization server and the dashboard judge lifetimes by: the system clock,
-/// which tests can move forward to expire codes, tokens, nonces, sessions and registrations.
+/// The time the edge, the authorization server, the dashboard and company monitoring judge
+/// lifetimes by: the state store's clock (this machine's plus the measured skew), which tests can
+/// move forward to expire codes, tokens, nonces, sessions and registrations.
 #[derive(Debug, Default)]
 pub struct Clock {
     offset_seconds: std::sync::atomic::AtomicI64,
+    /// The state store's clock minus this machine's ([`Clock::sync`]): what the time-to-live
+    /// checks (idempotency locks, OAuth items, sessions) are judged on is the database's clock,
+    /// the same for every replica.
+    skew_ms: std::sync::atomic::AtomicI64,
 }
 
 impl Clock {
     /// Epoch seconds.
     pub fn now(&self) -> i64 {
-        chrono::Utc::now().timestamp() + self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed)
+        self.now_ms().div_euclid(1_000)
     }
 
     /// Epoch milliseconds.
     pub fn now_ms(&self) -> i64 {
-        chrono::Utc::now().timestamp_millis() + self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed) * 1_000
+        use std::sync::atomic::Ordering::Relaxed;
+        chrono::Utc::now().timestamp_millis() + self.skew_ms.load(Relaxed) + self.offset_seconds.load(Relaxed) * 1_000
     }
 
     /// Moves this clock `seconds` ahead of the system clock (tests).
     pub fn advance(&self, seconds: i64) {
         self.offset_seconds.fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Follows the state store's clock: called at start and periodically by the upkeep.
+    pub async fn sync(&self, store: &StateStore) -> Result<(), StateError> {
+        let skew = store.db().skew_ms().await?;
+        self.skew_ms.store(skew, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -124,6 +137,10 @@ impl AppState {
                 store.setting_or_insert("data_cursor_secret", &hex::encode(raw)).await?
             }
         };
+        let clock = Clock::default();
+        if let Err(e) = clock.sync(&store).await {
+            tracing::warn!(error = %e, "could not read the state store's clock; judging lifetimes on this machine's");
+        }
         Ok(AppState {
             metrics: Metrics::new(operations),
             snapshots,
@@ -133,7 +150,7 @@ impl AppState {
             keys: KeyCache::new(settings.key_cache_ttl),
             limiter: Arc::new(InProcessLimiter::default()),
             settings,
-            clock: Clock::default(),
+            clock,
             extensions: Extensions::default(),
         })
     }
@@ -147,6 +164,23 @@ impl AppState {
     /// The value of type `T` the assembly kept here, if it did.
     pub fn extension<T: Any + Send + Sync>(&self) -> Option<&T> {
         self.extensions.0.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref())
+    }
+
+    /// Keeps [`AppState::clock`] on the state store's clock, re-measured `every` period (clocks
+    /// drift); a failed measurement keeps the last skew.
+    pub fn spawn_clock_sync(self: &Arc<Self>, every: std::time::Duration) -> tokio::task::JoinHandle<()> {
+        let state = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut ticks = tokio::time::interval(every);
+            ticks.tick().await;
+            loop {
+                ticks.tick().await;
+                let Some(state) = state.upgrade() else { return };
+                if let Err(e) = state.clock.sync(&state.store).await {
+                    tracing::warn!(error = %e, "could not read the state store's clock; keeping the last skew");
+                }
+            }
+        })
     }
 
     /// Replaces the rate limiter (a shared store when replicas run; tests fail it on purpose).

@@ -1,0 +1,208 @@
+//! Several replicas and workers (issue 29): two real `sitrep-serve` processes over one lake, one
+//! PostgreSQL state store and one Redis limiter, and two `sitrep-ingest` workers racing one
+//! dataset. What every replica must show: the same bytes and ETag for the same request and
+//! generation, cursors and Idempotency-Keys that work across replicas, one rate-limit window, OAuth
+//! tokens valid on every replica and a revocation refused everywhere within the key-cache time to
+//! live, and `/status` and `/metrics` naming the generation each serves.
+
+use std::{
+    path::{Path, PathBuf},
+    process::Stdio,
+    time::Duration,
+};
+
+use serde_json::{json, Value};
+use sitrep_platform::state::{Plan, StateStore};
+use sitrep_tests::{fixtures, fresh_postgres_database, normal_lake};
+
+const ARMED: &str = "/api/conflict/v1/list-armed-events";
+const BATCH: &str = "/api/conflict/v1/get-humanitarian-summary-batch";
+/// The site origin both replicas serve behind (a load balancer's): tokens and links name it.
+const ORIGIN: &str = "https://sitrep.example";
+const KEY_CACHE_SECONDS: u64 = 1;
+
+fn binary(name: &str) -> PathBuf {
+    // tests run from <target>/debug/deps/e2e-…; the binaries sit in <target>/debug (`make test` builds them first).
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(|p| p.parent()).unwrap().join(name)
+}
+
+fn redis_url() -> String {
+    std::env::var("SITREP_TEST_REDIS")
+        .expect("SITREP_TEST_REDIS: run the tests under tools/services.sh (make test does)")
+}
+
+struct Replica {
+    base: String,
+    _process: tokio::process::Child,
+}
+
+impl Replica {
+    async fn start(state: &str, lake: &Path, cache: &Path) -> Replica {
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let process = tokio::process::Command::new(binary("sitrep-serve"))
+            .args(["--state", state, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "1"])
+            .arg("--lake")
+            .arg(lake)
+            .arg("--cache-dir")
+            .arg(cache)
+            .env("SITREP_RATE_LIMIT", redis_url())
+            .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100")
+            .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
+            .env("PUBLIC_ORIGINS", ORIGIN)
+            .env("SITREP_LOG", "warn")
+            .stdout(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn sitrep-serve");
+        let base = format!("http://127.0.0.1:{port}");
+        let http = reqwest::Client::new();
+        for _ in 0..600 {
+            if http.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
+                return Replica { base, _process: process };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("a replica never became ready");
+    }
+}
+
+/// One request's status, ETag and body bytes.
+async fn fetch(http: &reqwest::Client, request: reqwest::RequestBuilder) -> (u16, Option<String>, Vec<u8>) {
+    let r = http.execute(request.build().unwrap()).await.unwrap();
+    let etag = r.headers().get("etag").map(|v| v.to_str().unwrap().to_string());
+    (r.status().as_u16(), etag, r.bytes().await.unwrap().to_vec())
+}
+
+async fn served_generation(http: &reqwest::Client, replica: &Replica) -> (u64, u64) {
+    let status: Value =
+        http.get(format!("{}/status?format=json", replica.base)).send().await.unwrap().json().await.unwrap();
+    let metrics = http.get(format!("{}/metrics", replica.base)).send().await.unwrap().text().await.unwrap();
+    let gauge = metrics
+        .lines()
+        .find(|l| l.contains("loaded_generation") && !l.starts_with('#'))
+        .and_then(|l| l.split_whitespace().last())
+        .and_then(|v| v.parse::<f64>().ok())
+        .expect("the loaded_generation gauge");
+    (status["generation"].as_u64().expect("the status page's generation"), gauge as u64)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
+    assert!(binary("sitrep-serve").exists(), "run `make test` (it builds the binaries first)");
+    let dir = tempfile::tempdir().unwrap();
+    let lake = normal_lake(&dir).await;
+    let lake_dir = dir.path().join("lake");
+    let state = fresh_postgres_database().await;
+    let store = StateStore::open(&state).await.unwrap();
+    let account = store.create_account("cluster", Plan::Pro).await.unwrap();
+    let reader = store.create_key(&account.id, "reader", "di", &[], false).await.unwrap();
+    let key = reader.secret.clone();
+    // Windows count per account: the rate-limit check gets an account of its own.
+    let other = store.create_account("cluster-limited", Plan::Pro).await.unwrap();
+    let limited = store.create_key(&other.id, "limited", "di", &[], false).await.unwrap().secret;
+    let operator = store.create_key(&account.id, "ops", "di", &["mcp"], true).await.unwrap();
+    let (cache_a, cache_b) = (dir.path().join("cache-a"), dir.path().join("cache-b"));
+    let (a, b) = tokio::join!(Replica::start(&state, &lake_dir, &cache_a), Replica::start(&state, &lake_dir, &cache_b));
+    let http = reqwest::Client::builder().user_agent("sitrep-tests/0.1 (+https://sitrep.example)").build().unwrap();
+    let get = |r: &Replica, path: &str, key: &str| http.get(format!("{}{path}", r.base)).header("x-service-key", key);
+
+    // Each replica names the generation it serves, and it is the lake's.
+    let generation = lake.latest_generation().await.unwrap();
+    assert_eq!(served_generation(&http, &a).await, (generation, generation));
+    assert_eq!(served_generation(&http, &b).await, (generation, generation));
+
+    // The same request and generation: byte-identical bodies and ETags on both.
+    let page = format!("{ARMED}?country=UA&page_size=2");
+    let on_a = fetch(&http, get(&a, &page, &key)).await;
+    let on_b = fetch(&http, get(&b, &page, &key)).await;
+    assert_eq!(on_a.0, 200);
+    assert!(on_a.1.is_some());
+    assert_eq!(on_a, on_b, "the same bytes and ETag from both replicas");
+
+    // A cursor minted on one replica pages on the other.
+    let first: Value = serde_json::from_slice(&on_a.2).unwrap();
+    let cursor = first["pagination"]["nextCursor"].as_str().unwrap();
+    assert!(!cursor.is_empty(), "the page has a next one");
+    let next = format!("{ARMED}?country=UA&page_size=2&cursor={cursor}");
+    let next_on_b = fetch(&http, get(&b, &next, &key)).await;
+    assert_eq!(next_on_b.0, 200, "{}", String::from_utf8_lossy(&next_on_b.2));
+    assert_eq!(next_on_b, fetch(&http, get(&a, &next, &key)).await);
+
+    // An Idempotency-Key replayed on the other replica gets the stored answer.
+    let post = |r: &Replica, k: &str| {
+        http.post(format!("{}{BATCH}", r.base))
+            .header("x-service-key", k)
+            .header("idempotency-key", "cluster-1")
+            .json(&json!({"countryCodes": ["SD", "UA"]}))
+    };
+    let first = http.execute(post(&a, &key).build().unwrap()).await.unwrap();
+    assert_eq!(first.headers()["idempotent-replayed"], "false");
+    let first_body = first.bytes().await.unwrap();
+    let replayed = http.execute(post(&b, &key).build().unwrap()).await.unwrap();
+    assert_eq!(replayed.headers()["idempotent-replayed"], "true");
+    assert_eq!(replayed.bytes().await.unwrap(), first_body);
+
+    // One window across replicas: humanitarian-batch allows 3 a minute, wherever they land.
+    let batch = |r: &Replica| {
+        http.post(format!("{}{BATCH}", r.base)).header("x-service-key", &limited).json(&json!({"countryCodes": ["SD"]}))
+    };
+    let mut statuses = Vec::new();
+    for replica in [&a, &b, &a, &b] {
+        statuses.push(http.execute(batch(replica).build().unwrap()).await.unwrap().status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+
+    // An OAuth token issued by one replica works on the other; revoking its key on one (in the
+    // shared store) is refused everywhere within the key cache's time to live.
+    let token: Value = http
+        .post(format!("{}/oauth/token", a.base))
+        .form(&[("grant_type", "client_credentials"), ("client_secret", operator.secret.as_str())])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let bearer = token["access_token"].as_str().expect("an access token").to_string();
+    let with_token = |r: &Replica| http.get(format!("{}{page}", r.base)).bearer_auth(&bearer);
+    assert_eq!(http.execute(with_token(&b).build().unwrap()).await.unwrap().status(), 200);
+    assert_eq!(http.execute(get(&a, &page, &key).build().unwrap()).await.unwrap().status(), 200);
+    assert!(store.revoke_key(&operator.record.id).await.unwrap());
+    assert!(store.revoke_key(&reader.record.id).await.unwrap());
+    tokio::time::sleep(Duration::from_secs(KEY_CACHE_SECONDS) + Duration::from_millis(500)).await;
+    for replica in [&a, &b] {
+        assert_eq!(http.execute(with_token(replica).build().unwrap()).await.unwrap().status(), 401, "the token");
+        assert_eq!(http.execute(get(replica, &page, &key).build().unwrap()).await.unwrap().status(), 401, "the key");
+    }
+}
+
+/// Two workers running the same dataset at once over one lake publish it once: the lake's
+/// create-only commit lets one generation win, and the loser finds the content already there.
+#[tokio::test]
+async fn two_workers_racing_one_dataset_publish_one_version() {
+    assert!(binary("sitrep-ingest").exists(), "run `make test` (it builds the binaries first)");
+    let dir = tempfile::tempdir().unwrap();
+    let lake_url = dir.path().join("lake").to_str().unwrap().to_string();
+    let worker = || {
+        tokio::process::Command::new(binary("sitrep-ingest"))
+            .args(["--lake", &lake_url, "run", "--dataset", "armed-events"])
+            .env("SITREP_FIXTURES", fixtures())
+            .env("SITREP_MODE", "replay")
+            .env("SITREP_LOG", "warn")
+            .stdout(Stdio::null())
+            .status()
+    };
+    let (first, second) = tokio::join!(worker(), worker());
+    assert!(first.unwrap().success() && second.unwrap().success());
+    let lake = sitrep_ingest::Lake::open(&lake_url).unwrap();
+    let generation = lake.latest_generation().await.unwrap();
+    let mut versions = std::collections::BTreeSet::new();
+    for g in lake.generations().await.unwrap() {
+        let commit = lake.read_commit(g).await.unwrap().expect("a listed generation's commit");
+        if let Some(version) = commit.dataset(sitrep_schemas::DatasetId::ARMED_EVENTS).and_then(|e| e.version) {
+            versions.insert(version);
+        }
+    }
+    assert_eq!(versions.len(), 1, "one version of armed-events in {generation} generation(s): {versions:?}");
+}
