@@ -1,6 +1,6 @@
-//! Several replicas and workers (issue 29): two real `sitrep-serve` processes over one lake, one
-//! PostgreSQL state store and one Redis limiter, and two `sitrep-ingest` workers racing one
-//! dataset. What every replica must show: the same bytes and ETag for the same request and
+//! Several replicas and workers (issue 29): two real `sitrep-serve` processes over one lake on
+//! S3 (s3s-fs in process), one PostgreSQL state store and one Redis limiter, and two
+//! `sitrep-ingest` workers racing one dataset onto S3. What every replica must show: the same bytes and ETag for the same request and
 //! generation, cursors and Idempotency-Keys that work across replicas, one rate-limit window, OAuth
 //! tokens valid on every replica and a revocation refused everywhere within the key-cache time to
 //! live, and `/status` and `/metrics` naming the generation each serves.
@@ -13,7 +13,7 @@ use std::{
 
 use serde_json::{json, Value};
 use sitrep_platform::state::{Plan, StateStore};
-use sitrep_tests::{fixtures, fresh_postgres_database, normal_lake};
+use sitrep_tests::{fixtures, fresh_postgres_database, normal, replay_runner, s3_server::S3Server};
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";
 const BATCH: &str = "/api/conflict/v1/get-humanitarian-summary-batch";
@@ -38,14 +38,14 @@ struct Replica {
 }
 
 impl Replica {
-    async fn start(state: &str, lake: &Path, cache: &Path) -> Replica {
+    async fn start(state: &str, s3: &S3Server, lake: &str, cache: &Path) -> Replica {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let process = tokio::process::Command::new(binary("sitrep-serve"))
             .args(["--state", state, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "1"])
-            .arg("--lake")
-            .arg(lake)
+            .args(["--lake", lake])
             .arg("--cache-dir")
             .arg(cache)
+            .envs(s3.env())
             .env("SITREP_RATE_LIMIT", redis_url())
             .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100")
             .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
@@ -91,8 +91,9 @@ async fn served_generation(http: &reqwest::Client, replica: &Replica) -> (u64, u
 async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
     assert!(binary("sitrep-serve").exists(), "run `make test` (it builds the binaries first)");
     let dir = tempfile::tempdir().unwrap();
-    let lake = normal_lake(&dir).await;
-    let lake_dir = dir.path().join("lake");
+    let s3 = S3Server::start(&dir.path().join("s3"), "lake").await.unwrap();
+    let lake = s3.lake("lake", "cluster");
+    replay_runner(lake.clone(), &normal()).await.run(&sitrep_schemas::DatasetId::ALL).await.unwrap();
     let state = fresh_postgres_database().await;
     let store = StateStore::open(&state).await.unwrap();
     let account = store.create_account("cluster", Plan::Pro).await.unwrap();
@@ -103,7 +104,8 @@ async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
     let limited = store.create_key(&other.id, "limited", "di", &[], false).await.unwrap().secret;
     let operator = store.create_key(&account.id, "ops", "di", &["mcp"], true).await.unwrap();
     let (cache_a, cache_b) = (dir.path().join("cache-a"), dir.path().join("cache-b"));
-    let (a, b) = tokio::join!(Replica::start(&state, &lake_dir, &cache_a), Replica::start(&state, &lake_dir, &cache_b));
+    let url = "s3://lake/cluster";
+    let (a, b) = tokio::join!(Replica::start(&state, &s3, url, &cache_a), Replica::start(&state, &s3, url, &cache_b));
     let http = reqwest::Client::builder().user_agent("sitrep-tests/0.1 (+https://sitrep.example)").build().unwrap();
     let get = |r: &Replica, path: &str, key: &str| http.get(format!("{}{path}", r.base)).header("x-service-key", key);
 
@@ -177,16 +179,17 @@ async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
     }
 }
 
-/// Two workers running the same dataset at once over one lake publish it once: the lake's
+/// Two workers running the same dataset at once onto one lake on S3 publish it once: the lake's
 /// create-only commit lets one generation win, and the loser finds the content already there.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_workers_racing_one_dataset_publish_one_version() {
     assert!(binary("sitrep-ingest").exists(), "run `make test` (it builds the binaries first)");
     let dir = tempfile::tempdir().unwrap();
-    let lake_url = dir.path().join("lake").to_str().unwrap().to_string();
+    let s3 = S3Server::start(&dir.path().join("s3"), "lake").await.unwrap();
     let worker = || {
         tokio::process::Command::new(binary("sitrep-ingest"))
-            .args(["--lake", &lake_url, "run", "--dataset", "armed-events"])
+            .args(["--lake", "s3://lake/race", "run", "--dataset", "armed-events"])
+            .envs(s3.env())
             .env("SITREP_FIXTURES", fixtures())
             .env("SITREP_MODE", "replay")
             .env("SITREP_LOG", "warn")
@@ -195,7 +198,7 @@ async fn two_workers_racing_one_dataset_publish_one_version() {
     };
     let (first, second) = tokio::join!(worker(), worker());
     assert!(first.unwrap().success() && second.unwrap().success());
-    let lake = sitrep_ingest::Lake::open(&lake_url).unwrap();
+    let lake = s3.lake("lake", "race");
     let generation = lake.latest_generation().await.unwrap();
     let mut versions = std::collections::BTreeSet::new();
     for g in lake.generations().await.unwrap() {

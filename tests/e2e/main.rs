@@ -32,5 +32,6 @@ mod openapi;
 mod platform;
 mod provider_search;
 mod read_through;
+mod s3_lake;
 mod state_store;
 mod track_aircraft;
