@@ -11,7 +11,7 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: run build test doctor ingest backfill serve bench lint clean common-words cm-scan
+.PHONY: run build test doctor ingest backfill serve bench lint clean common-words cm-scan stress cluster
 
 build:
 	$(CARGO) build --workspace --bins
@@ -55,7 +55,23 @@ test: doctor
 	$(CARGO) build --workspace --bins
 	tools/contract-test.sh
 	tools/services.sh run -- sh -c '$(CARGO) test --workspace --no-fail-fast; all=$$?; \
-		SITREP_TEST_STATE=postgres $(CARGO) test -p sitrep-tests --test e2e --no-fail-fast; exit $$((all | $$?))'
+		SITREP_TEST_STATE=postgres $(CARGO) test -p sitrep-tests --test e2e --no-fail-fast -- $(ON_POSTGRES_ALREADY); \
+		exit $$((all | $$?))'
+
+## The end-to-end tests that run on PostgreSQL whatever the switch says (the cluster, the state
+## store's restart) or never touch the state store (the S3 lake): the second pass skips them.
+ON_POSTGRES_ALREADY = --skip cluster:: --skip state_store:: --skip s3_lake::
+
+## make stress: the cluster test's kill -9 of a worker mid-commit on S3, 200 times (make test: 20).
+stress: build
+	tools/services.sh run -- env SITREP_STRESS_TRIALS=200 $(CARGO) test -p sitrep-tests --test e2e -- \
+		cluster::a_worker_killed_mid_commit_on_s3_loses_and_corrupts_nothing
+
+## make cluster: a local scaled-out deployment to try by hand — PostgreSQL, Redis, the S3 test
+## server, two replicas (127.0.0.1:8081, :8082) and two ingest workers, in replay mode
+## (tools/cluster.sh). Ctrl-C stops all of it.
+cluster: build
+	tools/services.sh run -- tools/cluster.sh
 
 ## make ingest [DATASET=armed-events]: one ingest run (live; SITREP_MODE=replay reads the fixtures).
 ingest: build

@@ -3,6 +3,7 @@
 
 pub mod cm_data;
 pub mod postgres_server;
+pub mod redis_server;
 pub mod s3_server;
 
 use std::{path::PathBuf, sync::Arc, time::Duration};

@@ -3,7 +3,8 @@
 //! `sitrep-ingest` workers racing one dataset onto S3. What every replica must show: the same bytes and ETag for the same request and
 //! generation, cursors and Idempotency-Keys that work across replicas, one rate-limit window, OAuth
 //! tokens valid on every replica and a revocation refused everywhere within the key-cache time to
-//! live, and `/status` and `/metrics` naming the generation each serves.
+//! live, `/status` and `/metrics` naming the generation each serves, and Redis stopped: the
+//! fail-closed policies refuse, the others go on, marked degraded.
 
 use std::{
     path::{Path, PathBuf},
@@ -13,7 +14,9 @@ use std::{
 
 use serde_json::{json, Value};
 use sitrep_platform::state::{Plan, StateStore};
-use sitrep_tests::{fixtures, fresh_postgres_database, normal, replay_runner, s3_server::S3Server};
+use sitrep_tests::{
+    fixtures, fresh_postgres_database, normal, redis_server::RedisServer, replay_runner, s3_server::S3Server,
+};
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";
 const BATCH: &str = "/api/conflict/v1/get-humanitarian-summary-batch";
@@ -27,18 +30,13 @@ fn binary(name: &str) -> PathBuf {
     exe.parent().and_then(|p| p.parent()).unwrap().join(name)
 }
 
-fn redis_url() -> String {
-    std::env::var("SITREP_TEST_REDIS")
-        .expect("SITREP_TEST_REDIS: run the tests under tools/services.sh (make test does)")
-}
-
 struct Replica {
     base: String,
     _process: tokio::process::Child,
 }
 
 impl Replica {
-    async fn start(state: &str, s3: &S3Server, lake: &str, cache: &Path) -> Replica {
+    async fn start(state: &str, s3: &S3Server, redis: &str, lake: &str, cache: &Path) -> Replica {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let process = tokio::process::Command::new(binary("sitrep-serve"))
             .args(["--state", state, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "1"])
@@ -46,7 +44,7 @@ impl Replica {
             .arg("--cache-dir")
             .arg(cache)
             .envs(s3.env())
-            .env("SITREP_RATE_LIMIT", redis_url())
+            .env("SITREP_RATE_LIMIT", redis)
             .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100")
             .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
             .env("PUBLIC_ORIGINS", ORIGIN)
@@ -105,7 +103,13 @@ async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
     let operator = store.create_key(&account.id, "ops", "di", &["mcp"], true).await.unwrap();
     let (cache_a, cache_b) = (dir.path().join("cache-a"), dir.path().join("cache-b"));
     let url = "s3://lake/cluster";
-    let (a, b) = tokio::join!(Replica::start(&state, &s3, url, &cache_a), Replica::start(&state, &s3, url, &cache_b));
+    // A Redis of this test's own: it is stopped at the end.
+    let mut redis = RedisServer::start();
+    let redis_url = redis.url();
+    let (a, b) = tokio::join!(
+        Replica::start(&state, &s3, &redis_url, url, &cache_a),
+        Replica::start(&state, &s3, &redis_url, url, &cache_b)
+    );
     let http = reqwest::Client::builder().user_agent("sitrep-tests/0.1 (+https://sitrep.example)").build().unwrap();
     let get = |r: &Replica, path: &str, key: &str| http.get(format!("{}{path}", r.base)).header("x-service-key", key);
 
@@ -177,6 +181,28 @@ async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
         assert_eq!(http.execute(with_token(replica).build().unwrap()).await.unwrap().status(), 401, "the token");
         assert_eq!(http.execute(get(replica, &page, &key).build().unwrap()).await.unwrap().status(), 401, "the key");
     }
+
+    // Redis stops: a fail-closed policy answers 503 on every replica, the default policy goes on,
+    // marked degraded (SUPPLEMENT 1.12).
+    redis.stop();
+    let still = store.create_key(&other.id, "after-redis", "di", &[], false).await.unwrap().secret;
+    for replica in [&a, &b] {
+        let r = http.execute(get(replica, &page, &still).build().unwrap()).await.unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.headers()["x-ratelimit-mode"], "degraded");
+        let refused = http
+            .post(format!("{}{BATCH}", replica.base))
+            .header("x-service-key", &still)
+            .json(&json!({"countryCodes": ["SD"]}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 503);
+        assert_eq!(
+            refused.json::<Value>().await.unwrap(),
+            json!({"error": "Rate-limit service temporarily unavailable"})
+        );
+    }
 }
 
 /// Two workers running the same dataset at once onto one lake on S3 publish it once: the lake's
@@ -208,4 +234,66 @@ async fn two_workers_racing_one_dataset_publish_one_version() {
         }
     }
     assert_eq!(versions.len(), 1, "one version of armed-events in {generation} generation(s): {versions:?}");
+}
+
+/// Data files under `data/` that no commit references: what a worker killed between writing its
+/// Parquet and creating its commit leaves (gc collects them later).
+async fn orphans(lake: &sitrep_ingest::Lake) -> usize {
+    let mut referenced = std::collections::HashSet::new();
+    for g in lake.generations().await.unwrap() {
+        let commit = lake.read_commit(g).await.unwrap().unwrap();
+        referenced.extend(commit.datasets.values().flat_map(|e| &e.files).map(|f| f.path.clone()));
+    }
+    let objects: Vec<_> = futures::TryStreamExt::try_collect::<Vec<_>>(lake.store().list(None)).await.unwrap();
+    objects.iter().map(|o| o.location.to_string()).filter(|p| p.starts_with("data/") && !referenced.contains(p)).count()
+}
+
+/// `kill -9` of a worker at spread moments of its run onto S3 (`SITREP_STRESS_TRIALS` times, 20 by
+/// default; `make stress` runs 200): every lake is at no generation or a complete one, the next
+/// worker publishes over what the killed one left, and a kill between the data files and the
+/// commit is among the trials.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_killed_mid_commit_on_s3_loses_and_corrupts_nothing() {
+    assert!(binary("sitrep-ingest").exists(), "run `make test` (it builds the binaries first)");
+    let trials: u64 = std::env::var("SITREP_STRESS_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+    let dir = tempfile::tempdir().unwrap();
+    let s3 = S3Server::start(&dir.path().join("s3"), "lake").await.unwrap();
+    let worker = |prefix: &str| {
+        let mut c = tokio::process::Command::new(binary("sitrep-ingest"));
+        c.args(["--lake", &format!("s3://lake/{prefix}"), "run"])
+            .envs(s3.env())
+            .env("SITREP_FIXTURES", fixtures())
+            .env("SITREP_MODE", "replay")
+            .env("SITREP_LOG", "error")
+            .stdout(Stdio::null())
+            .kill_on_drop(true);
+        c
+    };
+    // How long a whole run takes here: the kills are spread over it.
+    let started = std::time::Instant::now();
+    assert!(worker("timed").status().await.unwrap().success());
+    let run = started.elapsed();
+    let mut killed_between_data_and_commit = 0;
+    for i in 0..trials {
+        let prefix = format!("killed-{i}");
+        let mut child = worker(&prefix).spawn().unwrap();
+        tokio::time::sleep(run.mul_f64((i as f64 + 0.5) / trials as f64)).await;
+        child.start_kill().unwrap(); // SIGKILL
+        child.wait().await.unwrap();
+        let lake = s3.lake("lake", &prefix);
+        let generation = lake.latest_generation().await.unwrap();
+        assert!(generation <= 1, "trial {i}: at most the run's own commit");
+        if generation == 1 {
+            for f in lake.latest_commit().await.unwrap().datasets.values().flat_map(|e| &e.files) {
+                lake.get_bytes(&f.path).await.expect("every file a commit names is whole and present");
+            }
+        } else if orphans(&lake).await > 0 {
+            killed_between_data_and_commit += 1;
+        }
+        assert!(worker(&prefix).status().await.unwrap().success(), "trial {i}: the next worker publishes");
+        let commit = lake.latest_commit().await.unwrap();
+        let armed = commit.dataset(sitrep_schemas::DatasetId::ARMED_EVENTS).unwrap();
+        assert_eq!(armed.freshness.rows, 444, "trial {i}: the data is all there");
+    }
+    assert!(killed_between_data_and_commit > 0, "no kill of {trials} landed between the data files and the commit");
 }

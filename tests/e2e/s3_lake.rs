@@ -58,6 +58,9 @@ async fn a_lake_on_s3_is_served_and_survives_a_failing_and_a_slow_s3() {
     let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
     assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200);
     let served = app.snapshots.current().unwrap().number;
+    // Analysts' views name the files where their tools read them: on S3.
+    let views = sitrep_ingest::lake::views_sql(&lake, &lake.latest_commit().await.unwrap());
+    assert!(views.contains("read_parquet(['s3://lake/prod/data/"), "{views}");
 
     // S3 fails every request: the run fails, nothing new is committed, the last good generation
     // keeps serving.
