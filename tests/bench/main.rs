@@ -2,7 +2,8 @@
 //! (`aviation.rs`), of the Climate group (`climate.rs`) and of Consumer prices (`consumer_prices.rs`).
 //!
 //! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
-//! `consumer-prices`, `energy-shock`, `conflict` (the per-size tables below).
+//! `consumer-prices`, `energy-shock`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
+//! (the per-size tables below).
 //!
 //! `BENCH_HOLD_SECONDS` keeps each size's server up that long before measuring, for a profiler.
 //!
@@ -31,6 +32,7 @@ mod consumer_prices;
 mod datasette;
 mod energy_shock;
 mod http_load;
+mod scale_out;
 mod served_binary;
 
 use std::{
@@ -391,8 +393,8 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 6] =
-        ["aviation", "climate", "consumer-prices", "energy-shock", "company-monitoring", "conflict"];
+    const GROUPS: [&str; 7] =
+        ["aviation", "climate", "consumer-prices", "energy-shock", "company-monitoring", "scale-out", "conflict"];
     if let Some(unknown) = groups.split(',').map(str::trim).find(|g| *g != "all" && !GROUPS.contains(g)) {
         // A misspelt group would otherwise print nothing for it and still look like a run.
         eprintln!("BENCH_GROUPS: unknown group {unknown:?}; the groups are all, {}", GROUPS.join(", "));
@@ -411,6 +413,7 @@ async fn main() {
         OptionFuture::from(wants("consumer-prices").then(|| consumer_prices::measure(wrk.as_ref()))).await;
     let energy_shock = OptionFuture::from(wants("energy-shock").then(|| energy_shock::measure(wrk.as_ref()))).await;
     let company_monitoring = OptionFuture::from(wants("company-monitoring").then(company_monitoring::measure)).await;
+    let scale_out = OptionFuture::from(wants("scale-out").then(|| scale_out::measure(wrk.as_ref()))).await;
     let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
@@ -494,5 +497,8 @@ async fn main() {
     }
     if let Some(f) = &company_monitoring {
         company_monitoring::print(f);
+    }
+    if let Some(f) = &scale_out {
+        scale_out::print(f);
     }
 }
