@@ -91,3 +91,29 @@ async fn a_lake_on_s3_is_served_and_survives_a_failing_and_a_slow_s3() {
     assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200);
     drop(dir);
 }
+
+/// A replica that finds a file of the newest generation gone (collected under it) keeps serving
+/// what it has, and moves on to the next generation once one is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_that_finds_a_file_gone_moves_to_a_newer_generation() {
+    let (_dir, s3) = server().await;
+    let lake = s3.lake("lake", "gone");
+    let changing = changing_runner(lake.clone(), &normal()).await;
+    changing.run(&DatasetId::ALL).await.expect("the first generation");
+    let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
+    let first = app.snapshots.current().unwrap().number;
+
+    let report = changing.run(&[DatasetId::ARMED_EVENTS]).await.expect("a second generation");
+    let file = report.commit.dataset(DatasetId::ARMED_EVENTS).unwrap().files[0].path.clone();
+    object_store::ObjectStoreExt::delete(lake.store().as_ref(), &sitrep_ingest::Lake::path(&file))
+        .await
+        .expect("the file is collected");
+    assert!(app.snapshots.refresh().await.is_err(), "a generation with a file gone cannot load");
+    assert_eq!(app.snapshots.current().unwrap().number, first);
+    assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200, "the last loaded generation serves");
+
+    let next = changing.run(&[DatasetId::ARMED_EVENTS]).await.expect("a third generation").commit.generation;
+    app.snapshots.refresh().await.expect("the newer generation loads");
+    assert_eq!(app.snapshots.current().unwrap().number, next);
+    assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200);
+}

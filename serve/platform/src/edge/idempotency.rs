@@ -41,10 +41,6 @@ impl Keyed {
     }
 }
 
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
-
 /// An earlier outcome of the same key as the answer, if there is one.
 fn settled(claim: Claim, key: &str) -> Result<Option<Response>, ApiError> {
     match claim {
@@ -66,7 +62,7 @@ fn settled(claim: Claim, key: &str) -> Result<Option<Response>, ApiError> {
 /// The lookup step: a replay, 409 or 422 answers now; `Ok(None)` goes on to the rate limiter.
 /// An unavailable store fails open (the request proceeds without deduplication).
 pub async fn lookup(state: &AppState, k: &Keyed) -> Result<Option<Response>, ApiError> {
-    match state.store.idempotency_peek(&k.scope, &k.body_hash, now_ms()).await {
+    match state.store.idempotency_peek(&k.scope, &k.body_hash, state.clock.now_ms()).await {
         Ok(Some(claim)) => settled(claim, &k.key),
         Ok(None) => Ok(None),
         Err(e) => {
@@ -79,7 +75,7 @@ pub async fn lookup(state: &AppState, k: &Keyed) -> Result<Option<Response>, Api
 /// The claim step, after rate limiting. `Ok(Ok(guard))` = this request runs the handler;
 /// `Ok(Err(response))` = a concurrent request settled the key meanwhile.
 pub async fn claim(state: &AppState, k: &Keyed) -> Result<Result<Option<ClaimGuard>, Response>, ApiError> {
-    match state.store.idempotency_claim(&k.scope, &k.body_hash, now_ms()).await {
+    match state.store.idempotency_claim(&k.scope, &k.body_hash, state.clock.now_ms()).await {
         Ok(Claim::Claimed) => {
             Ok(Ok(Some(ClaimGuard { store: state.store.clone(), scope: k.scope.clone(), settled: false })))
         }
@@ -145,11 +141,20 @@ pub fn set_headers(r: &mut Response, key: &str, replayed: bool) {
     r.headers_mut().insert("idempotent-replayed", HeaderValue::from_static(if replayed { "true" } else { "false" }));
 }
 
-/// Expires records past their TTL every `every`, for as long as the server runs.
+/// Expires records past their TTL every `every`, for as long as the server runs, on the state
+/// store's clock (every replica sweeps the same records).
 pub fn spawn_sweeper(store: StateStore, every: std::time::Duration) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         loop {
-            match store.idempotency_sweep(now_ms()).await {
+            let now = match store.db().clock_ms().await {
+                Ok(now) => now,
+                Err(e) => {
+                    tracing::warn!(error = %e, "idempotency sweep: the state store's clock is unreadable");
+                    tokio::time::sleep(every).await;
+                    continue;
+                }
+            };
+            match store.idempotency_sweep(now).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(records = n, "expired idempotency records"),
                 Err(e) => tracing::warn!(error = %e, "idempotency sweep failed"),

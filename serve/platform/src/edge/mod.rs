@@ -190,14 +190,28 @@ pub async fn limit(state: &AppState, policy: Policy, caller: &str, at: Instant) 
             Err(r)
         }
         Err(e) if policy.fails_open() => {
-            tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing open");
+            if limiter_warning_due() {
+                tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing open");
+            }
             Ok(None)
         }
         Err(e) => {
-            tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing closed");
+            if limiter_warning_due() {
+                tracing::warn!(error = %e, policy = policy.name(), "rate limiter unavailable; failing closed");
+            }
             Err(ApiError::LimiterUnavailable.into_response())
         }
     }
+}
+
+/// Whether to log that the limiter is unavailable: at most once every 10 s, since every request
+/// meets it while a shared limiter (Redis) is away.
+fn limiter_warning_due() -> bool {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static LAST: AtomicI64 = AtomicI64::new(i64::MIN);
+    let now = chrono::Utc::now().timestamp();
+    let last = LAST.load(Ordering::Relaxed);
+    now.saturating_sub(last) >= 10 && LAST.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_ok()
 }
 
 /// The rate-limit key of `caller`'s window for `op`: a policy counted per operation keys each
