@@ -89,6 +89,9 @@ impl S3Server {
             tokio::spawn(async move {
                 loop {
                     let Ok((socket, _)) = listener.accept().await else { continue };
+                    // Small responses go out at once: without it, a response written in two parts
+                    // waits for the client's delayed ACK (tens of ms a request on loopback).
+                    let _ = socket.set_nodelay(true);
                     let (s3, faults, locks) = (s3.clone(), faults.clone(), locks.clone());
                     let service = hyper::service::service_fn(move |req: http::Request<hyper::body::Incoming>| {
                         let (s3, faults, locks) = (s3.clone(), faults.clone(), locks.clone());
