@@ -232,6 +232,19 @@ pub async fn normal_lake(dir: &tempfile::TempDir) -> Lake {
     Lake::open(path.to_str().expect("utf8")).expect("lake")
 }
 
+/// Data files under `data/` that no commit references: what a worker killed between writing its
+/// Parquet and creating its commit leaves behind (gc collects them later).
+pub async fn orphans(lake: &Lake) -> usize {
+    let mut referenced = std::collections::HashSet::new();
+    for g in lake.generations().await.expect("generations") {
+        let commit = lake.read_commit(g).await.expect("a commit").expect("a listed commit");
+        referenced.extend(commit.datasets.values().flat_map(|e| &e.files).map(|f| f.path.clone()));
+    }
+    let objects: Vec<_> =
+        futures::TryStreamExt::try_collect::<Vec<_>>(lake.store().list(None)).await.expect("the lake's objects");
+    objects.iter().map(|o| o.location.to_string()).filter(|p| p.starts_with("data/") && !referenced.contains(p)).count()
+}
+
 /// Copies the directory `from` to `to` (created), files and folders alike.
 fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;

@@ -236,18 +236,6 @@ async fn two_workers_racing_one_dataset_publish_one_version() {
     assert_eq!(versions.len(), 1, "one version of armed-events in {generation} generation(s): {versions:?}");
 }
 
-/// Data files under `data/` that no commit references: what a worker killed between writing its
-/// Parquet and creating its commit leaves (gc collects them later).
-async fn orphans(lake: &sitrep_ingest::Lake) -> usize {
-    let mut referenced = std::collections::HashSet::new();
-    for g in lake.generations().await.unwrap() {
-        let commit = lake.read_commit(g).await.unwrap().unwrap();
-        referenced.extend(commit.datasets.values().flat_map(|e| &e.files).map(|f| f.path.clone()));
-    }
-    let objects: Vec<_> = futures::TryStreamExt::try_collect::<Vec<_>>(lake.store().list(None)).await.unwrap();
-    objects.iter().map(|o| o.location.to_string()).filter(|p| p.starts_with("data/") && !referenced.contains(p)).count()
-}
-
 /// `kill -9` of a worker at spread moments of its run onto S3 (`SITREP_STRESS_TRIALS` times, 20 by
 /// default; `make stress` runs 200): every lake is at no generation or a complete one, the next
 /// worker publishes over what the killed one left, and a kill between the data files and the
@@ -287,7 +275,7 @@ async fn a_worker_killed_mid_commit_on_s3_loses_and_corrupts_nothing() {
             for f in lake.latest_commit().await.unwrap().datasets.values().flat_map(|e| &e.files) {
                 lake.get_bytes(&f.path).await.expect("every file a commit names is whole and present");
             }
-        } else if orphans(&lake).await > 0 {
+        } else if sitrep_tests::orphans(&lake).await > 0 {
             killed_between_data_and_commit += 1;
         }
         assert!(worker(&prefix).status().await.unwrap().success(), "trial {i}: the next worker publishes");

@@ -21,25 +21,6 @@ fn ingest(lake: &str) -> Command {
     c
 }
 
-/// Data files under `data/` that no commit references: what a run killed between writing its
-/// Parquet and creating its commit leaves behind (gc collects them later).
-async fn orphans(lake: &Lake) -> usize {
-    let referenced: std::collections::HashSet<String> = match lake.latest_generation().await.unwrap() {
-        0 => Default::default(),
-        _ => lake
-            .latest_commit()
-            .await
-            .unwrap()
-            .datasets
-            .values()
-            .flat_map(|e| &e.files)
-            .map(|f| f.path.clone())
-            .collect(),
-    };
-    let objects: Vec<_> = futures::TryStreamExt::try_collect::<Vec<_>>(lake.store().list(None)).await.unwrap();
-    objects.iter().map(|o| o.location.to_string()).filter(|p| p.starts_with("data/") && !referenced.contains(p)).count()
-}
-
 #[tokio::test]
 async fn sigkill_mid_run_leaves_a_servable_lake() {
     assert!(ingest_binary().exists(), "run `make test` (it builds the binaries first)");
@@ -61,7 +42,7 @@ async fn sigkill_mid_run_leaves_a_servable_lake() {
                 lake.get_bytes(&f.path).await.expect("every referenced file is complete and present");
             }
         }
-        if generation == 0 && orphans(&lake).await > 0 {
+        if generation == 0 && sitrep_tests::orphans(&lake).await > 0 {
             killed_mid_write = true;
             // The same lake then takes a normal run: the orphans are ignored, the run commits.
             assert!(ingest(&lake_url).status().unwrap().success(), "a normal run after the kill");
