@@ -115,16 +115,25 @@ impl RedisLimiter {
 impl Shared {
     /// Counts `window`'s queued requests, a batch per script call, until none is waiting.
     async fn drain(self: Arc<Self>, window: String) {
+        // Once the queue is empty the task yields once before it ends: the requests the last
+        // answers woke often queue their next count meanwhile, and one call then takes them all.
+        let mut yielded = false;
         loop {
             let batch = {
                 let Ok(mut queues) = self.queues.lock() else { return };
                 let Some(queue) = queues.get_mut(&window) else { return };
-                if queue.waiting.is_empty() {
+                if queue.waiting.is_empty() && yielded {
                     queues.remove(&window);
                     return;
                 }
                 std::mem::take(&mut queue.waiting)
             };
+            if batch.is_empty() {
+                yielded = true;
+                tokio::task::yield_now().await;
+                continue;
+            }
+            yielded = false;
             let n = batch.len() as i64;
             match self.call(&window, n).await {
                 Ok((total, left_ms)) => {
