@@ -37,8 +37,10 @@ pub struct Figures {
     pub sequential: Run,
     /// The same distinct pages answered by datasette over the same rows in SQLite.
     pub datasette: Option<Run>,
-    /// MCP `tools/call` of the same (cached) page, under the same load.
+    /// MCP `tools/call` of the same (cached) page, under the same load, and a ceiling serving
+    /// the bytes of its reply (the round with the median ratio of the two).
     pub mcp_tool: Run,
+    pub mcp_ceiling: Run,
     /// The cached request one at a time, and a 20-operation batch of it one at a time.
     pub cached_sequential: Run,
     pub batch_sequential: Run,
@@ -52,6 +54,18 @@ function done(summary, latency, requests)
     e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(99), latency:percentile(50)))
 end
 "#;
+
+/// The page of `request` (a REST path with a query) as an MCP `tools/call` body: its query
+/// becomes the tool's arguments.
+pub fn mcp_call(request: &str) -> String {
+    let args: serde_json::Map<String, serde_json::Value> =
+        url::form_urlencoded::parse(request.split_once('?').map_or("", |(_, q)| q).as_bytes())
+            .map(|(k, v)| (k.into_owned(), v.parse::<i64>().map(Into::into).unwrap_or_else(|_| v.into_owned().into())))
+            .collect();
+    let tool = request.split_once('?').map_or(request, |(p, _)| p).rsplit('/').next().unwrap_or("").replace('-', "_");
+    serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+        .to_string()
+}
 
 impl Wrk {
     /// `wrk` on PATH; each run lasts `BENCH_HTTP_SECONDS` (default 5).
@@ -153,7 +167,7 @@ end
         base: &str,
         key: &str,
         request: &str,
-        [ceiling_path, headers_ceiling_path]: [&str; 2],
+        [ceiling_path, headers_ceiling_path, mcp_ceiling_path]: [&str; 3],
         as_of: chrono::DateTime<chrono::Utc>,
     ) -> Figures {
         // In alternating rounds, so that a slow patch of the VM falls on both sides of a ratio: the
@@ -171,17 +185,14 @@ end
         let (start, _) = Self::window(as_of);
         let script = Self::distinct_script(Some(key), UNCACHED_TEMPLATE, start + 7_000_000);
         let sequential = self.run_with(base, &script, 1, 1).await;
-        // The same page as an MCP tool call: `request`'s query becomes the tool's arguments.
-        let args: serde_json::Map<String, serde_json::Value> =
-            url::form_urlencoded::parse(request.split_once('?').map_or("", |(_, q)| q).as_bytes())
-                .map(|(k, v)| {
-                    (k.into_owned(), v.parse::<i64>().map(Into::into).unwrap_or_else(|_| v.into_owned().into()))
-                })
-                .collect();
-        let tool =
-            request.split_once('?').map_or(request, |(p, _)| p).rsplit('/').next().unwrap_or("").replace('-', "_");
-        let call = serde_json::json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": args}});
-        let mcp_tool = self.run(&format!("{base}/mcp"), &Self::post_script(key, &call.to_string())).await;
+        let mut rounds = Vec::with_capacity(ROUNDS);
+        for _ in 0..ROUNDS {
+            let ceiling = self.run(&format!("{base}{mcp_ceiling_path}"), &Self::repeated_script(None)).await;
+            let call = self.run(&format!("{base}/mcp"), &Self::post_script(key, &mcp_call(request))).await;
+            rounds.push((ceiling, call));
+        }
+        rounds.sort_by(|(c1, r1), (c2, r2)| (r1.rps / c1.rps).total_cmp(&(r2.rps / c2.rps)));
+        let (mcp_ceiling, mcp_tool) = rounds.swap_remove(ROUNDS / 2);
         let cached_sequential =
             self.run_with(&format!("{base}{request}"), &Self::repeated_script(Some(key)), 1, 1).await;
         let ops: Vec<serde_json::Value> =
@@ -197,6 +208,7 @@ end
             sequential,
             datasette: None,
             mcp_tool,
+            mcp_ceiling,
             cached_sequential,
             batch_sequential,
         }

@@ -3,7 +3,8 @@
 //!
 //! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
 //! `consumer-prices`, `energy-shock`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
-//! (the per-size tables below).
+//! (the per-size tables below), and `ingest` (the conflict tables' ingest figure alone, at each
+//! size; only when named, as `all` measures it in the conflict tables).
 //!
 //! `BENCH_HOLD_SECONDS` keeps each size's server up that long before measuring, for a profiler.
 //!
@@ -246,6 +247,7 @@ struct Row {
     served: Option<served_binary::Measured>,
     query: InProcess,
     http: Option<http_load::Figures>,
+    mcp_reply_bytes: usize,
 }
 
 async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>) -> Row {
@@ -260,6 +262,12 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     assert_eq!(real.status(), 200, "the benchmark request must succeed");
     let _ = ceiling.headers.set(ceiling_headers(real.headers()));
     let _ = ceiling[0].set(real.bytes().await.expect("body"));
+    let call = app.post("/mcp").header("content-type", "application/json").body(http_load::mcp_call(REQUEST));
+    let reply = call.send().await.expect("tools/call");
+    assert_eq!(reply.status(), 200, "the benchmark's tool call must succeed");
+    let reply = reply.bytes().await.expect("body");
+    let mcp_reply_bytes = reply.len();
+    let _ = ceiling[MCP_CEILING_SLOT].set(reply);
     if let Some(secs) = std::env::var("BENCH_HOLD_SECONDS").ok().and_then(|s| s.parse().ok()) {
         // For profiling by hand (perf, wrk): the server stays up with its lake and key.
         eprintln!(
@@ -271,13 +279,21 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let query = in_process(&app).await;
     let http = match wrk {
         Some(w) => {
-            let mut figures = w.figures(&app.base, &app.key, REQUEST, ["/bench/ceiling", HEADERS_CEILING], as_of).await;
+            let mut figures = w
+                .figures(
+                    &app.base,
+                    &app.key,
+                    REQUEST,
+                    ["/bench/ceiling", HEADERS_CEILING, &ceiling_path(MCP_CEILING_SLOT)],
+                    as_of,
+                )
+                .await;
             figures.datasette = peer(w, &lake, as_of).await;
             Some(figures)
         }
         None => None,
     };
-    Row { n, ingest, served, query, http }
+    Row { n, ingest, served, query, http, mcp_reply_bytes }
 }
 
 /// Ceiling bodies: slot `i` (the slice this derefs to) is served at [`ceiling_path`]`(i)`, each
@@ -297,6 +313,8 @@ impl std::ops::Deref for CeilingSet {
 
 pub type Ceilings = Arc<CeilingSet>;
 const CEILING_SLOTS: usize = 8;
+/// The conflict table's slot for the bytes of the MCP reply to the same page.
+const MCP_CEILING_SLOT: usize = 1;
 /// Slot 0's body with the headers of the answer it copies: what the spec's response headers cost
 /// a handler that does nothing else.
 const HEADERS_CEILING: &str = "/bench/ceiling-headers";
@@ -393,8 +411,16 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 7] =
-        ["aviation", "climate", "consumer-prices", "energy-shock", "company-monitoring", "scale-out", "conflict"];
+    const GROUPS: [&str; 8] = [
+        "aviation",
+        "climate",
+        "consumer-prices",
+        "energy-shock",
+        "company-monitoring",
+        "scale-out",
+        "conflict",
+        "ingest",
+    ];
     if let Some(unknown) = groups.split(',').map(str::trim).find(|g| *g != "all" && !GROUPS.contains(g)) {
         // A misspelt group would otherwise print nothing for it and still look like a run.
         eprintln!("BENCH_GROUPS: unknown group {unknown:?}; the groups are all, {}", GROUPS.join(", "));
@@ -414,11 +440,28 @@ async fn main() {
     let energy_shock = OptionFuture::from(wants("energy-shock").then(|| energy_shock::measure(wrk.as_ref()))).await;
     let company_monitoring = OptionFuture::from(wants("company-monitoring").then(company_monitoring::measure)).await;
     let scale_out = OptionFuture::from(wants("scale-out").then(|| scale_out::measure(wrk.as_ref()))).await;
+    // The ingest figure alone (the conflict tables measure it too, with everything else).
+    let named = |g: &str| groups.split(',').any(|x| x.trim() == g);
+    let ingest_only = if named("ingest") { sizes.clone() } else { Vec::new() };
+    let mut ingested = Vec::new();
+    for &n in &ingest_only {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let lake = Lake::open(dir.path().to_str().expect("utf8")).expect("lake");
+        ingested.push((n, ingest(&lake, n, as_of).await));
+    }
     let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
         eprintln!("bench: {n} events …");
         rows.push(bench_size(n, as_of, wrk.as_ref()).await);
+    }
+    if !ingested.is_empty() {
+        println!("\nIngest alone: parse + normalise + Parquet writing of synthetic ACLED pages, and the commit\n");
+        println!("| events | ingest events/s | commit ms |");
+        println!("|---:|---:|---:|");
+        for (n, i) in &ingested {
+            println!("| {n} | {:.0} | {:.1} |", i.events_per_s, i.commit_ms);
+        }
     }
     println!("\nIngest, serving binary, in-process ListArmedEvents (one country, 30 days, page_size 100)\n");
     println!("| events | ingest events/s | commit ms | first start→ready ms | warm restart→ready ms | server peak RSS MB | engine p50 µs | query p50 µs | query p99 µs | cached p50 µs | cached p99 µs | cached ns/req, 1 thread | cached ns/req, 2 threads |");
@@ -439,6 +482,17 @@ async fn main() {
             r.query.cached_p99_us,
             r.query.cached_ns[0],
             r.query.cached_ns[1]
+        );
+    }
+    println!("\nThe server's memory (MB): the first start's peak (it builds the serving databases) and resident once ready; after the burst of uncached requests, the peak (the table above), resident, and what DuckDB's buffer manager and the body cache hold of it; a restart's peak after the same burst (re-attached files, no build)\n");
+    println!("| events | first start peak | ready | peak | after burst | DuckDB | body cache | restart peak |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for r in &rows {
+        let Some(s) = &r.served else { continue };
+        let m = &s.memory;
+        println!(
+            "| {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} | {:.0} |",
+            r.n, m.start_peak, m.ready, s.peak_rss_mb, m.after_burst, m.duckdb, m.body_cache, m.restart_peak
         );
     }
     println!("\nHTTP under load: wrk, 2 threads, concurrency 32, loopback (wrk and the server share the 2 cores)\n");
@@ -468,15 +522,18 @@ async fn main() {
             fmt_opt(h.datasette.as_ref().map(|d| h.uncached.rps / d.rps), 1),
         );
     }
-    println!("\nMCP and batch: the same cached page as a tools/call under the same load, and a 20-operation batch of it one at a time\n");
-    println!("| events | tools/call req/s | tools/call ÷ ceiling | cached REST p50 ms (one at a time) | 20-op batch p50 ms | batch ÷ cached REST |");
-    println!("|---:|---:|---:|---:|---:|---:|");
+    println!("\nMCP and batch: the same cached page as a tools/call under the same load beside a ceiling serving its reply's bytes, and a 20-operation batch of it one at a time\n");
+    println!("| events | reply bytes | tools/call req/s | MCP ceiling req/s | tools/call ÷ MCP ceiling | tools/call ÷ REST ceiling | cached REST p50 ms (one at a time) | 20-op batch p50 ms | batch ÷ cached REST |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for r in &rows {
         let Some(h) = &r.http else { continue };
         println!(
-            "| {} | {:.0} | {:.2} | {:.3} | {:.3} | {:.1} |",
+            "| {} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.3} | {:.3} | {:.1} |",
             r.n,
+            r.mcp_reply_bytes,
             h.mcp_tool.rps,
+            h.mcp_ceiling.rps,
+            h.mcp_tool.rps / h.mcp_ceiling.rps,
             h.mcp_tool.rps / h.ceiling.rps,
             h.cached_sequential.p50_ms,
             h.batch_sequential.p50_ms,

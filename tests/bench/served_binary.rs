@@ -15,6 +15,21 @@ pub struct Measured {
     pub cold_start_ms: f64,
     pub warm_restart_ms: f64,
     pub peak_rss_mb: f64,
+    pub memory: Memory,
+}
+
+/// Where the server's memory goes (MB): the peak of the first start (which builds the serving
+/// databases) and what is resident once ready; after the burst, what is resident and what of it
+/// DuckDB's buffer manager and the body cache say they hold; and the peak of a restart that
+/// re-attaches the built files, after the same burst (the peak without a build).
+#[derive(Debug, Default)]
+pub struct Memory {
+    pub start_peak: f64,
+    pub ready: f64,
+    pub after_burst: f64,
+    pub duckdb: f64,
+    pub body_cache: f64,
+    pub restart_peak: f64,
 }
 
 /// Starts the binary; returns it once `/readyz` answers 200, with the time that took.
@@ -54,10 +69,22 @@ async fn start(
     }
 }
 
-fn peak_rss_mb(pid: u32) -> Option<f64> {
+/// A line of `/proc/<pid>/status` in MB (`VmHWM`: the peak resident set; `VmRSS`: now).
+fn status_mb(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let kb: f64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    let kb: f64 = status.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
+}
+
+/// A gauge of the server's `/metrics`, in MB.
+async fn gauge_mb(base: &str, name: &str) -> f64 {
+    let text = reqwest::get(format!("{base}/metrics")).await.ok().map(|r| r.text());
+    let text = match text {
+        Some(t) => t.await.unwrap_or_default(),
+        None => String::new(),
+    };
+    let value = text.lines().find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok());
+    value.unwrap_or(f64::NAN) / (1024.0 * 1024.0)
 }
 
 pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime<chrono::Utc>) -> Option<Measured> {
@@ -76,13 +103,23 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
     let base = format!("http://127.0.0.1:{port}");
     let cache = dir.path().join("cache");
     let (mut child, cold_start_ms) = start(&binary, &state_url, lake_dir, &cache, port).await?;
+    let pid = child.id()?;
+    let mut memory =
+        Memory { start_peak: status_mb(pid, "VmHWM:")?, ready: status_mb(pid, "VmRSS:")?, ..Memory::default() };
     if let Some(w) = wrk {
         w.uncached(&base, &key, as_of).await;
     }
-    let peak_rss_mb = peak_rss_mb(child.id()?)?;
+    let peak_rss_mb = status_mb(pid, "VmHWM:")?;
+    memory.after_burst = status_mb(pid, "VmRSS:")?;
+    memory.duckdb = gauge_mb(&base, "sitrep_duckdb_memory_bytes").await;
+    memory.body_cache = gauge_mb(&base, "sitrep_body_cache_bytes").await;
     let _ = child.kill().await;
     let _ = child.wait().await;
     let (mut child, warm_restart_ms) = start(&binary, &state_url, lake_dir, &cache, port).await?;
+    if let Some(w) = wrk {
+        w.uncached(&base, &key, as_of).await;
+    }
+    memory.restart_peak = status_mb(child.id()?, "VmHWM:")?;
     let _ = child.kill().await;
-    Some(Measured { cold_start_ms, warm_restart_ms, peak_rss_mb })
+    Some(Measured { cold_start_ms, warm_restart_ms, peak_rss_mb, memory })
 }

@@ -177,6 +177,43 @@ async fn the_stateless_revision_and_its_header_rules() {
     assert!(body["result"]["structuredContent"].is_number());
 }
 
+/// A tool result made from an answer the edge repeats is kept and sent again with the caller's
+/// id, for the same tool and arguments in any order, until a new generation answers anew.
+#[tokio::test]
+async fn a_repeated_tool_call_gets_the_same_result_under_its_own_id_until_a_new_generation() {
+    let app = TestApp::start().await;
+    let mcp = keyed(&app);
+    let call = |id: Value, args: Value| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "list_armed_events", "arguments": args}});
+    let send = |body: Value| async { mcp.send(body, &[]).await.2 };
+    let (hits, _, _) = app.state.cache.stats();
+    let first = send(call(json!(1), json!({"country": "ua", "page_size": 3}))).await;
+    let again = send(call(json!("req-2"), json!({"page_size": 3, "country": "ua"}))).await;
+    let (hits_after, _, _) = app.state.cache.stats();
+    assert_eq!(hits_after - hits, 1, "the second call was answered from the kept result");
+    assert_eq!((&first["id"], &again["id"]), (&json!(1), &json!("req-2")));
+    assert_eq!(first["result"], again["result"]);
+    let generation = |v: &Value| v["result"]["_meta"]["sitrep/snapshotGeneration"].as_str().unwrap().to_string();
+    let before = generation(&first);
+    // Another revision's result is its own.
+    let (_, _, stateless) = mcp
+        .stateless("tools/call", json!({"name": "list_armed_events", "arguments": {"country": "ua", "page_size": 3}}))
+        .await;
+    assert_eq!(stateless["result"]["resultType"], "complete");
+    assert!(again["result"].get("resultType").is_none());
+
+    sitrep_tests::changing_runner(app.lake.clone(), &sitrep_tests::normal())
+        .await
+        .run(&[sitrep_schemas::DatasetId::ARMED_EVENTS])
+        .await
+        .unwrap();
+    app.snapshots.refresh().await.unwrap();
+    let after = send(call(json!(3), json!({"country": "ua", "page_size": 3}))).await;
+    assert_ne!(generation(&after), before, "a new generation answers anew");
+    let rest = app.get("/api/conflict/v1/list-armed-events?country=UA&page_size=3").send().await.unwrap();
+    assert_eq!(generation(&after), rest.headers()["x-snapshot-generation"].to_str().unwrap());
+    assert_eq!(after["result"]["structuredContent"], rest.json::<Value>().await.unwrap());
+}
+
 #[tokio::test]
 async fn tool_errors_and_results() {
     let app = TestApp::start().await;

@@ -47,9 +47,26 @@ async fn answers_are_cached_for_their_ttl_and_failures_for_a_minute() {
     let app = TestApp::start().await;
     let rt = &app.read_through();
     let calls = rt.upstream_calls();
-    video(&app, "video_id=Wq2Qk0Fv0cE").await;
-    video(&app, "video_id=Wq2Qk0Fv0cE").await;
+    let path = format!("{VIDEO}?video_id=Wq2Qk0Fv0cE");
+    let (_, fetched) = video(&app, "video_id=Wq2Qk0Fv0cE").await;
+    let now = std::time::Instant::now();
+    assert!(
+        app.state.cache.remembered(&path, app.state.epoch(), now).is_none(),
+        "a fetched answer is made per request"
+    );
+    let (headers, hit) = video(&app, "video_id=Wq2Qk0Fv0cE").await;
     assert_eq!(rt.upstream_calls(), calls + 1, "the second answer is a cache hit");
+    // A hit is held for the edge to repeat until its entry expires (600 s), like a dataset answer.
+    let held = |after: u64| {
+        let at = now + std::time::Duration::from_secs(after);
+        app.state.cache.remembered(&path, app.state.epoch(), at).is_some()
+    };
+    assert!(held(590) && !held(601), "held exactly while the entry is fresh");
+    let (repeated_headers, repeated) = video(&app, "video_id=Wq2Qk0Fv0cE").await;
+    assert_eq!((&repeated, &fetched), (&hit, &hit));
+    assert_eq!(repeated_headers["etag"], headers["etag"]);
+    assert_eq!(repeated_headers["x-data-mode"], "replay");
+    assert_eq!(rt.upstream_calls(), calls + 1);
     app.state.clock.advance(601);
     video(&app, "video_id=Wq2Qk0Fv0cE").await;
     assert_eq!(rt.upstream_calls(), calls + 2, "after 600 s the upstream is asked again");

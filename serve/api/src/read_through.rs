@@ -16,6 +16,11 @@ use std::{
 };
 
 use moka::{future::Cache, ops::compute::Op, Expiry};
+use poem::Request;
+use sitrep_platform::{
+    app_state::AppState,
+    kit::answer::{live_get, live_get_held, Answer},
+};
 
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
@@ -34,6 +39,14 @@ pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget};
 pub struct Fresh<V> {
     pub value: V,
     pub ttl_seconds: i64,
+}
+
+/// How a read-through answer was had: taken from the cache (`hit`) or fetched, and until when its
+/// entry is fresh (epoch seconds on the caller's clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease {
+    pub hit: bool,
+    pub until: i64,
 }
 
 /// Entries kept at most (each a small answer: a flight, a page of positions, a fare list).
@@ -133,17 +146,17 @@ impl ReadThrough {
         self.calls.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// The cached answer for `key` (and `true`), or `fetch`'s (and `false`), stored for its TTL.
-    /// Concurrent callers of one key wait for the one fetch in flight instead of making their own;
-    /// a caller that gives up (a cancelled request) hands the turn to the next.
-    pub async fn get_or_fetch<V, F, Fut>(&self, key: &str, now: impl Fn() -> i64, fetch: F) -> (V, bool)
+    /// The cached answer for `key`, or `fetch`'s, stored for its TTL; the lease says which, and
+    /// until when. Concurrent callers of one key wait for the one fetch in flight instead of
+    /// making their own; a caller that gives up (a cancelled request) hands the turn to the next.
+    pub async fn get_or_fetch<V, F, Fut>(&self, key: &str, now: impl Fn() -> i64, fetch: F) -> (V, Lease)
     where
         V: Clone + Send + Sync + 'static,
         F: FnOnce() -> Fut,
         Fut: Future<Output = Fresh<V>>,
     {
-        if let Some(v) = self.slots.get(key).await.and_then(|slot| slot.fresh(now())) {
-            return (v, true);
+        if let Some(hit) = self.slots.get(key).await.and_then(|slot| slot.fresh(now())) {
+            return hit;
         }
         // moka runs one computation per key at a time: whoever waited behind the one fetching
         // finds its answer here and leaves the entry as it is.
@@ -151,14 +164,14 @@ impl ReadThrough {
         self.slots
             .entry_by_ref(key)
             .and_compute_with(|current| async {
-                if let Some(v) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
-                    fetched = Some((v, true));
+                if let Some(hit) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
+                    fetched = Some(hit);
                     return Op::Nop;
                 }
                 self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let fresh = fetch().await;
                 let slot = Slot::new(fresh.value.clone(), fresh.ttl_seconds, now());
-                fetched = Some((fresh.value, false));
+                fetched = Some((fresh.value, Lease { hit: false, until: slot.until }));
                 Op::Put(slot)
             })
             .await;
@@ -171,9 +184,31 @@ impl Slot {
         Slot { until: now + ttl_seconds, ttl_seconds, value: Arc::new(value) }
     }
 
-    /// The value while fresh at `now`.
-    fn fresh<V: Clone + 'static>(&self, now: i64) -> Option<V> {
-        (now < self.until).then(|| self.value.downcast_ref::<V>().cloned()).flatten()
+    /// The value while fresh at `now`, as a hit.
+    fn fresh<V: Clone + 'static>(&self, now: i64) -> Option<(V, Lease)> {
+        let value = (now < self.until).then(|| self.value.downcast_ref::<V>().cloned()).flatten()?;
+        Some((value, Lease { hit: true, until: self.until }))
+    }
+}
+
+impl ReadThrough {
+    /// The answer of a read-through operation: a cache hit that is not degraded is held for the
+    /// edge (and the MCP server) to repeat as it is until its entry expires, as dataset answers
+    /// are; a fetched or degraded answer is made per request.
+    pub fn answer<T, R: serde::Serialize>(
+        &self,
+        state: &AppState,
+        req: &Request,
+        jmespath: Option<&str>,
+        value: &R,
+        degraded: bool,
+        lease: Lease,
+    ) -> Answer<T> {
+        let replay = self.is_replay();
+        match state.clock.deadline(lease.until * 1_000).filter(|_| lease.hit && !degraded) {
+            Some(until) => live_get_held(req, jmespath, value, replay, state.epoch(), until),
+            None => live_get(req, jmespath, value, degraded, replay),
+        }
     }
 }
 
@@ -192,13 +227,14 @@ mod tests {
         let rt = rt();
         let clock = AtomicI64::new(1_000);
         let now = || clock.load(Ordering::Relaxed);
-        let (v, hit) = rt.get_or_fetch("k", now, || async { Fresh { value: 1u32, ttl_seconds: 60 } }).await;
-        assert_eq!((v, hit), (1, false));
-        let (v, hit) = rt.get_or_fetch("k", now, || async { Fresh { value: 2u32, ttl_seconds: 60 } }).await;
-        assert_eq!((v, hit), (1, true));
+        let (v, lease) = rt.get_or_fetch("k", now, || async { Fresh { value: 1u32, ttl_seconds: 60 } }).await;
+        assert_eq!((v, lease), (1, Lease { hit: false, until: 1_060 }));
+        clock.store(1_030, Ordering::Relaxed);
+        let (v, lease) = rt.get_or_fetch("k", now, || async { Fresh { value: 2u32, ttl_seconds: 60 } }).await;
+        assert_eq!((v, lease), (1, Lease { hit: true, until: 1_060 }), "a hit ends when its entry does");
         clock.store(1_060, Ordering::Relaxed);
-        let (v, hit) = rt.get_or_fetch("k", now, || async { Fresh { value: 3u32, ttl_seconds: 30 } }).await;
-        assert_eq!((v, hit), (3, false), "expired after its TTL");
+        let (v, lease) = rt.get_or_fetch("k", now, || async { Fresh { value: 3u32, ttl_seconds: 30 } }).await;
+        assert_eq!((v, lease), (3, Lease { hit: false, until: 1_090 }), "expired after its TTL");
         assert_eq!(rt.upstream_calls(), 2);
     }
 
@@ -222,7 +258,7 @@ mod tests {
         .await;
         assert_eq!(rt.upstream_calls(), 1, "200 concurrent identical requests, one upstream call");
         assert!(answers.iter().all(|(v, _)| v == "answer"));
-        assert_eq!(answers.iter().filter(|(_, hit)| !hit).count(), 1);
+        assert_eq!(answers.iter().filter(|(_, lease)| !lease.hit).count(), 1);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -254,7 +290,7 @@ mod tests {
             rt.get_or_fetch("slow", || 0, || async { Fresh { value: 2u8, ttl_seconds: 60 } }),
         )
         .await;
-        assert_eq!(answer.ok(), Some((2, false)), "the key still answers, at once");
+        assert_eq!(answer.ok().map(|(v, l)| (v, l.hit)), Some((2, false)), "the key still answers, at once");
     }
 
     #[tokio::test]

@@ -87,6 +87,19 @@ impl Clock {
         chrono::Utc::now().timestamp_millis() + self.skew_ms.load(Relaxed) + self.offset_seconds.load(Relaxed) * 1_000
     }
 
+    /// How far tests moved this clock (seconds; 0 outside tests).
+    pub fn offset(&self) -> i64 {
+        self.offset_seconds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// When this clock reads `at_ms` (epoch milliseconds), on the monotonic clock, at most a year
+    /// ahead; `None` when it already has.
+    pub fn deadline(&self, at_ms: i64) -> Option<std::time::Instant> {
+        let left = u64::try_from(at_ms - self.now_ms()).ok().filter(|&ms| ms > 0)?;
+        let left = std::time::Duration::from_millis(left.min(365 * 86_400_000));
+        Some(std::time::Instant::now() + left)
+    }
+
     /// Moves this clock `seconds` ahead of the system clock (tests).
     pub fn advance(&self, seconds: i64) {
         self.offset_seconds.fetch_add(seconds, std::sync::atomic::Ordering::Relaxed);
@@ -120,6 +133,11 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// The epoch remembered answers are judged in now.
+    pub fn epoch(&self) -> crate::kit::answer::Epoch {
+        crate::kit::answer::Epoch { generation: self.snapshots.current_number(), clock_offset: self.clock.offset() }
+    }
+
     /// The state of a server answering the operations of these ids (their metric series).
     pub async fn new(
         operations: impl IntoIterator<Item = &'static str>,

@@ -2,6 +2,9 @@
 //! REST handler answers in process for the caller's principal, and its answer becomes the tool
 //! result — or the JSON-RPC error its status stands for.
 
+use std::time::Instant;
+
+use bytes::Bytes;
 use poem::{
     http::{Method, StatusCode, Uri},
     Request,
@@ -13,9 +16,11 @@ use super::{
     rpc::{self, RpcError},
 };
 use sitrep_platform::{
+    app_state::AppState,
     auth::Principal,
     dispatch::Dispatch,
     kit::{
+        answer::Remembered,
         dataset_read::DisabledByDeployment,
         embedded_json::{write_value, EmbeddedJson},
         error::Violation,
@@ -28,7 +33,8 @@ use sitrep_platform::{
 pub const BUDGET_BYTES: usize = 1 << 20;
 pub const SOURCES_BUDGET_BYTES: usize = 64 << 10;
 
-/// The arguments as a query string; arguments the tool does not declare are violations.
+/// The arguments as a query string, in the order of their names (so the same arguments in any
+/// order make one query); arguments the tool does not declare are violations.
 fn query_of(op: &Operation, args: &Value) -> Result<String, RpcError> {
     let empty = serde_json::Map::new();
     let obj = match args {
@@ -36,9 +42,11 @@ fn query_of(op: &Operation, args: &Value) -> Result<String, RpcError> {
         Value::Object(o) => o,
         _ => return Err(invalid(vec![violation("arguments", "value must be an object")])),
     };
+    let mut sorted: Vec<_> = obj.iter().collect();
+    sorted.sort_by_key(|(name, _)| name.as_str());
     let mut query = url::form_urlencoded::Serializer::new(String::new());
     let mut violations = Vec::new();
-    for (name, value) in obj {
+    for (name, value) in sorted {
         let Some(param) = op.params.iter().chain([&JMESPATH]).find(|p| p.name == name) else {
             violations.push(violation(name, "unknown argument"));
             continue;
@@ -80,48 +88,56 @@ fn invalid(violations: Vec<Violation>) -> RpcError {
     RpcError::invalid_params("Invalid params").with_data(json!({ "violations": violations }))
 }
 
-/// A method's result: a JSON value, or a data tool's answer carrying the REST body as it was
-/// rendered (embedded twice — as the text content and as structured content — without a reparse).
+/// A method's result: a JSON value, or a data tool's result already rendered as JSON bytes.
 pub enum Output {
     Value(Value),
-    Tool { json: EmbeddedJson, meta: Option<Value> },
+    Rendered(Bytes),
 }
 
 impl Output {
     /// The JSON-RPC reply; results of the stateless revision say `resultType: complete`.
     pub fn into_response(self, id: &Value, revision: Revision) -> poem::Response {
-        let stateless = revision == Revision::Stateless;
         match self {
             Output::Value(mut result) => {
-                if stateless {
+                if revision == Revision::Stateless {
                     result["resultType"] = json!("complete");
                 }
                 rpc::result(id, result)
             }
-            Output::Tool { json, meta } => {
-                let mut out = Vec::with_capacity(json.len() * 2 + 256);
-                out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-                write_value(&mut out, id);
-                out.extend_from_slice(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":");
-                write_value(&mut out, json.as_str());
-                out.extend_from_slice(b"}]");
-                // The 2025 line allows structured content only as an object.
-                if stateless || json.is_object() {
-                    out.extend_from_slice(b",\"structuredContent\":");
-                    json.write_to(&mut out);
-                }
-                if let Some(meta) = meta {
-                    out.extend_from_slice(b",\"_meta\":");
-                    write_value(&mut out, &meta);
-                }
-                if stateless {
-                    out.extend_from_slice(b",\"resultType\":\"complete\"");
-                }
-                out.extend_from_slice(b"}}");
-                rpc::reply_bytes(StatusCode::OK, out)
+            Output::Rendered(result) => {
+                // The result goes out as it is, between an envelope with the caller's id.
+                let mut head = Vec::with_capacity(64);
+                head.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                write_value(&mut head, id);
+                head.extend_from_slice(b",\"result\":");
+                rpc::reply_parts(StatusCode::OK, [Bytes::from(head), result, Bytes::from_static(b"}")])
             }
         }
     }
+}
+
+/// A data tool's result carrying the REST body as it was rendered, embedded twice (as the text
+/// content and as structured content) without a reparse.
+fn rendered_result(json: &EmbeddedJson, meta: Option<&Value>, revision: Revision) -> Bytes {
+    let stateless = revision == Revision::Stateless;
+    let mut out = Vec::with_capacity(json.len() * 2 + 256);
+    out.extend_from_slice(b"{\"content\":[{\"type\":\"text\",\"text\":");
+    write_value(&mut out, json.as_str());
+    out.extend_from_slice(b"}]");
+    // The 2025 line allows structured content only as an object.
+    if stateless || json.is_object() {
+        out.extend_from_slice(b",\"structuredContent\":");
+        json.write_to(&mut out);
+    }
+    if let Some(meta) = meta {
+        out.extend_from_slice(b",\"_meta\":");
+        write_value(&mut out, meta);
+    }
+    if stateless {
+        out.extend_from_slice(b",\"resultType\":\"complete\"");
+    }
+    out.push(b'}');
+    Bytes::from(out)
 }
 
 /// The text + structured result of a JSON value, within `budget` bytes.
@@ -149,7 +165,13 @@ fn header(resp: &poem::Response, name: &str) -> Option<String> {
 }
 
 /// Runs the tool of `op` for `principal` (already authenticated, gated and counted).
+///
+/// A result made from an answer the REST edge would repeat (a dataset answer of the current
+/// generation, a read-through cache hit) is a function of the tool, its canonical arguments and
+/// the revision for as long as that answer holds: it is kept in the body cache and sent again as
+/// it is, with only the request id spliced in ([`Output::into_response`]).
 pub async fn data_tool(
+    state: &AppState,
     dispatch: &Dispatch,
     op: &'static Operation,
     principal: Principal,
@@ -157,9 +179,15 @@ pub async fn data_tool(
     revision: Revision,
 ) -> Result<Output, RpcError> {
     let query = query_of(op, args)?;
+    let key = format!("mcp:{revision:?}:{}?{query}", op.path);
+    let (epoch, now) = (state.epoch(), Instant::now());
+    if let Some(result) = state.cache.derived(&key, epoch, now) {
+        return Ok(Output::Rendered(result));
+    }
     let uri: Uri = format!("{}?{query}", op.path).parse().map_err(|_| RpcError::tool_fault())?;
     let req = Request::builder().method(Method::GET).uri(uri).extension(principal).finish();
-    let resp = dispatch.handler(op, req).await;
+    let mut resp = dispatch.handler(op, req).await;
+    let remembered = resp.extensions_mut().remove::<Remembered>();
     let status = resp.status();
     let disabled_by_deployment = resp.extensions().get::<DisabledByDeployment>().is_some();
     let data_state = header(&resp, "x-data-state");
@@ -184,7 +212,11 @@ pub async fn data_tool(
             if json.len() > BUDGET_BYTES {
                 return Ok(Output::Value(budget_exceeded(BUDGET_BYTES, json.len())));
             }
-            Ok(Output::Tool { json, meta })
+            let result = rendered_result(&json, meta.as_ref(), revision);
+            if let Some(answer) = &remembered {
+                state.cache.derive(key, answer, result.clone(), epoch.clock_offset);
+            }
+            Ok(Output::Rendered(result))
         }
         StatusCode::BAD_REQUEST => {
             let value = json.parse().map_err(|_| RpcError::tool_fault())?;
@@ -213,7 +245,10 @@ mod tests {
         let q =
             query_of(op, &json!({"country": "ua", "page_size": 5, "start": 1780099200000u64, "jmespath": "events[0]"}))
                 .unwrap();
-        assert_eq!(q, "country=ua&page_size=5&start=1780099200000&jmespath=events%5B0%5D");
+        assert_eq!(q, "country=ua&jmespath=events%5B0%5D&page_size=5&start=1780099200000");
+        let reordered =
+            query_of(op, &json!({"start": 1780099200000u64, "jmespath": "events[0]", "country": "ua", "page_size": 5}));
+        assert_eq!(reordered.unwrap(), q, "one query whatever the order of the arguments");
         let e = query_of(op, &json!({"countri": "UA", "page_size": {"x": 1}})).unwrap_err();
         assert_eq!(e.code, -32602);
         assert_eq!(

@@ -226,19 +226,14 @@ impl McpEndpoint {
         let Some(name) = call.params.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
             return Err(RpcError::invalid_params("Invalid params: missing tool name"));
         };
-        let args = call.params.get("arguments").cloned().unwrap_or(Value::Null);
+        let args = call.params.get("arguments").unwrap_or(&Value::Null);
         match name {
             tools::GET_SOURCES => {
                 // Anonymous calls have their own small, fail-closed allowance per IP.
                 let policy = if principal.is_some() { Policy::McpDiscovery } else { Policy::McpFree };
                 let headers = self.count(policy, caller).await?;
-                let value = sources::get_sources(
-                    &self.state,
-                    self.dispatch.registry(),
-                    &self.groups,
-                    &args,
-                    chrono::Utc::now(),
-                );
+                let value =
+                    sources::get_sources(&self.state, self.dispatch.registry(), &self.groups, args, chrono::Utc::now());
                 Ok((Output::Value(call::tool_result(value, revision, call::SOURCES_BUDGET_BYTES)), headers))
             }
             tools::DESCRIBE_TOOL => {
@@ -255,7 +250,7 @@ impl McpEndpoint {
                 }
                 let principal = principal.ok_or_else(RpcError::tool_fault)?;
                 let headers = self.count(Policy::Mcp, caller).await?;
-                let result = call::data_tool(&self.dispatch, op, principal, &args, revision).await?;
+                let result = call::data_tool(&self.state, &self.dispatch, op, principal, args, revision).await?;
                 Ok((result, headers))
             }
         }

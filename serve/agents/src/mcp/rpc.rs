@@ -1,6 +1,7 @@
 //! JSON-RPC 2.0 as `/mcp` speaks it (SUPPLEMENT 6.1, 6.3): one request object per POST, one
 //! `application/json` reply, and the error table of 6.3 with the HTTP status each code travels with.
 
+use bytes::Bytes;
 use poem::{
     http::{HeaderName, HeaderValue, StatusCode},
     Response,
@@ -93,6 +94,39 @@ fn reply(status: StatusCode, body: &Value) -> Response {
     reply_bytes(status, serde_json::to_vec(body).unwrap_or_default())
 }
 
+/// A reply whose body is `parts` one after another, sent as they are: hyper writes them with one
+/// vectored write, so a large remembered part is never copied into a new buffer.
+pub fn reply_parts<const N: usize>(status: StatusCode, parts: [Bytes; N]) -> Response {
+    let body = http_body_util::combinators::BoxBody::new(Parts { parts: parts.into_iter().collect() });
+    let r = Response::builder().status(status).content_type("application/json").header("cache-control", "no-store");
+    r.body(poem::Body::from(body))
+}
+
+/// A body of buffers sent in order, of a length known in advance (`Content-Length`).
+struct Parts {
+    parts: std::collections::VecDeque<Bytes>,
+}
+
+impl http_body::Body for Parts {
+    type Data = Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Bytes>, std::io::Error>>> {
+        std::task::Poll::Ready(self.parts.pop_front().map(|b| Ok(http_body::Frame::data(b))))
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.parts.is_empty()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        http_body::SizeHint::with_exact(self.parts.iter().map(|b| b.len() as u64).sum())
+    }
+}
+
 /// A reply whose JSON body was written elsewhere.
 pub fn reply_bytes(status: StatusCode, body: Vec<u8>) -> Response {
     Response::builder().status(status).content_type("application/json").header("cache-control", "no-store").body(body)
@@ -112,18 +146,19 @@ impl Call {
     pub fn parse(body: &[u8]) -> Result<Call, Box<(Value, RpcError)>> {
         let refuse = |id: Value, what: &str| Box::new((id, RpcError::invalid_request(what)));
         let value: Value = serde_json::from_slice(body).map_err(|_| refuse(Value::Null, "malformed JSON"))?;
-        let obj = match value {
+        let mut obj = match value {
             Value::Array(_) => return Err(refuse(Value::Null, "batch arrays are not supported")),
             Value::Object(obj) => obj,
             _ => return Err(refuse(Value::Null, "malformed JSON")),
         };
-        let id = obj.get("id").cloned();
-        let echo = id.clone().unwrap_or(Value::Null);
-        let Some(method) = obj.get("method").and_then(Value::as_str).filter(|m| !m.is_empty()) else {
-            return Err(refuse(echo, "missing method"));
+        // Taken out of the parsed object, not cloned: the arguments may be large.
+        let id = obj.remove("id");
+        let method = match obj.remove("method") {
+            Some(Value::String(m)) if !m.is_empty() => m,
+            _ => return Err(refuse(id.unwrap_or(Value::Null), "missing method")),
         };
-        let params = obj.get("params").cloned().unwrap_or(Value::Object(Default::default()));
-        Ok(Call { id, method: method.to_string(), params })
+        let params = obj.remove("params").unwrap_or(Value::Object(Default::default()));
+        Ok(Call { id, method, params })
     }
 
     /// `params._meta`, when present.

@@ -59,7 +59,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         return live_get(req, jmespath, &degraded("none"), true, replay);
     };
     let cache_key = format!("flight-status:{number}:{date}:{}", origin.as_deref().unwrap_or(""));
-    let (mut answer, hit) = rt
+    let (mut answer, lease) = rt
         .get_or_fetch(
             &cache_key,
             || state.clock.now(),
@@ -94,9 +94,9 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
             },
         )
         .await;
-    answer.cache_hit = hit;
+    answer.cache_hit = lease.hit;
     let degraded = answer.source != "aviationstack";
-    live_get(req, jmespath, &answer, degraded, replay)
+    rt.answer(state, req, jmespath, &answer, degraded, lease)
 }
 
 #[cfg(test)]

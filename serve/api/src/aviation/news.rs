@@ -15,7 +15,7 @@ use crate::read_through::Fresh;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
-        answer::{dataset_get, live_get, Answer},
+        answer::{dataset_get, Answer},
         canonical::Canonical,
         dataset_read,
         parse::{parse_with, Parsed},
@@ -127,7 +127,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     }
     // Entities and a dataset not fresh enough: the feeds, live, through the read-through cache.
     let rt = &crate::context(state).read_through;
-    let (fetched, _hit) = rt
+    let (fetched, lease) = rt
         .get_or_fetch(
             "aviation-news",
             || state.clock.now(),
@@ -152,5 +152,5 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         None => ListAviationNewsResponse { items: Vec::new(), source: "error".into(), updated_at: 0 },
     };
     let degraded = response.source == "error";
-    live_get(req, jmespath, &response, degraded, rt.is_replay())
+    rt.answer(state, req, jmespath, &response, degraded, lease)
 }

@@ -312,7 +312,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         return live_get(req, jmespath, &answer, true, replay);
     };
     let key = format!("prices:{s:?}");
-    let (answer, _) = rt.get_or_fetch(&key, || state.clock.now(), || search(state, &s, &token, now_ms)).await;
+    let (answer, lease) = rt.get_or_fetch(&key, || state.clock.now(), || search(state, &s, &token, now_ms)).await;
     let degraded = answer.degraded;
-    live_get(req, jmespath, &answer, degraded, replay)
+    rt.answer(state, req, jmespath, &answer, degraded, lease)
 }

@@ -177,7 +177,7 @@ pub async fn flights(state: &AppState, req: &Request, op: &'static Operation) ->
     query.push(("sort", sort.to_string()));
     let rt = &crate::context(state).read_through;
     let key = format!("provider-flights:{query:?}");
-    let (answer, _) = rt
+    let (answer, lease) = rt
         .get_or_fetch(
             &key,
             || state.clock.now(),
@@ -196,7 +196,7 @@ pub async fn flights(state: &AppState, req: &Request, op: &'static Operation) ->
         )
         .await;
     let degraded = answer.degraded;
-    live_get(req, jmespath, &answer, degraded, replay)
+    rt.answer(state, req, jmespath, &answer, degraded, lease)
 }
 
 fn dates_degraded(error: &str) -> SearchProviderDatesResponse {
@@ -251,7 +251,7 @@ pub async fn dates(state: &AppState, req: &Request, op: &'static Operation) -> A
     };
     let rt = &crate::context(state).read_through;
     let key = format!("provider-dates:{shared:?}:{start}:{end}:{round_trip}:{trip_duration}:{by_price}");
-    let (answer, _) = rt
+    let (answer, lease) = rt
         .get_or_fetch(
             &key,
             || state.clock.now(),
@@ -302,7 +302,7 @@ pub async fn dates(state: &AppState, req: &Request, op: &'static Operation) -> A
         )
         .await;
     let degraded = answer.degraded;
-    live_get(req, jmespath, &answer, degraded, replay)
+    rt.answer(state, req, jmespath, &answer, degraded, lease)
 }
 
 #[cfg(test)]

@@ -213,7 +213,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     if query.boxes.is_none() && query.icao24.is_none() && query.callsign.is_none() {
         return live_get(req, jmespath, &none(now_ms), true, replay);
     }
-    let (answer, _) = rt.get_or_fetch(&query.key(), || state.clock.now(), || locate(state, &query, now_ms)).await;
+    let (answer, lease) = rt.get_or_fetch(&query.key(), || state.clock.now(), || locate(state, &query, now_ms)).await;
     let degraded = answer.source == "none";
-    live_get(req, jmespath, &answer, degraded, replay)
+    rt.answer(state, req, jmespath, &answer, degraded, lease)
 }

@@ -41,7 +41,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         (id, _) if !youtube::is_video_id(id) => with_error(id, "invalid_video_id"),
         (id, _) => {
             let rt = &crate::context(state).read_through;
-            let (info, _hit) = rt
+            let (info, lease) = rt
                 .get_or_fetch(
                     &format!("video:{id}"),
                     || state.clock.now(),
@@ -68,7 +68,8 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
                     },
                 )
                 .await;
-            info
+            let degraded = info.error == "upstream_error";
+            return rt.answer(state, req, jmespath, &info, degraded, lease);
         }
     };
     live_get(req, jmespath, &info, info.error == "upstream_error", replay)

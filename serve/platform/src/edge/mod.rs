@@ -150,7 +150,7 @@ async fn authorised(
     // parameters or handler (`Remembered`); a new answer that may be repeated is kept.
     let remember_as = if op.method == Method::Get {
         let raw = req.uri().path_and_query().map_or("", |p| p.as_str());
-        if let Some(r) = state.cache.remembered(raw, state.snapshots.current_number(), now) {
+        if let Some(r) = state.cache.remembered(raw, state.epoch(), now) {
             return Ok(with_rate(answer::repeat(req, &r)));
         }
         Some(raw.to_owned())
@@ -164,7 +164,7 @@ async fn authorised(
     // The handler's future is boxed (`Answered`) for the same reason: it is held only while it runs.
     let mut r = op.handle(state, req).await;
     if let (Some(raw), Some(answer)) = (remember_as, r.extensions_mut().remove::<Remembered>()) {
-        state.cache.remember(raw, answer);
+        state.cache.remember(raw, answer, state.clock.offset());
     }
     let r = match guard {
         Some(g) => Box::pin(g.finish(r)).await,

@@ -137,16 +137,26 @@ impl<V: Charged + Send + Sync + 'static> Bounded<V> {
     }
 }
 
-/// A dataset answer as the edge repeats it without routing, parameters or handler: its body and
-/// the headers it was sent with. It holds while `generation` is the current one and until `until`
-/// (when its `X-Data-State` would turn stale, or the reuse window of a computed answer ends): an
-/// answer from the current generation is a function of the generation and the request alone.
-/// `until` is on the monotonic clock, which the edge reads once per request anyway.
+/// What every remembered answer is judged under besides its own end: the snapshot generation it
+/// was answered in, and the offset of the clock tests move ([`crate::app_state::Clock::advance`]):
+/// moving that clock answers everything anew, so a read-through answer ends on the moved clock
+/// too. Outside tests the offset is always 0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Epoch {
+    pub generation: u64,
+    pub clock_offset: i64,
+}
+
+/// An answer as the edge repeats it without routing, parameters or handler: its body and the
+/// headers it was sent with. It holds in its [`Epoch`] and until `until`: a dataset answer until
+/// its `X-Data-State` would turn stale (or the reuse window of a computed answer ends), a
+/// read-through answer until its cache entry expires. Within those it is a function of the
+/// request alone. `until` is on the monotonic clock, which the edge reads once per request anyway.
 #[derive(Clone)]
 pub struct Remembered {
     served: Arc<Served>,
     headers: HeaderMap,
-    generation: u64,
+    epoch: Epoch,
     until: Instant,
     /// On a thread's own copy ([`Remembered::for_this_thread`]): the plain answer (no
     /// `If-None-Match`, no `Accept-Encoding`) ready to send as it is.
@@ -181,10 +191,20 @@ impl Remembered {
         Remembered {
             served: self.served.clone(),
             headers,
-            generation: self.generation,
+            epoch: self.epoch,
             until: self.until,
             plain: Some(Plain { headers: plain, body }),
         }
+    }
+
+    /// Whether it still holds in `epoch` at `now`.
+    fn holds(&self, epoch: Epoch, now: Instant) -> bool {
+        self.epoch == epoch && now < self.until
+    }
+
+    /// The body as it was rendered (uncompressed).
+    pub fn body(&self) -> &Bytes {
+        &self.served.body
     }
 }
 
@@ -206,15 +226,45 @@ impl Charged for Remembered {
     }
 }
 
+/// Bytes another protocol made from a remembered answer (an MCP tool result): they hold exactly
+/// as long as the answer they were made from.
+struct Derived {
+    bytes: Bytes,
+    epoch: Epoch,
+    until: Instant,
+}
+
+impl Derived {
+    fn holds(&self, epoch: Epoch, now: Instant) -> bool {
+        self.epoch == epoch && now < self.until
+    }
+
+    /// A copy for this thread's front, with bytes of its own up to [`OWN_BODY_MAX`].
+    fn for_this_thread(&self) -> Derived {
+        let bytes = &self.bytes;
+        let bytes = if bytes.len() <= OWN_BODY_MAX { Bytes::copy_from_slice(bytes) } else { bytes.clone() };
+        Derived { bytes, epoch: self.epoch, until: self.until }
+    }
+}
+
+impl Charged for Derived {
+    fn cost(&self) -> usize {
+        self.bytes.len()
+    }
+}
+
 /// Rendered dataset answers, bounded by bytes, under two indexes: by (operation, dataset version,
 /// canonical request), which the handlers fill and read; and by the request exactly as it came
-/// (path and query), which the edge reads before routing (see [`Remembered`]).
+/// (path and query), which the edge reads before routing (see [`Remembered`]). Beside them, what
+/// other protocols made of remembered answers ([`BodyCache::derived`]).
 pub struct BodyCache {
     rendered: Bounded<Served>,
     answers: Bounded<Remembered>,
+    derived: Bounded<Derived>,
     /// Each thread's own copies of the answers it repeated: a repeat then writes no lock and no
     /// reference count another thread writes.
     front: Front<String, Arc<Remembered>>,
+    derived_front: Front<String, Arc<Derived>>,
     hits: Counter,
     misses: Counter,
 }
@@ -223,13 +273,15 @@ pub struct BodyCache {
 const FRONT_ANSWERS: usize = 64;
 
 impl BodyCache {
-    /// A cache holding at most about `budget_bytes` of rendered bodies and keys, and half as much
-    /// again of answers by request.
+    /// A cache holding at most about `budget_bytes` of rendered bodies and keys, half as much
+    /// again of answers by request, and half as much again of derived bytes.
     pub fn new(budget_bytes: usize) -> Self {
         BodyCache {
             rendered: Bounded::new(budget_bytes),
             answers: Bounded::new(budget_bytes / 2),
+            derived: Bounded::new(budget_bytes / 2),
             front: Front::new(FRONT_ANSWERS),
+            derived_front: Front::new(FRONT_ANSWERS),
             hits: Counter::default(),
             misses: Counter::default(),
         }
@@ -246,10 +298,10 @@ impl BodyCache {
     fn put(&self, key: String, served: Arc<Served>) {
         self.rendered.put(key, served);
     }
-    /// The answer remembered for this exact `path_and_query`, when it still holds in `generation`
-    /// at `now`. Counted as a hit; a miss is counted by the handler's own lookup.
-    pub fn remembered(&self, path_and_query: &str, generation: u64, now: Instant) -> Option<Arc<Remembered>> {
-        let holds = |r: &Arc<Remembered>| r.generation == generation && now < r.until;
+    /// The answer remembered for this exact `path_and_query`, when it still holds in `epoch` at
+    /// `now`. Counted as a hit; a miss is counted by the handler's own lookup.
+    pub fn remembered(&self, path_and_query: &str, epoch: Epoch, now: Instant) -> Option<Arc<Remembered>> {
+        let holds = |r: &Arc<Remembered>| r.holds(epoch, now);
         let found = match self.front.get(path_and_query, holds) {
             Some(mine) => mine,
             None => {
@@ -263,12 +315,35 @@ impl BodyCache {
         self.count(true);
         Some(found)
     }
-    pub fn remember(&self, path_and_query: String, answer: Remembered) {
+    /// Keeps `answer`, made while the moved clock's offset was `clock_offset`.
+    pub fn remember(&self, path_and_query: String, mut answer: Remembered, clock_offset: i64) {
+        answer.epoch.clock_offset = clock_offset;
         self.answers.put(path_and_query, Arc::new(answer));
+    }
+    /// The bytes made under `key` from a remembered answer, while that answer would hold in
+    /// `epoch` at `now`. Counted as a hit.
+    pub fn derived(&self, key: &str, epoch: Epoch, now: Instant) -> Option<Bytes> {
+        let holds = |d: &Arc<Derived>| d.holds(epoch, now);
+        let found = match self.derived_front.get(key, holds) {
+            Some(mine) => mine,
+            None => {
+                let mine = Arc::new(self.derived.get(key).filter(holds)?.for_this_thread());
+                self.derived_front.put(key.to_owned(), mine.clone());
+                mine
+            }
+        };
+        self.count(true);
+        Some(found.bytes.clone())
+    }
+    /// Keeps `bytes` made from `answer` (made while the moved clock's offset was `clock_offset`)
+    /// under `key`, for as long as the answer holds.
+    pub fn derive(&self, key: String, answer: &Remembered, bytes: Bytes, clock_offset: i64) {
+        let epoch = Epoch { clock_offset, ..answer.epoch };
+        self.derived.put(key, Arc::new(Derived { bytes, epoch, until: answer.until }));
     }
     /// (hits, misses, bytes charged), for `/metrics`.
     pub fn stats(&self) -> (u64, u64, usize) {
-        let bytes = self.rendered.bytes() + self.answers.bytes();
+        let bytes = self.rendered.bytes() + self.answers.bytes() + self.derived.bytes();
         (self.hits.get(), self.misses.get(), bytes)
     }
 }
@@ -351,10 +426,11 @@ where
     if provenance.replay {
         h.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
     }
+    let epoch = Epoch { generation: provenance.generation, clock_offset: 0 };
     let remembered = provenance.until.filter(|_| cacheable).and_then(monotonic).map(|until| Remembered {
         served: served.clone(),
         headers: h.clone(),
-        generation: provenance.generation,
+        epoch,
         until,
         plain: None,
     });
@@ -405,15 +481,45 @@ pub fn live_get<T, R: serde::Serialize>(
     degraded: bool,
     replay: bool,
 ) -> Answer<T> {
+    live_answer(req, jmespath, value, degraded, replay, None)
+}
+
+/// A read-through answer that every identical request gets as it is until `until` (a cache hit
+/// whose entry expires then): the edge repeats it as it repeats a dataset answer, in `epoch`.
+pub fn live_get_held<T, R: serde::Serialize>(
+    req: &Request,
+    jmespath: Option<&str>,
+    value: &R,
+    replay: bool,
+    epoch: Epoch,
+    until: Instant,
+) -> Answer<T> {
+    live_answer(req, jmespath, value, false, replay, Some((epoch, until)))
+}
+
+fn live_answer<T, R: serde::Serialize>(
+    req: &Request,
+    jmespath: Option<&str>,
+    value: &R,
+    degraded: bool,
+    replay: bool,
+    held: Option<(Epoch, Instant)>,
+) -> Answer<T> {
     let served = match serve_bytes(value, jmespath) {
-        Ok(s) => s,
+        Ok(s) => Arc::new(s),
         Err(e) => return e.into(),
     };
     let mut h = response_headers(if degraded { NO_STORE } else { PRIVATE_60 });
     if replay {
         h.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
     }
-    respond(req, h, &served)
+    let remembered =
+        held.map(|(epoch, until)| Remembered { served: served.clone(), headers: h.clone(), epoch, until, plain: None });
+    let mut answer = respond(req, h, &served);
+    if let Some(r) = remembered {
+        answer.0.extensions_mut().insert(r);
+    }
+    answer
 }
 
 /// An answer about the caller's own account (company monitoring): `no-store`, with its ETag;
@@ -546,16 +652,43 @@ mod tests {
         let now = Instant::now();
         let until = now + Duration::from_secs(60);
         let path = "/api/x?country=UA";
+        let epoch = |generation, clock_offset| Epoch { generation, clock_offset };
         cache.remember(
             path.into(),
-            Remembered { served: served(10), headers: HeaderMap::new(), generation: 7, until, plain: None },
+            Remembered { served: served(10), headers: HeaderMap::new(), epoch: epoch(7, 0), until, plain: None },
+            5,
         );
-        assert!(cache.remembered(path, 7, now).is_some());
-        assert!(cache.remembered("/api/x?country=ua", 7, now).is_none(), "only the request exactly as it came");
-        assert!(cache.remembered(path, 8, now).is_none(), "a new generation answers anew");
-        assert!(cache.remembered(path, 7, until).is_none(), "the answer's state has turned by then");
+        assert!(cache.remembered(path, epoch(7, 5), now).is_some());
+        assert!(
+            cache.remembered("/api/x?country=ua", epoch(7, 5), now).is_none(),
+            "only the request exactly as it came"
+        );
+        assert!(cache.remembered(path, epoch(8, 5), now).is_none(), "a new generation answers anew");
+        assert!(cache.remembered(path, epoch(7, 6), now).is_none(), "a moved clock answers anew");
+        assert!(cache.remembered(path, epoch(7, 5), until).is_none(), "the answer's state has turned by then");
         let (hits, misses, _) = cache.stats();
         assert_eq!((hits, misses), (1, 0), "misses are counted by the handler's own lookup");
+    }
+
+    #[test]
+    fn derived_bytes_hold_as_long_as_the_answer_they_were_made_from() {
+        let cache = BodyCache::new(1 << 20);
+        let now = Instant::now();
+        let until = now + Duration::from_secs(60);
+        let epoch = Epoch { generation: 7, clock_offset: 0 };
+        let answer = Remembered { served: served(10), headers: HeaderMap::new(), epoch, until, plain: None };
+        cache.derive("mcp:k".into(), &answer, Bytes::from_static(b"{\"content\":[]}"), 0);
+        assert_eq!(cache.derived("mcp:k", epoch, now).as_deref(), Some(&b"{\"content\":[]}"[..]));
+        assert_eq!(
+            cache.derived("mcp:k", epoch, now).as_deref(),
+            Some(&b"{\"content\":[]}"[..]),
+            "from this thread's copy"
+        );
+        assert!(cache.derived("mcp:k", Epoch { generation: 8, ..epoch }, now).is_none());
+        assert!(cache.derived("mcp:k", Epoch { clock_offset: 3, ..epoch }, now).is_none());
+        assert!(cache.derived("mcp:k", epoch, until).is_none());
+        assert!(cache.derived("mcp:other", epoch, now).is_none());
+        assert_eq!(cache.stats().0, 2, "hits counted");
     }
 
     /// A thread's ready answer is exactly the answer the general path builds; a conditional or
@@ -567,7 +700,8 @@ mod tests {
         headers.insert(X_DATA_AS_OF, HeaderValue::from_static("2026-11-24T00:00:00Z"));
         headers.insert(X_DATA_STATE, HeaderValue::from_static("fresh"));
         let until = Instant::now() + Duration::from_secs(60);
-        let shared = Remembered { served: served(2000), headers, generation: 7, until, plain: None };
+        let epoch = Epoch { generation: 7, clock_offset: 0 };
+        let shared = Remembered { served: served(2000), headers, epoch, until, plain: None };
         let mine = shared.for_this_thread();
         let plain = poem::Request::builder().finish();
         let described = |r: &Response| {

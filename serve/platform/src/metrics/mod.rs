@@ -1,6 +1,6 @@
 //! `/metrics` (DESIGN §6): requests and latency per operation and status, body-cache hits, misses
 //! and bytes, the loaded generation, each dataset's age and state, DuckDB connections in use and
-//! rate-limit refusals, in the OpenMetrics text format Prometheus scrapes. Gauges that describe
+//! memory, resident memory and rate-limit refusals, in the OpenMetrics text format Prometheus scrapes. Gauges that describe
 //! the current state are set when scraped, so nothing on the request path maintains them.
 
 use std::time::Duration;
@@ -50,6 +50,8 @@ pub struct Metrics {
     dataset_age: Family<DatasetLabel, Gauge>,
     dataset_state: Family<DatasetStateLabels, Gauge>,
     duckdb_in_use: Gauge,
+    duckdb_memory: Gauge,
+    resident: Gauge,
     run_rows: Family<DatasetLabel, Gauge>,
     run_bytes: Family<DatasetLabel, Gauge>,
     run_seconds: Family<DatasetLabel, Gauge<f64, std::sync::atomic::AtomicU64>>,
@@ -73,6 +75,13 @@ fn registered<M: prometheus_client::registry::Metric + Default + Clone>(
     metric
 }
 
+/// Resident memory from `/proc/self/statm` (Linux; pages of 4 KiB there).
+fn resident_bytes() -> Option<i64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: i64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
+}
+
 impl Metrics {
     /// The metrics of a server answering the operations of these ids.
     pub fn new(operations: impl IntoIterator<Item = &'static str>) -> Self {
@@ -90,6 +99,9 @@ impl Metrics {
         let dataset_state =
             registered(r, "dataset_state", "1 for each dataset's current state (fresh, stale, unavailable)");
         let duckdb_in_use = registered(r, "duckdb_connections_in_use", "Pooled DuckDB connections running a query");
+        let duckdb_memory =
+            registered(r, "duckdb_memory_bytes", "Bytes DuckDB's buffer manager holds (cached pages, query state)");
+        let resident = registered(r, "process_resident_bytes", "This process's resident memory");
         // The ingest runs' counters, as the commits record them (`lastRun`): whichever process ran
         // the ingest, the server that reads the lake exposes them.
         let run_rows = registered(r, "ingest_last_run_rows", "Rows the last ingest run fetched, per dataset");
@@ -115,6 +127,8 @@ impl Metrics {
             dataset_age,
             dataset_state,
             duckdb_in_use,
+            duckdb_memory,
+            resident,
         }
     }
 
@@ -158,6 +172,12 @@ impl Metrics {
             }
         }
         self.duckdb_in_use.set(snapshots.engine().connections_in_use() as i64);
+        if let Some(bytes) = snapshots.engine().memory_bytes() {
+            self.duckdb_memory.set(bytes);
+        }
+        if let Some(bytes) = resident_bytes() {
+            self.resident.set(bytes);
+        }
         let mut out = String::new();
         if let Err(e) = prometheus_client::encoding::text::encode(&mut out, &self.registry) {
             tracing::error!(error = %e, "could not encode metrics");

@@ -119,6 +119,14 @@ impl Engine {
         self.admin(|c| c.execute_batch(&format!("DETACH {alias}")))
     }
 
+    /// Bytes DuckDB's buffer manager holds now; `None` while a load holds the admin connection
+    /// (a scrape does not wait for it).
+    pub fn memory_bytes(&self) -> Option<i64> {
+        let conn = self.admin.try_lock().ok()?;
+        conn.query_row("SELECT coalesce(sum(memory_usage_bytes), 0)::BIGINT FROM duckdb_memory()", [], |r| r.get(0))
+            .ok()
+    }
+
     /// Connections idle in the pool (all of them when no query runs).
     pub fn idle_connections(&self) -> usize {
         self.conns.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
