@@ -11,7 +11,7 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: run build test doctor ingest backfill serve bench lint clean common-words cm-scan stress cluster
+.PHONY: run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
 
 build:
 	$(CARGO) build --workspace --bins
@@ -93,6 +93,14 @@ bench:
 		|| echo "could not install wrk: the HTTP figures will be n/a"
 	$(CARGO) build --release --workspace --bins
 	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" $(RELEASE_BIN)/sitrep-bench
+
+## make soak: ten minutes of mixed load (REST, MCP, batch, read-through; 70 % repeated, 30 %
+## distinct) against the release server over 1M armed events, a new generation every 30 s;
+## prints p50/p99 and errors per kind, answers mixing two generations, and the drift of resident
+## memory and open descriptors (tests/bench/soak.rs; SOAK_SECONDS and friends shorten it).
+soak:
+	$(CARGO) build --release --workspace --bins
+	BENCH_GROUPS=soak $(RELEASE_BIN)/sitrep-bench
 
 ## make common-words: regenerates data/reference/common-words.txt (the company-monitoring ambiguity
 ## guard's frequent English words) from wordfreq, installed pinned into $HOME/.cache/sitrep-words-venv.

@@ -246,7 +246,7 @@ pub async fn orphans(lake: &Lake) -> usize {
 }
 
 /// Copies the directory `from` to `to` (created), files and folders alike.
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+pub fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from)? {
         let entry = entry?;

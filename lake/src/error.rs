@@ -14,4 +14,6 @@ pub enum LakeError {
     Contention(u32),
     #[error("{0}")]
     Usage(String),
+    #[error("local file: {0}")]
+    Io(#[from] std::io::Error),
 }

@@ -97,6 +97,21 @@ impl Lake {
         Ok(self.store.get(&Lake::path(key)).await?.bytes().await?)
     }
 
+    /// Copies an object into the local file `to` chunk by chunk as it arrives (a data file never
+    /// sits whole in memory: at 5M events one is hundreds of megabytes); returns its size.
+    pub async fn download(&self, key: &str, to: &std::path::Path) -> Result<u64, LakeError> {
+        use tokio::io::AsyncWriteExt;
+        let mut stream = self.store.get(&Lake::path(key)).await?.into_stream();
+        let mut file = tokio::fs::File::create(to).await?;
+        let mut written = 0;
+        while let Some(chunk) = stream.try_next().await? {
+            file.write_all(&chunk).await?;
+            written += chunk.len() as u64;
+        }
+        file.flush().await?;
+        Ok(written)
+    }
+
     /// Every row of a dataset version (its files in commit order), read as the dataset's current
     /// schema; `None` when the dataset was never published. For small datasets whose next run
     /// reuses part of the last one; large ones are read by DuckDB, never through this.

@@ -4,7 +4,11 @@
 //! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
 //! `consumer-prices`, `energy-shock`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
 //! (the per-size tables below), and `ingest` (the conflict tables' ingest figure alone, at each
-//! size; only when named, as `all` measures it in the conflict tables).
+//! size; only when named, as `all` measures it in the conflict tables), and `soak` (`soak.rs`, the
+//! ten-minute mixed-load soak of `make soak`; only when named).
+//!
+//! `BENCH_ONLY_SERVED` stops after the first size's served-binary figures (start, memory), printed
+//! at once: for trying a setting of the server (the binary inherits the environment).
 //!
 //! `BENCH_HOLD_SECONDS` keeps each size's server up that long before measuring, for a profiler.
 //!
@@ -35,6 +39,7 @@ mod energy_shock;
 mod http_load;
 mod scale_out;
 mod served_binary;
+mod soak;
 
 use std::{
     sync::{Arc, OnceLock},
@@ -78,8 +83,13 @@ const CHUNK_PAGES: usize = 20;
 /// Generates `n` events in chunks of pages and times only parse + normalise + Parquet writing
 /// (the writer encodes one batch while the next is parsed, as in production).
 async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
-    let run_id = format!("01BENCH{n:019}");
-    let mut gen = AcledGenerator::new(n, 42, as_of, 90);
+    ingest_seeded(lake, n, as_of, 42).await
+}
+
+/// [`ingest`] of the events `seed` generates (another seed: other events, another run).
+async fn ingest_seeded(lake: &Lake, n: usize, as_of: DateTime<Utc>, seed: u64) -> Ingested {
+    let run_id = format!("01BENCH{:06}{n:013}", seed % 1_000_000);
+    let mut gen = AcledGenerator::new(n, seed, as_of, 90);
     let mut writer = DatasetWriter::new(lake, &run_id, DatasetId::ARMED_EVENTS, as_of, 0);
     let mut busy = StdDuration::ZERO;
     loop {
@@ -256,6 +266,10 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let lake = Lake::open(lake_dir.to_str().expect("utf8")).expect("lake");
     let ingest = ingest(&lake, n, as_of).await;
     let served = served_binary::measure(&lake_dir, wrk, as_of).await;
+    if std::env::var_os("BENCH_ONLY_SERVED").is_some() {
+        served_binary::print(n, served.as_ref());
+        std::process::exit(0);
+    }
 
     let (app, ceiling) = serve_with_ceiling(dir, lake.clone()).await;
     let real = app.get(REQUEST).send().await.expect("request");
@@ -411,7 +425,7 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 8] = [
+    const GROUPS: [&str; 9] = [
         "aviation",
         "climate",
         "consumer-prices",
@@ -420,6 +434,7 @@ async fn main() {
         "scale-out",
         "conflict",
         "ingest",
+        "soak",
     ];
     if let Some(unknown) = groups.split(',').map(str::trim).find(|g| *g != "all" && !GROUPS.contains(g)) {
         // A misspelt group would otherwise print nothing for it and still look like a run.
@@ -449,6 +464,7 @@ async fn main() {
         let lake = Lake::open(dir.path().to_str().expect("utf8")).expect("lake");
         ingested.push((n, ingest(&lake, n, as_of).await));
     }
+    let soak = if named("soak") { soak::run(as_of).await } else { None };
     let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
@@ -557,5 +573,8 @@ async fn main() {
     }
     if let Some(f) = &scale_out {
         scale_out::print(f);
+    }
+    if let Some(r) = &soak {
+        soak::print(r);
     }
 }

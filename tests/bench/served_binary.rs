@@ -40,10 +40,24 @@ async fn start(
     cache: &Path,
     port: u16,
 ) -> Option<(tokio::process::Child, f64)> {
+    start_with(binary, state_url, lake_dir, cache, port, 3600, &[]).await
+}
+
+/// [`start`], polling the lake every `poll_seconds`, with more environment.
+pub async fn start_with(
+    binary: &Path,
+    state_url: &str,
+    lake_dir: &Path,
+    cache: &Path,
+    port: u16,
+    poll_seconds: u64,
+    env: &[(&str, &str)],
+) -> Option<(tokio::process::Child, f64)> {
     let base = format!("http://127.0.0.1:{port}");
     let started = Instant::now();
     let mut child = tokio::process::Command::new(binary)
-        .args(["--state", state_url, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "3600"])
+        .args(["--state", state_url, "serve", "--listen", &format!("127.0.0.1:{port}")])
+        .args(["--poll-seconds", &poll_seconds.to_string()])
         .arg("--lake")
         .arg(lake_dir)
         .arg("--cache-dir")
@@ -51,6 +65,7 @@ async fn start(
         .env("SITREP_LOG", std::env::var("BENCH_SERVE_LOG").unwrap_or_else(|_| "warn".into()))
         // The burst below is one key's thousands of requests a minute.
         .env("SITREP_RATE_LIMITS", "default=100000000")
+        .envs(env.iter().copied())
         .kill_on_drop(true)
         .spawn()
         .expect("spawn sitrep-serve");
@@ -70,7 +85,7 @@ async fn start(
 }
 
 /// A line of `/proc/<pid>/status` in MB (`VmHWM`: the peak resident set; `VmRSS`: now).
-fn status_mb(pid: u32, field: &str) -> Option<f64> {
+pub fn status_mb(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let kb: f64 = status.lines().find(|l| l.starts_with(field))?.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb / 1024.0)
@@ -122,4 +137,15 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
     memory.restart_peak = status_mb(child.id()?, "VmHWM:")?;
     let _ = child.kill().await;
     Some(Measured { cold_start_ms, warm_restart_ms, peak_rss_mb, memory })
+}
+
+/// The figures of one size at once (`BENCH_ONLY_SERVED`).
+pub fn print(n: usize, measured: Option<&Measured>) {
+    match measured {
+        Some(m) => println!(
+            "{n} events: first start→ready {:.0} ms, warm restart→ready {:.0} ms, peak RSS {:.0} MB; {:?}",
+            m.cold_start_ms, m.warm_restart_ms, m.peak_rss_mb, m.memory
+        ),
+        None => println!("{n} events: the served binary could not be measured"),
+    }
 }

@@ -331,12 +331,22 @@ impl Snapshots {
         if tokio::fs::metadata(&local).await.map(|m| m.len() == size).unwrap_or(false) {
             return Ok(local);
         }
-        let bytes = self.lake.get_bytes(key).await?;
         if let Some(dir) = local.parent() {
             tokio::fs::create_dir_all(dir).await?;
         }
         let tmp = local.with_extension(format!("tmp-{}", ulid::Ulid::new()));
-        tokio::fs::write(&tmp, &bytes).await?;
+        let written = match self.lake.download(key, &tmp).await {
+            Ok(n) => n,
+            Err(e) => {
+                let _ = tokio::fs::remove_file(&tmp).await;
+                return Err(e.into());
+            }
+        };
+        if written != size {
+            let _ = tokio::fs::remove_file(&tmp).await;
+            let detail = format!("{key}: {written} bytes downloaded, the commit says {size}");
+            return Err(SnapshotError::Io(std::io::Error::other(detail)));
+        }
         tokio::fs::rename(&tmp, &local).await?;
         Ok(local)
     }
