@@ -73,12 +73,15 @@ fn answer_of(
 
 /// The outermost layer: request id, `Vary`, the request metrics, the batch handle for
 /// ExecuteBatch, and panics turned into 500s. A declared operation goes straight to the pipeline
-/// (looked up once, here); the route tree takes the rest (pages, OAuth, MCP, docs, and the
-/// pipeline's 404 for an undeclared path), so the hot path skips the tree's radix match and the
-/// URI rewrite of a nested route. A struct rather than poem's `around`, which clones two `Arc`s
+/// (looked up once, here), `/mcp` straight to the MCP server; the route tree takes the rest
+/// (pages, OAuth, docs, and the pipeline's 404 for an undeclared path), so the hot paths skip the
+/// tree's radix match, its middleware and the URI rewrite of a nested route. A struct rather than poem's `around`, which clones two `Arc`s
 /// per request (their counts are cache lines both worker threads write).
 struct Outer {
     pipeline: Arc<Pipeline>,
+    /// `/mcp`, reached without the route tree and its middleware (as `/api/*` is): it keeps its
+    /// own state, and a tool call repeated from the body cache costs little else.
+    mcp: Arc<McpEndpoint>,
     routes: BoxEndpoint<'static>,
     state: Arc<AppState>,
     dispatch: Dispatch,
@@ -94,10 +97,11 @@ impl Endpoint for Outer {
         let api = path.starts_with("/api/");
         let op = if api { self.pipeline.find(path) } else { None };
         // Which series the request is counted in, named before the request moves on.
+        let mcp = !api && path == "/mcp";
         let metered = match op {
             Some(op) => Some(op.id),
             None if api => Some("unknown"),
-            None if path == "/mcp" => Some("mcp"),
+            None if mcp => Some("mcp"),
             None => None,
         };
         if path.starts_with("/api/batch/") {
@@ -105,6 +109,9 @@ impl Endpoint for Outer {
         }
         let mut resp = match op {
             Some(op) => answer_of(self.pipeline.run(Some(op), &mut req, started).map(Ok)).await,
+            // Boxed, as the route tree's futures are: held inline, the MCP server's future would
+            // make every request's several kilobytes larger.
+            None if mcp => answer_of(Box::pin(self.mcp.call(req))).await,
             None => answer_of(self.routes.call(req)).await,
         };
         if let Some(v) = id {
@@ -168,14 +175,13 @@ pub fn build(
     .at("/docs", fixed("text/html; charset=utf-8", docs.clone()))
     .at("/docs/", fixed("text/html; charset=utf-8", docs))
     .at("/docs/mcp", get(poem::endpoint::make_sync(move |_: Request| mcp_docs.docs_page())))
-    .at("/mcp", mcp)
     .at("/healthz", get(meta::healthz))
     .at("/metrics", get(meta::metrics))
     .at("/readyz", get(meta::readyz))
     .at("/api/health", get(meta::api_health))
     .data(state)
     .boxed();
-    Ok(Outer { pipeline, routes, state: outer_state, dispatch }.boxed())
+    Ok(Outer { pipeline, mcp, routes, state: outer_state, dispatch }.boxed())
 }
 
 #[cfg(test)]

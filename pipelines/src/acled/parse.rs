@@ -74,12 +74,17 @@ pub fn normalise<'r, 'a: 'r>(
     rows: impl Iterator<Item = &'r AcledRow<'a>>,
     max_rows: usize,
 ) -> Result<arrow::record_batch::RecordBatch, SourceError> {
-    let cap = 1024;
+    // Sized for the page up front (a growing builder reallocates and copies).
+    let cap = match rows.size_hint().0.min(max_rows) {
+        0 => 1024,
+        n => n,
+    };
     let (mut id, mut et, mut set, mut country, mut iso2, mut admin1) =
         (strings(cap), strings(cap), strings(cap), strings(cap), strings(cap), strings(cap));
     let (mut lat, mut lon, mut at, mut fat, mut actors, mut source) =
         (f64s(cap), f64s(cap), instants(cap), i32s(cap), string_lists(cap), strings(cap));
-    let mut seen = std::collections::HashSet::new();
+    // Ids need no protection from crafted collisions (a page is bounded): the fast hash.
+    let mut seen = std::collections::HashSet::with_capacity_and_hasher(cap, foldhash::fast::RandomState::default());
     let mut id_buf = String::new();
     for r in rows {
         if seen.len() >= max_rows {
