@@ -92,7 +92,7 @@ pub fn status_mb(pid: u32, field: &str) -> Option<f64> {
 }
 
 /// A gauge of the server's `/metrics`, in MB.
-async fn gauge_mb(base: &str, name: &str) -> f64 {
+pub async fn gauge_mb(base: &str, name: &str) -> f64 {
     let text = reqwest::get(format!("{base}/metrics")).await.ok().map(|r| r.text());
     let text = match text {
         Some(t) => t.await.unwrap_or_default(),

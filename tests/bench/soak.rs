@@ -13,7 +13,8 @@
 //! generation and request, so a header from one generation over a body of another shows as two
 //! bodies under one generation. Resident memory and open descriptors are read after a warm-up
 //! (`SOAK_WARMUP_SECONDS`, default 120: the caches fill up to their bounds first) and at the end
-//! (goal: drift ≤ 10 %).
+//! (goal: drift ≤ 10 %); and before each publish, resident memory beside what DuckDB's buffers
+//! and the body cache hold (`/metrics`), to tell growth from caches filling to their bounds.
 
 use std::{
     collections::HashMap,
@@ -105,6 +106,8 @@ pub struct Report {
     generations_seen: usize,
     rss_mb: (f64, f64),
     fds: (usize, usize),
+    /// At each publish: seconds in, resident MB, DuckDB's buffers MB, the body cache MB.
+    memory: Vec<(u64, f64, f64, f64)>,
 }
 
 fn digest(body: &[u8]) -> u64 {
@@ -273,6 +276,7 @@ pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {
     // `SOAK_WARMUP_SECONDS` (default 120, at most a quarter of the run).
     let warmup = Duration::from_secs(env_u64("SOAK_WARMUP_SECONDS", 120).min(seconds / 4));
     let mut published = 0;
+    let mut memory = Vec::new();
     let mut start_figures = None;
     let mut next = started + publish_every;
     while Instant::now() < deadline {
@@ -284,6 +288,12 @@ pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {
         if start_figures.is_none() && started.elapsed() >= warmup {
             start_figures = Some((served_binary::status_mb(pid, "VmRSS:").unwrap_or(f64::NAN), open_fds(pid)));
         }
+        memory.push((
+            started.elapsed().as_secs(),
+            served_binary::status_mb(pid, "VmRSS:").unwrap_or(f64::NAN),
+            served_binary::gauge_mb(&base, "sitrep_duckdb_memory_bytes").await,
+            served_binary::gauge_mb(&base, "sitrep_body_cache_bytes").await,
+        ));
         published += 1;
         publish(&lake, published, as_of).await;
         next += publish_every;
@@ -313,6 +323,7 @@ pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {
         generations_seen: tally.generations_seen.len(),
         rss_mb: (start.0, end.0),
         fds: (start.1, end.1),
+        memory,
     })
 }
 
@@ -339,4 +350,8 @@ pub fn print(r: &Report) {
         r.fds.1,
         drift(r.fds.0 as f64, r.fds.1 as f64)
     );
+    println!("\nMemory before each publish (s: resident / DuckDB buffers / body cache, MB):");
+    let series: Vec<String> =
+        r.memory.iter().map(|(s, rss, db, cache)| format!("{s}: {rss:.0}/{db:.0}/{cache:.0}")).collect();
+    println!("{}", series.join(", "));
 }
