@@ -271,6 +271,10 @@ async fn metrics_are_a_valid_exposition_of_what_happened() {
     assert!(sample(&s, "sitrep_body_cache_bytes", &[]).unwrap() > 0.0);
     assert_eq!(sample(&s, "sitrep_loaded_generation", &[]), Some(1.0));
     assert_eq!(sample(&s, "sitrep_duckdb_connections_in_use", &[]), Some(0.0));
+    // Memory: the process's resident set, and DuckDB's buffers holding the pages the queries read.
+    let resident = sample(&s, "sitrep_process_resident_bytes", &[]).unwrap();
+    let duckdb = sample(&s, "sitrep_duckdb_memory_bytes", &[]).unwrap();
+    assert!(resident > 10e6 && duckdb > 0.0 && duckdb < resident, "resident {resident}, DuckDB {duckdb}");
     // Replayed fixtures are months old by the wall clock: stale, with their age.
     assert_eq!(sample(&s, "sitrep_dataset_state", &[("dataset", "armed-events"), ("state", "stale")]), Some(1.0));
     assert_eq!(sample(&s, "sitrep_dataset_state", &[("dataset", "armed-events"), ("state", "fresh")]), Some(0.0));
