@@ -32,6 +32,20 @@ pub struct Memory {
     pub restart_peak: f64,
 }
 
+/// A SQLite state store in `dir` with a Pro account named `name` and its API key: (URL, key).
+pub async fn state_with_key(dir: &Path, name: &str) -> (String, String) {
+    let state_url = format!("sqlite://{}", dir.join("state.db").display());
+    let store = StateStore::open(&state_url).await.expect("state store");
+    let account = store.create_account(name, Plan::Pro).await.expect("account");
+    let key = store.create_key(&account.id, name, "di", &[], false).await.expect("key").secret;
+    (state_url, key)
+}
+
+/// A loopback port free now.
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port()
+}
+
 /// Starts the binary; returns it once `/readyz` answers 200, with the time that took.
 async fn start(
     binary: &Path,
@@ -109,12 +123,8 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
         return None;
     }
     let dir = tempfile::tempdir().expect("tempdir");
-    let state_url = format!("sqlite://{}", dir.path().join("state.db").display());
-    let store = StateStore::open(&state_url).await.expect("state store");
-    let account = store.create_account("bench", Plan::Pro).await.expect("account");
-    let key = store.create_key(&account.id, "bench", "di", &[], false).await.expect("key").secret;
-    drop(store);
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();
+    let (state_url, key) = state_with_key(dir.path(), "bench").await;
+    let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let cache = dir.path().join("cache");
     let (mut child, cold_start_ms) = start(&binary, &state_url, lake_dir, &cache, port).await?;

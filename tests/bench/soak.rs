@@ -25,7 +25,6 @@ use std::{
 
 use chrono::{DateTime, Utc};
 use sitrep_ingest::Lake;
-use sitrep_platform::state::{Plan, StateStore};
 
 use crate::{percentile, served_binary};
 
@@ -214,12 +213,8 @@ pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {
     let lake = sitrep_tests::normal_lake(&dir).await;
     publish(&lake, 0, as_of).await;
     let fixtures = fixtures_with_latency(&dir.path().join("fixtures"), env_u64("SOAK_UPSTREAM_DELAY_MS", 80));
-    let state_url = format!("sqlite://{}", dir.path().join("state.db").display());
-    let store = StateStore::open(&state_url).await.expect("state store");
-    let account = store.create_account("soak", Plan::Pro).await.expect("account");
-    let key = store.create_key(&account.id, "soak", "di", &[], false).await.expect("key").secret;
-    drop(store);
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port();
+    let (state_url, key) = served_binary::state_with_key(dir.path(), "soak").await;
+    let port = served_binary::free_port();
     let base = format!("http://127.0.0.1:{port}");
     let fixtures = fixtures.to_string_lossy().into_owned();
     let env = [

@@ -427,16 +427,28 @@ where
         h.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
     }
     let epoch = Epoch { generation: provenance.generation, clock_offset: 0 };
-    let remembered = provenance.until.filter(|_| cacheable).and_then(monotonic).map(|until| Remembered {
+    let held = provenance.until.filter(|_| cacheable).and_then(monotonic).map(|until| (epoch, until));
+    respond_held(req, h, &served, held)
+}
+
+/// [`respond`], and when the answer may be repeated (`held`: in that epoch, until then), the
+/// [`Remembered`] answer in its extensions, for the edge, which keeps it under the request's path
+/// and query.
+fn respond_held<T>(
+    req: &Request,
+    headers: HeaderMap,
+    served: &Arc<Served>,
+    held: Option<(Epoch, Instant)>,
+) -> Answer<T> {
+    let remembered = held.map(|(epoch, until)| Remembered {
         served: served.clone(),
-        headers: h.clone(),
+        headers: headers.clone(),
         epoch,
         until,
         plain: None,
     });
-    let mut answer = respond(req, h, &served);
+    let mut answer = respond(req, headers, served);
     if let Some(r) = remembered {
-        // For the edge, which keeps it under the request's path and query.
         answer.0.extensions_mut().insert(r);
     }
     answer
@@ -513,13 +525,7 @@ fn live_answer<T, R: serde::Serialize>(
     if replay {
         h.insert(X_DATA_MODE, HeaderValue::from_static("replay"));
     }
-    let remembered =
-        held.map(|(epoch, until)| Remembered { served: served.clone(), headers: h.clone(), epoch, until, plain: None });
-    let mut answer = respond(req, h, &served);
-    if let Some(r) = remembered {
-        answer.0.extensions_mut().insert(r);
-    }
-    answer
+    respond_held(req, h, &served, held)
 }
 
 /// An answer about the caller's own account (company monitoring): `no-store`, with its ETag;
