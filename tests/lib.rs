@@ -194,6 +194,9 @@ pub struct Options {
     /// Company monitoring's settings (default: the runtime gate closed, as on a deployment that
     /// configured none of it).
     pub company_monitoring: CmSettings,
+    /// Load the lake as a starting server does (`Snapshots::start`: versions read from their
+    /// Parquet files until `build_pending`), not with every serving file built.
+    pub start_early: bool,
 }
 
 impl Default for Options {
@@ -210,6 +213,7 @@ impl Default for Options {
             read_through_scenarios: Vec::new(),
             upstream: |c| c,
             company_monitoring: CmSettings::default(),
+            start_early: false,
         }
     }
 }
@@ -301,7 +305,8 @@ impl TestApp {
             Snapshots::with_retention(lake.clone(), dir.path().join("cache"), "256MB".into(), options.retention)
                 .expect("engine"),
         );
-        snapshots.refresh().await.expect("load generation");
+        let loaded = if options.start_early { snapshots.start().await } else { snapshots.refresh().await };
+        loaded.expect("load generation");
         let state_url = match options.state_url {
             Some(url) => url,
             None => fresh_state_url(None).await,

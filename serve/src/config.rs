@@ -34,9 +34,13 @@ pub struct ServeArgs {
     /// (SUPPLEMENT 1.7's `LAKE_RETENTION`; the newest three versions always do).
     #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 24)]
     pub retention_hours: u64,
-    /// Memory limit of the server's one DuckDB instance (and of a dataset version's one-off build).
+    /// Memory limit of the server's one DuckDB instance.
     #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
     pub duckdb_memory: String,
+    /// Memory limit of a dataset version's serving-file build (a transient DuckDB instance, one
+    /// thread; it sorts beyond this on disk). Resident memory is this plus what serving holds.
+    #[arg(long, env = "SITREP_BUILD_MEMORY", default_value = "128MB")]
+    pub build_memory: String,
     /// Also run the ingest scheduler in this process (single-process deployments).
     #[arg(long, env = "SITREP_WITH_INGEST")]
     pub with_ingest: bool,

@@ -201,14 +201,18 @@ async fn main() -> anyhow::Result<()> {
             source,
         } => {
             let lake_store = Lake::open(&lake.lake)?;
-            let snapshots = Arc::new(Snapshots::with_retention(
-                lake_store.clone(),
-                serve.cache_dir.clone(),
-                serve.duckdb_memory.clone(),
-                Duration::from_secs(serve.retention_hours * 3600),
-            )?);
+            let snapshots = Arc::new(
+                Snapshots::with_retention(
+                    lake_store.clone(),
+                    serve.cache_dir.clone(),
+                    serve.duckdb_memory.clone(),
+                    Duration::from_secs(serve.retention_hours * 3600),
+                )?
+                .with_build_memory(serve.build_memory.clone()),
+            );
             let started = std::time::Instant::now();
-            if let Err(e) = snapshots.refresh().await {
+            // Ready once the files are here; the poller builds the serving files next.
+            if let Err(e) = snapshots.start().await {
                 tracing::error!(error = %e, "initial generation load failed; serving unavailable until a good one arrives");
             }
             tracing::info!(ms = started.elapsed().as_millis() as u64, "cold start");

@@ -50,8 +50,9 @@ pub struct Figures {
 const DONE: &str = r#"
 function done(summary, latency, requests)
   local e = summary.errors
-  io.write(string.format("SITREP %d %d %d %.1f %.1f\n", summary.requests, summary.duration,
-    e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(99), latency:percentile(50)))
+  io.write(string.format("SITREP %d %d %d %.1f %.1f %d %d %d %d %d\n", summary.requests, summary.duration,
+    e.connect + e.read + e.write + e.status + e.timeout, latency:percentile(99), latency:percentile(50),
+    e.connect, e.read, e.write, e.status, e.timeout))
 end
 "#;
 
@@ -155,7 +156,11 @@ end
         let f: Vec<f64> = line.split_whitespace().filter_map(|v| v.parse().ok()).collect();
         let (requests, duration_us, errors, p99_us, p50_us) = (f[0], f[1], f[2], f[3], f[4]);
         if errors > 0.0 {
-            eprintln!("wrk: {errors} failed or non-2xx responses of {requests} against {url}");
+            let [connect, read, write, status, timeout] = [f[5], f[6], f[7], f[8], f[9]];
+            eprintln!(
+                "wrk: {errors} failed or non-2xx responses of {requests} against {url} \
+                 (connect {connect}, read {read}, write {write}, status {status}, timeout {timeout})"
+            );
         }
         Run { rps: requests / (duration_us / 1e6), p50_ms: p50_us / 1e3, p99_ms: p99_us / 1e3 }
     }

@@ -1,6 +1,7 @@
 //! The real `sitrep-serve` binary (built next to this one) over a benchmark lake: the first start
-//! (downloads and builds every serving database), peak resident memory after a burst of uncached
-//! requests, then a restart over the same cache directory (re-attaches the databases).
+//! (ready once the files are downloaded, answering from them; then it builds every serving
+//! database), peak resident memory after a burst of uncached requests, then a restart over the
+//! same cache directory (re-attaches the databases).
 
 use std::{
     path::Path,
@@ -13,13 +14,15 @@ use crate::http_load::Wrk;
 
 pub struct Measured {
     pub cold_start_ms: f64,
+    /// From the start until every serving database is built (`sitrep_serving_builds_pending` 0).
+    pub built_ms: f64,
     pub warm_restart_ms: f64,
     pub peak_rss_mb: f64,
     pub memory: Memory,
 }
 
-/// Where the server's memory goes (MB): the peak of the first start (which builds the serving
-/// databases) and what is resident once ready; after the burst, what is resident and what of it
+/// Where the server's memory goes (MB): what is resident once ready and the peak of the first
+/// start up to the end of its builds; after the burst, what is resident and what of it
 /// DuckDB's buffer manager and the body cache say they hold; and the peak of a restart that
 /// re-attaches the built files, after the same burst (the peak without a build).
 #[derive(Debug, Default)]
@@ -46,7 +49,8 @@ pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port()
 }
 
-/// Starts the binary; returns it once `/readyz` answers 200, with the time that took.
+/// Starts the binary; returns it once `/readyz` answers 200, with the time that took (from just
+/// before the spawn).
 async fn start(
     binary: &Path,
     state_url: &str,
@@ -67,6 +71,19 @@ pub async fn start_with(
     poll_seconds: u64,
     env: &[(&str, &str)],
 ) -> Option<(tokio::process::Child, f64)> {
+    start_at(binary, state_url, lake_dir, cache, port, poll_seconds, env).await.map(|(child, _, ms)| (child, ms))
+}
+
+/// [`start_with`], also returning when the spawn began.
+async fn start_at(
+    binary: &Path,
+    state_url: &str,
+    lake_dir: &Path,
+    cache: &Path,
+    port: u16,
+    poll_seconds: u64,
+    env: &[(&str, &str)],
+) -> Option<(tokio::process::Child, Instant, f64)> {
     let base = format!("http://127.0.0.1:{port}");
     let started = Instant::now();
     let mut child = tokio::process::Command::new(binary)
@@ -87,7 +104,7 @@ pub async fn start_with(
     loop {
         if let Ok(r) = http.get(format!("{base}/readyz")).send().await {
             if r.status() == 200 {
-                return Some((child, started.elapsed().as_secs_f64() * 1e3));
+                return Some((child, started, started.elapsed().as_secs_f64() * 1e3));
             }
         }
         if started.elapsed() > Duration::from_secs(600) || child.try_wait().ok().flatten().is_some() {
@@ -112,8 +129,27 @@ pub async fn gauge_mb(base: &str, name: &str) -> f64 {
         Some(t) => t.await.unwrap_or_default(),
         None => String::new(),
     };
-    let value = text.lines().find_map(|l| l.strip_prefix(name)?.trim().parse::<f64>().ok());
-    value.unwrap_or(f64::NAN) / (1024.0 * 1024.0)
+    gauge(&text, name) / (1024.0 * 1024.0)
+}
+
+/// A gauge's value in a `/metrics` exposition (NaN when absent).
+fn gauge(text: &str, name: &str) -> f64 {
+    let value = text.lines().find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.trim().parse::<f64>().ok());
+    value.unwrap_or(f64::NAN)
+}
+
+/// Waits until the server has built every serving database it started without.
+async fn wait_built(base: &str) {
+    loop {
+        let text = match reqwest::get(format!("{base}/metrics")).await {
+            Ok(r) => r.text().await.unwrap_or_default(),
+            Err(_) => String::new(),
+        };
+        if gauge(&text, "sitrep_serving_builds_pending") == 0.0 {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }
 
 pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime<chrono::Utc>) -> Option<Measured> {
@@ -127,10 +163,12 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let cache = dir.path().join("cache");
-    let (mut child, cold_start_ms) = start(&binary, &state_url, lake_dir, &cache, port).await?;
+    let (mut child, started, cold_start_ms) = start_at(&binary, &state_url, lake_dir, &cache, port, 3600, &[]).await?;
     let pid = child.id()?;
-    let mut memory =
-        Memory { start_peak: status_mb(pid, "VmHWM:")?, ready: status_mb(pid, "VmRSS:")?, ..Memory::default() };
+    let ready = status_mb(pid, "VmRSS:")?;
+    wait_built(&base).await;
+    let built_ms = started.elapsed().as_secs_f64() * 1e3;
+    let mut memory = Memory { start_peak: status_mb(pid, "VmHWM:")?, ready, ..Memory::default() };
     if let Some(w) = wrk {
         w.uncached(&base, &key, as_of).await;
     }
@@ -146,15 +184,15 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
     }
     memory.restart_peak = status_mb(child.id()?, "VmHWM:")?;
     let _ = child.kill().await;
-    Some(Measured { cold_start_ms, warm_restart_ms, peak_rss_mb, memory })
+    Some(Measured { cold_start_ms, built_ms, warm_restart_ms, peak_rss_mb, memory })
 }
 
 /// The figures of one size at once (`BENCH_ONLY_SERVED`).
 pub fn print(n: usize, measured: Option<&Measured>) {
     match measured {
         Some(m) => println!(
-            "{n} events: first start→ready {:.0} ms, warm restart→ready {:.0} ms, peak RSS {:.0} MB; {:?}",
-            m.cold_start_ms, m.warm_restart_ms, m.peak_rss_mb, m.memory
+            "{n} events: first start→ready {:.0} ms, →built {:.0} ms, warm restart→ready {:.0} ms, peak RSS {:.0} MB; {:?}",
+            m.cold_start_ms, m.built_ms, m.warm_restart_ms, m.peak_rss_mb, m.memory
         ),
         None => println!("{n} events: the served binary could not be measured"),
     }

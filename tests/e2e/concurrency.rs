@@ -182,3 +182,73 @@ async fn a_restart_reattaches_the_serving_databases_instead_of_rebuilding() {
     );
     assert!(db.positions("UA", 0, i64::MAX).is_some(), "the position index came back with it");
 }
+
+/// Answers with their paging cursors taken out (each server signs its own).
+fn without_cursors(mut body: serde_json::Value) -> serde_json::Value {
+    if let Some(p) = body.get_mut("pagination").and_then(|p| p.as_object_mut()) {
+        p.remove("nextCursor");
+    }
+    body
+}
+
+#[tokio::test]
+async fn a_starting_server_answers_from_the_parquet_files_then_from_its_built_files_the_same() {
+    use sitrep_platform::snapshot::Backing;
+    let built = TestApp::start().await;
+    let options = sitrep_tests::Options { start_early: true, ..Default::default() };
+    let early = TestApp::serve_with(tempfile::tempdir().unwrap(), built.lake.clone(), options, |app| app).await;
+    let first = early.snapshots.current().unwrap();
+    let armed = first.dataset(DatasetId::ARMED_EVENTS).unwrap();
+    assert_eq!(armed.backing(), Backing::Parquet);
+    assert!(armed.positions("UA", 0, i64::MAX).is_none(), "no position index before the build");
+    assert_eq!(
+        first.dataset(DatasetId::CONSUMER_PRICES).unwrap().backing(),
+        Backing::File,
+        "load-time tables exist only in a built file"
+    );
+    let pending = early.snapshots.pending_builds();
+    assert!(pending >= 4, "{pending} versions read from Parquet");
+    let metrics = early.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains(&format!("sitrep_serving_builds_pending {pending}")), "{metrics}");
+
+    // Every dataset group's answers, from the Parquet files, equal a built server's.
+    let paths = [
+        format!("{ALL_ARMED}&country=UA&page_size=7"),
+        ALL_ARMED.to_string(),
+        "/api/conflict/v1/list-violence-events?start=0&country=SD&page_size=5".to_string(),
+        "/api/conflict/v1/get-humanitarian-summary?country_code=YE".to_string(),
+        "/api/aviation/v1/list-aircraft-emergencies".to_string(),
+        "/api/climate/v1/get-co2-monitoring".to_string(),
+        "/api/climate/v1/list-air-quality-data?page_size=5".to_string(),
+        "/api/consumer-prices/v1/get-consumer-price-overview?market_code=ae".to_string(),
+        "/api/climate/v1/list-climate-disasters?page_size=8".to_string(),
+        "/api/intelligence/v1/compute-energy-shock?country_code=JP&chokepoint_id=hormuz_strait&disruption_pct=50"
+            .to_string(),
+    ];
+    for path in &paths {
+        let ((s1, a), (s2, b)) = (early.json(path).await, built.json(path).await);
+        assert_eq!((s1, s2), (200, 200), "{path}: {a} / {b}");
+        assert_eq!(without_cursors(a), without_cursors(b), "{path}");
+    }
+    let page = format!("{ALL_ARMED}&country=UA&page_size=7");
+    let (_, from_parquet) = early.json(&page).await;
+    let cursor = from_parquet["pagination"]["nextCursor"].as_str().unwrap().to_string();
+
+    early.snapshots.build_pending().await.unwrap();
+    assert_eq!(early.snapshots.pending_builds(), 0);
+    let now = early.snapshots.current().unwrap();
+    assert_eq!(now.number, first.number, "the same generation, now from built files");
+    let armed = now.dataset(DatasetId::ARMED_EVENTS).unwrap();
+    assert_eq!(armed.backing(), Backing::File);
+    assert!(armed.positions("UA", 0, i64::MAX).is_some(), "the position index is there");
+    assert!(now.datasets.values().all(|db| db.backing() == Backing::File));
+    // A cursor minted on a Parquet answer pages through the built file.
+    let (status, second) = early.json(&format!("{page}&cursor={cursor}")).await;
+    assert_eq!(status, 200, "{second}");
+    let (_, built_first) = built.json(&page).await;
+    let built_cursor = built_first["pagination"]["nextCursor"].as_str().unwrap();
+    let (_, built_second) = built.json(&format!("{page}&cursor={built_cursor}")).await;
+    assert_eq!(without_cursors(second), without_cursors(built_second));
+    let metrics = early.get("/metrics").send().await.unwrap().text().await.unwrap();
+    assert!(metrics.contains("sitrep_serving_builds_pending 0"), "{metrics}");
+}

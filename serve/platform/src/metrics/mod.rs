@@ -51,6 +51,7 @@ pub struct Metrics {
     dataset_state: Family<DatasetStateLabels, Gauge>,
     duckdb_in_use: Gauge,
     duckdb_memory: Gauge,
+    builds_pending: Gauge,
     resident: Gauge,
     run_rows: Family<DatasetLabel, Gauge>,
     run_bytes: Family<DatasetLabel, Gauge>,
@@ -101,6 +102,11 @@ impl Metrics {
         let duckdb_in_use = registered(r, "duckdb_connections_in_use", "Pooled DuckDB connections running a query");
         let duckdb_memory =
             registered(r, "duckdb_memory_bytes", "Bytes DuckDB's buffer manager holds (cached pages, query state)");
+        let builds_pending = registered(
+            r,
+            "serving_builds_pending",
+            "Loaded dataset versions read from their Parquet files until their serving file is built (after a start)",
+        );
         let resident = registered(r, "process_resident_bytes", "This process's resident memory");
         // The ingest runs' counters, as the commits record them (`lastRun`): whichever process ran
         // the ingest, the server that reads the lake exposes them.
@@ -128,6 +134,7 @@ impl Metrics {
             dataset_state,
             duckdb_in_use,
             duckdb_memory,
+            builds_pending,
             resident,
         }
     }
@@ -175,6 +182,7 @@ impl Metrics {
         if let Some(bytes) = snapshots.engine().memory_bytes() {
             self.duckdb_memory.set(bytes);
         }
+        self.builds_pending.set(snapshots.pending_builds() as i64);
         if let Some(bytes) = resident_bytes() {
             self.resident.set(bytes);
         }

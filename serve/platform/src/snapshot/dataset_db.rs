@@ -52,7 +52,28 @@ pub struct DatasetDb {
     table: String,
     /// Whether the file was re-attached from an earlier process rather than built.
     pub reopened: bool,
+    backing: Backing,
     engine: Arc<Engine>,
+}
+
+/// Where a loaded version's rows are read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backing {
+    /// Its serving file (sorted, numbered, with its position runs), attached read-only.
+    File,
+    /// Views over its Parquet files in the cache: a starting server's answers until the file is
+    /// built. The same rows, so the same answers; pages sort instead of reading positions.
+    Parquet,
+}
+
+impl Backing {
+    /// Takes schema `alias` off the engine (blocking).
+    fn remove(self, engine: &Engine, alias: &str) -> Result<(), DbError> {
+        match self {
+            Backing::File => engine.detach(alias),
+            Backing::Parquet => engine.drop_views(alias),
+        }
+    }
 }
 
 impl std::fmt::Debug for DatasetDb {
@@ -196,35 +217,92 @@ impl DatasetDb {
         file_named(db_dir, dataset, version, &layout_of(dataset), files)
     }
 
+    /// Whether a version can be read from its Parquet files before its serving file is built:
+    /// it has files, and no load-time tables (those exist only in the built file).
+    pub fn readable_from_parquet(spec: &VersionSpec) -> bool {
+        !spec.files.is_empty() && super::derived::load_time_sql(spec.dataset).is_none()
+    }
+
+    /// A version read through views over its Parquet files (blocking; see [`Backing::Parquet`]),
+    /// smoke-tested like a built file. `db_dir` is where its serving file will be built.
+    pub fn over_parquet(engine: &Arc<Engine>, spec: VersionSpec, db_dir: &Path) -> Result<Self, DbError> {
+        let (dataset, version) = (spec.dataset, spec.version);
+        let alias = Self::new_alias(dataset, version);
+        let list: Vec<String> = spec.files.iter().map(|p| quote(&p.to_string_lossy())).collect();
+        // `_pos` is there so a page's SQL has the columns it has on a built table; without a
+        // position index it is never read.
+        let views = format!(
+            "CREATE VIEW {alias}.{table} AS SELECT {columns}, NULL::BIGINT AS _pos FROM read_parquet([{files}]);",
+            table = dataset.table_name(),
+            columns = serving_select(dataset),
+            files = list.join(", ")
+        );
+        engine.create_views(&alias, &views)?;
+        let path = Self::file_of(db_dir, dataset, version, &spec.files);
+        Self::checked(engine, &spec, alias, Backing::Parquet, path)
+    }
+
+    /// What this version was loaded from: enough to load it again (its serving file built).
+    pub fn spec(&self) -> VersionSpec {
+        VersionSpec {
+            dataset: self.dataset,
+            version: self.version,
+            published_at: self.published_at,
+            freshness: self.freshness.clone(),
+            files: self.sources.clone(),
+        }
+    }
+
+    pub fn backing(&self) -> Backing {
+        self.backing
+    }
+
+    /// A schema name no other attach has had.
+    fn new_alias(dataset: DatasetId, version: u64) -> String {
+        format!("{}_v{version}_{}", dataset.table_name(), ATTACHES.fetch_add(1, Ordering::Relaxed))
+    }
+
     /// Attaches a complete database file read-only and checks it.
     fn open(engine: &Arc<Engine>, spec: &VersionSpec, path: &Path) -> Result<Self, DbError> {
-        let (dataset, version) = (spec.dataset, spec.version);
-        let alias = format!("{}_v{version}_{}", dataset.table_name(), ATTACHES.fetch_add(1, Ordering::Relaxed));
+        let alias = Self::new_alias(spec.dataset, spec.version);
         engine.attach(path, &alias)?;
+        Self::checked(engine, spec, alias, Backing::File, path.to_path_buf())
+    }
+
+    /// The version attached as `alias`, once its row count matches the commit's (and, for a
+    /// built file, its position runs are read); on a mismatch it is removed again.
+    fn checked(
+        engine: &Arc<Engine>,
+        spec: &VersionSpec,
+        alias: String,
+        backing: Backing,
+        path: PathBuf,
+    ) -> Result<Self, DbError> {
+        let (dataset, version) = (spec.dataset, spec.version);
         let table = format!("{alias}.{}", dataset.table_name());
         let checked = engine.admin(|conn| {
             let rows: i64 = conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))?;
             let runs = match dataset.position_key() {
-                Some(_) => {
+                Some(_) if backing == Backing::File => {
                     let mut stmt = conn.prepare(&format!("SELECT * FROM {alias}._runs ORDER BY 3"))?;
                     let runs = stmt
                         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
                         .collect::<Result<Vec<RunRow>, _>>()?;
                     Some(runs)
                 }
-                None => None,
+                _ => None,
             };
             Ok((rows, runs))
         });
         let (rows, runs) = match checked {
             Ok(c) => c,
             Err(e) => {
-                let _ = engine.detach(&alias);
+                let _ = backing.remove(engine, &alias);
                 return Err(e);
             }
         };
         if rows as u64 != spec.freshness.rows {
-            let _ = engine.detach(&alias);
+            let _ = backing.remove(engine, &alias);
             return Err(DbError::Smoke {
                 dataset,
                 version,
@@ -245,10 +323,11 @@ impl DatasetDb {
             freshness: spec.freshness.clone(),
             sources: spec.files.clone(),
             index,
-            path: path.to_path_buf(),
+            path,
             alias,
             table,
             reopened: false,
+            backing,
             engine: engine.clone(),
         })
     }
@@ -305,9 +384,9 @@ impl DatasetDb {
 impl Drop for DatasetDb {
     /// Detaching takes the admin connection: off the async worker threads when there are some.
     fn drop(&mut self) {
-        let (engine, alias) = (self.engine.clone(), std::mem::take(&mut self.alias));
+        let (engine, alias, backing) = (self.engine.clone(), std::mem::take(&mut self.alias), self.backing);
         let detach = move || {
-            if let Err(e) = engine.detach(&alias) {
+            if let Err(e) = backing.remove(&engine, &alias) {
                 tracing::warn!(%alias, error = %e, "could not detach a dropped dataset version");
             }
         };
@@ -412,6 +491,38 @@ mod tests {
         }))
         .await;
         assert!(counts.iter().all(|c| matches!(c, Ok(0))));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_removed_version_makes_every_connection_drop_its_cached_statements_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 2).unwrap());
+        let (gone, kept) = (empty_db(dir.path(), &engine), empty_db(dir.path(), &engine));
+        fn count(db: &DatasetDb) -> impl std::future::Future<Output = Result<i64, DbError>> + '_ {
+            let sql = format!("SELECT count(*) FROM {}", db.table());
+            db.query(move |c| {
+                std::thread::sleep(Duration::from_millis(20)); // both connections busy at once
+                c.prepare_cached(&sql)?.query_row([], |r| r.get::<_, i64>(0))
+            })
+        }
+        let both = futures::future::join(count(&gone), count(&kept)).await;
+        assert!(matches!(both, (Ok(0), Ok(0))));
+        assert_eq!(engine.connections_to_flush(), 0);
+        drop(gone);
+        for _ in 0..200 {
+            if engine.connections_to_flush() == 2 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(
+            engine.connections_to_flush(),
+            2,
+            "every idle connection still holds the removed version's statements"
+        );
+        let both = futures::future::join(count(&kept), count(&kept)).await;
+        assert!(matches!(both, (Ok(0), Ok(0))), "the kept version's statements are prepared again");
+        assert_eq!(engine.connections_to_flush(), 0);
     }
 
     #[tokio::test]

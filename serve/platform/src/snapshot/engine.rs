@@ -9,7 +9,10 @@
 
 use std::{
     path::Path,
-    sync::{Arc, Mutex},
+    sync::{
+        atomic::{AtomicU64, Ordering},
+        Arc, Mutex,
+    },
 };
 
 use duckdb::Connection;
@@ -18,14 +21,27 @@ use tokio::sync::Semaphore;
 use super::dataset_db::DbError;
 
 /// Prepared statements kept per connection: a handful per dataset version (their SQL names the
-/// version's schema), for every retained version.
+/// version's schema), for every retained version. A connection drops its cache when a version
+/// has gone since it last ran (see `Engine::removals`).
 const STATEMENT_CACHE: usize = 256;
+
+/// A pooled connection and the count of removed versions its statement cache has seen.
+struct Pooled {
+    conn: Connection,
+    seen_removals: u64,
+}
 
 pub struct Engine {
     /// Outside the pool: attaches, detaches and load-time checks, so a load never waits behind
     /// (or starves) serving queries.
     admin: Mutex<Connection>,
-    conns: Arc<Mutex<Vec<Connection>>>,
+    conns: Arc<Mutex<Vec<Pooled>>>,
+    /// Versions detached so far. Statements prepared against a version that is gone are never
+    /// asked for again (each attach has a schema name of its own) but would stay in every
+    /// connection's cache, with their plans, until 256 others pushed them out: the soak saw
+    /// resident memory climb with every generation. A connection whose count is behind flushes
+    /// its cache before its next query.
+    removals: Arc<AtomicU64>,
     /// One permit per pooled connection, held until the query's blocking work has ended.
     permits: Arc<Semaphore>,
     pool_size: usize,
@@ -33,13 +49,19 @@ pub struct Engine {
 
 /// A connection taken from the pool; it goes back when this is dropped.
 struct Checkout<'a> {
-    pool: &'a Mutex<Vec<Connection>>,
-    conn: Option<Connection>,
+    pool: &'a Mutex<Vec<Pooled>>,
+    conn: Option<Pooled>,
 }
 
 impl<'a> Checkout<'a> {
-    fn take(pool: &'a Mutex<Vec<Connection>>) -> Option<Self> {
-        let conn = pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop()?;
+    /// A connection whose statement cache holds no statement of a removed version.
+    fn take(pool: &'a Mutex<Vec<Pooled>>, removals: &AtomicU64) -> Option<Self> {
+        let mut conn = pool.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).pop()?;
+        let now = removals.load(Ordering::Acquire);
+        if conn.seen_removals != now {
+            conn.conn.flush_prepared_statement_cache();
+            conn.seen_removals = now;
+        }
         Some(Checkout { pool, conn: Some(conn) })
     }
 }
@@ -73,13 +95,14 @@ impl Engine {
         for _ in 0..pool_size.max(1) {
             let c = root.try_clone()?;
             c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-            conns.push(c);
+            conns.push(Pooled { conn: c, seen_removals: 0 });
         }
         Ok(Engine {
             admin: Mutex::new(root),
             pool_size: conns.len(),
             permits: Arc::new(Semaphore::new(conns.len())),
             conns: Arc::new(Mutex::new(conns)),
+            removals: Arc::new(AtomicU64::new(0)),
         })
     }
 
@@ -92,12 +115,12 @@ impl Engine {
         F: FnOnce(&Connection) -> Result<T, duckdb::Error> + Send + 'static,
     {
         let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
-        let pool = self.conns.clone();
+        let (pool, removals) = (self.conns.clone(), self.removals.clone());
         tokio::task::spawn_blocking(move || {
             let _permit = permit; // released after the connection is back (drop order: reverse)
-            let checkout = Checkout::take(&pool).ok_or_else(|| DbError::Task("pool empty".into()))?;
+            let checkout = Checkout::take(&pool, &removals).ok_or_else(|| DbError::Task("pool empty".into()))?;
             let conn = checkout.conn.as_ref().ok_or_else(|| DbError::Task("pool empty".into()))?;
-            f(conn).map_err(DbError::from)
+            f(&conn.conn).map_err(DbError::from)
         })
         .await
         .map_err(|e| DbError::Task(e.to_string()))?
@@ -114,9 +137,25 @@ impl Engine {
         self.admin(|c| c.execute_batch(&format!("ATTACH {} AS {alias} (READ_ONLY)", quote(&path.to_string_lossy()))))
     }
 
+    /// Creates schema `alias` holding the views `sql` creates in it (blocking): a version read
+    /// straight from its Parquet files, which must lie in the allowed directory.
+    pub fn create_views(&self, alias: &str, sql: &str) -> Result<(), DbError> {
+        self.admin(|c| c.execute_batch(&format!("CREATE SCHEMA {alias}; {sql}")))
+    }
+
     /// Detaches schema `alias` (blocking); in-flight queries hold their version, so none uses it.
     pub fn detach(&self, alias: &str) -> Result<(), DbError> {
-        self.admin(|c| c.execute_batch(&format!("DETACH {alias}")))
+        self.removed(self.admin(|c| c.execute_batch(&format!("DETACH {alias}"))))
+    }
+
+    /// Drops the schema of views `alias` (blocking).
+    pub fn drop_views(&self, alias: &str) -> Result<(), DbError> {
+        self.removed(self.admin(|c| c.execute_batch(&format!("DROP SCHEMA {alias} CASCADE"))))
+    }
+
+    fn removed(&self, outcome: Result<(), DbError>) -> Result<(), DbError> {
+        self.removals.fetch_add(1, Ordering::Release);
+        outcome
     }
 
     /// Bytes DuckDB's buffer manager holds now; `None` while a load holds the admin connection
@@ -130,6 +169,14 @@ impl Engine {
     /// Connections idle in the pool (all of them when no query runs).
     pub fn idle_connections(&self) -> usize {
         self.conns.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).len()
+    }
+
+    /// Idle connections whose statement cache may still hold a removed version's statements.
+    #[cfg(test)]
+    pub fn connections_to_flush(&self) -> usize {
+        let now = self.removals.load(Ordering::Acquire);
+        let pool = self.conns.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        pool.iter().filter(|p| p.seen_removals != now).count()
     }
 
     /// Connections checked out by running queries.

@@ -16,7 +16,7 @@ use sitrep_schemas::{Commit, DatasetId};
 
 use super::{
     cache_prune::prune_files,
-    dataset_db::{BuildOptions, DatasetDb, DbError, VersionSpec},
+    dataset_db::{Backing, BuildOptions, DatasetDb, DbError, VersionSpec},
     engine::Engine,
 };
 
@@ -28,6 +28,22 @@ const POOL_SIZE: usize = 8;
 
 /// Older versions loaded on demand for cursors, kept loaded at most (the least recently loaded go).
 const ON_DEMAND_VERSIONS: usize = 8;
+
+/// Threads of a serving file's build. With two, DuckDB's sort of 5M events needs more than 128 MB
+/// (it fails at that limit); with one it stays within it, taking 1.6x as long — a build never
+/// delays an answer (the previous generation, or the Parquet files at start, answer meanwhile),
+/// while its memory adds to the server's.
+const BUILD_THREADS: usize = 1;
+
+/// How a version missing from the cache becomes servable.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Readiness {
+    /// Its serving file is built first: a running server, whose current generation answers meanwhile.
+    Built,
+    /// A starting server, with nothing to answer from yet: read from the Parquet files at once,
+    /// the serving file built after ready (`build_pending`).
+    Early,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
@@ -69,7 +85,8 @@ pub struct Snapshots {
     /// The server's one DuckDB instance; every loaded version is attached to it.
     engine: Arc<Engine>,
     cache_dir: PathBuf,
-    memory_limit: String,
+    /// DuckDB's memory limit for a serving file's build (a transient instance of its own).
+    build_memory: String,
     current: RwLock<Option<Arc<Generation>>>,
     /// `current`'s number, for the edge's check on every repeated answer: reading it writes no
     /// shared cache line, where taking the lock would (two worker threads then trade that line).
@@ -92,6 +109,12 @@ impl Snapshots {
         Self::with_retention(lake, cache_dir, memory_limit, Duration::from_secs(24 * 3600))
     }
 
+    /// The memory limit of a serving file's build (default: the engine's).
+    pub fn with_build_memory(mut self, limit: String) -> Self {
+        self.build_memory = limit;
+        self
+    }
+
     pub fn with_retention(
         lake: Lake,
         cache_dir: PathBuf,
@@ -103,7 +126,7 @@ impl Snapshots {
             lake,
             engine: Arc::new(engine),
             cache_dir,
-            memory_limit,
+            build_memory: memory_limit,
             current: RwLock::new(None),
             current_number: AtomicU64::new(0),
             retained: Mutex::new(HashMap::new()),
@@ -164,7 +187,7 @@ impl Snapshots {
         // Generation `version` is the one that published the version.
         let Some(commit) = self.lake.read_commit(version).await? else { return Ok(None) };
         let Some(entry) = commit.dataset(dataset).filter(|e| e.version == Some(version)) else { return Ok(None) };
-        let db = self.load_version(dataset, entry, commit.committed_at).await?;
+        let db = self.load_version(dataset, entry, commit.committed_at, Readiness::Built).await?;
         if let Ok(mut loaded) = self.on_demand.lock() {
             loaded.push(db.clone());
             if loaded.len() > ON_DEMAND_VERSIONS {
@@ -231,9 +254,63 @@ impl Snapshots {
         Ok(within)
     }
 
-    /// Loads the latest generation if it is newer than the current one. Returns the generation
-    /// now current; on failure the previous one stays.
+    /// Loads the latest generation if it is newer than the current one, every version's serving
+    /// file built. Returns the generation now current; on failure the previous one stays.
     pub async fn refresh(&self) -> Result<Option<Arc<Generation>>, SnapshotError> {
+        self.refresh_with(Readiness::Built).await
+    }
+
+    /// A starting server's first load: as [`Self::refresh`], but a version whose serving file
+    /// is not in the cache is read from its Parquet files, so the server is ready once the
+    /// files are downloaded (sorting 5M events into a file takes DuckDB seconds). Answers are
+    /// the same either way; [`Self::build_pending`] builds the files afterwards.
+    pub async fn start(&self) -> Result<Option<Arc<Generation>>, SnapshotError> {
+        self.refresh_with(Readiness::Early).await
+    }
+
+    /// Loaded versions still read from their Parquet files.
+    pub fn pending_builds(&self) -> usize {
+        self.retained
+            .lock()
+            .map(|r| r.values().flatten().filter(|d| d.backing() == Backing::Parquet).count())
+            .unwrap_or(0)
+    }
+
+    /// Builds the serving file of every loaded version still read from its Parquet files, one at
+    /// a time, and puts the built version in its place (in the current generation too: the same
+    /// number, the same rows, so every answer and cache entry stays true). A failed build leaves
+    /// the version as it was, for the next call.
+    pub async fn build_pending(&self) -> Result<(), SnapshotError> {
+        let _one_loader = self.load_lock.lock().await;
+        let pending: Vec<Arc<DatasetDb>> = match self.retained.lock() {
+            Ok(r) => r.values().flatten().filter(|d| d.backing() == Backing::Parquet).cloned().collect(),
+            Err(_) => return Ok(()),
+        };
+        for early in pending {
+            let built = self.build(early.spec()).await?;
+            self.replace(&early, built);
+        }
+        Ok(())
+    }
+
+    /// Puts `built` wherever `early` is loaded: the retained versions and the current generation.
+    fn replace(&self, early: &Arc<DatasetDb>, built: Arc<DatasetDb>) {
+        if let Ok(mut r) = self.retained.lock() {
+            for db in r.values_mut().flatten().filter(|d| Arc::ptr_eq(d, early)) {
+                *db = built.clone();
+            }
+        }
+        let Ok(mut cur) = self.current.write() else { return };
+        let Some(g) = cur.as_ref().filter(|g| g.dataset(early.dataset).is_some_and(|d| Arc::ptr_eq(d, early))) else {
+            return;
+        };
+        let mut datasets = g.datasets.clone();
+        datasets.insert(early.dataset, built);
+        let swapped = Generation { number: g.number, committed_at: g.committed_at, commit: g.commit.clone(), datasets };
+        *cur = Some(Arc::new(swapped));
+    }
+
+    async fn refresh_with(&self, readiness: Readiness) -> Result<Option<Arc<Generation>>, SnapshotError> {
         let _one_loader = self.load_lock.lock().await;
         let latest = self.lake.latest_generation().await?;
         let have = self.current().map(|g| g.number).unwrap_or(0);
@@ -245,7 +322,7 @@ impl Snapshots {
             .read_commit(latest)
             .await?
             .ok_or_else(|| SnapshotError::Task(format!("generation {latest} vanished")))?;
-        let generation = Arc::new(self.load(commit).await?);
+        let generation = Arc::new(self.load(commit, readiness).await?);
         if let Ok(mut cur) = self.current.write() {
             *cur = Some(generation.clone());
             self.current_number.store(generation.number, Ordering::Release);
@@ -274,7 +351,7 @@ impl Snapshots {
         }
     }
 
-    async fn load(&self, commit: Commit) -> Result<Generation, SnapshotError> {
+    async fn load(&self, commit: Commit, readiness: Readiness) -> Result<Generation, SnapshotError> {
         let mut datasets = BTreeMap::new();
         for (id, entry) in commit.known() {
             let Some(version) = entry.version else { continue };
@@ -288,7 +365,7 @@ impl Snapshots {
             } else {
                 self.lake.read_commit(version).await?.map(|c| c.committed_at).unwrap_or(commit.committed_at)
             };
-            let db = self.load_version(id, entry, published_at).await?;
+            let db = self.load_version(id, entry, published_at, readiness).await?;
             if let Ok(mut r) = self.retained.lock() {
                 let list = r.entry(id).or_default();
                 list.push(db.clone());
@@ -300,24 +377,43 @@ impl Snapshots {
         Ok(Generation { number: commit.generation, committed_at: commit.committed_at, commit, datasets })
     }
 
-    /// Downloads a version's files (unless cached) and attaches or builds its serving database
-    /// on a blocking thread.
+    /// Downloads a version's files (unless cached), then attaches its serving database, builds
+    /// it, or (`Early`, when there is no file to attach) reads the Parquet files — on a blocking
+    /// thread.
     async fn load_version(
         &self,
         dataset: DatasetId,
         entry: &sitrep_schemas::DatasetEntry,
         published_at: DateTime<Utc>,
+        readiness: Readiness,
     ) -> Result<Arc<DatasetDb>, SnapshotError> {
         let version = entry.version.unwrap_or(0);
         let mut local = Vec::with_capacity(entry.files.len());
         for f in &entry.files {
             local.push(self.fetch_file(&f.path, f.bytes).await?);
         }
-        let (db_dir, memory_limit, engine) =
-            (self.cache_dir.join("db"), self.memory_limit.clone(), self.engine.clone());
         let spec = VersionSpec { dataset, version, published_at, freshness: entry.freshness.clone(), files: local };
+        let db_dir = self.cache_dir.join("db");
+        let early = readiness == Readiness::Early
+            && DatasetDb::readable_from_parquet(&spec)
+            && !DatasetDb::file_of(&db_dir, dataset, version, &spec.files).exists();
+        if !early {
+            return self.build(spec).await;
+        }
+        let engine = self.engine.clone();
+        let db = tokio::task::spawn_blocking(move || DatasetDb::over_parquet(&engine, spec, &db_dir))
+            .await
+            .map_err(|e| SnapshotError::Task(e.to_string()))??;
+        Ok(Arc::new(db))
+    }
+
+    /// Attaches a version's serving database, built first unless the cache has it (blocking
+    /// work, on a blocking thread).
+    async fn build(&self, spec: VersionSpec) -> Result<Arc<DatasetDb>, SnapshotError> {
+        let (db_dir, memory_limit, engine) =
+            (self.cache_dir.join("db"), self.build_memory.clone(), self.engine.clone());
         let db = tokio::task::spawn_blocking(move || {
-            let opts = BuildOptions { db_dir: &db_dir, memory_limit: &memory_limit, threads: 2 };
+            let opts = BuildOptions { db_dir: &db_dir, memory_limit: &memory_limit, threads: BUILD_THREADS };
             DatasetDb::load(&engine, spec, &opts)
         })
         .await
@@ -357,6 +453,9 @@ impl Snapshots {
             loop {
                 if let Err(e) = self.refresh().await {
                     tracing::error!(error = %e, "generation load failed; previous generation keeps serving");
+                }
+                if let Err(e) = self.build_pending().await {
+                    tracing::error!(error = %e, "serving file build failed; the Parquet files keep answering");
                 }
                 tokio::time::sleep(every).await;
             }

@@ -12,7 +12,7 @@ mod engine;
 mod manager;
 mod position_index;
 
-pub use dataset_db::{DatasetDb, DbError};
+pub use dataset_db::{Backing, DatasetDb, DbError};
 pub use engine::Engine;
 pub use manager::{Generation, SnapshotError, Snapshots};
 pub use position_index::PositionRange;
