@@ -87,10 +87,12 @@ pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
         warm.push((name, p50, p99, http));
     }
     let (ceiling, read_through_hit) = match wrk {
-        Some(w) => (
-            Some(w.run(&format!("{}/bench/ceiling", app.base), &http_load::Wrk::repeated_anonymous()).await),
-            Some(w.run(&format!("{}{READ_THROUGH}", app.base), &http_load::Wrk::repeated(&app.key)).await),
-        ),
+        Some(w) => {
+            let ceiling = (format!("{}/bench/ceiling", app.base), http_load::Wrk::repeated_anonymous());
+            let hit = (format!("{}{READ_THROUGH}", app.base), http_load::Wrk::repeated(&app.key));
+            let (ceiling, hit) = w.paired((&ceiling.0, &ceiling.1), (&hit.0, &hit.1)).await;
+            (Some(ceiling), Some(hit))
+        }
         None => (None, None),
     };
     Figures { warm, ceiling, read_through_hit, cold_upstream_calls, cold_p50_ms, cold_p99_ms }

@@ -2,7 +2,7 @@
 //! REST handler answers in process for the caller's principal, and its answer becomes the tool
 //! result — or the JSON-RPC error its status stands for.
 
-use std::time::Instant;
+use std::{sync::Arc, time::Instant};
 
 use bytes::Bytes;
 use poem::{
@@ -174,7 +174,7 @@ pub async fn data_tool(
     state: &AppState,
     dispatch: &Dispatch,
     op: &'static Operation,
-    principal: Principal,
+    principal: Arc<Principal>,
     args: &Value,
     revision: Revision,
 ) -> Result<Output, RpcError> {
@@ -185,7 +185,8 @@ pub async fn data_tool(
         return Ok(Output::Rendered(result));
     }
     let uri: Uri = format!("{}?{query}", op.path).parse().map_err(|_| RpcError::tool_fault())?;
-    let req = Request::builder().method(Method::GET).uri(uri).extension(principal).finish();
+    // Handlers read an owned principal; only a call that is not remembered pays for the copy.
+    let req = Request::builder().method(Method::GET).uri(uri).extension(Arc::unwrap_or_clone(principal)).finish();
     let mut resp = dispatch.handler(op, req).await;
     let remembered = resp.extensions_mut().remove::<Remembered>();
     let status = resp.status();

@@ -10,7 +10,7 @@ pub mod rpc;
 mod sources;
 pub mod tools;
 
-use std::sync::Arc;
+use std::{borrow::Cow, sync::Arc};
 
 use poem::{
     http::{HeaderName, HeaderValue, Method, StatusCode},
@@ -144,7 +144,7 @@ impl McpEndpoint {
             Err(e) => return e.into_response(&id),
         };
         let principal = match auth::authenticate(&self.state, req, std::time::Instant::now()).await {
-            Ok(p) => p.map(std::sync::Arc::unwrap_or_clone),
+            Ok(p) => p,
             Err(e) => return self.refusal(req, e).into_response(&id),
         };
         if call.id.is_none() {
@@ -168,9 +168,9 @@ impl McpEndpoint {
         req: &Request,
         call: &Call,
         revision: Revision,
-        principal: Option<Principal>,
+        principal: Option<Arc<Principal>>,
     ) -> Result<(Output, Vec<(HeaderName, HeaderValue)>), RpcError> {
-        let caller = self.caller(req, principal.as_ref());
+        let caller = self.caller(req, principal.as_deref());
         match call.method.as_str() {
             "initialize" => {
                 let headers = self.count(Policy::McpDiscovery, &caller).await?;
@@ -210,7 +210,7 @@ impl McpEndpoint {
                 }
                 Ok((Output::Value(result), headers))
             }
-            "tools/call" => self.tools_call(req, call, revision, principal, &caller).await,
+            "tools/call" => self.tools_call(req, call, revision, principal.clone(), &caller).await,
             other => Err(RpcError::method_not_found(other)),
         }
     }
@@ -220,7 +220,7 @@ impl McpEndpoint {
         req: &Request,
         call: &Call,
         revision: Revision,
-        principal: Option<Principal>,
+        principal: Option<Arc<Principal>>,
         caller: &str,
     ) -> Result<(Output, Vec<(HeaderName, HeaderValue)>), RpcError> {
         let Some(name) = call.params.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
@@ -245,7 +245,7 @@ impl McpEndpoint {
                 let op = (self.dispatch.registry().by_tool(name))
                     .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
                 let missing = || ApiError::MissingCredential { challenge: auth::challenge(&self.state, req, false) };
-                if let Err(e) = auth::gate(op.access, principal.as_ref(), missing) {
+                if let Err(e) = auth::gate(op.access, principal.as_deref(), missing) {
                     return Err(self.refusal(req, e));
                 }
                 let principal = principal.ok_or_else(RpcError::tool_fault)?;
@@ -257,10 +257,10 @@ impl McpEndpoint {
     }
 
     /// The rate-limit key: the account, else the client IP.
-    fn caller(&self, req: &Request, principal: Option<&Principal>) -> String {
+    fn caller<'a>(&self, req: &Request, principal: Option<&'a Principal>) -> Cow<'a, str> {
         match principal {
-            Some(p) => p.account_id.clone(),
-            None => edge::client_ip(req),
+            Some(p) => Cow::Borrowed(&p.account_id),
+            None => Cow::Owned(edge::client_ip(req)),
         }
     }
 
