@@ -51,26 +51,24 @@ fn query_of(op: &Operation, args: &Value) -> Result<String, RpcError> {
             violations.push(violation(name, "unknown argument"));
             continue;
         };
-        let field = param.field();
-        let values: Vec<String> = match value {
-            Value::Null => continue,
-            Value::String(s) => vec![s.clone()],
-            Value::Number(n) => vec![n.to_string()],
-            Value::Bool(b) => vec![b.to_string()],
-            Value::Array(items) => match items.iter().map(|i| i.as_str().map(str::to_string)).collect() {
-                Some(v) => v,
-                None => {
-                    violations.push(violation(&field, "value must be a string"));
-                    continue;
-                }
-            },
-            Value::Object(_) => {
-                violations.push(violation(&field, "value must be a string"));
-                continue;
+        // Appended straight into the query: this runs on every call, remembered or not.
+        match value {
+            Value::Null => {}
+            Value::String(s) => {
+                query.append_pair(name, s);
             }
-        };
-        for v in values {
-            query.append_pair(name, &v);
+            Value::Number(n) => {
+                query.append_pair(name, &n.to_string());
+            }
+            Value::Bool(b) => {
+                query.append_pair(name, if *b { "true" } else { "false" });
+            }
+            Value::Array(items) if items.iter().all(Value::is_string) => {
+                for item in items.iter().filter_map(Value::as_str) {
+                    query.append_pair(name, item);
+                }
+            }
+            Value::Array(_) | Value::Object(_) => violations.push(violation(&param.field(), "value must be a string")),
         }
     }
     if violations.is_empty() {
@@ -258,6 +256,13 @@ mod tests {
                 {"field": "countri", "description": "unknown argument"},
                 {"field": "pageSize", "description": "value must be a string"},
             ])
+        );
+        let summary = sitrep_api::registry().by_id("GetAirportOpsSummary").unwrap();
+        assert_eq!(query_of(summary, &json!({"airports": ["IST", "LHR"]})).unwrap(), "airports=IST&airports=LHR");
+        let e = query_of(summary, &json!({"airports": ["IST", 3]})).unwrap_err();
+        assert_eq!(
+            e.data.unwrap()["violations"],
+            json!([{"field": "airports", "description": "value must be a string"}])
         );
     }
 
