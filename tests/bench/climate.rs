@@ -129,10 +129,9 @@ pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
         let _ = ceilings[slot + 1].set(body);
         let runs = match wrk {
             Some(w) => {
-                let ceiling = w
-                    .run(&format!("{}{}", app.base, ceiling_path(slot + 1)), &http_load::Wrk::repeated_anonymous())
-                    .await;
-                let run = w.run(&format!("{}{path}", app.base), &http_load::Wrk::repeated(&app.key)).await;
+                let ceiling = (format!("{}{}", app.base, ceiling_path(slot + 1)), http_load::Wrk::repeated_anonymous());
+                let warm = (format!("{}{path}", app.base), http_load::Wrk::repeated(&app.key));
+                let (ceiling, run) = w.paired((&ceiling.0, &ceiling.1), (&warm.0, &warm.1)).await;
                 Some((run, ceiling))
             }
             None => None,

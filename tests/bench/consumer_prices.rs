@@ -111,10 +111,12 @@ pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
     let body = app.get(&warm_path).send().await.expect("request").bytes().await.expect("body");
     let _ = ceilings[7].set(body);
     let warm = match wrk {
-        Some(w) => Some((
-            w.run(&format!("{}{warm_path}", app.base), &http_load::Wrk::repeated(&app.key)).await,
-            w.run(&format!("{}{}", app.base, ceiling_path(7)), &http_load::Wrk::repeated_anonymous()).await,
-        )),
+        Some(w) => {
+            let ceiling = (format!("{}{}", app.base, ceiling_path(7)), http_load::Wrk::repeated_anonymous());
+            let warm = (format!("{}{warm_path}", app.base), http_load::Wrk::repeated(&app.key));
+            let (ceiling, warm) = w.paired((&ceiling.0, &ceiling.1), (&warm.0, &warm.1)).await;
+            Some((warm, ceiling))
+        }
         None => None,
     };
     Figures {

@@ -58,24 +58,12 @@ async fn start(
     cache: &Path,
     port: u16,
 ) -> Option<(tokio::process::Child, f64)> {
-    start_with(binary, state_url, lake_dir, cache, port, 3600, &[]).await
+    start_with(binary, state_url, lake_dir, cache, port, 3600, &[]).await.map(|(child, _, ms)| (child, ms))
 }
 
-/// [`start`], polling the lake every `poll_seconds`, with more environment.
+/// [`start`], polling the lake every `poll_seconds`, with more environment; also returns when
+/// the spawn began.
 pub async fn start_with(
-    binary: &Path,
-    state_url: &str,
-    lake_dir: &Path,
-    cache: &Path,
-    port: u16,
-    poll_seconds: u64,
-    env: &[(&str, &str)],
-) -> Option<(tokio::process::Child, f64)> {
-    start_at(binary, state_url, lake_dir, cache, port, poll_seconds, env).await.map(|(child, _, ms)| (child, ms))
-}
-
-/// [`start_with`], also returning when the spawn began.
-async fn start_at(
     binary: &Path,
     state_url: &str,
     lake_dir: &Path,
@@ -163,7 +151,8 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
     let port = free_port();
     let base = format!("http://127.0.0.1:{port}");
     let cache = dir.path().join("cache");
-    let (mut child, started, cold_start_ms) = start_at(&binary, &state_url, lake_dir, &cache, port, 3600, &[]).await?;
+    let (mut child, started, cold_start_ms) =
+        start_with(&binary, &state_url, lake_dir, &cache, port, 3600, &[]).await?;
     let pid = child.id()?;
     let ready = status_mb(pid, "VmRSS:")?;
     wait_built(&base).await;

@@ -224,7 +224,7 @@ pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {
     ];
     let lake_dir = dir.path().join("lake");
     let cache = dir.path().join("cache");
-    let (mut server, _) = served_binary::start_with(&binary, &state_url, &lake_dir, &cache, port, 1, &env).await?;
+    let (mut server, _, _) = served_binary::start_with(&binary, &state_url, &lake_dir, &cache, port, 1, &env).await?;
     let pid = server.id()?;
 
     let tally = Arc::new(Mutex::new(Tally::default()));
