@@ -126,18 +126,22 @@ fn gauge(text: &str, name: &str) -> f64 {
     value.unwrap_or(f64::NAN)
 }
 
-/// Waits until the server has built every serving database it started without.
-async fn wait_built(base: &str) {
-    loop {
+/// Waits until the server has built every serving database it started without (`None` if that
+/// takes over ten minutes: a build that keeps failing).
+async fn wait_built(base: &str) -> Option<()> {
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(600) {
         let text = match reqwest::get(format!("{base}/metrics")).await {
             Ok(r) => r.text().await.unwrap_or_default(),
             Err(_) => String::new(),
         };
         if gauge(&text, "sitrep_serving_builds_pending") == 0.0 {
-            return;
+            return Some(());
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    eprintln!("sitrep-serve never finished building its serving databases");
+    None
 }
 
 pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime<chrono::Utc>) -> Option<Measured> {
@@ -155,7 +159,7 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
         start_with(&binary, &state_url, lake_dir, &cache, port, 3600, &[]).await?;
     let pid = child.id()?;
     let ready = status_mb(pid, "VmRSS:")?;
-    wait_built(&base).await;
+    wait_built(&base).await?;
     let built_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut memory = Memory { start_peak: status_mb(pid, "VmHWM:")?, ready, ..Memory::default() };
     if let Some(w) = wrk {

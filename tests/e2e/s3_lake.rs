@@ -117,3 +117,35 @@ async fn a_replica_that_finds_a_file_gone_moves_to_a_newer_generation() {
     assert_eq!(app.snapshots.current().unwrap().number, next);
     assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200);
 }
+
+/// A data file whose size is not the one its commit records (rewritten under the server) is
+/// refused: the download is checked before it becomes the cached file, nothing half-written stays
+/// in the cache, and the last loaded generation keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_of_another_size_than_its_commit_records_is_refused_and_nothing_of_it_is_cached() {
+    use object_store::ObjectStoreExt;
+    let (_dir, s3) = server().await;
+    let lake = s3.lake("lake", "resized");
+    let changing = changing_runner(lake.clone(), &normal()).await;
+    changing.run(&DatasetId::ALL).await.expect("the first generation");
+    let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
+    let first = app.snapshots.current().unwrap().number;
+
+    let report = changing.run(&[DatasetId::ARMED_EVENTS]).await.expect("a second generation");
+    let file = report.commit.dataset(DatasetId::ARMED_EVENTS).unwrap().files[0].path.clone();
+    let path = sitrep_ingest::Lake::path(&file);
+    let mut bytes = lake.store().get(&path).await.unwrap().bytes().await.unwrap().to_vec();
+    bytes.extend_from_slice(b"tail");
+    lake.store().put(&path, bytes.into()).await.expect("the file is rewritten");
+
+    let refused = app.snapshots.refresh().await.expect_err("a file of another size cannot load");
+    assert!(refused.to_string().contains("the commit says"), "{refused}");
+    assert_eq!(app.snapshots.current().unwrap().number, first);
+    assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200, "the last loaded generation serves");
+    let cached = app._dir.path().join("cache/files").join(&file);
+    assert!(!cached.exists(), "the refused file is not cached");
+    let leftovers: Vec<_> = std::fs::read_dir(cached.parent().unwrap())
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    assert!(leftovers.iter().all(|name| !name.contains("tmp-")), "no partial download left: {leftovers:?}");
+}

@@ -89,6 +89,12 @@ fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "''"))
 }
 
+/// `read_parquet([...])` of a version's files (paths from our own cache layout, never from a request).
+fn read_parquet(files: &[PathBuf]) -> String {
+    let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
+    format!("read_parquet([{}])", list.join(", "))
+}
+
 /// How a version's database file is built (in a transient instance of its own: building reads
 /// Parquet and writes a file, which the locked-down serving instance may not).
 pub struct BuildOptions<'a> {
@@ -141,17 +147,15 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
         opts.threads
     ))?;
     let table = dataset.table_name();
-    // Paths come from our own cache layout, never from a request.
     // Lake instants and dates become the API's wire forms here, once (`serving_select`).
     let create = if files.is_empty() {
         format!("CREATE TABLE {table} ({}, _pos BIGINT)", serving_column_defs(dataset))
     } else {
-        let list: Vec<String> = files.iter().map(|p| quote(&p.to_string_lossy())).collect();
         format!(
-            "CREATE TEMP TABLE _sorted AS SELECT {columns} FROM read_parquet([{}]) ORDER BY {key};
+            "CREATE TEMP TABLE _sorted AS SELECT {columns} FROM {} ORDER BY {key};
              CREATE TABLE {table} AS SELECT *, rowid AS _pos FROM _sorted;
              DROP TABLE _sorted;",
-            list.join(", "),
+            read_parquet(files),
             columns = serving_select(dataset),
             key = dataset.sort_key()
         )
@@ -228,14 +232,13 @@ impl DatasetDb {
     pub fn over_parquet(engine: &Arc<Engine>, spec: VersionSpec, db_dir: &Path) -> Result<Self, DbError> {
         let (dataset, version) = (spec.dataset, spec.version);
         let alias = Self::new_alias(dataset, version);
-        let list: Vec<String> = spec.files.iter().map(|p| quote(&p.to_string_lossy())).collect();
         // `_pos` is there so a page's SQL has the columns it has on a built table; without a
         // position index it is never read.
         let views = format!(
-            "CREATE VIEW {alias}.{table} AS SELECT {columns}, NULL::BIGINT AS _pos FROM read_parquet([{files}]);",
+            "CREATE VIEW {alias}.{table} AS SELECT {columns}, NULL::BIGINT AS _pos FROM {files};",
             table = dataset.table_name(),
             columns = serving_select(dataset),
-            files = list.join(", ")
+            files = read_parquet(&spec.files)
         );
         engine.create_views(&alias, &views)?;
         let path = Self::file_of(db_dir, dataset, version, &spec.files);
