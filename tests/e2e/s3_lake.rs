@@ -92,24 +92,40 @@ async fn a_lake_on_s3_is_served_and_survives_a_failing_and_a_slow_s3() {
     drop(dir);
 }
 
-/// A replica that finds a file of the newest generation gone (collected under it) keeps serving
-/// what it has, and moves on to the next generation once one is published.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_replica_that_finds_a_file_gone_moves_to_a_newer_generation() {
-    let (_dir, s3) = server().await;
-    let lake = s3.lake("lake", "gone");
+/// A server on an S3 lake of `prefix` serving its first generation, and a second generation
+/// published after it (not loaded yet) with the path of its first armed-events file.
+struct Republished {
+    _dir: tempfile::TempDir,
+    _s3: S3Server,
+    lake: sitrep_ingest::Lake,
+    changing: sitrep_ingest::runner::Runner,
+    app: TestApp,
+    first: u64,
+    file: String,
+}
+
+async fn served_then_republished(prefix: &str) -> Republished {
+    let (dir, s3) = server().await;
+    let lake = s3.lake("lake", prefix);
     let changing = changing_runner(lake.clone(), &normal()).await;
     changing.run(&DatasetId::ALL).await.expect("the first generation");
     let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
     let first = app.snapshots.current().unwrap().number;
-
     let report = changing.run(&[DatasetId::ARMED_EVENTS]).await.expect("a second generation");
     let file = report.commit.dataset(DatasetId::ARMED_EVENTS).unwrap().files[0].path.clone();
-    object_store::ObjectStoreExt::delete(lake.store().as_ref(), &sitrep_ingest::Lake::path(&file))
+    Republished { _dir: dir, _s3: s3, lake, changing, app, first, file }
+}
+
+/// A replica that finds a file of the newest generation gone (collected under it) keeps serving
+/// what it has, and moves on to the next generation once one is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replica_that_finds_a_file_gone_moves_to_a_newer_generation() {
+    let Republished { lake, changing, app, first, file, .. } = &served_then_republished("gone").await;
+    object_store::ObjectStoreExt::delete(lake.store().as_ref(), &sitrep_ingest::Lake::path(file))
         .await
         .expect("the file is collected");
     assert!(app.snapshots.refresh().await.is_err(), "a generation with a file gone cannot load");
-    assert_eq!(app.snapshots.current().unwrap().number, first);
+    assert_eq!(app.snapshots.current().unwrap().number, *first);
     assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200, "the last loaded generation serves");
 
     let next = changing.run(&[DatasetId::ARMED_EVENTS]).await.expect("a third generation").commit.generation;
@@ -124,25 +140,17 @@ async fn a_replica_that_finds_a_file_gone_moves_to_a_newer_generation() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_of_another_size_than_its_commit_records_is_refused_and_nothing_of_it_is_cached() {
     use object_store::ObjectStoreExt;
-    let (_dir, s3) = server().await;
-    let lake = s3.lake("lake", "resized");
-    let changing = changing_runner(lake.clone(), &normal()).await;
-    changing.run(&DatasetId::ALL).await.expect("the first generation");
-    let app = TestApp::serve(tempfile::tempdir().unwrap(), lake.clone()).await;
-    let first = app.snapshots.current().unwrap().number;
-
-    let report = changing.run(&[DatasetId::ARMED_EVENTS]).await.expect("a second generation");
-    let file = report.commit.dataset(DatasetId::ARMED_EVENTS).unwrap().files[0].path.clone();
-    let path = sitrep_ingest::Lake::path(&file);
+    let Republished { lake, app, first, file, .. } = &served_then_republished("resized").await;
+    let path = sitrep_ingest::Lake::path(file);
     let mut bytes = lake.store().get(&path).await.unwrap().bytes().await.unwrap().to_vec();
     bytes.extend_from_slice(b"tail");
     lake.store().put(&path, bytes.into()).await.expect("the file is rewritten");
 
     let refused = app.snapshots.refresh().await.expect_err("a file of another size cannot load");
     assert!(refused.to_string().contains("the commit says"), "{refused}");
-    assert_eq!(app.snapshots.current().unwrap().number, first);
+    assert_eq!(app.snapshots.current().unwrap().number, *first);
     assert_eq!(app.get(ARMED).send().await.unwrap().status(), 200, "the last loaded generation serves");
-    let cached = app._dir.path().join("cache/files").join(&file);
+    let cached = app._dir.path().join("cache/files").join(file);
     assert!(!cached.exists(), "the refused file is not cached");
     let leftovers: Vec<_> = std::fs::read_dir(cached.parent().unwrap())
         .map(|d| d.filter_map(Result::ok).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
