@@ -21,7 +21,7 @@ build:
 ## serve until Ctrl-C (read-through operations replay too).
 run: build var/cm-cursor-secret
 	$(BIN)/sitrep-serve dev-key
-	$(BIN)/sitrep-ingest run --mode replay
+	tools/replay_lake.sh $(BIN)
 	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 
 ## Company monitoring under make run: its runtime gate opens with a cursor secret generated once

@@ -136,6 +136,8 @@ def main(base, key, chromium, out):
 
         page.goto(f"{base}/status")
         expect(page.locator("svg").count() == 1, "the status page has its freshness chart")
+        co2 = page.locator("tr", has_text="co2-monitoring")
+        expect("stale (frozen upstream)" in co2.inner_text(), "the replayed frozen upstream is named on the status page")
         shot(page, "07-status")
         submit(page, "text=Dashboard")
         submit(page, "text=Sign out")

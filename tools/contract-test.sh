@@ -37,7 +37,7 @@ export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVID
 export CM_FLAG_UI=on
 key="$("$bin/sitrep-serve" keys create --account contract --plan business \
     --scope company_monitoring:read --scope company_monitoring:write | sed -n 's/^API key: //p')"
-"$bin/sitrep-ingest" run --mode replay >/dev/null
+"$root/tools/replay_lake.sh" "$bin" >/dev/null
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 SITREP_LISTEN="127.0.0.1:$port" "$bin/sitrep-serve" serve &

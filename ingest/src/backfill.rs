@@ -102,6 +102,7 @@ pub async fn backfill(
             keeps_as_of: true,
             mode: runner.env.mode(),
             content_hash: None,
+            content_at: None,
         }],
     };
     let commit = lake.publish(&staged).await?;

@@ -29,4 +29,8 @@ pub struct SourceArgs {
     /// Recorded upstream responses used by replay mode.
     #[arg(long, env = "SITREP_FIXTURES", default_value = "./data/fixtures")]
     pub fixtures: PathBuf,
+    /// Replay mode: `upstream=scenario` replays that scenario over the upstream's `normal` one
+    /// (repeatable; `noaa-gml=frozen` is an upstream answering the same content days later).
+    #[arg(long = "scenario", value_delimiter = ',')]
+    pub scenarios: Vec<String>,
 }

@@ -8,6 +8,7 @@ pub mod backfill;
 pub mod company_scan;
 pub mod config;
 pub mod content_hash;
+pub mod content_time;
 pub mod error;
 pub mod replay;
 pub mod runner;

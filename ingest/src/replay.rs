@@ -1,5 +1,5 @@
 //! Source environment of a run: in replay mode a fixture server over the `normal` scenario of each
-//! upstream and the recordings' capture time as the clock; in live mode the upstreams and the wall clock.
+//! upstream (and the scenarios chosen over it) and the recordings' capture time as the clock; in live mode the upstreams and the wall clock.
 
 use std::sync::Arc;
 
@@ -41,11 +41,23 @@ impl SourceEnv {
                 _server: None,
             }),
             Mode::Replay => {
-                let dirs: Vec<_> = sitrep_pipelines::registry::recorded_upstreams()
-                    .iter()
-                    .chain(&WORKER_UPSTREAMS)
-                    .map(|u| args.fixtures.join(u).join("normal"))
-                    .collect();
+                let upstreams: Vec<&str> =
+                    sitrep_pipelines::registry::recorded_upstreams().iter().chain(&WORKER_UPSTREAMS).copied().collect();
+                let mut dirs: Vec<_> = upstreams.iter().map(|u| args.fixtures.join(u).join("normal")).collect();
+                for chosen in &args.scenarios {
+                    let dir = chosen
+                        .split_once('=')
+                        .filter(|(upstream, _)| upstreams.contains(upstream))
+                        .map(|(upstream, scenario)| args.fixtures.join(upstream).join(scenario))
+                        .filter(|dir| dir.is_dir())
+                        .ok_or_else(|| {
+                            IngestError::Usage(format!(
+                                "--scenario {chosen}: expected upstream=scenario, a recorded one"
+                            ))
+                        })?;
+                    // Later directories' recordings replace earlier ones of the same request.
+                    dirs.push(dir);
+                }
                 let server = FixtureServer::start_dirs(&dirs).await?;
                 Self::replay(server, UpstreamConfig::replay(&args.fixtures), RetryPolicy::default())
             }

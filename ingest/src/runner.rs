@@ -11,6 +11,7 @@ use sitrep_schemas::{Commit, DatasetId, RunOutcome, RunStats};
 
 use crate::{
     content_hash::content_hash,
+    content_time::newest_content_time,
     lake::{Outcome, Staged},
     replay::SourceEnv,
     writer::write_dataset,
@@ -118,6 +119,7 @@ impl Runner {
                 keeps_as_of: false,
                 mode: self.env.mode(),
                 content_hash: Some(hash),
+                content_at: newest_content_time(&fetched.batch, dataset.content_clock()),
                 partial_error: fetched.partial_error,
             };
             Ok((outcome, rows, bytes, n))

@@ -33,6 +33,8 @@ pub enum Outcome {
         mode: DataMode,
         /// The fetch's content hash (scheduled runs); `None` for backfills.
         content_hash: Option<String>,
+        /// The newest time in the fetched rows by the dataset's content clock.
+        content_at: Option<DateTime<Utc>>,
         /// Parts that failed and were kept from the previous version (`Fetched::partial_error`).
         partial_error: Option<String>,
     },
@@ -109,6 +111,7 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 keeps_as_of,
                 mode,
                 content_hash,
+                content_at,
                 partial_error,
             } => {
                 let mut kept: Vec<FileEntry> = entry.files.iter().filter(|f| !replaces(scope, f)).cloned().collect();
@@ -139,6 +142,12 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                         rows,
                         last_attempt_at: Some(*fetched_at),
                         last_error: partial_error.clone(),
+                        // A fetch of some months leaves the others' rows, and their times, in place.
+                        content_at: match scope {
+                            Scope::All => *content_at,
+                            Scope::Months(_) => (*content_at).max(previous.content_at),
+                        },
+                        content_changed_at: Some(*fetched_at),
                         extra: previous.extra,
                     }
                 };

@@ -4,6 +4,7 @@ use std::{sync::OnceLock, time::Duration};
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use crate::content_clock::{days, ContentClock};
 use crate::{
     dataset::{DatasetDescriptor, Partitioning},
     fields::{cached, date_or_null, float64_or_null, instant, int32_or_null, utf8, utf8_or_null},
@@ -53,6 +54,7 @@ pub static AIRCRAFT_EMERGENCIES: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     // The API's order: squawk ascending, then observedAt descending (2.1.1).
     sort_key: "row_kind, squawk, observed_at DESC, address",
+    content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(1) },
     schema: aircraft_emergencies_schema,
 };
 
@@ -86,6 +88,7 @@ pub static AVIATION_NEWS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "published_at DESC, id",
+    content_clock: ContentClock::Column { column: "published_at", frozen_after: days(2) },
     schema: aviation_news_schema,
 };
 
@@ -147,6 +150,7 @@ pub static AIRPORT_DELAYS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, position",
+    content_clock: ContentClock::Column { column: "updated_at", frozen_after: days(1) },
     schema: airport_delays_schema,
 };
 
@@ -217,6 +221,7 @@ pub static AIRPORT_FLIGHTS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, airport, direction, position",
+    content_clock: ContentClock::Column { column: "scheduled_departure", frozen_after: days(2) },
     schema: airport_flights_schema,
 };
 
@@ -263,6 +268,7 @@ pub static FLIGHT_PRICE_WATCH: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, origin, destination, month, position",
+    content_clock: ContentClock::Hash { frozen_after: days(3) },
     schema: flight_price_watch_schema,
 };
 
@@ -306,5 +312,6 @@ pub static AIRCRAFT_WATCH: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, box, icao24",
+    content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(1) },
     schema: aircraft_watch_schema,
 };

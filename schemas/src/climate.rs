@@ -4,6 +4,7 @@ use std::{sync::OnceLock, time::Duration};
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use crate::content_clock::{days, ContentClock};
 use crate::{
     dataset::{DatasetDescriptor, Partitioning},
     fields::{cached, float64_or_null, instant, utf8, utf8_or_null},
@@ -51,6 +52,7 @@ pub static CO2_MONITORING: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, position",
+    content_clock: ContentClock::Column { column: "measured_at", frozen_after: days(7) },
     schema: co2_monitoring_schema,
 };
 
@@ -87,6 +89,7 @@ pub static AIR_QUALITY: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    content_clock: ContentClock::Column { column: "measured_at", frozen_after: days(2) },
     schema: air_quality_schema,
 };
 
@@ -119,6 +122,7 @@ pub static CLIMATE_NEWS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    content_clock: ContentClock::Column { column: "published_at", frozen_after: days(3) },
     schema: climate_news_schema,
 };
 
@@ -166,6 +170,7 @@ pub static OCEAN_ICE: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, position",
+    content_clock: ContentClock::Column { column: "ice_measured_at", frozen_after: days(7) },
     schema: ocean_ice_schema,
 };
 
@@ -197,6 +202,7 @@ pub static CLIMATE_NORMALS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position, month",
+    content_clock: ContentClock::Static,
     schema: climate_normals_schema,
 };
 
@@ -231,6 +237,7 @@ pub static CLIMATE_ANOMALIES: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    content_clock: ContentClock::Hash { frozen_after: days(2) },
     schema: climate_anomalies_schema,
 };
 
@@ -271,5 +278,6 @@ pub static CLIMATE_DISASTERS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    content_clock: ContentClock::Column { column: "started_at", frozen_after: days(7) },
     schema: climate_disasters_schema,
 };

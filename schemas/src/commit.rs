@@ -151,6 +151,14 @@ pub struct Freshness {
     pub last_attempt_at: Option<DateTime<Utc>>,
     /// Error of the last failed attempt (kind: detail), cleared on success.
     pub last_error: Option<String>,
+    /// The newest content time of the current version, read from the column its
+    /// `ContentClock` names (`None`: no such clock, no rows, or written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_at: Option<DateTime<Utc>>,
+    /// The fetch time of the run that last changed the content (a new version); unchanged
+    /// fetches keep it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_changed_at: Option<DateTime<Utc>>,
     /// Fields written by a newer build, carried forward as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -167,6 +175,8 @@ impl Freshness {
             rows: 0,
             last_attempt_at: None,
             last_error: reason,
+            content_at: None,
+            content_changed_at: None,
             extra: BTreeMap::new(),
         }
     }

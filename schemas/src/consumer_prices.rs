@@ -6,6 +6,7 @@ use std::{sync::OnceLock, time::Duration};
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use crate::content_clock::{days, ContentClock};
 use crate::{
     dataset::{DatasetDescriptor, Partitioning},
     fields::{cached, date_or_null, float64_or_null, instant, int32_or_null, utf8, utf8_or_null},
@@ -57,5 +58,6 @@ pub static CONSUMER_PRICES: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, market_code, retailer, item_id, observed_at",
+    content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(3) },
     schema: consumer_prices_schema,
 };

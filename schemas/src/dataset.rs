@@ -4,7 +4,7 @@ use std::{fmt, str::FromStr, time::Duration};
 
 use arrow::datatypes::SchemaRef;
 
-use crate::{aviation, climate, conflict, consumer_prices, energy};
+use crate::{aviation, climate, conflict, consumer_prices, energy, ContentClock};
 
 /// How a dataset's files are split. Event datasets are split by event month so a run or a backfill
 /// can replace the months it fetched and carry the others forward.
@@ -40,6 +40,8 @@ pub struct DatasetDescriptor {
     pub position_key: Option<(&'static str, &'static str)>,
     /// Column order the serving tables are sorted by, so range filters prune row groups.
     pub sort_key: &'static str,
+    /// How the content's own time is read, and how long it may stand still (frozen upstreams).
+    pub content_clock: ContentClock,
     pub schema: fn() -> SchemaRef,
 }
 
@@ -149,6 +151,10 @@ impl DatasetId {
     pub fn sort_key(self) -> &'static str {
         self.0.sort_key
     }
+
+    pub fn content_clock(self) -> ContentClock {
+        self.0.content_clock
+    }
 }
 
 impl PartialEq for DatasetId {
@@ -219,6 +225,25 @@ mod tests {
             assert!(seen.insert(d.fingerprint()), "fingerprint collision for {d}");
         }
         assert!("nope".parse::<DatasetId>().is_err());
+    }
+
+    #[test]
+    fn every_content_clock_column_exists_with_a_type_that_tells_time() {
+        use arrow::datatypes::{DataType, TimeUnit};
+        for d in DatasetId::ALL {
+            if let ContentClock::Column { column, .. } = d.content_clock() {
+                let schema = d.schema();
+                let field = schema.field_with_name(column).unwrap_or_else(|_| panic!("{d}: no column {column}"));
+                assert!(
+                    matches!(
+                        field.data_type(),
+                        DataType::Timestamp(TimeUnit::Millisecond, _) | DataType::Date32 | DataType::Utf8
+                    ),
+                    "{d}: {column} is {:?}",
+                    field.data_type()
+                );
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ use std::{sync::OnceLock, time::Duration};
 
 use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
+use crate::content_clock::{days, ContentClock};
 use crate::{
     dataset::{DatasetDescriptor, Partitioning},
     fields::{cached, date, float64_or_null, int32_or_null, utf8, utf8_or_null},
@@ -43,6 +44,7 @@ pub static CHOKEPOINT_FLOWS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "chokepoint_id",
+    content_clock: ContentClock::Column { column: "last_day", frozen_after: days(7) },
     schema: chokepoint_flows_schema,
 };
 
@@ -81,6 +83,7 @@ pub static JODI_OIL: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Column { column: "data_month", frozen_after: days(150) },
     schema: jodi_oil_schema,
 };
 
@@ -116,6 +119,7 @@ pub static JODI_GAS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Column { column: "data_month", frozen_after: days(150) },
     schema: jodi_gas_schema,
 };
 
@@ -146,6 +150,7 @@ pub static IEA_STOCKS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Column { column: "data_month", frozen_after: days(120) },
     schema: iea_stocks_schema,
 };
 
@@ -176,6 +181,7 @@ pub static COMTRADE_CRUDE: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Hash { frozen_after: days(400) },
     schema: comtrade_crude_schema,
 };
 
@@ -203,6 +209,7 @@ pub static EMBER_MIX: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Column { column: "data_month", frozen_after: days(120) },
     schema: ember_mix_schema,
 };
 
@@ -239,6 +246,7 @@ pub static GAS_STORAGE: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Column { column: "date", frozen_after: days(3) },
     schema: gas_storage_schema,
 };
 
@@ -270,5 +278,6 @@ pub static SPR_REGISTRY: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    content_clock: ContentClock::Static,
     schema: spr_registry_schema,
 };

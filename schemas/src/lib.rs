@@ -10,6 +10,7 @@ pub mod climate;
 pub mod commit;
 pub mod conflict;
 pub mod consumer_prices;
+pub mod content_clock;
 pub mod countries;
 pub mod dataset;
 pub mod delay_severity;
@@ -21,4 +22,5 @@ pub mod partition;
 pub mod sql;
 
 pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness, RunOutcome, RunStats};
+pub use content_clock::{ContentClock, StaleReason};
 pub use dataset::{DatasetDescriptor, DatasetId, Partitioning};

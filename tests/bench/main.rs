@@ -124,6 +124,7 @@ async fn ingest_seeded(lake: &Lake, n: usize, as_of: DateTime<Utc>, seed: u64) -
             keeps_as_of: false,
             mode: sitrep_schemas::DataMode::Live,
             content_hash: None,
+            content_at: None,
         }],
     };
     let t = Instant::now();

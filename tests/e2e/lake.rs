@@ -123,6 +123,7 @@ fn fetched_now(dataset: DatasetId, files: Vec<FileEntry>) -> Outcome {
         keeps_as_of: false,
         mode: sitrep_schemas::DataMode::Live,
         content_hash: None,
+        content_at: None,
     }
 }
 

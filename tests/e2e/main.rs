@@ -24,6 +24,7 @@ mod dashboard;
 mod energy_inputs;
 mod energy_shock;
 mod flight_prices;
+mod frozen_upstream;
 mod idempotency;
 mod lake;
 mod mcp;

@@ -9,6 +9,7 @@
 
 pub mod app_state;
 pub mod auth;
+pub mod dataset_health;
 pub mod dispatch;
 pub mod edge;
 pub mod kit;

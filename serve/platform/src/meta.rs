@@ -7,7 +7,7 @@ use poem::{handler, web::Data, Response};
 use serde_json::json;
 use sitrep_schemas::DatasetId;
 
-use crate::{app_state::AppState, kit::answer::DataState};
+use crate::{app_state::AppState, dataset_health::DatasetHealth, kit::answer::DataState};
 
 fn json(status: u16, body: serde_json::Value, cache: &str) -> Response {
     Response::builder()
@@ -24,12 +24,14 @@ fn datasets(state: &AppState) -> (serde_json::Value, bool, Option<u64>) {
     let mut map = serde_json::Map::new();
     for id in DatasetId::ALL {
         let entry = generation.as_ref().and_then(|g| g.commit.dataset(id));
-        let st = DataState::of(id, entry.map(|e| &e.freshness), now);
-        degraded |= st == DataState::Unavailable;
+        let health = DatasetHealth::of(id, entry, now);
+        degraded |= health.state == DataState::Unavailable;
         map.insert(
             id.as_str().into(),
             json!({
-                "state": st.as_str(),
+                "state": health.state.as_str(),
+                "staleReason": health.stale_reason.map(|r| r.as_str()),
+                "contentAt": health.content_at.map(|t| t.to_rfc3339()),
                 "mode": entry.map(|e| e.freshness.mode.as_str()),
                 "generation": entry.and_then(|e| e.version),
                 "asOf": entry.and_then(|e| e.freshness.as_of).map(|t| t.to_rfc3339()),

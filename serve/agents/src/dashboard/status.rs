@@ -4,17 +4,14 @@
 use chrono::{DateTime, Utc};
 use poem::{http::StatusCode, Request, Response};
 use serde_json::{json, Value};
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{DatasetId, StaleReason};
 
 use crate::html::{document, escape};
-use sitrep_platform::{app_state::AppState, kit::answer::DataState, meta::error_class};
+use sitrep_platform::{app_state::AppState, dataset_health::DatasetHealth, meta::error_class};
 
 struct Row {
     dataset: DatasetId,
-    state: DataState,
-    version: Option<u64>,
-    as_of: Option<DateTime<Utc>>,
-    age_seconds: Option<i64>,
+    health: DatasetHealth,
     mode: Option<&'static str>,
     last_error_class: Option<String>,
 }
@@ -25,13 +22,9 @@ fn rows(state: &AppState, now: DateTime<Utc>) -> (Option<u64>, Vec<Row>) {
         .into_iter()
         .map(|d| {
             let entry = generation.as_ref().and_then(|g| g.commit.dataset(d));
-            let as_of = entry.and_then(|e| e.freshness.as_of);
             Row {
                 dataset: d,
-                state: DataState::of(d, entry.map(|e| &e.freshness), now),
-                version: entry.and_then(|e| e.version),
-                as_of,
-                age_seconds: as_of.map(|t| (now - t).num_seconds().max(0)),
+                health: DatasetHealth::of(d, entry, now),
                 mode: entry.map(|e| e.freshness.mode.as_str()),
                 last_error_class: entry
                     .and_then(|e| e.freshness.last_error.as_deref())
@@ -61,7 +54,7 @@ fn chart(rows: &[Row]) -> String {
         .enumerate()
         .map(|(i, r)| {
             let stale_after = (r.dataset.cadence().as_secs() * 2).max(1) as f64;
-            let fraction = r.age_seconds.map(|a| (a as f64 / stale_after).min(1.0)).unwrap_or(1.0);
+            let fraction = r.health.age_seconds.map(|a| (a as f64 / stale_after).min(1.0)).unwrap_or(1.0);
             let y = i * bar_height + 5;
             format!(
                 "<text x=\"0\" y=\"{ty}\" font-size=\"12\">{name}</text>\
@@ -69,8 +62,8 @@ fn chart(rows: &[Row]) -> String {
                 ty = y + 12,
                 name = escape(r.dataset.as_str()),
                 w = 1.0 + fraction * 300.0,
-                class = r.state.as_str(),
-                age = escape(&age_words(r.age_seconds)),
+                class = r.health.state.as_str(),
+                age = escape(&age_words(r.health.age_seconds)),
             )
         })
         .collect();
@@ -93,10 +86,13 @@ pub fn page(state: &AppState, req: &Request) -> Response {
             .map(|r| {
                 json!({
                     "dataset": r.dataset.as_str(),
-                    "state": r.state.as_str(),
-                    "version": r.version,
-                    "asOf": r.as_of.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
-                    "ageSeconds": r.age_seconds,
+                    "state": r.health.state.as_str(),
+                    "version": r.health.version,
+                    "asOf": r.health.as_of.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                    "ageSeconds": r.health.age_seconds,
+                    "staleReason": r.health.stale_reason.map(|x| x.as_str()),
+                    "contentAt": r.health.content_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+                    "contentAgeSeconds": r.health.content_age_seconds,
                     "mode": r.mode,
                     "lastErrorClass": r.last_error_class,
                 })
@@ -111,20 +107,25 @@ pub fn page(state: &AppState, req: &Request) -> Response {
         .iter()
         .map(|r| {
             format!(
-                "<tr><td>{}</td><td class=\"{state}\">{state}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td class=\"{state}\">{state}{reason}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 escape(r.dataset.as_str()),
-                r.version.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
-                r.as_of.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "—".into()),
-                age_words(r.age_seconds),
+                r.health.version.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
+                r.health.as_of.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "—".into()),
+                age_words(r.health.age_seconds),
+                age_words(r.health.content_age_seconds),
                 r.mode.unwrap_or("—"),
                 escape(r.last_error_class.as_deref().unwrap_or("—")),
-                state = r.state.as_str(),
+                state = r.health.state.as_str(),
+                reason = match r.health.stale_reason {
+                    Some(StaleReason::FrozenUpstream) => " (frozen upstream)",
+                    _ => "",
+                },
             )
         })
         .collect();
     let body = format!(
         "<h1>Data status</h1><p>Generation {}. <a href=\"/status?format=json\">JSON</a> · <a href=\"/dashboard\">Dashboard</a></p>\
-<div class=\"table\"><table><thead><tr><th>Dataset</th><th>State</th><th>Version</th><th>As of</th><th>Age</th><th>Mode</th><th>Last error</th></tr></thead>\
+<div class=\"table\"><table><thead><tr><th>Dataset</th><th>State</th><th>Version</th><th>As of</th><th>Age</th><th>Content age</th><th>Mode</th><th>Last error</th></tr></thead>\
 <tbody>{table}</tbody></table></div>{}",
         generation.map(|g| g.to_string()).unwrap_or_else(|| "none yet".into()),
         chart(&rows),

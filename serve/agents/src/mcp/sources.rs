@@ -5,7 +5,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{json, Value};
 use sitrep_schemas::DatasetId;
 
-use sitrep_platform::{app_state::AppState, kit::answer::DataState, registry::Registry};
+use sitrep_platform::{app_state::AppState, dataset_health::DatasetHealth, registry::Registry};
 
 const DEFAULT_LIMIT: u64 = 50;
 const MAX_LIMIT: u64 = 200;
@@ -72,8 +72,7 @@ pub fn get_sources(
         })
         .map(|d| {
             let descriptor = d.descriptor();
-            let entry = generation.as_ref().and_then(|g| g.commit.dataset(d));
-            let as_of = entry.and_then(|e| e.freshness.as_of);
+            let health = DatasetHealth::of(d, generation.as_ref().and_then(|g| g.commit.dataset(d)), now);
             let operations: Vec<&str> = registry.reading(d).map(|op| op.path).collect();
             json!({
                 "dataset": d.as_str(),
@@ -83,10 +82,12 @@ pub fn get_sources(
                 "license": descriptor.license,
                 "cadence": cadence(descriptor.cadence),
                 "freshness": {
-                    "state": DataState::of(d, entry.map(|e| &e.freshness), now).as_str(),
-                    "generation": entry.and_then(|e| e.version).map(|v| v.to_string()),
-                    "asOf": as_of.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
-                    "ageSeconds": as_of.map(|t| (now - t).num_seconds().max(0)),
+                    "state": health.state.as_str(),
+                    "generation": health.version.map(|v| v.to_string()),
+                    "asOf": health.as_of.map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+                    "ageSeconds": health.age_seconds,
+                    "staleReason": health.stale_reason.map(|r| r.as_str()),
+                    "contentAgeSeconds": health.content_age_seconds,
                 },
             })
         })

@@ -18,7 +18,7 @@ use poem::{
 };
 use poem_openapi::types::Type;
 use sha2::{Digest, Sha256};
-use sitrep_schemas::{DatasetId, Freshness};
+use sitrep_schemas::{DatasetId, Freshness, StaleReason};
 
 use crate::per_thread::{Counter, Front};
 
@@ -58,10 +58,22 @@ pub enum DataState {
 
 impl DataState {
     pub fn of(dataset: DatasetId, freshness: Option<&Freshness>, now: DateTime<Utc>) -> Self {
+        Self::judged(dataset, freshness, now).0
+    }
+    /// The state and, when stale, why: an upstream that answers but whose content stopped
+    /// advancing (its `ContentClock`) is stale however recent the fetch.
+    pub fn judged(
+        dataset: DatasetId,
+        freshness: Option<&Freshness>,
+        now: DateTime<Utc>,
+    ) -> (Self, Option<StaleReason>) {
         match Self::stale_from(dataset, freshness) {
-            None => DataState::Unavailable,
-            Some(stale) if now < stale => DataState::Fresh,
-            Some(_) => DataState::Stale,
+            None => (DataState::Unavailable, None),
+            Some(_) if freshness.is_some_and(|f| dataset.content_clock().frozen(f)) => {
+                (DataState::Stale, Some(StaleReason::FrozenUpstream))
+            }
+            Some(stale) if now < stale => (DataState::Fresh, None),
+            Some(_) => (DataState::Stale, Some(StaleReason::Overdue)),
         }
     }
     /// When data fetched as `freshness` says turns stale: two cadences after its fetch (`None`:
@@ -737,6 +749,27 @@ mod tests {
         assert!(soon > Instant::now() + Duration::from_secs(59) && soon <= Instant::now() + Duration::from_secs(60));
         let forever = monotonic(DateTime::<Utc>::MAX_UTC).expect("held");
         assert!(forever <= Instant::now() + LONGEST_HOLD && forever > Instant::now() + LONGEST_HOLD / 2);
+    }
+
+    #[test]
+    fn a_recent_fetch_of_frozen_content_is_stale_for_that_reason() {
+        let now = Utc::now();
+        let fetched = |content_days: i64| Freshness {
+            status: sitrep_schemas::DatasetStatus::Ok,
+            fetched_at: Some(now - chrono::Duration::hours(1)),
+            content_at: Some(now - chrono::Duration::days(content_days)),
+            ..Freshness::never(None)
+        };
+        let co2 = DatasetId::CO2_MONITORING;
+        assert_eq!(DataState::judged(co2, Some(&fetched(2)), now), (DataState::Fresh, None));
+        assert_eq!(
+            DataState::judged(co2, Some(&fetched(9)), now),
+            (DataState::Stale, Some(StaleReason::FrozenUpstream))
+        );
+        assert_eq!(DataState::of(co2, Some(&fetched(9)), now), DataState::Stale, "what X-Data-State says");
+        let overdue = Freshness { fetched_at: Some(now - chrono::Duration::days(3)), ..fetched(3) };
+        assert_eq!(DataState::judged(co2, Some(&overdue), now), (DataState::Stale, Some(StaleReason::Overdue)));
+        assert_eq!(DataState::judged(co2, None, now), (DataState::Unavailable, None));
     }
 
     #[test]

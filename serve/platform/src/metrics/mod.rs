@@ -1,5 +1,5 @@
 //! `/metrics` (DESIGN §6): requests and latency per operation and status, body-cache hits, misses
-//! and bytes, the loaded generation, each dataset's age and state, DuckDB connections in use and
+//! and bytes, the loaded generation, each dataset's age, content age and state, DuckDB connections in use and
 //! memory, resident memory and rate-limit refusals, in the OpenMetrics text format Prometheus scrapes. Gauges that describe
 //! the current state are set when scraped, so nothing on the request path maintains them.
 
@@ -11,9 +11,10 @@ use prometheus_client::{
     metrics::{counter::Counter, family::Family, gauge::Gauge},
     registry::Registry,
 };
-use sitrep_schemas::{DatasetId, RunOutcome};
+use sitrep_schemas::{DatasetId, RunOutcome, StaleReason};
 
 use crate::{
+    dataset_health::DatasetHealth,
     edge::rate_limit::Policy,
     kit::answer::{BodyCache, DataState},
     snapshot::Snapshots,
@@ -49,6 +50,8 @@ pub struct Metrics {
     generation: Gauge,
     dataset_age: Family<DatasetLabel, Gauge>,
     dataset_state: Family<DatasetStateLabels, Gauge>,
+    content_age: Family<DatasetLabel, Gauge>,
+    frozen: Family<DatasetLabel, Gauge>,
     duckdb_in_use: Gauge,
     duckdb_memory: Gauge,
     builds_pending: Gauge,
@@ -99,6 +102,16 @@ impl Metrics {
         let dataset_age = registered(r, "dataset_age_seconds", "Seconds since each dataset's data was fetched");
         let dataset_state =
             registered(r, "dataset_state", "1 for each dataset's current state (fresh, stale, unavailable)");
+        let content_age = registered(
+            r,
+            "dataset_content_age_seconds",
+            "Seconds since each dataset's newest content time by its content clock (-1: none)",
+        );
+        let frozen = registered(
+            r,
+            "dataset_frozen_upstream",
+            "1 when a dataset's fetches succeed but its content stopped advancing (served as stale)",
+        );
         let duckdb_in_use = registered(r, "duckdb_connections_in_use", "Pooled DuckDB connections running a query");
         let duckdb_memory =
             registered(r, "duckdb_memory_bytes", "Bytes DuckDB's buffer manager holds (cached pages, query state)");
@@ -132,6 +145,8 @@ impl Metrics {
             generation,
             dataset_age,
             dataset_state,
+            content_age,
+            frozen,
             duckdb_in_use,
             duckdb_memory,
             builds_pending,
@@ -172,11 +187,14 @@ impl Metrics {
                     self.run_outcome.get_or_create(&labels).set(i64::from(outcome == run.outcome));
                 }
             }
-            let st = DataState::of(id, freshness, now);
+            let health = DatasetHealth::of(id, entry, now);
             for s in [DataState::Fresh, DataState::Stale, DataState::Unavailable] {
                 let labels = DatasetStateLabels { dataset: id.to_string(), state: s.as_str().to_string() };
-                self.dataset_state.get_or_create(&labels).set(i64::from(s == st));
+                self.dataset_state.get_or_create(&labels).set(i64::from(s == health.state));
             }
+            let label = DatasetLabel { dataset: id.to_string() };
+            self.content_age.get_or_create(&label).set(health.content_age_seconds.unwrap_or(-1));
+            self.frozen.get_or_create(&label).set(i64::from(health.stale_reason == Some(StaleReason::FrozenUpstream)));
         }
         self.duckdb_in_use.set(snapshots.engine().connections_in_use() as i64);
         if let Some(bytes) = snapshots.engine().memory_bytes() {

@@ -323,6 +323,8 @@ impl Snapshots {
             .await?
             .ok_or_else(|| SnapshotError::Task(format!("generation {latest} vanished")))?;
         let generation = Arc::new(self.load(commit, readiness).await?);
+        let before = self.current();
+        crate::dataset_health::log_frozen_changes(before.as_ref().map(|g| &g.commit), &generation.commit);
         if let Ok(mut cur) = self.current.write() {
             *cur = Some(generation.clone());
             self.current_number.store(generation.number, Ordering::Release);
