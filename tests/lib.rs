@@ -190,8 +190,8 @@ pub struct Options {
     pub limiter: Option<Arc<dyn RateLimiter>>,
     /// The state store URL (default: the test run's backend, [`fresh_state_url`]).
     pub state_url: Option<String>,
-    /// How long published versions stay readable for cursors (default 24 h).
-    pub retention: Duration,
+    /// Which published versions stay readable (default: 48 h, then daily for 90 days).
+    pub retention: sitrep_lake::Retention,
     /// `EDGE_UA_FILTER=on`.
     pub edge_ua_filter: bool,
     /// A test CA for Client ID Metadata Documents served from loopback (turns on `OAUTH_CIMD_ALLOW_LOOPBACK`).
@@ -216,7 +216,7 @@ impl Default for Options {
             rate_limits: Limits::default(),
             limiter: None,
             state_url: None,
-            retention: Duration::from_secs(24 * 3600),
+            retention: sitrep_lake::Retention::default(),
             edge_ua_filter: false,
             cimd_ca: None,
             aviationstack_budget: Default::default(),

@@ -167,16 +167,20 @@ enum LakeCommand {
         #[arg(long, value_enum, default_value = "sql")]
         format: ViewFormat,
     },
-    /// Delete run folders unreferenced by the last K generations, after a grace period.
+    /// Delete run folders that no retained dataset version and none of the last K generations
+    /// references, after a grace period.
     Gc {
         #[arg(long, default_value_t = 3)]
         keep: usize,
         /// Grace period in minutes for unreferenced folders (protects runs still in progress).
         #[arg(long, default_value_t = 60)]
         grace_minutes: i64,
-        /// Generations younger than this many hours stay readable (LAKE_RETENTION).
-        #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 24)]
+        /// Every dataset version current within this many hours is kept (the server's setting).
+        #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 48)]
         retention_hours: i64,
+        /// Then the version current at the end of each UTC day, for this many days.
+        #[arg(long, env = "LAKE_RETENTION_DAYS", default_value_t = 90)]
+        retention_days: i64,
         #[arg(long)]
         dry_run: bool,
     },
@@ -327,11 +331,11 @@ async fn main() -> anyhow::Result<()> {
                     ViewFormat::Json => println!("{}", views_json(&lake, &commit)),
                 }
             }
-            LakeCommand::Gc { keep, grace_minutes, retention_hours, dry_run } => {
+            LakeCommand::Gc { keep, grace_minutes, retention_hours, retention_days, dry_run } => {
                 let opts = GcOptions {
                     keep,
                     grace: chrono::Duration::minutes(grace_minutes),
-                    retention: chrono::Duration::hours(retention_hours),
+                    retention: sitrep_lake::Retention::of(retention_hours, retention_days),
                     dry_run,
                 };
                 let bar = ProgressBar::new(0);
@@ -343,12 +347,13 @@ async fn main() -> anyhow::Result<()> {
                     .await?;
                 bar.finish_and_clear();
                 println!(
-                    "{} {} run folders ({} objects, {} bytes); kept {}",
+                    "{} {} run folders ({} objects, {} bytes); kept {} ({} retained dataset versions)",
                     if dry_run { "would delete" } else { "deleted" },
                     report.runs_deleted.len(),
                     report.objects_deleted,
                     report.bytes_freed,
-                    report.runs_kept
+                    report.runs_kept,
+                    report.versions_retained
                 );
             }
             LakeCommand::Rollback { to } => {

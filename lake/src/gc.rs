@@ -1,21 +1,23 @@
-//! Garbage collection: delete run folders (`data/<run>/`) that no generation among the last `keep`
-//! (and none committed within the retention window) references, once they are older than the grace
-//! period. Commit files are never deleted: they are the audit log. Folders named by a checkpoint
-//! under `staging/` (a `run_id` field: a resumable backfill) are in use and kept.
+//! Garbage collection: delete run folders (`data/<run>/`) that no retained dataset version (the
+//! retention policy of `history.rs`, the one serve answers `as_of` and cursors by) and none of the
+//! last `keep` generations references, once they are older than the grace period. Commit files are
+//! never deleted: they are the audit log. Folders named by a checkpoint under `staging/` (a
+//! `run_id` field: a resumable backfill) are in use and kept.
 
 use std::collections::{BTreeMap, HashSet};
 
 use chrono::{DateTime, Duration, Utc};
 use futures::TryStreamExt;
 use object_store::ObjectStoreExt;
+use sitrep_schemas::{DatasetEntry, DatasetId};
 
-use crate::{Lake, LakeError};
+use crate::{Lake, LakeError, Retention};
 
 #[derive(Debug, Clone)]
 pub struct GcOptions {
     pub keep: usize,
     pub grace: Duration,
-    pub retention: Duration,
+    pub retention: Retention,
     pub dry_run: bool,
 }
 
@@ -25,10 +27,16 @@ pub struct GcReport {
     pub objects_deleted: usize,
     pub bytes_freed: u64,
     pub runs_kept: usize,
+    /// Dataset versions whose files were kept by the retention policy.
+    pub versions_retained: usize,
 }
 
 fn run_of(key: &str) -> Option<&str> {
     key.strip_prefix("data/")?.split('/').next()
+}
+
+fn runs_of(entry: &DatasetEntry) -> impl Iterator<Item = String> + '_ {
+    entry.files.iter().filter_map(|f| run_of(&f.path).map(str::to_string))
 }
 
 impl Lake {
@@ -36,13 +44,16 @@ impl Lake {
         let now = Utc::now();
         let gens = self.generations().await?;
         let mut live: HashSet<String> = HashSet::new();
-        for (i, g) in gens.iter().rev().enumerate() {
+        for g in gens.iter().rev().take(opts.keep.max(1)) {
             let Some(c) = self.read_commit(*g).await? else { continue };
-            if i < opts.keep.max(1) || c.committed_at > now - opts.retention {
-                live.insert(c.run_id.clone());
-                for e in c.datasets.values() {
-                    live.extend(e.files.iter().filter_map(|f| run_of(&f.path).map(str::to_string)));
-                }
+            live.insert(c.run_id.clone());
+            live.extend(c.datasets.values().flat_map(runs_of));
+        }
+        let mut report = GcReport::default();
+        for dataset in DatasetId::ALL {
+            for v in self.retained_versions(dataset, &opts.retention, now).await? {
+                live.extend(runs_of(&v.entry));
+                report.versions_retained += 1;
             }
         }
         let staging = self.store.list(Some(&Lake::path("staging"))).try_collect::<Vec<_>>().await?;
@@ -64,7 +75,6 @@ impl Lake {
                 by_run.entry(run.to_string()).or_default().push((m.location.clone(), m.size, m.last_modified));
             }
         }
-        let mut report = GcReport::default();
         let total = by_run.len();
         for (i, (run, objs)) in by_run.into_iter().enumerate() {
             progress(i + 1, total);

@@ -13,6 +13,7 @@
 
 mod error;
 mod gc;
+mod history;
 mod log;
 mod publish;
 mod read;
@@ -22,6 +23,7 @@ mod views;
 
 pub use error::LakeError;
 pub use gc::{GcOptions, GcReport};
+pub use history::{PublishedVersion, Retention, NEWEST_VERSIONS_KEPT};
 pub use log::describe_changes;
 pub use publish::{Outcome, Staged};
 pub use store::Lake;

@@ -115,9 +115,20 @@ impl DatasetId {
         self.0
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         self.0.id
     }
+
+    /// Every id string of [`Self::ALL`], in its order (a closed set for parameters).
+    pub const ALL_IDS: [&'static str; 26] = {
+        let mut ids = [""; 26];
+        let mut i = 0;
+        while i < ids.len() {
+            ids[i] = DatasetId::ALL[i].as_str();
+            i += 1;
+        }
+        ids
+    };
 
     pub fn table_name(self) -> &'static str {
         self.0.table

@@ -30,10 +30,14 @@ pub struct ServeArgs {
     /// How often to look for a new generation, in seconds.
     #[arg(long, env = "SITREP_POLL_SECONDS", default_value_t = 5)]
     pub poll_seconds: u64,
-    /// How long every dataset version of a published generation stays readable for cursors
-    /// (SUPPLEMENT 1.7's `LAKE_RETENTION`; the newest three versions always do).
-    #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 24)]
-    pub retention_hours: u64,
+    /// Every dataset version current within this many hours stays readable (cursors, `as_of`;
+    /// SUPPLEMENT 1.7's `LAKE_RETENTION`, 48 h by issue 31; the newest three always do). Must
+    /// match the garbage collector's (`sitrep-ingest lake gc` reads the same variables).
+    #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 48)]
+    pub retention_hours: i64,
+    /// Then the version current at the end of each UTC day, for this many days.
+    #[arg(long, env = "LAKE_RETENTION_DAYS", default_value_t = 90)]
+    pub retention_days: i64,
     /// Memory limit of the server's one DuckDB instance.
     #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
     pub duckdb_memory: String,

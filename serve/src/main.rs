@@ -206,7 +206,7 @@ async fn main() -> anyhow::Result<()> {
                     lake_store.clone(),
                     serve.cache_dir.clone(),
                     serve.duckdb_memory.clone(),
-                    Duration::from_secs(serve.retention_hours * 3600),
+                    sitrep_lake::Retention::of(serve.retention_hours, serve.retention_days),
                 )?
                 .with_build_memory(serve.build_memory.clone()),
             );

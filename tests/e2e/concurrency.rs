@@ -128,8 +128,8 @@ async fn cursors_survive_a_restart_and_work_on_another_server_sharing_the_secret
 
 #[tokio::test]
 async fn a_cursor_past_retention_is_refused_and_one_within_is_loaded() {
-    // Retention of zero hours: only the newest three versions stay readable.
-    let options = sitrep_tests::Options { retention: std::time::Duration::ZERO, ..Default::default() };
+    // No window: only the newest three versions (and today's last, the newest) stay readable.
+    let options = sitrep_tests::Options { retention: sitrep_lake::Retention::of(0, 0), ..Default::default() };
     let a = TestApp::start_with(options).await;
     let old = cursor_then_new_versions(&a, 4).await; // versions 1..5; 3, 4, 5 retained
     let (status, body) = a.json(&format!("{FIRST_PAGE}&cursor={old}")).await;

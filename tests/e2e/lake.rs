@@ -73,7 +73,7 @@ async fn crash_between_data_and_commit_leaves_the_last_generation_and_rerun_succ
             &GcOptions {
                 keep: 1,
                 grace: chrono::Duration::zero(),
-                retention: chrono::Duration::zero(),
+                retention: sitrep_lake::Retention::of(0, 0),
                 dry_run: false,
             },
             |_, _| {},

@@ -25,6 +25,7 @@ mod energy_inputs;
 mod energy_shock;
 mod flight_prices;
 mod frozen_upstream;
+mod history;
 mod idempotency;
 mod lake;
 mod mcp;

@@ -11,6 +11,7 @@ pub mod company_monitoring;
 pub mod conflict;
 pub mod consumer_prices;
 mod context;
+pub mod history;
 pub mod intelligence;
 pub mod read_through;
 pub mod records;
@@ -26,6 +27,7 @@ pub static GROUPS: &[&Group] = &[
     &conflict::GROUP,
     &intelligence::GROUP,
     &company_monitoring::GROUP,
+    &history::GROUP,
     &batch::GROUP,
 ];
 

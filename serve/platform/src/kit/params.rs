@@ -322,7 +322,10 @@ impl Param {
             }
             ParamKind::OneOf { values } => {
                 let mut names: Vec<&str> = values.to_vec();
-                names.push("");
+                // Empty is absent: a value only of an optional parameter.
+                if !self.required {
+                    names.push("");
+                }
                 json!({"type": "string", "enum": names})
             }
             ParamKind::Bool => json!({"type": "string", "enum": ["true", "false", "1", "0", "TRUE", "FALSE", ""]}),

@@ -11,7 +11,7 @@ use std::{
 };
 
 use chrono::{DateTime, Utc};
-use sitrep_lake::Lake;
+use sitrep_lake::{Lake, PublishedVersion, Retention};
 use sitrep_schemas::{Commit, DatasetId};
 
 use super::{
@@ -96,8 +96,11 @@ pub struct Snapshots {
     on_demand: Mutex<Vec<Arc<DatasetDb>>>,
     /// Per dataset, the versions SUPPLEMENT 1.7 retains, as last computed.
     retained_sets: Mutex<HashMap<DatasetId, RetainedSet>>,
-    /// How long a generation's versions stay readable (`LAKE_RETENTION`, SUPPLEMENT 1.7).
-    retention: Duration,
+    /// Which versions stay readable (`LAKE_RETENTION_HOURS`, `LAKE_RETENTION_DAYS`).
+    retention: Retention,
+    /// Per dataset, its published versions as of the current generation, newest first, back to
+    /// the retention horizon: read from the lake once, then only what was published since.
+    histories: Mutex<HashMap<DatasetId, Arc<Vec<PublishedVersion>>>>,
     load_lock: tokio::sync::Mutex<()>,
 }
 
@@ -106,7 +109,7 @@ impl Snapshots {
     /// earlier process and are re-attached rather than rebuilt; the ones no retained version
     /// uses are pruned after each load.
     pub fn new(lake: Lake, cache_dir: PathBuf, memory_limit: String) -> Result<Self, SnapshotError> {
-        Self::with_retention(lake, cache_dir, memory_limit, Duration::from_secs(24 * 3600))
+        Self::with_retention(lake, cache_dir, memory_limit, Retention::default())
     }
 
     /// The memory limit of a serving file's build (default: the engine's).
@@ -119,7 +122,7 @@ impl Snapshots {
         lake: Lake,
         cache_dir: PathBuf,
         memory_limit: String,
-        retention: Duration,
+        retention: Retention,
     ) -> Result<Self, SnapshotError> {
         let engine = Engine::open(&cache_dir, &memory_limit, POOL_SIZE)?;
         Ok(Snapshots {
@@ -133,6 +136,7 @@ impl Snapshots {
             on_demand: Mutex::new(Vec::new()),
             retained_sets: Mutex::new(HashMap::new()),
             retention,
+            histories: Mutex::new(HashMap::new()),
             load_lock: tokio::sync::Mutex::new(()),
         })
     }
@@ -216,42 +220,35 @@ impl Snapshots {
         Ok(set.contains(&version))
     }
 
-    /// Versions of `dataset` that SUPPLEMENT 1.7 keeps readable: every version referenced by a
-    /// generation published within the retention window, and the newest three.
+    /// Versions of `dataset` the retention policy keeps readable (`history.rs` of the lake, the
+    /// policy gc keeps the files of), decided from the lake's history so every replica agrees.
     async fn retained_versions(&self, dataset: DatasetId) -> Result<HashSet<u64>, SnapshotError> {
-        let horizon = Utc::now() - chrono::Duration::from_std(self.retention).unwrap_or_default();
-        let mut newest = Vec::new();
-        let mut within = HashSet::new();
-        let mut g = self.lake.latest_generation().await?;
-        while g > 0 {
-            let Some(commit) = self.lake.read_commit(g).await? else { break };
-            let recent = commit.committed_at >= horizon;
-            let version = commit.dataset(dataset).and_then(|e| e.version);
-            if let Some(v) = version {
-                if recent {
-                    within.insert(v);
-                }
-                if newest.len() < RETAINED_VERSIONS && !newest.contains(&v) {
-                    newest.push(v);
-                }
-            }
-            if !recent {
-                if newest.len() >= RETAINED_VERSIONS {
-                    break;
-                }
-                match version {
-                    // Generations v..=g all reference v: the version before it is at v - 1. Inside
-                    // the window every generation is read (a rollback can reference older ones).
-                    Some(v) if v < g => g = v,
-                    Some(_) => {}
-                    // Not published yet at g, so not before it either (outside the window).
-                    None => break,
-                }
-            }
-            g -= 1;
+        let history = self.history(dataset).await?;
+        Ok(self.retention.kept(&history, Utc::now()).into_iter().collect())
+    }
+
+    /// The published versions of `dataset` as of the current generation, newest first, back to
+    /// the retention horizon (a version never changes, so only newer ones are read again).
+    pub async fn history(&self, dataset: DatasetId) -> Result<Arc<Vec<PublishedVersion>>, SnapshotError> {
+        let top = self.current().and_then(|g| g.commit.dataset(dataset).and_then(|e| e.version));
+        let known = self.histories.lock().ok().and_then(|h| h.get(&dataset).cloned());
+        if let Some(known) = known.as_ref().filter(|k| k.first().map(|v| v.version) == top) {
+            return Ok(known.clone());
         }
-        within.extend(newest);
-        Ok(within)
+        let horizon = self.retention.horizon(Utc::now());
+        let walked = self.lake.versions_from(dataset, top, horizon, known.as_deref().map_or(&[], |k| &k[..])).await?;
+        let walked = Arc::new(walked);
+        if let Ok(mut h) = self.histories.lock() {
+            h.insert(dataset, walked.clone());
+        }
+        Ok(walked)
+    }
+
+    /// The retained versions of `dataset`, newest first.
+    pub async fn retained_history(&self, dataset: DatasetId) -> Result<Vec<PublishedVersion>, SnapshotError> {
+        let history = self.history(dataset).await?;
+        let kept = self.retention.kept(&history, Utc::now());
+        Ok(history.iter().filter(|v| kept.contains(&v.version)).cloned().collect())
     }
 
     /// Loads the latest generation if it is newer than the current one, every version's serving

@@ -1,0 +1,160 @@
+//! A dataset's published versions, read from the commit log, and the retention policy: which of
+//! them stay readable (answers `as_of` a past time, cursors, `list-dataset-versions`) and which
+//! files the garbage collector must therefore keep. Serve and gc compute it from the same history,
+//! so what one answers the other has not deleted.
+
+use std::collections::BTreeSet;
+
+use chrono::{DateTime, Duration, Utc};
+use sitrep_schemas::{DatasetEntry, DatasetId};
+
+use crate::{Lake, LakeError};
+
+/// One version of a dataset: generation `version` published it at `published_at`.
+#[derive(Debug, Clone)]
+pub struct PublishedVersion {
+    pub version: u64,
+    pub published_at: DateTime<Utc>,
+    /// The dataset's entry in the commit that published it (files, rows, content hash, mode).
+    pub entry: DatasetEntry,
+}
+
+/// The newest versions of each dataset that stay readable whatever their age (SUPPLEMENT 1.7).
+pub const NEWEST_VERSIONS_KEPT: usize = 3;
+
+/// Which versions stay readable: every version current at some time of the last
+/// `every_version_for`, then the version current at the end of each UTC day for `daily_for`, and
+/// always the newest three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    pub every_version_for: Duration,
+    pub daily_for: Duration,
+}
+
+impl Default for Retention {
+    fn default() -> Self {
+        Retention { every_version_for: Duration::hours(48), daily_for: Duration::days(90) }
+    }
+}
+
+impl Retention {
+    /// The settings `LAKE_RETENTION_HOURS` and `LAKE_RETENTION_DAYS`.
+    pub fn of(hours: i64, days: i64) -> Self {
+        Retention { every_version_for: Duration::hours(hours.max(0)), daily_for: Duration::days(days.max(0)) }
+    }
+
+    /// The oldest publish time that can matter at `now`: a walk of the history stops at the
+    /// first version published before it (that one is still current at its start).
+    pub fn horizon(&self, now: DateTime<Utc>) -> DateTime<Utc> {
+        now - self.every_version_for.max(self.daily_for + Duration::days(1))
+    }
+
+    /// The versions kept at `now`, of a history newest first.
+    pub fn kept(&self, history: &[PublishedVersion], now: DateTime<Utc>) -> BTreeSet<u64> {
+        let current_at = |t: DateTime<Utc>| history.iter().find(|v| v.published_at <= t).map(|v| v.version);
+        let mut kept: BTreeSet<u64> = history.iter().take(NEWEST_VERSIONS_KEPT).map(|v| v.version).collect();
+        let recent = now - self.every_version_for;
+        kept.extend(history.iter().take_while(|v| v.published_at > recent).map(|v| v.version));
+        kept.extend(current_at(recent));
+        let today = now.date_naive();
+        for back in 0..=self.daily_for.num_days().max(0) as u64 {
+            let Some(day) = today.checked_sub_days(chrono::Days::new(back)) else { break };
+            let end = day.and_hms_milli_opt(23, 59, 59, 999).map(|t| t.and_utc()).unwrap_or(now);
+            kept.extend(current_at(end.min(now)));
+        }
+        kept
+    }
+}
+
+impl Lake {
+    /// The versions of `dataset` from `top` down, newest first, to the first one published
+    /// before `since`. `known` is a history read earlier (newest first): the walk stops where it
+    /// meets it and continues with it, since a published version never changes.
+    pub async fn versions_from(
+        &self,
+        dataset: DatasetId,
+        top: Option<u64>,
+        since: DateTime<Utc>,
+        known: &[PublishedVersion],
+    ) -> Result<Vec<PublishedVersion>, LakeError> {
+        let mut out: Vec<PublishedVersion> = Vec::new();
+        let mut next = top;
+        while let Some(v) = next {
+            if let Some(at) = known.iter().position(|k| k.version == v) {
+                // Up to and including the first version published before `since`.
+                for k in &known[at..] {
+                    out.push(k.clone());
+                    if k.published_at < since {
+                        break;
+                    }
+                }
+                break;
+            }
+            let Some(commit) = self.read_commit(v).await? else { break };
+            let Some(entry) = commit.dataset(dataset).filter(|e| e.version == Some(v)) else { break };
+            out.push(PublishedVersion { version: v, published_at: commit.committed_at, entry: entry.clone() });
+            if commit.committed_at < since || v <= 1 {
+                break;
+            }
+            // Generations of one version all name it: the one before `v` names the previous version.
+            next = self.read_commit(v - 1).await?.and_then(|c| c.dataset(dataset).and_then(|e| e.version));
+        }
+        Ok(out)
+    }
+
+    /// Every retained version of `dataset` at `now`, newest first (the latest commit's history).
+    pub async fn retained_versions(
+        &self,
+        dataset: DatasetId,
+        retention: &Retention,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<PublishedVersion>, LakeError> {
+        let top = self.latest_commit().await?.dataset(dataset).and_then(|e| e.version);
+        let history = self.versions_from(dataset, top, retention.horizon(now), &[]).await?;
+        let kept = retention.kept(&history, now);
+        Ok(history.into_iter().filter(|v| kept.contains(&v.version)).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn history(times: &[DateTime<Utc>]) -> Vec<PublishedVersion> {
+        let mut h: Vec<PublishedVersion> = times
+            .iter()
+            .enumerate()
+            .map(|(i, t)| PublishedVersion {
+                version: i as u64 + 1,
+                published_at: *t,
+                entry: DatasetEntry::empty(DatasetId::ARMED_EVENTS),
+            })
+            .collect();
+        h.reverse();
+        h
+    }
+
+    #[test]
+    fn every_version_of_the_last_two_days_then_the_last_of_each_day_and_always_the_newest_three() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 26, 12, 0, 0).unwrap();
+        let h = |d: i64, hour: i64| now - Duration::days(d) + Duration::hours(hour);
+        // Versions 1..=9, oldest first.
+        let times = [
+            h(200, 0), // 1: older than 90 days, superseded within them: gone
+            h(100, 0), // 2: current at the start of the 90 days' first day: kept
+            h(10, -3), // 3: superseded the same day by 4: gone
+            h(10, -1), // 4: the last of its day: kept
+            h(3, 0),   // 5: the last of its day, and current when the 48 h began: kept
+            h(1, -6),  // 6..9: within 48 h: kept
+            h(1, 0),
+            h(0, -2),
+            h(0, -1),
+        ];
+        let kept = Retention::default().kept(&history(&times), now);
+        assert_eq!(kept.into_iter().collect::<Vec<_>>(), vec![2, 4, 5, 6, 7, 8, 9]);
+        let old = [h(300, 0), h(250, 0), h(200, 0)];
+        let kept = Retention::default().kept(&history(&old), now);
+        assert_eq!(kept.into_iter().collect::<Vec<_>>(), vec![1, 2, 3], "the newest three, however old");
+    }
+}

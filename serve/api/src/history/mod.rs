@@ -1,0 +1,97 @@
+//! The History group (issue 31): what the lake keeps of each dataset. ListDatasetVersions lists the
+//! retained versions (the retention policy the garbage collector keeps the files of).
+
+pub mod model;
+
+use chrono::Utc;
+use poem::Request;
+use sitrep_schemas::DatasetId;
+
+use self::model::*;
+use sitrep_platform::{
+    answered_by,
+    app_state::AppState,
+    kit::{
+        answer::{dataset_get, Answer, DataState, Provenance},
+        error::ApiError,
+        params::{Param, ParamKind},
+        parse::parse_with,
+    },
+    registry::{Group, Operation},
+};
+
+pub static GROUP: Group = Group {
+    tag: "History",
+    description: "The versions the lake keeps of each dataset.",
+    operations: &[&LIST_DATASET_VERSIONS],
+};
+
+pub const DATASET: Param = Param {
+    name: "dataset",
+    kind: ParamKind::OneOf { values: &DatasetId::ALL_IDS },
+    required: true,
+    description: "A scheduled dataset's id (`armed-events`, `co2-monitoring`, …; `get_sources` lists them).",
+};
+
+pub static LIST_DATASET_VERSIONS: Operation = Operation {
+    id: "ListDatasetVersions",
+    path: "/api/history/v1/list-dataset-versions",
+    summary:
+        "the retained versions of a dataset, newest first: when each was published, its rows, content hash and mode.",
+    params: &[DATASET],
+    answer: answered_by!(ListDatasetVersionsResponse, list_dataset_versions),
+    ..Operation::GET
+};
+
+/// The `dataset` parameter: required, one of the known ids.
+pub fn dataset_param(
+    q: &sitrep_platform::kit::params::RawQuery,
+    v: &mut sitrep_platform::kit::error::Violations,
+) -> Option<DatasetId> {
+    if DATASET.raw(q).is_none() {
+        v.push(&DATASET.field(), "value is required");
+        return None;
+    }
+    DATASET.one_of(q, v).and_then(|id| id.parse().ok())
+}
+
+async fn list_dataset_versions(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListDatasetVersionsResponse> {
+    let parsed = match parse_with::<ListDatasetVersionsResponse, _>(req, op, dataset_param) {
+        Ok(p) => p,
+        Err(e) => return e.into(),
+    };
+    let Some(dataset) = parsed.params else { return ApiError::internal("dataset parsed without a value").into() };
+    let generation = state.snapshots.current();
+    let entry = generation.as_ref().and_then(|g| g.commit.dataset(dataset));
+    let current = entry.and_then(|e| e.version);
+    // Not remembered by the edge: the retention window slides with the clock.
+    let provenance = Provenance {
+        generation: generation.as_ref().map_or(0, |g| g.number),
+        published_at: generation.as_ref().map_or(chrono::DateTime::UNIX_EPOCH, |g| g.committed_at),
+        state: DataState::of(dataset, entry.map(|e| &e.freshness), Utc::now()),
+        replay: entry.is_some_and(|e| e.freshness.mode == sitrep_schemas::DataMode::Replay),
+        until: None,
+    };
+    let history = state.snapshots.retained_history(dataset);
+    dataset_get(&state.cache, req, None, parsed.jmespath.as_deref(), provenance, async move {
+        let versions = history
+            .await
+            .map_err(|e| ApiError::internal(format!("dataset history: {e}")))?
+            .into_iter()
+            .map(|v| DatasetVersion {
+                version: v.version as i64,
+                published_at: v.published_at.timestamp_millis(),
+                rows: v.entry.freshness.rows as i64,
+                content_hash: v.entry.content_hash.clone().unwrap_or_default(),
+                mode: v.entry.freshness.mode.as_str().to_string(),
+                current: Some(v.version) == current,
+            })
+            .collect();
+        Ok(ListDatasetVersionsResponse { dataset: dataset.as_str().to_string(), versions })
+    })
+    .await
+}
