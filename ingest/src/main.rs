@@ -162,8 +162,16 @@ enum LakeCommand {
     },
     /// Views over a generation's files for DuckDB (`sql`) or Polars/pandas (`json`).
     Views {
-        #[arg(long)]
+        #[arg(long, conflicts_with = "as_of")]
         generation: Option<u64>,
+        /// Each dataset at its newest retained version published at or before this time (RFC 3339
+        /// or epoch ms), as the API's `as_of` answers.
+        #[arg(long, value_parser = as_of_arg)]
+        as_of: Option<chrono::DateTime<chrono::Utc>>,
+        #[arg(long, env = "LAKE_RETENTION_HOURS", default_value_t = 48)]
+        retention_hours: i64,
+        #[arg(long, env = "LAKE_RETENTION_DAYS", default_value_t = 90)]
+        retention_days: i64,
         #[arg(long, value_enum, default_value = "sql")]
         format: ViewFormat,
     },
@@ -194,6 +202,10 @@ enum LakeCommand {
 /// This machine's name, for the leases a worker takes.
 fn hostname() -> String {
     std::fs::read_to_string("/etc/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "worker".into())
+}
+
+fn as_of_arg(s: &str) -> Result<chrono::DateTime<chrono::Utc>, String> {
+    sitrep_lake::parse_as_of(s).ok_or_else(|| "expected an RFC 3339 time or epoch milliseconds".into())
 }
 
 fn parse_datasets(names: &[String]) -> anyhow::Result<Vec<DatasetId>> {
@@ -321,10 +333,14 @@ async fn main() -> anyhow::Result<()> {
                     }
                 }
             }
-            LakeCommand::Views { generation, format } => {
-                let commit = match generation {
-                    Some(g) => lake.read_commit(g).await?.with_context(|| format!("generation {g} does not exist"))?,
-                    None => lake.latest_commit().await?,
+            LakeCommand::Views { generation, as_of, retention_hours, retention_days, format } => {
+                let retention = sitrep_lake::Retention::of(retention_hours, retention_days);
+                let commit = match (generation, as_of) {
+                    (Some(g), _) => {
+                        lake.read_commit(g).await?.with_context(|| format!("generation {g} does not exist"))?
+                    }
+                    (None, Some(at)) => lake.commit_as_of(at, &retention, chrono::Utc::now()).await?,
+                    (None, None) => lake.latest_commit().await?,
                 };
                 match format {
                     ViewFormat::Sql => print!("{}", views_sql(&lake, &commit)),

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, Duration, Utc};
-use sitrep_schemas::{DatasetEntry, DatasetId};
+use sitrep_schemas::{Commit, DatasetEntry, DatasetId};
 
 use crate::{Lake, LakeError};
 
@@ -79,6 +79,8 @@ impl Lake {
     ) -> Result<Vec<PublishedVersion>, LakeError> {
         let mut out: Vec<PublishedVersion> = Vec::new();
         let mut next = top;
+        // The commit read for the step below, which is usually the next version's own.
+        let mut below: Option<Commit> = None;
         while let Some(v) = next {
             if let Some(at) = known.iter().position(|k| k.version == v) {
                 // Up to and including the first version published before `since`.
@@ -90,14 +92,21 @@ impl Lake {
                 }
                 break;
             }
-            let Some(commit) = self.read_commit(v).await? else { break };
+            let commit = match below.take() {
+                Some(c) if c.generation == v => c,
+                _ => match self.read_commit(v).await? {
+                    Some(c) => c,
+                    None => break,
+                },
+            };
             let Some(entry) = commit.dataset(dataset).filter(|e| e.version == Some(v)) else { break };
             out.push(PublishedVersion { version: v, published_at: commit.committed_at, entry: entry.clone() });
             if commit.committed_at < since || v <= 1 {
                 break;
             }
             // Generations of one version all name it: the one before `v` names the previous version.
-            next = self.read_commit(v - 1).await?.and_then(|c| c.dataset(dataset).and_then(|e| e.version));
+            below = self.read_commit(v - 1).await?;
+            next = below.as_ref().and_then(|c| c.dataset(dataset).and_then(|e| e.version));
         }
         Ok(out)
     }
@@ -113,6 +122,50 @@ impl Lake {
         let history = self.versions_from(dataset, top, retention.horizon(now), &[]).await?;
         let kept = retention.kept(&history, now);
         Ok(history.into_iter().filter(|v| kept.contains(&v.version)).collect())
+    }
+}
+
+/// An `as_of` instant as the API and the CLI take it: RFC 3339, or epoch milliseconds.
+pub fn parse_as_of(s: &str) -> Option<DateTime<Utc>> {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().ok().and_then(DateTime::from_timestamp_millis);
+    }
+    DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc))
+}
+
+impl Lake {
+    /// The view of the lake `as_of` a past time: the latest commit with each dataset at its
+    /// newest retained version published at or before `at` (none: the dataset is left empty), its
+    /// generation the newest of those versions. Before every retained version of every dataset
+    /// there is nothing to show: `LakeError::Usage` names the oldest available time.
+    pub async fn commit_as_of(
+        &self,
+        at: DateTime<Utc>,
+        retention: &Retention,
+        now: DateTime<Utc>,
+    ) -> Result<Commit, LakeError> {
+        let mut commit = self.latest_commit().await?;
+        // The newest version chosen (with its publish time), and the oldest retained anywhere.
+        let mut newest: Option<(u64, DateTime<Utc>)> = None;
+        let mut oldest: Option<DateTime<Utc>> = None;
+        for dataset in DatasetId::ALL {
+            let retained = self.retained_versions(dataset, retention, now).await?;
+            oldest = oldest.into_iter().chain(retained.last().map(|v| v.published_at)).min();
+            let entry = match retained.into_iter().find(|v| v.published_at <= at) {
+                Some(v) => {
+                    newest = newest.max(Some((v.version, v.published_at)));
+                    v.entry
+                }
+                None => DatasetEntry::empty(dataset),
+            };
+            commit.datasets.insert(dataset.to_string(), entry);
+        }
+        let Some((generation, published_at)) = newest else {
+            let oldest = oldest.map_or("none: nothing is published".into(), |t| t.to_rfc3339());
+            return Err(LakeError::Usage(format!("as_of is before the oldest retained version ({oldest})")));
+        };
+        (commit.generation, commit.committed_at) = (generation, published_at);
+        Ok(commit)
     }
 }
 
@@ -133,6 +186,17 @@ mod tests {
             .collect();
         h.reverse();
         h
+    }
+
+    #[test]
+    fn as_of_is_rfc3339_or_epoch_milliseconds() {
+        let t = Utc.with_ymd_and_hms(2026, 11, 20, 6, 0, 0).unwrap();
+        assert_eq!(parse_as_of("2026-11-20T06:00:00Z"), Some(t));
+        assert_eq!(parse_as_of("2026-11-20T08:00:00+02:00"), Some(t));
+        assert_eq!(parse_as_of(&t.timestamp_millis().to_string()), Some(t));
+        for bad in ["", "yesterday", "2026-11-20", "-5", "1e12"] {
+            assert_eq!(parse_as_of(bad), None, "{bad}");
+        }
     }
 
     #[test]

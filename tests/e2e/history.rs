@@ -70,6 +70,21 @@ async fn gc_keeps_exactly_the_retained_versions_and_list_dataset_versions_names_
     }
     assert_eq!(lake.generations().await.unwrap().len(), 9, "commits are the audit log: never deleted");
 
+    // An analyst's views as of a past time: each dataset at its newest retained version then.
+    let retention = Retention::default();
+    let views = |commit: &Commit| sitrep_ingest::lake::views_sql(&lake, commit);
+    let ten_days_ago = lake.commit_as_of(at(10, 0), &retention, now).await.unwrap();
+    assert_eq!(ten_days_ago.generation, 4);
+    assert!(views(&ten_days_ago).contains(&format!("data/{}/co2-monitoring/", run_of(4))));
+    let long_ago = lake.commit_as_of(at(150, 0), &retention, now).await.unwrap();
+    assert_eq!(
+        (long_ago.generation, long_ago.dataset(DatasetId::CO2_MONITORING).unwrap().version),
+        (1, None),
+        "co2's retained versions start later; armed-events' one version is from generation 1"
+    );
+    let before = lake.commit_as_of(at(300, 0), &retention, now).await.unwrap_err().to_string();
+    assert!(before.contains(&format!("before the oldest retained version ({})", times[0].to_rfc3339())), "{before}");
+
     let app = TestApp::serve(dir, lake).await;
     let r = app.get(&format!("{VERSIONS}?dataset=co2-monitoring")).send().await.unwrap();
     assert_eq!((r.status().as_u16(), &r.headers()["x-snapshot-generation"]), (200, &"9".parse().unwrap()));

@@ -13,8 +13,8 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{dataset_get, Answer, DataState, Provenance},
-        error::ApiError,
-        params::{Param, ParamKind},
+        error::{ApiError, Violations},
+        params::{Param, ParamKind, RawQuery},
         parse::parse_with,
     },
     registry::{Group, Operation},
@@ -44,10 +44,7 @@ pub static LIST_DATASET_VERSIONS: Operation = Operation {
 };
 
 /// The `dataset` parameter: required, one of the known ids.
-pub fn dataset_param(
-    q: &sitrep_platform::kit::params::RawQuery,
-    v: &mut sitrep_platform::kit::error::Violations,
-) -> Option<DatasetId> {
+pub fn dataset_param(q: &RawQuery, v: &mut Violations) -> Option<DatasetId> {
     if DATASET.raw(q).is_none() {
         v.push(&DATASET.field(), "value is required");
         return None;
