@@ -50,8 +50,9 @@ impl Lake {
             live.extend(c.datasets.values().flat_map(runs_of));
         }
         let mut report = GcReport::default();
+        let latest = self.latest_commit().await?;
         for dataset in DatasetId::ALL {
-            for v in self.retained_versions(dataset, &opts.retention, now).await? {
+            for v in self.retained_versions(&latest, dataset, &opts.retention, now).await? {
                 live.extend(runs_of(&v.entry));
                 report.versions_retained += 1;
             }

@@ -111,14 +111,16 @@ impl Lake {
         Ok(out)
     }
 
-    /// Every retained version of `dataset` at `now`, newest first (the latest commit's history).
+    /// Every retained version of `dataset` at `now`, newest first, in the history of `latest`
+    /// (the latest commit, read once by a caller that asks for every dataset).
     pub async fn retained_versions(
         &self,
+        latest: &Commit,
         dataset: DatasetId,
         retention: &Retention,
         now: DateTime<Utc>,
     ) -> Result<Vec<PublishedVersion>, LakeError> {
-        let top = self.latest_commit().await?.dataset(dataset).and_then(|e| e.version);
+        let top = latest.dataset(dataset).and_then(|e| e.version);
         let history = self.versions_from(dataset, top, retention.horizon(now), &[]).await?;
         let kept = retention.kept(&history, now);
         Ok(history.into_iter().filter(|v| kept.contains(&v.version)).collect())
@@ -144,12 +146,13 @@ impl Lake {
         retention: &Retention,
         now: DateTime<Utc>,
     ) -> Result<Commit, LakeError> {
-        let mut commit = self.latest_commit().await?;
+        let latest = self.latest_commit().await?;
+        let mut commit = latest.clone();
         // The newest version chosen (with its publish time), and the oldest retained anywhere.
         let mut newest: Option<(u64, DateTime<Utc>)> = None;
         let mut oldest: Option<DateTime<Utc>> = None;
         for dataset in DatasetId::ALL {
-            let retained = self.retained_versions(dataset, retention, now).await?;
+            let retained = self.retained_versions(&latest, dataset, retention, now).await?;
             oldest = oldest.into_iter().chain(retained.last().map(|v| v.published_at)).min();
             let entry = match retained.into_iter().find(|v| v.published_at <= at) {
                 Some(v) => {

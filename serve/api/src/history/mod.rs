@@ -3,7 +3,6 @@
 
 pub mod model;
 
-use chrono::Utc;
 use poem::Request;
 use sitrep_schemas::DatasetId;
 
@@ -12,7 +11,8 @@ use sitrep_platform::{
     answered_by,
     app_state::AppState,
     kit::{
-        answer::{dataset_get, Answer, DataState, Provenance},
+        answer::{dataset_get, Answer},
+        dataset_read::current,
         error::{ApiError, Violations},
         params::{Param, ParamKind, RawQuery},
         parse::parse_with,
@@ -62,17 +62,10 @@ async fn list_dataset_versions(
         Err(e) => return e.into(),
     };
     let Some(dataset) = parsed.params else { return ApiError::internal("dataset parsed without a value").into() };
-    let generation = state.snapshots.current();
-    let entry = generation.as_ref().and_then(|g| g.commit.dataset(dataset));
-    let current = entry.and_then(|e| e.version);
+    let (mut provenance, db) = current(state, dataset);
+    let current = db.map(|d| d.version);
     // Not remembered by the edge: the retention window slides with the clock.
-    let provenance = Provenance {
-        generation: generation.as_ref().map_or(0, |g| g.number),
-        published_at: generation.as_ref().map_or(chrono::DateTime::UNIX_EPOCH, |g| g.committed_at),
-        state: DataState::of(dataset, entry.map(|e| &e.freshness), Utc::now()),
-        replay: entry.is_some_and(|e| e.freshness.mode == sitrep_schemas::DataMode::Replay),
-        until: None,
-    };
+    provenance.until = None;
     let history = state.snapshots.retained_history(dataset);
     dataset_get(&state.cache, req, None, parsed.jmespath.as_deref(), provenance, async move {
         let versions = history
