@@ -19,6 +19,19 @@ pub struct PublishedVersion {
     pub entry: DatasetEntry,
 }
 
+impl PublishedVersion {
+    /// Whether it was published by `t`, to the millisecond: times are given and shown in epoch
+    /// milliseconds, so a version's own `publishedAt` finds it.
+    pub fn published_by(&self, t: DateTime<Utc>) -> bool {
+        published_by(self.published_at, t)
+    }
+}
+
+/// Whether something published at `published_at` was published by `t`, to the millisecond.
+pub fn published_by(published_at: DateTime<Utc>, t: DateTime<Utc>) -> bool {
+    published_at.timestamp_millis() <= t.timestamp_millis()
+}
+
 /// The newest versions of each dataset that stay readable whatever their age (SUPPLEMENT 1.7).
 pub const NEWEST_VERSIONS_KEPT: usize = 3;
 
@@ -127,12 +140,51 @@ impl Lake {
     }
 }
 
+/// The documented form of an `as_of` instant ([`parse_as_of`] accepts nothing outside it).
+pub const AS_OF_PATTERN: &str =
+    "^([0-9]+|[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2}))$";
+
 /// An `as_of` instant as the API and the CLI take it: RFC 3339, or epoch milliseconds.
 pub fn parse_as_of(s: &str) -> Option<DateTime<Utc>> {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return s.parse().ok().and_then(DateTime::from_timestamp_millis);
     }
-    DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc))
+    rfc3339_shape(s).then(|| DateTime::parse_from_rfc3339(s).ok()).flatten().map(|t| t.with_timezone(&Utc))
+}
+
+/// Whether `s` has [`AS_OF_PATTERN`]'s RFC 3339 form, so the documented pattern and the parser
+/// agree on every string (chrono alone takes a few more spellings).
+fn rfc3339_shape(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    let fixed = |i: usize, allowed: &[u8]| b.get(i).is_some_and(|c| allowed.contains(c));
+    let stamp = digits(0..4)
+        && fixed(4, b"-")
+        && digits(5..7)
+        && fixed(7, b"-")
+        && digits(8..10)
+        && fixed(10, b"Tt ")
+        && digits(11..13)
+        && fixed(13, b":")
+        && digits(14..16)
+        && fixed(16, b":")
+        && digits(17..19);
+    if !stamp {
+        return false;
+    }
+    let mut rest = &b[19..];
+    if let Some(fraction) = rest.strip_prefix(b".") {
+        let n = fraction.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return false;
+        }
+        rest = &fraction[n..];
+    }
+    match rest {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()),
+        _ => false,
+    }
 }
 
 impl Lake {
@@ -154,7 +206,7 @@ impl Lake {
         for dataset in DatasetId::ALL {
             let retained = self.retained_versions(&latest, dataset, retention, now).await?;
             oldest = oldest.into_iter().chain(retained.last().map(|v| v.published_at)).min();
-            let entry = match retained.into_iter().find(|v| v.published_at <= at) {
+            let entry = match retained.into_iter().find(|v| v.published_by(at)) {
                 Some(v) => {
                     newest = newest.max(Some((v.version, v.published_at)));
                     v.entry
@@ -197,7 +249,8 @@ mod tests {
         assert_eq!(parse_as_of("2026-11-20T06:00:00Z"), Some(t));
         assert_eq!(parse_as_of("2026-11-20T08:00:00+02:00"), Some(t));
         assert_eq!(parse_as_of(&t.timestamp_millis().to_string()), Some(t));
-        for bad in ["", "yesterday", "2026-11-20", "-5", "1e12"] {
+        assert_eq!(parse_as_of("2026-11-20t06:00:00.000z"), Some(t));
+        for bad in ["", "yesterday", "2026-11-20", "-5", "1e12", "2026-11-20T06:00:00", "2026-11-20T06:00:00+0200"] {
             assert_eq!(parse_as_of(bad), None, "{bad}");
         }
     }

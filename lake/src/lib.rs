@@ -23,7 +23,7 @@ mod views;
 
 pub use error::LakeError;
 pub use gc::{GcOptions, GcReport};
-pub use history::{parse_as_of, PublishedVersion, Retention, NEWEST_VERSIONS_KEPT};
+pub use history::{parse_as_of, published_by, PublishedVersion, Retention, AS_OF_PATTERN, NEWEST_VERSIONS_KEPT};
 pub use log::describe_changes;
 pub use publish::{Outcome, Staged};
 pub use store::Lake;

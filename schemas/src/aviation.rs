@@ -54,6 +54,7 @@ pub static AIRCRAFT_EMERGENCIES: DatasetDescriptor = DatasetDescriptor {
     position_key: None,
     // The API's order: squawk ascending, then observedAt descending (2.1.1).
     sort_key: "row_kind, squawk, observed_at DESC, address",
+    row_key: &["row_kind", "squawk", "address"],
     content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(1) },
     schema: aircraft_emergencies_schema,
 };
@@ -88,6 +89,7 @@ pub static AVIATION_NEWS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "published_at DESC, id",
+    row_key: &["id"],
     content_clock: ContentClock::Column { column: "published_at", frozen_after: days(2) },
     schema: aviation_news_schema,
 };
@@ -150,6 +152,7 @@ pub static AIRPORT_DELAYS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, position",
+    row_key: &["row_kind", "iata", "icao", "component"],
     content_clock: ContentClock::Column { column: "updated_at", frozen_after: days(1) },
     schema: airport_delays_schema,
 };
@@ -221,6 +224,7 @@ pub static AIRPORT_FLIGHTS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, airport, direction, position",
+    row_key: &["row_kind", "airport", "direction", "flight_number", "date"],
     content_clock: ContentClock::Column { column: "scheduled_departure", frozen_after: days(2) },
     schema: airport_flights_schema,
 };
@@ -268,6 +272,7 @@ pub static FLIGHT_PRICE_WATCH: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, origin, destination, month, position",
+    row_key: &["row_kind", "origin", "destination", "month", "link"],
     content_clock: ContentClock::Hash { frozen_after: days(3) },
     schema: flight_price_watch_schema,
 };
@@ -312,6 +317,7 @@ pub static AIRCRAFT_WATCH: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, box, icao24",
+    row_key: &["row_kind", "box", "icao24"],
     content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(1) },
     schema: aircraft_watch_schema,
 };

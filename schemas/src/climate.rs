@@ -52,6 +52,7 @@ pub static CO2_MONITORING: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, position",
+    row_key: &["row_kind", "month"],
     content_clock: ContentClock::Column { column: "measured_at", frozen_after: days(7) },
     schema: co2_monitoring_schema,
 };
@@ -89,6 +90,7 @@ pub static AIR_QUALITY: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    row_key: &["lat", "lng", "city"],
     content_clock: ContentClock::Column { column: "measured_at", frozen_after: days(2) },
     schema: air_quality_schema,
 };
@@ -122,6 +124,7 @@ pub static CLIMATE_NEWS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    row_key: &["url"],
     content_clock: ContentClock::Column { column: "published_at", frozen_after: days(3) },
     schema: climate_news_schema,
 };
@@ -170,6 +173,7 @@ pub static OCEAN_ICE: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, position",
+    row_key: &["row_kind", "month", "source"],
     content_clock: ContentClock::Column { column: "ice_measured_at", frozen_after: days(7) },
     schema: ocean_ice_schema,
 };
@@ -202,6 +206,7 @@ pub static CLIMATE_NORMALS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position, month",
+    row_key: &["zone", "month"],
     content_clock: ContentClock::Static,
     schema: climate_normals_schema,
 };
@@ -237,6 +242,7 @@ pub static CLIMATE_ANOMALIES: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    row_key: &["zone"],
     content_clock: ContentClock::Hash { frozen_after: days(2) },
     schema: climate_anomalies_schema,
 };
@@ -278,6 +284,7 @@ pub static CLIMATE_DISASTERS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "position",
+    row_key: &["id"],
     content_clock: ContentClock::Column { column: "started_at", frozen_after: days(7) },
     schema: climate_disasters_schema,
 };

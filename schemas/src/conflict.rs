@@ -124,6 +124,7 @@ pub static ARMED_EVENTS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::Month { column: "occurred_at" },
     position_key: Some(("country_iso2", "occurred_at")),
     sort_key: "country_iso2, occurred_at DESC, id",
+    row_key: &["id"],
     content_clock: ContentClock::Column { column: "occurred_at", frozen_after: days(14) },
     schema: armed_events_schema,
 };
@@ -140,6 +141,7 @@ pub static VIOLENCE_EVENTS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::Month { column: "date_start" },
     position_key: Some(("country_iso2", "date_start")),
     sort_key: "country_iso2, date_start DESC, id",
+    row_key: &["id"],
     content_clock: ContentClock::Column { column: "date_start", frozen_after: days(60) },
     schema: violence_events_schema,
 };
@@ -156,6 +158,7 @@ pub static HUMANITARIAN: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Column { column: "updated_at", frozen_after: days(45) },
     schema: humanitarian_schema,
 };
@@ -172,6 +175,7 @@ pub static IRAN_EVENTS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "published_at DESC, id",
+    row_key: &["id"],
     content_clock: ContentClock::Column { column: "published_at", frozen_after: days(3) },
     schema: iran_events_schema,
 };

@@ -58,6 +58,7 @@ pub static CONSUMER_PRICES: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "row_kind, market_code, retailer, item_id, observed_at",
+    row_key: &["row_kind", "market_code", "retailer", "item_id", "observed_at"],
     content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(3) },
     schema: consumer_prices_schema,
 };

@@ -40,6 +40,10 @@ pub struct DatasetDescriptor {
     pub position_key: Option<(&'static str, &'static str)>,
     /// Column order the serving tables are sorted by, so range filters prune row groups.
     pub sort_key: &'static str,
+    /// The columns that identify a row within a version and across versions (the same entity
+    /// keeps its key): what `list-dataset-changes` matches rows by. Nulls in a key are equal, so
+    /// row kinds that leave a key column empty stay distinct by the others.
+    pub row_key: &'static [&'static str],
     /// How the content's own time is read, and how long it may stand still (frozen upstreams).
     pub content_clock: ContentClock,
     pub schema: fn() -> SchemaRef,
@@ -155,6 +159,11 @@ impl DatasetId {
         crate::fingerprint::schema_fingerprint(&self.schema())
     }
 
+    /// The row key ([`DatasetDescriptor::row_key`]).
+    pub fn row_key(self) -> &'static [&'static str] {
+        self.0.row_key
+    }
+
     pub fn position_key(self) -> Option<(&'static str, &'static str)> {
         self.0.position_key
     }
@@ -253,6 +262,18 @@ mod tests {
                     "{d}: {column} is {:?}",
                     field.data_type()
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn every_row_key_names_columns_of_its_dataset_and_never_a_rank() {
+        for d in DatasetId::ALL {
+            assert!(!d.row_key().is_empty(), "{d}: no row key");
+            for column in d.row_key() {
+                assert!(d.schema().field_with_name(column).is_ok(), "{d}: no column {column}");
+                // A rank moves whenever another row does: it identifies nothing across versions.
+                assert_ne!(*column, "position", "{d}");
             }
         }
     }

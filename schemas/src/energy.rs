@@ -44,6 +44,7 @@ pub static CHOKEPOINT_FLOWS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "chokepoint_id",
+    row_key: &["chokepoint_id"],
     content_clock: ContentClock::Column { column: "last_day", frozen_after: days(7) },
     schema: chokepoint_flows_schema,
 };
@@ -83,6 +84,7 @@ pub static JODI_OIL: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Column { column: "data_month", frozen_after: days(150) },
     schema: jodi_oil_schema,
 };
@@ -119,6 +121,7 @@ pub static JODI_GAS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Column { column: "data_month", frozen_after: days(150) },
     schema: jodi_gas_schema,
 };
@@ -150,6 +153,7 @@ pub static IEA_STOCKS: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Column { column: "data_month", frozen_after: days(120) },
     schema: iea_stocks_schema,
 };
@@ -181,6 +185,7 @@ pub static COMTRADE_CRUDE: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Hash { frozen_after: days(400) },
     schema: comtrade_crude_schema,
 };
@@ -209,6 +214,7 @@ pub static EMBER_MIX: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Column { column: "data_month", frozen_after: days(120) },
     schema: ember_mix_schema,
 };
@@ -246,6 +252,7 @@ pub static GAS_STORAGE: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Column { column: "date", frozen_after: days(3) },
     schema: gas_storage_schema,
 };
@@ -278,6 +285,7 @@ pub static SPR_REGISTRY: DatasetDescriptor = DatasetDescriptor {
     partitioning: Partitioning::None,
     position_key: None,
     sort_key: "country_code",
+    row_key: &["country_code"],
     content_clock: ContentClock::Static,
     schema: spr_registry_schema,
 };

@@ -2,7 +2,7 @@
 //! (`aviation.rs`), of the Climate group (`climate.rs`) and of Consumer prices (`consumer_prices.rs`).
 //!
 //! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
-//! `consumer-prices`, `energy-shock`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
+//! `consumer-prices`, `energy-shock`, `history`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
 //! (the per-size tables below), and `ingest` (the conflict tables' ingest figure alone, at each
 //! size; only when named, as `all` measures it in the conflict tables), and `soak` (`soak.rs`, the
 //! ten-minute mixed-load soak of `make soak`; only when named).
@@ -36,6 +36,7 @@ mod company_monitoring;
 mod consumer_prices;
 mod datasette;
 mod energy_shock;
+mod history;
 mod http_load;
 mod scale_out;
 mod served_binary;
@@ -72,7 +73,7 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
 }
 
-struct Ingested {
+pub struct Ingested {
     events_per_s: f64,
     commit_ms: f64,
 }
@@ -87,7 +88,7 @@ async fn ingest(lake: &Lake, n: usize, as_of: DateTime<Utc>) -> Ingested {
 }
 
 /// [`ingest`] of the events `seed` generates (another seed: other events, another run).
-async fn ingest_seeded(lake: &Lake, n: usize, as_of: DateTime<Utc>, seed: u64) -> Ingested {
+pub async fn ingest_seeded(lake: &Lake, n: usize, as_of: DateTime<Utc>, seed: u64) -> Ingested {
     let run_id = format!("01BENCH{:06}{n:013}", seed % 1_000_000);
     let mut gen = AcledGenerator::new(n, seed, as_of, 90);
     let mut writer = DatasetWriter::new(lake, &run_id, DatasetId::ARMED_EVENTS, as_of, 0);
@@ -426,11 +427,12 @@ async fn main() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 9] = [
+    const GROUPS: [&str; 10] = [
         "aviation",
         "climate",
         "consumer-prices",
         "energy-shock",
+        "history",
         "company-monitoring",
         "scale-out",
         "conflict",
@@ -454,6 +456,7 @@ async fn main() {
     let consumer_prices =
         OptionFuture::from(wants("consumer-prices").then(|| consumer_prices::measure(wrk.as_ref()))).await;
     let energy_shock = OptionFuture::from(wants("energy-shock").then(|| energy_shock::measure(wrk.as_ref()))).await;
+    let history = OptionFuture::from(wants("history").then(|| history::measure(as_of))).await;
     let company_monitoring = OptionFuture::from(wants("company-monitoring").then(company_monitoring::measure)).await;
     let scale_out = OptionFuture::from(wants("scale-out").then(|| scale_out::measure(wrk.as_ref()))).await;
     // The ingest figure alone (the conflict tables measure it too, with everything else).
@@ -566,6 +569,9 @@ async fn main() {
     }
     if let Some(f) = &consumer_prices {
         consumer_prices::print(f);
+    }
+    if let Some(f) = &history {
+        history::print(f);
     }
     if let Some(f) = &energy_shock {
         energy_shock::print(f);

@@ -1,13 +1,16 @@
 //! History (issue 31): the retention policy — every version of the last 48 hours, then the last
 //! of each day for 90 days, always the newest three — kept exactly by the garbage collector and
-//! listed by ListDatasetVersions.
+//! listed by ListDatasetVersions; ListDatasetChanges checked against a diff of the Parquet files.
+
+use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::{json, Value};
 use sitrep_ingest::lake::GcOptions;
 use sitrep_lake::{Lake, Retention};
 use sitrep_schemas::{Commit, DatasetId};
-use sitrep_tests::{normal_lake, TestApp};
+use sitrep_tests::{normal_lake, replay_runner, Options, TestApp};
 
 const VERSIONS: &str = "/api/history/v1/list-dataset-versions";
 
@@ -120,4 +123,177 @@ async fn list_dataset_versions_refuses_a_missing_or_unknown_dataset() {
     assert_eq!(status, 400);
     let description = body["violations"][0]["description"].as_str().unwrap();
     assert!(description.starts_with("value must be one of armed-events, violence-events,"), "{description}");
+}
+
+const CHANGES: &str = "/api/history/v1/list-dataset-changes";
+
+/// A version's rows as the lake holds them, by id: every column's value as text.
+async fn rows_by_id(lake: &Lake, entry: &sitrep_schemas::DatasetEntry) -> BTreeMap<String, BTreeMap<String, String>> {
+    use arrow::{datatypes::DataType, util::display::array_value_to_string};
+    let mut rows = BTreeMap::new();
+    for file in &entry.files {
+        let bytes = lake.get_bytes(&file.path).await.unwrap();
+        for batch in ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap().build().unwrap() {
+            let batch = batch.unwrap();
+            for i in 0..batch.num_rows() {
+                let mut row = BTreeMap::new();
+                for (f, column) in batch.schema().fields().iter().zip(batch.columns()) {
+                    // Instants as their epoch milliseconds (the display of a named zone needs chrono-tz).
+                    let column = match f.data_type() {
+                        DataType::Timestamp(..) => arrow::compute::cast(column, &DataType::Int64).unwrap(),
+                        _ => column.clone(),
+                    };
+                    let text =
+                        if column.is_null(i) { "null".into() } else { array_value_to_string(&column, i).unwrap() };
+                    row.insert(f.name().clone(), text);
+                }
+                rows.insert(row["id"].clone(), row);
+            }
+        }
+    }
+    rows
+}
+
+#[tokio::test]
+async fn list_dataset_changes_matches_a_reference_diff_of_the_two_versions_parquet() {
+    // Started early: version 1 is read from its Parquet files and version 2 from its built file,
+    // so the row hashes of both ways must agree for unchanged rows to be unchanged.
+    let app = TestApp::start_with(Options { start_early: true, ..Options::default() }).await;
+    let early = app.snapshots.current().unwrap().dataset(DatasetId::VIOLENCE_EVENTS).unwrap().backing();
+    assert_eq!(early, sitrep_platform::snapshot::Backing::Parquet);
+    let between = Utc::now();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    // UCDP re-releases its October candidate: revised deaths, a withdrawn event, three new ones.
+    let revised = [("ucdp", "normal"), ("ucdp", "revised")];
+    replay_runner(app.lake.clone(), &revised).await.run(&[DatasetId::VIOLENCE_EVENTS]).await.unwrap();
+    app.snapshots.refresh().await.unwrap();
+    let entry = |g: u64| {
+        let lake = app.lake.clone();
+        async move { lake.read_commit(g).await.unwrap().unwrap().dataset(DatasetId::VIOLENCE_EVENTS).unwrap().clone() }
+    };
+    let (older, newer) = (rows_by_id(&app.lake, &entry(1).await).await, rows_by_id(&app.lake, &entry(2).await).await);
+    // The reference, from the Parquet files alone: (change, id) → the columns that differ.
+    let mut expected = BTreeMap::new();
+    for (id, row) in &newer {
+        match older.get(id) {
+            None => expected.insert(("added".to_string(), id.clone()), vec![]),
+            Some(old) => {
+                let differ: Vec<String> = row.keys().filter(|c| row[*c] != old[*c]).cloned().collect();
+                if differ.is_empty() {
+                    continue;
+                }
+                expected.insert(("changed".to_string(), id.clone()), differ)
+            }
+        };
+    }
+    for id in older.keys().filter(|id| !newer.contains_key(*id)) {
+        expected.insert(("removed".to_string(), id.clone()), vec![]);
+    }
+    let kinds = |kind: &str| expected.keys().filter(|(k, _)| k == kind).count();
+    assert_eq!((kinds("added"), kinds("removed"), kinds("changed")), (3, 1, 2), "the scenario as written");
+
+    // Every page of the answer, two rows at a time, through its cursors.
+    let first = format!("{CHANGES}?dataset=violence-events&since={}&page_size=2", between.timestamp_millis());
+    let (mut url, mut got, mut pages) = (first.clone(), BTreeMap::new(), 0);
+    loop {
+        let r = app.get(&url).send().await.unwrap();
+        assert_eq!((r.status().as_u16(), &r.headers()["x-snapshot-generation"]), (200, &"2".parse().unwrap()));
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(
+            (&body["since"]["version"], &body["until"]["version"], &body["key"]),
+            (&json!(1), &json!(2), &json!(["id"]))
+        );
+        assert_eq!(body["summary"], json!({"added": 3, "removed": 1, "changed": 2}));
+        assert_eq!(body["pagination"]["totalCount"], 6);
+        for c in body["changes"].as_array().unwrap() {
+            let id = c["key"]["id"].as_str().unwrap().to_string();
+            let columns: Vec<String> =
+                c["changedColumns"].as_array().unwrap().iter().map(|x| x.as_str().unwrap().to_string()).collect();
+            // The rows themselves, as the versions hold them.
+            match c["change"].as_str().unwrap() {
+                "added" => assert!(c.get("before").is_none() && c["after"]["id"] == id.as_str()),
+                "removed" => assert!(c.get("after").is_none() && c["before"]["id"] == id.as_str()),
+                _ => {
+                    let deaths = |side: &str, rows: &BTreeMap<String, BTreeMap<String, String>>| {
+                        (c[side]["deaths_best"].to_string(), rows[&id]["deaths_best"].clone())
+                    };
+                    let (before, reference) = deaths("before", &older);
+                    assert_eq!(before, reference);
+                    let (after, reference) = deaths("after", &newer);
+                    assert_eq!(after, reference);
+                }
+            }
+            got.insert((c["change"].as_str().unwrap().to_string(), id), columns);
+        }
+        pages += 1;
+        match body["pagination"]["nextCursor"].as_str().unwrap() {
+            "" => break,
+            next => url = format!("{first}&cursor={next}"),
+        }
+    }
+    assert_eq!(pages, 3);
+    assert_eq!(got, expected);
+    let ids: Vec<&String> = got.keys().map(|(_, id)| id).collect();
+    assert!(ids.iter().all(|id| !id.is_empty()));
+
+    // Since and until the same version: nothing changed. Until before since: refused. Since
+    // before every retained version: refused with the oldest time.
+    let (_, same) =
+        app.json(&format!("{CHANGES}?dataset=violence-events&since={0}&until={0}", between.timestamp_millis())).await;
+    assert_eq!((&same["summary"], &same["changes"]), (&json!({"added": 0, "removed": 0, "changed": 0}), &json!([])));
+    let (status, body) = app.json(&format!("{CHANGES}?dataset=violence-events&since=2&until=1")).await;
+    assert_eq!(status, 400);
+    assert!(
+        body["violations"]
+            .as_array()
+            .unwrap()
+            .contains(&json!({"field": "since", "description": "since must be less than or equal to until"})),
+        "{body}"
+    );
+    let (status, body) = app.json(&format!("{CHANGES}?dataset=violence-events&since=1000")).await;
+    let oldest = app.lake.read_commit(1).await.unwrap().unwrap().committed_at;
+    assert_eq!(
+        (status, &body["violations"][0]),
+        (
+            400,
+            &json!({"field": "since", "description": format!("since is before the oldest retained version ({})", oldest.to_rfc3339_opts(chrono::SecondsFormat::Millis, true))})
+        )
+    );
+    let (status, body) = app.json(&format!("{CHANGES}?dataset=violence-events")).await;
+    assert_eq!((status, &body["violations"][0]), (400, &json!({"field": "since", "description": "value is required"})));
+}
+
+#[tokio::test]
+async fn every_dataset_has_a_unique_row_key_and_a_changes_answer() {
+    let app = TestApp::start().await;
+    let generation = app.snapshots.current().unwrap();
+    for (dataset, db) in &generation.datasets {
+        let key = dataset.row_key().join(", ");
+        let duplicated: i64 = db
+            .query_table(move |conn, table| {
+                let sql = format!("SELECT count(*) FROM (SELECT {key} FROM {table} GROUP BY ALL HAVING count(*) > 1)");
+                conn.query_row(&sql, [], |r| r.get(0))
+            })
+            .await
+            .unwrap();
+        assert_eq!(duplicated, 0, "{dataset}: keys held by more than one row");
+    }
+    let between = Utc::now().timestamp_millis();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    sitrep_tests::changing_runner(app.lake.clone(), &sitrep_tests::normal()).await.run(&DatasetId::ALL).await.unwrap();
+    app.snapshots.refresh().await.unwrap();
+    for dataset in generation.datasets.keys() {
+        let (status, body) = app.json(&format!("{CHANGES}?dataset={dataset}&since={between}&page_size=100")).await;
+        assert_eq!(status, 200, "{dataset}: {body}");
+        let summary = &body["summary"];
+        let total = ["added", "removed", "changed"].iter().map(|k| summary[k].as_i64().unwrap()).sum::<i64>();
+        assert!(total >= 1, "{dataset}: every dataset changed: {summary}");
+        assert_eq!(body["pagination"]["totalCount"], total, "{dataset}");
+        for c in body["changes"].as_array().unwrap() {
+            let row = c.get("after").or(c.get("before")).unwrap();
+            for k in dataset.row_key() {
+                assert_eq!(c["key"][k], row[k], "{dataset}: the key is the row's");
+            }
+        }
+    }
 }

@@ -3,6 +3,7 @@
 
 mod airport_delays;
 mod airport_flights;
+mod as_of;
 mod auth_and_errors;
 mod aviation;
 mod batch;

@@ -51,10 +51,7 @@ async fn the_registry_and_the_openapi_document_list_the_same_operations() {
             .as_array()
             .map(|p| p.iter().map(|p| p["name"].as_str().unwrap()).collect())
             .unwrap_or_default();
-        let mut declared: Vec<&str> = op.params.iter().map(|p| p.name).collect();
-        if op.method.as_str() == "GET" {
-            declared.push("jmespath");
-        }
+        let mut declared: Vec<&str> = op.params.iter().chain(op.pipeline_params()).map(|p| p.name).collect();
         if op.idempotent {
             declared.push("Idempotency-Key");
         }

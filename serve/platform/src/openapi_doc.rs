@@ -5,7 +5,6 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::kit::params::JMESPATH;
 use poem_openapi::registry::Registry as SchemaRegistry;
 
 use crate::registry::{Access, Group, Method, Operation, Registry};
@@ -121,10 +120,7 @@ fn error_responses(op: &Operation) -> Vec<(&'static str, Value)> {
 }
 
 fn parameters(op: &Operation) -> Vec<Value> {
-    let mut params: Vec<Value> = op.params.iter().map(|p| p.openapi()).collect();
-    if op.method == Method::Get {
-        params.push(JMESPATH.openapi());
-    }
+    let mut params: Vec<Value> = op.params.iter().chain(op.pipeline_params()).map(|p| p.openapi()).collect();
     if op.idempotent {
         params.push(json!({
             "name": "Idempotency-Key",

@@ -17,7 +17,10 @@ use sitrep_schemas::DatasetId;
 use crate::{
     app_state::AppState,
     edge::rate_limit::Policy,
-    kit::{error::ApiError, params::Param},
+    kit::{
+        error::ApiError,
+        params::{Param, AS_OF, JMESPATH},
+    },
 };
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -212,6 +215,23 @@ impl Operation {
     /// The MCP tool's name, if the operation is a tool (`list_armed_events`).
     pub fn tool_name(&self) -> Option<String> {
         self.mcp.map(|_| self.segment().replace('-', "_"))
+    }
+
+    /// Whether the operation answers from dataset versions, so it takes `as_of` (issue 31): a GET
+    /// that declares its datasets and is not a live (open-world) read-through tool. Read-through
+    /// operations and company monitoring have no versions to go back to.
+    pub fn reads_versions(&self) -> bool {
+        self.method == Method::Get && !self.datasets.is_empty() && self.mcp.is_none_or(|t| !t.open_world)
+    }
+
+    /// The parameters the GET pipeline adds to the declared ones: `jmespath` to every GET, and
+    /// `as_of` to those that [read versions](Self::reads_versions).
+    pub fn pipeline_params(&self) -> &'static [Param] {
+        match (self.method, self.reads_versions()) {
+            (Method::Get, true) => &[JMESPATH, AS_OF],
+            (Method::Get, false) => &[JMESPATH],
+            (Method::Post, _) => &[],
+        }
     }
 
     /// The dataset whose version describes the answer.

@@ -24,7 +24,6 @@ use sitrep_platform::{
         dataset_read::DisabledByDeployment,
         embedded_json::{write_value, EmbeddedJson},
         error::Violation,
-        params::JMESPATH,
     },
     registry::Operation,
 };
@@ -47,7 +46,7 @@ fn query_of(op: &Operation, args: &Value) -> Result<String, RpcError> {
     let mut query = url::form_urlencoded::Serializer::new(String::new());
     let mut violations = Vec::new();
     for (name, value) in sorted {
-        let Some(param) = op.params.iter().chain([&JMESPATH]).find(|p| p.name == name) else {
+        let Some(param) = op.params.iter().chain(op.pipeline_params()).find(|p| p.name == name) else {
             violations.push(violation(name, "unknown argument"));
             continue;
         };

@@ -27,7 +27,8 @@ pub fn page(site: &str, tools: &[Value]) -> Response {
 with the <code>initialize</code> handshake, 2026-07-28 stateless with <code>server/discover</code>.</p>\
 <p><code>get_sources</code> and <code>describe_tool</code> need no credential. Data tools take an API key \
 (<code>X-Service-Key</code>) or an OAuth access token (<code>Authorization: Bearer</code>; see <a href=\"/auth.md\">/auth.md</a>). \
-Every data tool accepts <code>jmespath</code>; results carry the snapshot generation and as-of time in <code>_meta</code>.</p>\
+Every data tool accepts <code>jmespath</code>, and every tool over datasets (not the live ones) <code>as_of</code>, a past time \
+(RFC 3339 or epoch ms) to answer from the versions current then; results carry the snapshot generation and as-of time in <code>_meta</code>.</p>\
 <h2>Tools</h2><div class=\"table\"><table><thead><tr><th>Name</th><th>Title</th><th>Description</th><th>Access</th></tr></thead>\
 <tbody>{rows}</tbody></table></div>",
         site = escape(site),

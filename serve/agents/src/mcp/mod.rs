@@ -37,7 +37,7 @@ use sitrep_platform::{
 const MAX_BODY: usize = 1 << 20;
 const SERVER_NAME: &str = "sitrep";
 const TOOLS_TTL_MS: u64 = 3_600_000;
-const INSTRUCTIONS: &str = "sitrep answers situational data (aviation, climate, armed conflict, consumer prices, energy) from versioned snapshots. Call get_sources to see the datasets and their freshness; data tools need an API key (X-Service-Key) or an OAuth bearer token; every data tool accepts a jmespath projection.";
+const INSTRUCTIONS: &str = "sitrep answers situational data (aviation, climate, armed conflict, consumer prices, energy) from versioned snapshots. Call get_sources to see the datasets and their freshness; data tools need an API key (X-Service-Key) or an OAuth bearer token; every data tool accepts a jmespath projection, and tools over datasets an as_of time to answer from the versions current then.";
 const ALLOW_HEADERS: &str = "Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, X-Service-Key, X-Api-Key";
 const EXPOSE_HEADERS: &str = "Mcp-Session-Id, WWW-Authenticate";
 

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use sitrep_platform::{
-    kit::params::{Param, ParamKind, JMESPATH},
+    kit::params::{Param, ParamKind, AS_OF_PATTERN},
     registry::{Access, Operation, Registry},
 };
 
@@ -38,6 +38,10 @@ fn property(p: &Param) -> Value {
         ParamKind::Text { max_bytes: None } => json!({"type": "string"}),
         ParamKind::Double { min, max } => json!({"type": "number", "minimum": min, "maximum": max}),
         ParamKind::Bool => json!({"type": "boolean"}),
+        ParamKind::Instant => json!({"anyOf": [
+            {"type": "string", "pattern": AS_OF_PATTERN},
+            {"type": "integer", "minimum": 0},
+        ]}),
         ParamKind::OneOf { values } => json!({"type": "string", "enum": values}),
         ParamKind::Checked { .. } | ParamKind::Repeated { .. } | ParamKind::Enum { .. } => p.schema(),
     };
@@ -47,7 +51,7 @@ fn property(p: &Param) -> Value {
 
 fn input_schema(op: &Operation) -> Value {
     let mut properties = Map::new();
-    for p in op.params.iter().chain([&JMESPATH]) {
+    for p in op.params.iter().chain(op.pipeline_params()) {
         properties.insert(p.name.to_string(), property(p));
     }
     let required: Vec<&str> = op.params.iter().filter(|p| p.required).map(|p| p.name).collect();
@@ -165,10 +169,11 @@ mod tests {
         let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
         let op = registry.by_tool("list_armed_events").unwrap();
         let mut rest: Vec<&str> = op.params.iter().map(|p| p.name).collect();
-        rest.push("jmespath");
+        rest.extend(["jmespath", "as_of"]);
         assert_eq!(props, rest);
         assert_eq!(schema["properties"]["page_size"]["maximum"], 100);
         assert_eq!(schema["properties"]["jmespath"]["maxLength"], 1024);
+        assert_eq!(schema["properties"]["as_of"]["anyOf"][1], json!({"type": "integer", "minimum": 0}));
         assert_eq!(armed["annotations"]["openWorldHint"], false);
         assert_eq!(armed["_meta"]["access"], "subscription");
         let hum = describe(&list, Some("get_humanitarian_summary"));

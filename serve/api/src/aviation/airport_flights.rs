@@ -132,7 +132,7 @@ fn flights_degraded(source: &str, updated_at: i64) -> ListAirportFlightsResponse
 }
 
 pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListAirportFlightsResponse> {
-    let Parsed { params: (airport, direction, limit), jmespath } =
+    let Parsed { params: (airport, direction, limit), jmespath, .. } =
         match parse_with::<ListAirportFlightsResponse, _>(req, op, |q, v| {
             let airport = AIRPORT.checked(q, v).unwrap_or_default().to_ascii_uppercase();
             let direction = DIRECTION.enumerated(q, v).unwrap_or("DEPARTURE");
@@ -217,7 +217,7 @@ pub fn carrier_ops(airport: &str, page: &Page, min_flights: i32) -> Vec<CarrierO
 }
 
 pub async fn carriers(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetCarrierOpsResponse> {
-    let Parsed { params: (mut codes, min_flights), jmespath } =
+    let Parsed { params: (mut codes, min_flights), jmespath, .. } =
         match parse_with::<GetCarrierOpsResponse, _>(req, op, |q, v| {
             let mut codes: Vec<String> = Vec::new();
             for code in CARRIER_AIRPORTS.repeated(q, v) {

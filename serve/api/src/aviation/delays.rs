@@ -129,12 +129,16 @@ pub async fn ops_summary(
     req: &Request,
     op: &'static Operation,
 ) -> Answer<GetAirportOpsSummaryResponse> {
-    let Parsed { params: codes, jmespath } = match parse_with::<GetAirportOpsSummaryResponse, _>(req, op, requested) {
-        Ok(parsed) => parsed,
+    let Parsed { params: codes, jmespath, as_of } =
+        match parse_with::<GetAirportOpsSummaryResponse, _>(req, op, requested) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
+        };
+    let jmespath = jmespath.as_deref();
+    let (provenance, db) = match dataset_read::read_at(state, op.dataset(), as_of).await {
+        Ok(read) => read,
         Err(e) => return e.into(),
     };
-    let jmespath = jmespath.as_deref();
-    let (provenance, db) = dataset_read::current(state, op.dataset());
     let canonical = Canonical::new(vec![("airports", codes.join(","))]);
     let key = db.as_ref().map(|d| canonical.cache_key(op.segment(), d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {

@@ -41,7 +41,7 @@ fn degraded(source: &str) -> GetFlightStatusResponse {
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetFlightStatusResponse> {
-    let Parsed { params: (number, date, origin), jmespath } =
+    let Parsed { params: (number, date, origin), jmespath, .. } =
         match parse_with::<GetFlightStatusResponse, _>(req, op, |q, v| {
             let number = FLIGHT_NUMBER.checked(q, v);
             let date = DATE.checked(q, v);

@@ -100,7 +100,7 @@ async fn from_dataset(
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListAviationNewsResponse> {
-    let Parsed { params: (entities, window_hours, max_items), jmespath } =
+    let Parsed { params: (entities, window_hours, max_items), jmespath, as_of } =
         match parse_with::<ListAviationNewsResponse, _>(req, op, |raw, v| {
             let entities: Vec<String> = ENTITIES.repeated(raw, v).iter().map(|e| e.to_uppercase()).collect();
             let window_hours = WINDOW_HOURS.int32(raw, v) as i64;
@@ -112,11 +112,15 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         };
     let jmespath = jmespath.as_deref();
     let q = Query { entities, window_hours, max_items };
-    let (provenance, db) = dataset_read::current(state, op.dataset());
+    let (provenance, db) = match dataset_read::read_at(state, op.dataset(), as_of).await {
+        Ok(read) => read,
+        Err(e) => return e.into(),
+    };
     let fetched_at =
         state.snapshots.current().and_then(|g| g.commit.dataset(op.dataset()).and_then(|e| e.freshness.fetched_at));
     let fresh = fetched_at.is_some_and(|t| state.clock.now() - t.timestamp() < FRESH_FOR_ENTITIES_SECONDS);
-    if q.entities.is_empty() || (fresh && db.is_some()) {
+    // As of a past time, the dataset's version then: the feeds live are no answer about the past.
+    if q.entities.is_empty() || as_of.is_some() || (fresh && db.is_some()) {
         let canonical = Canonical::new(vec![
             ("entities", q.entities.join("\u{1f}")),
             ("max_items", q.max_items.to_string()),

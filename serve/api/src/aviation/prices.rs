@@ -268,6 +268,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let Parsed {
         params: (origin, destination, departure_date, return_date, cabin, nonstop_only, max_results, currency, market),
         jmespath,
+        ..
     } = match parse_with::<SearchFlightPricesResponse, _>(req, op, |q, v| {
         let origin = PRICE_ORIGIN.checked(q, v).unwrap_or_default().to_ascii_uppercase();
         let destination = PRICE_DESTINATION.checked(q, v).unwrap_or_default().to_ascii_uppercase();

@@ -140,7 +140,7 @@ fn flights_degraded(error: &str) -> SearchProviderFlightsResponse {
 }
 
 pub async fn flights(state: &AppState, req: &Request, op: &'static Operation) -> Answer<SearchProviderFlightsResponse> {
-    let Parsed { params: (shared, departure_date, return_date, sort), jmespath } =
+    let Parsed { params: (shared, departure_date, return_date, sort), jmespath, .. } =
         match parse_with::<SearchProviderFlightsResponse, _>(req, op, |q, v| {
             let shared = Shared::parse(q, v);
             let departure_date = PROVIDER_DEPARTURE_DATE.checked(q, v);
@@ -216,7 +216,7 @@ pub fn chunks(start: NaiveDate, end: NaiveDate) -> Vec<(NaiveDate, NaiveDate)> {
 }
 
 pub async fn dates(state: &AppState, req: &Request, op: &'static Operation) -> Answer<SearchProviderDatesResponse> {
-    let Parsed { params: (shared, start, end, trip_duration, round_trip, by_price), jmespath } =
+    let Parsed { params: (shared, start, end, trip_duration, round_trip, by_price), jmespath, .. } =
         match parse_with::<SearchProviderDatesResponse, _>(req, op, |q, v| {
             let shared = Shared::parse(q, v);
             let start = START_DATE.checked(q, v);

@@ -185,24 +185,27 @@ fn none(now_ms: i64) -> TrackAircraftResponse {
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<TrackAircraftResponse> {
-    let Parsed { params: (corners, query), jmespath } = match parse_with::<TrackAircraftResponse, _>(req, op, |q, v| {
-        let corners = [SW_LAT, SW_LON, NE_LAT, NE_LON].map(|p| p.double(q, v));
-        let text = |raw: Option<&str>| raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
-        let query = Query {
-            boxes: match corners {
-                [Some(sw_lat), Some(sw_lon), Some(ne_lat), Some(ne_lon)] if (sw_lat, sw_lon) != (ne_lat, ne_lon) => {
-                    Some(viewport(sw_lat, sw_lon, ne_lat, ne_lon))
-                }
-                _ => None,
-            },
-            icao24: text(ICAO24.raw(q)).map(|h| h.to_ascii_lowercase()),
-            callsign: text(CALLSIGN.raw(q)).map(|c| c.to_ascii_uppercase()),
+    let Parsed { params: (corners, query), jmespath, .. } =
+        match parse_with::<TrackAircraftResponse, _>(req, op, |q, v| {
+            let corners = [SW_LAT, SW_LON, NE_LAT, NE_LON].map(|p| p.double(q, v));
+            let text = |raw: Option<&str>| raw.map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+            let query = Query {
+                boxes: match corners {
+                    [Some(sw_lat), Some(sw_lon), Some(ne_lat), Some(ne_lon)]
+                        if (sw_lat, sw_lon) != (ne_lat, ne_lon) =>
+                    {
+                        Some(viewport(sw_lat, sw_lon, ne_lat, ne_lon))
+                    }
+                    _ => None,
+                },
+                icao24: text(ICAO24.raw(q)).map(|h| h.to_ascii_lowercase()),
+                callsign: text(CALLSIGN.raw(q)).map(|c| c.to_ascii_uppercase()),
+            };
+            (corners, query)
+        }) {
+            Ok(parsed) => parsed,
+            Err(e) => return e.into(),
         };
-        (corners, query)
-    }) {
-        Ok(parsed) => parsed,
-        Err(e) => return e.into(),
-    };
     let jmespath = jmespath.as_deref();
     if let Some(answer) = watched(state, req, op, jmespath, &query, corners).await {
         return answer;

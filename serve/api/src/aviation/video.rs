@@ -26,7 +26,7 @@ fn with_error(video_id: &str, error: &str) -> VideoLiveStreamInfo {
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<VideoLiveStreamInfo> {
-    let Parsed { params: (video_id, channel), jmespath } =
+    let Parsed { params: (video_id, channel), jmespath, .. } =
         match parse_with::<VideoLiveStreamInfo, _>(req, op, |q, _| {
             (VIDEO_ID.raw(q).unwrap_or("").to_string(), CHANNEL.raw(q).is_some())
         }) {

@@ -1,6 +1,9 @@
 //! The History group (issue 31): what the lake keeps of each dataset. ListDatasetVersions lists the
-//! retained versions (the retention policy the garbage collector keeps the files of).
+//! retained versions (the retention policy the garbage collector keeps the files of);
+//! ListDatasetChanges compares two of them row by row.
 
+mod changes;
+mod diff;
 pub mod model;
 
 use poem::Request;
@@ -14,7 +17,7 @@ use sitrep_platform::{
         answer::{dataset_get, Answer},
         dataset_read::current,
         error::{ApiError, Violations},
-        params::{Param, ParamKind, RawQuery},
+        params::{Param, ParamKind, RawQuery, CURSOR, PAGE_SIZE},
         parse::parse_with,
     },
     registry::{Group, Operation},
@@ -23,7 +26,7 @@ use sitrep_platform::{
 pub static GROUP: Group = Group {
     tag: "History",
     description: "The versions the lake keeps of each dataset.",
-    operations: &[&LIST_DATASET_VERSIONS],
+    operations: &[&LIST_DATASET_VERSIONS, &LIST_DATASET_CHANGES],
 };
 
 pub const DATASET: Param = Param {
@@ -40,6 +43,15 @@ pub static LIST_DATASET_VERSIONS: Operation = Operation {
         "the retained versions of a dataset, newest first: when each was published, its rows, content hash and mode.",
     params: &[DATASET],
     answer: answered_by!(ListDatasetVersionsResponse, list_dataset_versions),
+    ..Operation::GET
+};
+
+pub static LIST_DATASET_CHANGES: Operation = Operation {
+    id: "ListDatasetChanges",
+    path: "/api/history/v1/list-dataset-changes",
+    summary: "the rows added, removed and changed between the versions of a dataset current at two times, matched by its row key.",
+    params: &[DATASET, changes::SINCE, changes::UNTIL, PAGE_SIZE, CURSOR],
+    answer: answered_by!(ListDatasetChangesResponse, changes::list_dataset_changes),
     ..Operation::GET
 };
 
@@ -71,7 +83,7 @@ async fn list_dataset_versions(
         let versions = history
             .await
             .map_err(|e| ApiError::internal(format!("dataset history: {e}")))?
-            .into_iter()
+            .iter()
             .map(|v| DatasetVersion {
                 version: v.version as i64,
                 published_at: v.published_at.timestamp_millis(),

@@ -2,6 +2,7 @@
 
 use poem_openapi::Object;
 use serde::Serialize;
+use sitrep_platform::kit::paged_list::Pagination;
 
 /// One retained version of a dataset.
 #[derive(Debug, Clone, Serialize, Object)]
@@ -28,4 +29,66 @@ pub struct DatasetVersion {
 pub struct ListDatasetVersionsResponse {
     pub dataset: String,
     pub versions: Vec<DatasetVersion>,
+}
+
+/// A version named by a changes answer.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct VersionRef {
+    pub version: i64,
+    /// When it was published, epoch ms.
+    pub published_at: i64,
+}
+
+/// How many rows changed, by kind, between the two versions.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ChangeSummary {
+    pub added: i64,
+    pub removed: i64,
+    pub changed: i64,
+}
+
+/// A row's columns by name.
+pub type Row = std::collections::BTreeMap<String, serde_json::Value>;
+
+/// One row added, removed or changed. Rows are as the lake's Parquet holds them, with instants in
+/// epoch ms, dates as `YYYY-MM-DD` and lists as arrays.
+#[derive(Debug, Clone, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct RowChange {
+    /// `added`, `removed` or `changed`.
+    pub change: String,
+    /// The row's key: the dataset's declared key columns and their values.
+    pub key: Row,
+    /// The columns whose values differ (changed rows; empty otherwise).
+    pub changed_columns: Vec<String>,
+    /// The row in the older version (absent for an added row).
+    #[oai(skip_serializing_if_is_none)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<Row>,
+    /// The row in the newer version (absent for a removed row).
+    #[oai(skip_serializing_if_is_none)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<Row>,
+}
+
+/// ListDatasetChanges' answer: a page of the changes, ordered by the key.
+#[derive(Debug, Clone, Default, Serialize, Object)]
+#[serde(rename_all = "camelCase")]
+#[oai(rename_all = "camelCase")]
+pub struct ListDatasetChangesResponse {
+    pub dataset: String,
+    /// The dataset's row key, the columns rows are matched by.
+    pub key: Vec<String>,
+    /// The version current at `since`.
+    pub since: VersionRef,
+    /// The version current at `until` (or now).
+    pub until: VersionRef,
+    pub summary: ChangeSummary,
+    pub changes: Vec<RowChange>,
+    pub pagination: Pagination,
 }

@@ -383,6 +383,7 @@ fn serve_bytes<R: serde::Serialize>(rendered: &R, jmespath: Option<&str>) -> Res
 
 /// The dataset version a request is answered from, and how it is described in the headers:
 /// `X-Snapshot-Generation` and `X-Data-As-Of` always describe the same generation.
+#[derive(Debug, Clone, Copy)]
 pub struct Provenance {
     pub generation: u64,
     pub published_at: DateTime<Utc>,

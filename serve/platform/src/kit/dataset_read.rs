@@ -3,15 +3,16 @@
 
 use std::{fmt::Write, future::Future, sync::Arc};
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
 use poem::Request;
 use poem_openapi::types::Type;
 use sitrep_schemas::DatasetId;
 
 use super::{
     answer::{dataset_get, Answer, DataState, Provenance},
-    error::ApiError,
+    error::{ApiError, Violations},
     paged_list::{ListParams, NoFilters},
+    params::{Param, AS_OF},
     parse::{parse, Parsed},
 };
 use crate::{
@@ -77,12 +78,15 @@ where
     F: FnOnce(Arc<DatasetDb>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    let Parsed { params, jmespath } = match parse::<P, T>(state, req, op) {
+    let Parsed { params, jmespath, as_of } = match parse::<P, T>(state, req, op) {
         Ok(parsed) => parsed,
         Err(e) => return e.into(),
     };
     let jmespath = jmespath.as_deref();
-    let (provenance, db) = current(state, op.dataset());
+    let (provenance, db) = match read_at(state, op.dataset(), as_of).await {
+        Ok(read) => read,
+        Err(e) => return e.into(),
+    };
     let key = db.as_ref().map(|d| params.canonical().cache_key(op.segment(), d.version, "", jmespath));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         match db {
@@ -120,17 +124,30 @@ where
     F: FnOnce(Vec<Option<Arc<DatasetDb>>>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    let Parsed { params, jmespath } = match parse::<P, T>(state, req, op) {
+    let Parsed { params, jmespath, as_of } = match parse::<P, T>(state, req, op) {
         Ok(parsed) => parsed,
         Err(e) => return e.into(),
     };
     let jmespath = jmespath.as_deref();
-    // One generation for every input, so the answer never mixes two.
+    // One generation for every input, so the answer never mixes two (as of a past time: each
+    // input's version then).
     let generation = state.snapshots.current();
-    let (mut provenance, _) = in_generation(generation.as_deref(), (inputs.primary)(&params));
-    let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(op.datasets.len()));
+    let mut reads = Vec::with_capacity(op.datasets.len());
     for d in op.datasets {
-        let (p, db) = in_generation(generation.as_deref(), *d);
+        reads.push(match as_of {
+            None => in_generation(generation.as_deref(), *d),
+            Some(_) => match read_at(state, *d, as_of).await {
+                Ok(read) => read,
+                Err(e) => return e.into(),
+            },
+        });
+    }
+    let primary = (inputs.primary)(&params);
+    let Some(mut provenance) = op.datasets.iter().position(|d| *d == primary).map(|i| reads[i].0) else {
+        return ApiError::internal(format!("{} does not declare its primary input {primary}", op.id)).into();
+    };
+    let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(op.datasets.len()));
+    for (p, db) in reads {
         if db.is_some() && p.state == DataState::Stale && provenance.state == DataState::Fresh {
             provenance.state = DataState::Stale;
         }
@@ -154,6 +171,51 @@ fn reuse_window(ttl: std::time::Duration, now: chrono::DateTime<Utc>) -> (u64, O
     let ttl = ttl.as_secs().max(1);
     let window = now.timestamp().max(0) as u64 / ttl;
     (window, chrono::DateTime::from_timestamp(((window + 1) * ttl) as i64, 0))
+}
+
+/// The version of `dataset` a request reads, with the provenance of an answer built from it: the
+/// current one, or `as_of` a past time the newest retained version published at or before it (the
+/// current one from its publication on, the future included). `as_of` before every retained
+/// version is a violation of `asOf` naming the oldest.
+pub async fn read_at(
+    state: &AppState,
+    dataset: DatasetId,
+    as_of: Option<DateTime<Utc>>,
+) -> Result<(Provenance, Option<Arc<DatasetDb>>), ApiError> {
+    let mut v = Violations::default();
+    let read = at(state, dataset, as_of, &AS_OF, &mut v).await?;
+    v.into_result()?;
+    Ok(read)
+}
+
+/// [`read_at`] for a caller collecting violations: a time (of `param`) before every retained
+/// version is pushed to `v` (the current version is returned then, never served with it).
+pub async fn at(
+    state: &AppState,
+    dataset: DatasetId,
+    as_of: Option<DateTime<Utc>>,
+    param: &Param,
+    v: &mut Violations,
+) -> Result<(Provenance, Option<Arc<DatasetDb>>), ApiError> {
+    let (provenance, db) = current(state, dataset);
+    let Some(t) = as_of.filter(|t| db.as_ref().is_none_or(|d| !sitrep_lake::published_by(d.published_at, *t))) else {
+        return Ok((provenance, db));
+    };
+    let retained = state.snapshots.retained_history(dataset).await.map_err(ApiError::internal)?;
+    let Some(oldest) = retained.last() else {
+        // Never published: unavailable then as now.
+        return Ok((provenance, db));
+    };
+    let Some(then) = retained.iter().find(|p| p.published_by(t)) else {
+        let oldest = oldest.published_at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        v.push(&param.field(), format!("{} is before the oldest retained version ({oldest})", param.name));
+        return Ok((provenance, db));
+    };
+    if db.as_ref().is_some_and(|d| d.version == then.version) {
+        return Ok((provenance, db));
+    }
+    let then = state.snapshots.load_published(dataset, then).await.map_err(ApiError::internal)?;
+    Ok((pinned(&then), Some(then)))
 }
 
 /// The current generation's version of `dataset` (None: never published or not loaded), with the

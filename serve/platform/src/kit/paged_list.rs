@@ -17,8 +17,8 @@ use super::{
     cursor::{self, CursorPayload},
     dataset_read,
     error::{ApiError, Violations},
-    params::{RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
-    parse::in_declared_order,
+    params::{RawQuery, AS_OF, CURSOR, JMESPATH, PAGE_SIZE},
+    parse::{self, in_declared_order},
 };
 use crate::{app_state::AppState, registry::Operation, snapshot::DatasetDb};
 
@@ -104,7 +104,16 @@ where
         let mut params = P::parse(&q, &mut v);
         params.apply_deployment(state);
         let filters = params.canonical();
-        let (current_provenance, current) = dataset_read::current(state, op.dataset());
+        let as_of = parse::as_of(op, &q, &mut v);
+        // A cursor pins its own version; otherwise the current one, or the one as of a past time.
+        let (current_provenance, current) = if CURSOR.raw(&q).is_some() {
+            dataset_read::current(state, op.dataset())
+        } else {
+            match dataset_read::at(state, op.dataset(), as_of, &AS_OF, &mut v).await {
+                Ok(read) => read,
+                Err(e) => return e.into(),
+            }
+        };
         let mut pinned: Option<(CursorPayload, Arc<DatasetDb>)> = None;
         if let Some(c) = CURSOR.raw(&q) {
             match cursor::decode(&state.cursor_secret, c, op.segment(), &filters.filter_hash()) {
@@ -179,7 +188,7 @@ where
 }
 
 /// `nextCursor` after a page of `rows` rows: the same pinned query at the next offset, or "" at the end.
-fn next_cursor(secret: &[u8], mut page: CursorPayload, rows: usize, total: i64) -> String {
+pub fn next_cursor(secret: &[u8], mut page: CursorPayload, rows: usize, total: i64) -> String {
     page.off += rows as u64;
     if rows == 0 || page.off >= total.max(0) as u64 {
         return String::new();

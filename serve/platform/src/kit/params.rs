@@ -8,6 +8,8 @@ use serde_json::{json, Value};
 
 use super::error::Violations;
 
+pub use sitrep_lake::AS_OF_PATTERN;
+
 #[derive(Debug, Clone, Copy)]
 pub enum ParamKind {
     /// int32; absent or 0 = `default`; otherwise `min..=max`.
@@ -33,6 +35,8 @@ pub enum ParamKind {
     OneOf { values: &'static [&'static str] },
     /// A double in `min..=max` (coordinates); no default, 0 is a value.
     Double { min: f64, max: f64 },
+    /// An instant: RFC 3339 or epoch milliseconds ([`sitrep_lake::parse_as_of`]).
+    Instant,
     /// A proto enum (SUPPLEMENT 1.2): the full name (`FLIGHT_DIRECTION_ARRIVAL`) or the upper-case
     /// suffix (`ARRIVAL`); `<prefix>_UNSPECIFIED` is "not set". `values` are the suffixes.
     Enum { prefix: &'static str, values: &'static [&'static str] },
@@ -70,6 +74,14 @@ pub const JMESPATH: Param = Param {
     kind: ParamKind::Text { max_bytes: Some(super::jmes::MAX_EXPRESSION_BYTES) },
     required: false,
     description: "JMESPath projection of the response (at most 1024 UTF-8 bytes; output at most 256 KB).",
+};
+
+/// Added by the pipeline to every GET that answers from dataset versions (issue 31).
+pub const AS_OF: Param = Param {
+    name: "as_of",
+    kind: ParamKind::Instant,
+    required: false,
+    description: "Answer as of a past time (RFC 3339 or epoch milliseconds): each dataset at its newest retained version published at or before it. Before the oldest retained version: 400; later than the current version: the current answer.",
 };
 
 impl Param {
@@ -144,6 +156,16 @@ impl Param {
                 None
             }
         }
+    }
+
+    /// An instant parameter (RFC 3339 or epoch milliseconds).
+    pub fn instant(&self, q: &RawQuery, v: &mut Violations) -> Option<chrono::DateTime<chrono::Utc>> {
+        let s = self.raw(q)?;
+        let at = sitrep_lake::parse_as_of(s);
+        if at.is_none() {
+            v.push(&self.field(), "value must be an RFC 3339 time or epoch milliseconds");
+        }
+        at
     }
 
     /// An optional alpha-2 filter, normalised to upper case.
@@ -310,6 +332,11 @@ impl Param {
             }
             ParamKind::EpochMs => json!({"type": "string", "format": "int64", "pattern": "^[0-9]*$"}),
             ParamKind::Country => json!({"type": "string", "pattern": "^([A-Za-z]{2})?$"}),
+            ParamKind::Instant => {
+                // Empty is absent (SUPPLEMENT 1.2).
+                let pattern = AS_OF_PATTERN.replacen('^', "^(", 1).replacen('$', ")?$", 1);
+                json!({"type": "string", "pattern": pattern})
+            }
             ParamKind::CountryCode => json!({
                 "type": "string",
                 "enum": sitrep_schemas::countries::API_COUNTRY_CODES,

@@ -2,6 +2,7 @@
 //! parameters (every violation collected, reported in the order the operation declares its
 //! parameters), then the jmespath expression's length checked before any query runs.
 
+use chrono::{DateTime, Utc};
 use poem::Request;
 use poem_openapi::types::Type;
 
@@ -9,14 +10,22 @@ use super::{
     answer::check_jmespath_length,
     error::{ApiError, Violations},
     paged_list::QueryParams,
-    params::{Param, RawQuery, JMESPATH},
+    params::{Param, RawQuery, AS_OF, JMESPATH},
 };
 use crate::{app_state::AppState, registry::Operation};
 
-/// What a request asked: its parameters and its jmespath expression.
+/// What a request asked: its parameters, its jmespath expression and, for an operation that
+/// reads dataset versions, the past time it asks about.
 pub struct Parsed<P> {
     pub params: P,
     pub jmespath: Option<String>,
+    pub as_of: Option<DateTime<Utc>>,
+}
+
+/// The `as_of` of a request to `op`: read only where the operation reads dataset versions
+/// (elsewhere it is an unknown parameter, ignored like any other).
+pub fn as_of(op: &Operation, q: &RawQuery, v: &mut Violations) -> Option<DateTime<Utc>> {
+    op.reads_versions().then(|| AS_OF.instant(q, v)).flatten()
 }
 
 /// Orders violations as the parameters are declared (an item of a repeated parameter,
@@ -39,10 +48,11 @@ pub fn parse_with<T: Type, P>(
     let query = RawQuery::of(req);
     let mut v = Violations::default();
     let params = read(&query, &mut v);
+    let as_of = as_of(op, &query, &mut v);
     in_declared_order(v, op.params).into_result()?;
     let jmespath = JMESPATH.raw(&query);
     check_jmespath_length::<T>(jmespath)?;
-    Ok(Parsed { params, jmespath: jmespath.map(str::to_string) })
+    Ok(Parsed { params, jmespath: jmespath.map(str::to_string), as_of })
 }
 
 /// [`parse_with`] of a [`QueryParams`] type, with the deployment's defaults applied.

@@ -82,6 +82,25 @@ impl std::fmt::Debug for DatasetDb {
     }
 }
 
+/// `_row_hash`: one 64-bit hash of a serving row's columns, stored when the file is built, so
+/// comparing two versions (`list-dataset-changes`) reads two narrow columns instead of hashing
+/// every column of both (a fifth of a second per million rows).
+fn row_hash(dataset: DatasetId) -> String {
+    let names: Vec<String> = dataset.schema().fields().iter().map(|f| f.name().clone()).collect();
+    format!("hash({})", names.join(", "))
+}
+
+/// The linked DuckDB's version: part of a serving file's layout, since another version's `hash`
+/// may differ, and two versions' row hashes are only comparable from one function.
+fn duckdb_version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        Connection::open_in_memory()
+            .and_then(|c| c.query_row("SELECT library_version FROM pragma_version()", [], |r| r.get(0)))
+            .unwrap_or_else(|e| format!("unknown ({e})"))
+    })
+}
+
 /// Rows per row group of a serving table.
 const SERVING_ROW_GROUP: usize = 8192;
 
@@ -149,15 +168,16 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     let table = dataset.table_name();
     // Lake instants and dates become the API's wire forms here, once (`serving_select`).
     let create = if files.is_empty() {
-        format!("CREATE TABLE {table} ({}, _pos BIGINT)", serving_column_defs(dataset))
+        format!("CREATE TABLE {table} ({}, _pos BIGINT, _row_hash UBIGINT)", serving_column_defs(dataset))
     } else {
         format!(
             "CREATE TEMP TABLE _sorted AS SELECT {columns} FROM {} ORDER BY {key};
-             CREATE TABLE {table} AS SELECT *, rowid AS _pos FROM _sorted;
+             CREATE TABLE {table} AS SELECT *, rowid AS _pos, {row_hash} AS _row_hash FROM _sorted;
              DROP TABLE _sorted;",
             read_parquet(files),
             columns = serving_select(dataset),
-            key = dataset.sort_key()
+            key = dataset.sort_key(),
+            row_hash = row_hash(dataset),
         )
     };
     let t = std::time::Instant::now();
@@ -233,12 +253,14 @@ impl DatasetDb {
         let (dataset, version) = (spec.dataset, spec.version);
         let alias = Self::new_alias(dataset, version);
         // `_pos` is there so a page's SQL has the columns it has on a built table; without a
-        // position index it is never read.
+        // position index it is never read. `_row_hash` is computed as the build stores it.
         let views = format!(
-            "CREATE VIEW {alias}.{table} AS SELECT {columns}, NULL::BIGINT AS _pos FROM {files};",
+            "CREATE VIEW {alias}.{table} AS SELECT *, NULL::BIGINT AS _pos, {row_hash} AS _row_hash
+             FROM (SELECT {columns} FROM {files});",
             table = dataset.table_name(),
             columns = serving_select(dataset),
-            files = read_parquet(&spec.files)
+            files = read_parquet(&spec.files),
+            row_hash = row_hash(dataset),
         );
         engine.create_views(&alias, &views)?;
         let path = Self::file_of(db_dir, dataset, version, &spec.files);
@@ -405,7 +427,7 @@ impl Drop for DatasetDb {
 /// Everything that decides how a version's serving file is laid out: the build settings, the
 /// serving columns and the load-time SQL.
 fn layout_of(dataset: DatasetId) -> String {
-    let mut layout = format!("{BUILD_SETTINGS}{}", serving_select(dataset));
+    let mut layout = format!("{BUILD_SETTINGS}{}{}{}", serving_select(dataset), row_hash(dataset), duckdb_version());
     if let Some(sql) = super::derived::load_time_sql(dataset) {
         layout.push_str(sql);
     }

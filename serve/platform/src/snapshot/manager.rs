@@ -72,12 +72,12 @@ impl Generation {
     }
 }
 
-/// The versions of a dataset that are retained, computed at a generation and an instant.
+/// The retained versions of a dataset (newest first), computed at a generation and an instant.
 #[derive(Clone)]
 struct RetainedSet {
     generation: u64,
     at: std::time::Instant,
-    versions: Arc<HashSet<u64>>,
+    versions: Arc<Vec<PublishedVersion>>,
 }
 
 pub struct Snapshots {
@@ -177,54 +177,56 @@ impl Snapshots {
         dataset: DatasetId,
         version: u64,
     ) -> Result<Option<Arc<DatasetDb>>, SnapshotError> {
-        if !self.is_retained(dataset, version).await? {
-            return Ok(None);
+        let retained = self.retained_history(dataset).await?;
+        match retained.iter().find(|v| v.version == version) {
+            Some(published) => Ok(Some(self.load_published(dataset, published).await?)),
+            None => Ok(None),
         }
-        if let Some(db) = self.version(dataset, version) {
-            return Ok(Some(db));
+    }
+
+    /// A published version of `dataset` (one of its history), loaded unless it is already.
+    pub async fn load_published(
+        &self,
+        dataset: DatasetId,
+        published: &PublishedVersion,
+    ) -> Result<Arc<DatasetDb>, SnapshotError> {
+        if let Some(db) = self.version(dataset, published.version) {
+            return Ok(db);
         }
         // Loads (and cache pruning) take turns, so a pruner never sees a half-built file.
         let _one_loader = self.load_lock.lock().await;
-        if let Some(db) = self.version(dataset, version) {
-            return Ok(Some(db));
+        if let Some(db) = self.version(dataset, published.version) {
+            return Ok(db);
         }
-        // Generation `version` is the one that published the version.
-        let Some(commit) = self.lake.read_commit(version).await? else { return Ok(None) };
-        let Some(entry) = commit.dataset(dataset).filter(|e| e.version == Some(version)) else { return Ok(None) };
-        let db = self.load_version(dataset, entry, commit.committed_at, Readiness::Built).await?;
+        let db = self.load_version(dataset, &published.entry, published.published_at, Readiness::Built).await?;
         if let Ok(mut loaded) = self.on_demand.lock() {
             loaded.push(db.clone());
             if loaded.len() > ON_DEMAND_VERSIONS {
                 loaded.remove(0);
             }
         }
-        Ok(Some(db))
+        Ok(db)
     }
 
-    /// Whether `version` is retained, from a set recomputed when the generation changes or a
-    /// minute has passed (the retention window slides with the clock).
-    async fn is_retained(&self, dataset: DatasetId, version: u64) -> Result<bool, SnapshotError> {
-        let generation = self.current().map(|g| g.number).unwrap_or(0);
+    /// The retained versions of `dataset`, newest first (the retention policy of the lake's
+    /// `history.rs`, the one gc keeps the files of), decided from the lake's history so every
+    /// replica agrees; recomputed when the generation changes or a minute has passed (the
+    /// retention window slides with the clock).
+    pub async fn retained_history(&self, dataset: DatasetId) -> Result<Arc<Vec<PublishedVersion>>, SnapshotError> {
+        let generation = self.current_number();
         let cached = self.retained_sets.lock().ok().and_then(|m| m.get(&dataset).cloned());
-        let set = match cached {
-            Some(c) if c.generation == generation && c.at.elapsed() < Duration::from_secs(60) => c.versions,
-            _ => {
-                let versions = Arc::new(self.retained_versions(dataset).await?);
-                let entry = RetainedSet { generation, at: std::time::Instant::now(), versions: versions.clone() };
-                if let Ok(mut m) = self.retained_sets.lock() {
-                    m.insert(dataset, entry);
-                }
-                versions
-            }
-        };
-        Ok(set.contains(&version))
-    }
-
-    /// Versions of `dataset` the retention policy keeps readable (`history.rs` of the lake, the
-    /// policy gc keeps the files of), decided from the lake's history so every replica agrees.
-    async fn retained_versions(&self, dataset: DatasetId) -> Result<HashSet<u64>, SnapshotError> {
+        if let Some(c) = cached.filter(|c| c.generation == generation && c.at.elapsed() < Duration::from_secs(60)) {
+            return Ok(c.versions);
+        }
         let history = self.history(dataset).await?;
-        Ok(self.retention.kept(&history, Utc::now()).into_iter().collect())
+        let kept = self.retention.kept(&history, Utc::now());
+        let versions: Arc<Vec<PublishedVersion>> =
+            Arc::new(history.iter().filter(|v| kept.contains(&v.version)).cloned().collect());
+        let entry = RetainedSet { generation, at: std::time::Instant::now(), versions: versions.clone() };
+        if let Ok(mut m) = self.retained_sets.lock() {
+            m.insert(dataset, entry);
+        }
+        Ok(versions)
     }
 
     /// The published versions of `dataset` as of the current generation, newest first, back to
@@ -242,13 +244,6 @@ impl Snapshots {
             h.insert(dataset, walked.clone());
         }
         Ok(walked)
-    }
-
-    /// The retained versions of `dataset`, newest first.
-    pub async fn retained_history(&self, dataset: DatasetId) -> Result<Vec<PublishedVersion>, SnapshotError> {
-        let history = self.history(dataset).await?;
-        let kept = self.retention.kept(&history, Utc::now());
-        Ok(history.iter().filter(|v| kept.contains(&v.version)).cloned().collect())
     }
 
     /// Loads the latest generation if it is newer than the current one, every version's serving

@@ -1,0 +1,180 @@
+//! ListDatasetChanges: the rows added, removed and changed between the versions of a dataset
+//! current at `since` and at `until` (default now), keyed by the dataset's declared row key and
+//! paged with dataset cursors, which pin both versions (`gen` the newer, `s` the older).
+
+use std::sync::Arc;
+
+use poem::Request;
+use sitrep_platform::{
+    app_state::AppState,
+    kit::{
+        answer::{check_jmespath_length, dataset_get, Answer},
+        canonical::Canonical,
+        cursor::{self, CursorPayload},
+        dataset_read::{at, pinned, unavailable},
+        error::{ApiError, Violations},
+        paged_list::{next_cursor, Pagination},
+        params::{Param, ParamKind, RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
+        parse::in_declared_order,
+    },
+    registry::Operation,
+    snapshot::DatasetDb,
+};
+use sitrep_schemas::DatasetId;
+
+use super::{
+    dataset_param,
+    diff::{changes_page, ChangedRow, Totals},
+    model::*,
+};
+
+pub const SINCE: Param = Param {
+    name: "since",
+    kind: ParamKind::Instant,
+    required: true,
+    description: "The older end (RFC 3339 or epoch milliseconds): the version current then.",
+};
+
+pub const UNTIL: Param = Param {
+    name: "until",
+    kind: ParamKind::Instant,
+    required: false,
+    description: "The newer end (RFC 3339 or epoch milliseconds): the version current then; absent = now.",
+};
+
+/// The two versions a page compares, the older first.
+struct Pair {
+    older: Arc<DatasetDb>,
+    newer: Arc<DatasetDb>,
+}
+
+pub async fn list_dataset_changes(
+    state: &AppState,
+    req: &Request,
+    op: &'static Operation,
+) -> Answer<ListDatasetChangesResponse> {
+    let q = RawQuery::of(req);
+    let mut v = Violations::default();
+    let dataset = dataset_param(&q, &mut v);
+    if SINCE.raw(&q).is_none() {
+        v.push(&SINCE.field(), "value is required");
+    }
+    let since = SINCE.instant(&q, &mut v);
+    let until = UNTIL.instant(&q, &mut v);
+    if since.zip(until).is_some_and(|(s, u)| s > u) {
+        v.push(&SINCE.field(), "since must be less than or equal to until");
+    }
+    let page_size = PAGE_SIZE.int32(&q, &mut v);
+    let filters = Canonical::new(vec![("dataset", dataset.map(|d| d.to_string()).unwrap_or_default())]);
+    let (Some(dataset), Some(since)) = (dataset, since) else {
+        return in_declared_order(v, op.params).into_result().err().unwrap_or_else(bad_parse).into();
+    };
+    // A cursor pins both versions; otherwise the versions current at the two times.
+    let mut offset = 0;
+    let (provenance, pair) = match CURSOR.raw(&q) {
+        Some(c) => match cursor::decode(&state.cursor_secret, c, op.segment(), &filters.filter_hash()) {
+            Err(msg) => {
+                v.push(&CURSOR.field(), msg);
+                return in_declared_order(v, op.params).into_result().err().unwrap_or_else(bad_parse).into();
+            }
+            Ok(p) => match pinned_pair(state, dataset, &p).await {
+                Ok(Some(pair)) => {
+                    offset = p.off;
+                    (pinned(&pair.newer), Some(pair))
+                }
+                Ok(None) => {
+                    v.push(&CURSOR.field(), cursor::NO_LONGER_AVAILABLE);
+                    return in_declared_order(v, op.params).into_result().err().unwrap_or_else(bad_parse).into();
+                }
+                Err(e) => return e.into(),
+            },
+        },
+        None => {
+            let newer = at(state, dataset, until, &UNTIL, &mut v).await;
+            let older = at(state, dataset, Some(since), &SINCE, &mut v).await;
+            match (newer, older) {
+                (Ok((provenance, Some(newer))), Ok((_, Some(older)))) => (provenance, Some(Pair { older, newer })),
+                (Ok((provenance, _)), Ok(_)) => (unavailable(provenance), None),
+                (Err(e), _) | (_, Err(e)) => return e.into(),
+            }
+        }
+    };
+    if let Err(e) = in_declared_order(v, op.params).into_result() {
+        return e.into();
+    }
+    let jmespath = JMESPATH.raw(&q);
+    if let Err(e) = check_jmespath_length::<ListDatasetChangesResponse>(jmespath) {
+        return e.into();
+    }
+    let Some(pair) = pair else {
+        let empty = ListDatasetChangesResponse { dataset: dataset.to_string(), ..Default::default() };
+        return dataset_get(&state.cache, req, None, jmespath, provenance, async { Ok(empty) }).await;
+    };
+    // Not remembered by the edge: which version is current at `since` moves with retention.
+    let provenance = sitrep_platform::kit::answer::Provenance { until: None, ..provenance };
+    let paging = format!("{}|{offset}|{page_size}", pair.older.version);
+    let key = filters.cache_key(op.segment(), pair.newer.version, &paging, jmespath);
+    let render = async move {
+        let (older, newer) = (pair.older.clone(), pair.newer.clone());
+        let (limit, off) = (page_size as i64, offset as i64);
+        let (rows, totals) = newer
+            .query_table(move |conn, newer_table| changes_page(conn, dataset, older.table(), newer_table, limit, off))
+            .await
+            .map_err(ApiError::from)?;
+        let this_page = CursorPayload {
+            op: op.segment().into(),
+            gen: pair.newer.version,
+            off: offset,
+            fh: filters.filter_hash(),
+            s: Some(pair.older.version as i64),
+            e: None,
+        };
+        let next_cursor = next_cursor(&state.cursor_secret, this_page, rows.len(), totals.all());
+        respond(dataset, &pair, rows, totals, next_cursor)
+    };
+    dataset_get(&state.cache, req, Some(key), jmespath, provenance, render).await
+}
+
+/// The versions a cursor pins, if both are still retained.
+async fn pinned_pair(state: &AppState, dataset: DatasetId, p: &CursorPayload) -> Result<Option<Pair>, ApiError> {
+    let Some(older) = p.s.and_then(|s| u64::try_from(s).ok()) else { return Ok(None) };
+    let load = |version| state.snapshots.version_or_load(dataset, version);
+    let newer = load(p.gen).await.map_err(ApiError::internal)?;
+    let older = load(older).await.map_err(ApiError::internal)?;
+    Ok(newer.zip(older).map(|(newer, older)| Pair { older, newer }))
+}
+
+fn bad_parse() -> ApiError {
+    ApiError::internal("a required parameter parsed without a value or a violation")
+}
+
+fn respond(
+    dataset: DatasetId,
+    pair: &Pair,
+    rows: Vec<ChangedRow>,
+    totals: Totals,
+    next_cursor: String,
+) -> Result<ListDatasetChangesResponse, ApiError> {
+    let json = |s: &str| serde_json::from_str(s).map_err(|e| ApiError::internal(format!("a changed row's JSON: {e}")));
+    let version =
+        |db: &DatasetDb| VersionRef { version: db.version as i64, published_at: db.published_at.timestamp_millis() };
+    let mut changes = Vec::with_capacity(rows.len());
+    for r in rows {
+        changes.push(RowChange {
+            change: r.change,
+            key: json(&r.key)?,
+            changed_columns: serde_json::from_str(&r.changed_columns).unwrap_or_default(),
+            before: r.before.as_deref().map(json).transpose()?,
+            after: r.after.as_deref().map(json).transpose()?,
+        });
+    }
+    Ok(ListDatasetChangesResponse {
+        dataset: dataset.to_string(),
+        key: dataset.row_key().iter().map(|k| k.to_string()).collect(),
+        since: version(&pair.older),
+        until: version(&pair.newer),
+        summary: ChangeSummary { added: totals.added, removed: totals.removed, changed: totals.changed },
+        changes,
+        pagination: Pagination { next_cursor, total_count: totals.all() as i32 },
+    })
+}

@@ -1,0 +1,97 @@
+//! History (issue 31): an answer `as_of` a past time against the current answer, both uncached, and
+//! ListDatasetChanges between two versions of 1M armed events (uncached: each request a page size
+//! of its own, so each computes the whole diff).
+//!
+//! The lake: 1M synthetic events (version 1); the same stream extended to 1.01M (version 2: 10k
+//! events added, the incremental case); then 1M events of another seed (version 3: every row
+//! removed and another million added, the worst case).
+
+use std::time::{Duration as StdDuration, Instant};
+
+use chrono::{DateTime, Utc};
+use sitrep_ingest::Lake;
+
+use crate::percentile;
+
+const LIST: &str = "/api/conflict/v1/list-armed-events?country=UA";
+const CHANGES: &str = "/api/history/v1/list-dataset-changes?dataset=armed-events";
+const EVENTS: usize = 1_000_000;
+/// Distinct requests timed per figure.
+const SAMPLES: usize = 60;
+const DIFF_SAMPLES: usize = 15;
+
+pub struct Figures {
+    current_p50_ms: f64,
+    as_of_p50_ms: f64,
+    /// (what changed, p50 ms, p99 ms, changed rows)
+    changes: Vec<(&'static str, f64, f64, i64)>,
+}
+
+async fn time_get(app: &sitrep_tests::TestApp, path: &str) -> (f64, serde_json::Value) {
+    let t = Instant::now();
+    let r = app.get(path).send().await.expect("request");
+    let status = r.status();
+    let body: serde_json::Value = r.json().await.expect("body");
+    assert_eq!(status, 200, "{path}: {body}");
+    (t.elapsed().as_secs_f64() * 1e3, body)
+}
+
+/// An instant between two publications: after the first, before the second.
+async fn after_publishing() -> DateTime<Utc> {
+    let t = Utc::now();
+    tokio::time::sleep(StdDuration::from_millis(20)).await;
+    t
+}
+
+pub async fn measure(as_of: DateTime<Utc>) -> Figures {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lake = Lake::open(dir.path().join("lake").to_str().expect("path")).expect("lake");
+    crate::ingest_seeded(&lake, EVENTS, as_of, 42).await;
+    let v1 = after_publishing().await;
+    crate::ingest_seeded(&lake, EVENTS + EVENTS / 100, as_of, 42).await;
+    let v2 = after_publishing().await;
+    crate::ingest_seeded(&lake, EVENTS, as_of, 43).await;
+    let app = sitrep_tests::TestApp::serve(dir, lake).await;
+
+    // Each version loaded once before timing (a cold load is the cursor path's cost too).
+    let as_of_param = v1.timestamp_millis();
+    time_get(&app, &format!("{LIST}&page_size=1&as_of={as_of_param}")).await;
+    let (mut current, mut past) = (Vec::new(), Vec::new());
+    for size in 2..2 + SAMPLES {
+        current.push(time_get(&app, &format!("{LIST}&page_size={size}")).await.0);
+        past.push(time_get(&app, &format!("{LIST}&page_size={size}&as_of={as_of_param}")).await.0);
+    }
+    current.sort_by(f64::total_cmp);
+    past.sort_by(f64::total_cmp);
+
+    let mut changes = Vec::new();
+    let pairs = [
+        ("10k added (v1 → v2)", format!("since={}&until={}", v1.timestamp_millis(), v2.timestamp_millis())),
+        ("all 1M replaced (v2 → v3)", format!("since={}", v2.timestamp_millis())),
+    ];
+    for (what, range) in pairs {
+        time_get(&app, &format!("{CHANGES}&{range}&page_size=1")).await;
+        let (mut times, mut total) = (Vec::new(), 0);
+        for size in 2..2 + DIFF_SAMPLES {
+            let (ms, body) = time_get(&app, &format!("{CHANGES}&{range}&page_size={size}")).await;
+            times.push(ms);
+            total = body["pagination"]["totalCount"].as_i64().unwrap_or_default();
+        }
+        times.sort_by(f64::total_cmp);
+        changes.push((what, percentile(&times, 0.5), percentile(&times, 0.99), total));
+    }
+    Figures { current_p50_ms: percentile(&current, 0.5), as_of_p50_ms: percentile(&past, 0.5), changes }
+}
+
+pub fn print(f: &Figures) {
+    println!("\nHistory: ListArmedEvents (UA, 30 days) at 1M events, uncached one at a time over {SAMPLES} distinct page sizes: current, and as of a past time (an older version of 1M)\n");
+    println!("| current p50 ms | as_of p50 ms | as_of ÷ current (goal ≤ 1.5) |");
+    println!("|---:|---:|---:|");
+    println!("| {:.2} | {:.2} | {:.2} |", f.current_p50_ms, f.as_of_p50_ms, f.as_of_p50_ms / f.current_p50_ms);
+    println!("\nListDatasetChanges between two versions of about 1M armed events, uncached ({DIFF_SAMPLES} distinct page sizes; goal p50 ≤ 500 ms)\n");
+    println!("| versions | rows changed | p50 ms | p99 ms |");
+    println!("|---|---:|---:|---:|");
+    for (what, p50, p99, total) in &f.changes {
+        println!("| {what} | {total} | {p50:.0} | {p99:.0} |");
+    }
+}

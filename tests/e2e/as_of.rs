@@ -1,0 +1,183 @@
+//! Answers as of a past time (issue 31): every operation that reads dataset versions takes
+//! `as_of` over REST, batch and MCP; the answer is the one its datasets' versions then give, with
+//! those versions' headers; cursors stay on that version; before the oldest retained version it is
+//! a 400 naming that time, and in the future it is the current answer.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{json, Value};
+use sitrep_schemas::DatasetId;
+use sitrep_tests::{changing_runner, normal, TestApp};
+
+/// The query each operation needs besides `as_of` (its required parameters).
+fn query_of(id: &str) -> &'static str {
+    match id {
+        "GetHumanitarianSummary" => "country_code=UA",
+        "ListArmedEvents" | "ListViolenceEvents" => "start=0&page_size=5",
+        _ => "",
+    }
+}
+
+fn with(path: &str, query: &str, as_of: Option<&str>) -> String {
+    let mut q: Vec<String> = [query].into_iter().filter(|q| !q.is_empty()).map(str::to_string).collect();
+    if let Some(t) = as_of {
+        q.push(format!("as_of={}", urlencoding(t)));
+    }
+    if q.is_empty() {
+        path.to_string()
+    } else {
+        format!("{path}?{}", q.join("&"))
+    }
+}
+
+fn urlencoding(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+struct Seen {
+    status: u16,
+    generation: String,
+    as_of: String,
+    body: Value,
+}
+
+async fn seen(app: &TestApp, path_and_query: &str) -> Seen {
+    let r = app.get(path_and_query).send().await.unwrap();
+    let header = |name: &str| r.headers().get(name).map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+    let (generation, as_of) = (header("x-snapshot-generation"), header("x-data-as-of"));
+    Seen { status: r.status().as_u16(), generation, as_of, body: r.json().await.unwrap() }
+}
+
+#[tokio::test]
+async fn every_dataset_read_answers_as_of_a_past_time_over_rest_batch_and_mcp() {
+    let app = TestApp::start().await;
+    let first = app.lake.read_commit(1).await.unwrap().unwrap().committed_at;
+    let reading: Vec<_> = app.registry.operations().filter(|op| op.reads_versions()).collect();
+    assert!(reading.len() >= 19, "{} operations read versions", reading.len());
+    // Every answer of generation 1, kept to compare with the answers as of then.
+    let mut before = Vec::new();
+    for op in &reading {
+        let s = seen(&app, &with(op.path, query_of(op.id), None)).await;
+        assert_eq!((s.status, s.generation.as_str()), (200, "1"), "{}: {}", op.id, s.body);
+        before.push(s);
+    }
+    let between = Utc::now();
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    changing_runner(app.lake.clone(), &normal()).await.run(&DatasetId::ALL).await.unwrap();
+    app.snapshots.refresh().await.unwrap();
+    assert_eq!(app.snapshots.current_number(), 2);
+
+    let between_ms = between.timestamp_millis().to_string();
+    let future = rfc3339(Utc::now() + chrono::Duration::days(1));
+    let too_early = rfc3339(first - chrono::Duration::hours(1));
+    let oldest = format!("as_of is before the oldest retained version ({})", rfc3339(first));
+    for (op, then) in reading.iter().zip(&before) {
+        let query = query_of(op.id);
+        let now = seen(&app, &with(op.path, query, None)).await;
+        assert_eq!(now.generation, "2", "{}", op.id);
+        // As of a time between the two generations: generation 1's answer and headers, whichever
+        // way the time is written.
+        for t in [rfc3339(between), between_ms.clone()] {
+            let past = seen(&app, &with(op.path, query, Some(&t))).await;
+            assert_eq!((past.status, &past.generation, &past.as_of), (200, &then.generation, &then.as_of), "{}", op.id);
+            assert_eq!(past.body, then.body, "{} as of {t}", op.id);
+        }
+        // In the future: the current answer.
+        let later = seen(&app, &with(op.path, query, Some(&future))).await;
+        assert_eq!((later.generation, later.body), (now.generation, now.body), "{}", op.id);
+        // Before the oldest retained version, or not a time: 400, saying so.
+        let early = seen(&app, &with(op.path, query, Some(&too_early))).await;
+        assert_eq!(
+            (early.status, &early.body["violations"]),
+            (400, &json!([{"field": "asOf", "description": oldest}])),
+            "{}",
+            op.id
+        );
+        let bad = seen(&app, &with(op.path, query, Some("yesterday"))).await;
+        assert_eq!(
+            (bad.status, &bad.body["violations"][0]),
+            (400, &json!({"field": "asOf", "description": "value must be an RFC 3339 time or epoch milliseconds"})),
+            "{}",
+            op.id
+        );
+    }
+
+    // The changed content is really different, so the comparisons above could fail.
+    let armed = reading.iter().position(|op| op.id == "ListArmedEvents").unwrap();
+    let armed_now = seen(&app, &with(reading[armed].path, query_of("ListArmedEvents"), None)).await;
+    assert_ne!(armed_now.body["pagination"]["totalCount"], before[armed].body["pagination"]["totalCount"]);
+
+    // A version's own publish time in epoch ms (as ListDatasetVersions shows it) finds it.
+    let own = seen(&app, &format!("/api/conflict/v1/list-armed-events?as_of={}", first.timestamp_millis())).await;
+    assert_eq!((own.status, own.generation.as_str()), (200, "1"), "{}", own.body);
+
+    // A cursor minted on an as-of answer pages that version.
+    let list = "/api/conflict/v1/list-armed-events";
+    let page1 = seen(&app, &format!("{list}?start=0&page_size=5&as_of={between_ms}")).await;
+    let cursor = page1.body["pagination"]["nextCursor"].as_str().unwrap().to_string();
+    let page2 = seen(&app, &format!("{list}?start=0&page_size=5&cursor={cursor}")).await;
+    assert_eq!((page2.status, page2.generation.as_str()), (200, "1"));
+    assert_eq!(page2.body["pagination"]["totalCount"], before[armed].body["pagination"]["totalCount"]);
+    let ids = |v: &Value| v["events"].as_array().unwrap().iter().map(|e| e["id"].clone()).collect::<Vec<_>>();
+    assert!(ids(&page2.body).iter().all(|id| !ids(&page1.body).contains(id)), "the next rows of that version");
+
+    // ETagged like any answer.
+    let url = format!("{list}?start=0&page_size=5&as_of={between_ms}");
+    let r = app.get(&url).send().await.unwrap();
+    let etag = r.headers()["etag"].clone();
+    let r = app.get(&url).header("if-none-match", etag).send().await.unwrap();
+    assert_eq!(r.status(), 304);
+
+    // Batch: a sub-request's as_of answers as the same GET.
+    let path = format!("{list}?start=0&page_size=5&as_of={between_ms}");
+    let r = app.post("/api/batch/v1/execute").json(&json!({"operations": [{"id": "a", "path": path}]})).send().await;
+    let batch: Value = r.unwrap().json().await.unwrap();
+    assert_eq!(batch["results"][0]["body"], page1.body);
+
+    // MCP: the argument is in the tool's schema, and the result names the version answered.
+    let mcp = |body: Value| {
+        app.http
+            .post(format!("{}/mcp", app.base))
+            .header("x-service-key", &app.key)
+            .header("content-type", "application/json")
+            .body(body.to_string())
+            .send()
+    };
+    let tools: Value =
+        mcp(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})).await.unwrap().json().await.unwrap();
+    let schema_of = |name: &str| {
+        tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).unwrap()["inputSchema"].clone()
+    };
+    assert!(schema_of("list_armed_events")["properties"].get("as_of").is_some());
+    assert!(schema_of("track_aircraft")["properties"].get("as_of").is_none(), "a live tool has no versions");
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "list_armed_events", "arguments": {"start": "0", "page_size": 5, "as_of": between.timestamp_millis()}}});
+    let result: Value = mcp(call).await.unwrap().json().await.unwrap();
+    assert_eq!(result["result"]["_meta"]["sitrep/snapshotGeneration"], "1", "{result}");
+    assert_eq!(result["result"]["structuredContent"], page1.body);
+}
+
+#[tokio::test]
+async fn read_through_and_company_monitoring_operations_ignore_as_of() {
+    let app = TestApp::start().await;
+    let doc: Value = app.http.get(format!("{}/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    for op in app.registry.operations() {
+        let entry = &doc["paths"][op.path][op.method.as_str().to_ascii_lowercase()];
+        let documented = entry["parameters"].as_array().is_some_and(|p| p.iter().any(|p| p["name"] == "as_of"));
+        let live = op.mcp.is_some_and(|t| t.open_world);
+        let expected = op.method.as_str() == "GET" && !op.datasets.is_empty() && !live;
+        assert_eq!(documented, expected, "{}", op.id);
+        if op.group_segment() == "company-monitoring" || live {
+            assert!(!op.reads_versions(), "{}", op.id);
+        }
+    }
+    // A live operation takes the parameter as any unknown one: ignored.
+    let flights = "/api/aviation/v1/list-airport-flights?airport=IST";
+    let (status, body) = app.json(flights).await;
+    let (status_as_of, body_as_of) = app.json(&format!("{flights}&as_of=yesterday")).await;
+    assert_eq!((status, status_as_of), (200, 200));
+    assert_eq!(body["flights"], body_as_of["flights"]);
+}
