@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use poem::Request;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
-        answer::{check_jmespath_length, dataset_get, Answer},
+        answer::{check_jmespath_length, dataset_get, Answer, Provenance},
         canonical::Canonical,
         cursor::{self, CursorPayload},
         dataset_read::{at, pinned, unavailable},
@@ -66,41 +67,29 @@ pub async fn list_dataset_changes(
     }
     let page_size = PAGE_SIZE.int32(&q, &mut v);
     let filters = Canonical::new(vec![("dataset", dataset.map(|d| d.to_string()).unwrap_or_default())]);
-    let (Some(dataset), Some(since)) = (dataset, since) else {
-        return in_declared_order(v, op.params).into_result().err().unwrap_or_else(bad_parse).into();
-    };
-    // A cursor pins both versions; otherwise the versions current at the two times.
-    let mut offset = 0;
-    let (provenance, pair) = match CURSOR.raw(&q) {
+    let (Some(dataset), Some(since)) = (dataset, since) else { return refused(v, op).into() };
+    let (provenance, pair, offset) = match CURSOR.raw(&q) {
         Some(c) => match cursor::decode(&state.cursor_secret, c, op.segment(), &filters.filter_hash()) {
             Err(msg) => {
                 v.push(&CURSOR.field(), msg);
-                return in_declared_order(v, op.params).into_result().err().unwrap_or_else(bad_parse).into();
+                return refused(v, op).into();
             }
             Ok(p) => match pinned_pair(state, dataset, &p).await {
-                Ok(Some(pair)) => {
-                    offset = p.off;
-                    (pinned(&pair.newer), Some(pair))
-                }
+                Ok(Some(pair)) => (pinned(&pair.newer), Some(pair), p.off),
                 Ok(None) => {
                     v.push(&CURSOR.field(), cursor::NO_LONGER_AVAILABLE);
-                    return in_declared_order(v, op.params).into_result().err().unwrap_or_else(bad_parse).into();
+                    return refused(v, op).into();
                 }
                 Err(e) => return e.into(),
             },
         },
-        None => {
-            let newer = at(state, dataset, until, &UNTIL, &mut v).await;
-            let older = at(state, dataset, Some(since), &SINCE, &mut v).await;
-            match (newer, older) {
-                (Ok((provenance, Some(newer))), Ok((_, Some(older)))) => (provenance, Some(Pair { older, newer })),
-                (Ok((provenance, _)), Ok(_)) => (unavailable(provenance), None),
-                (Err(e), _) | (_, Err(e)) => return e.into(),
-            }
-        }
+        None => match pair_at(state, dataset, since, until, &mut v).await {
+            Ok((provenance, pair)) => (provenance, pair, 0),
+            Err(e) => return e.into(),
+        },
     };
-    if let Err(e) = in_declared_order(v, op.params).into_result() {
-        return e.into();
+    if !v.0.is_empty() {
+        return refused(v, op).into();
     }
     let jmespath = JMESPATH.raw(&q);
     if let Err(e) = check_jmespath_length::<ListDatasetChangesResponse>(jmespath) {
@@ -111,7 +100,7 @@ pub async fn list_dataset_changes(
         return dataset_get(&state.cache, req, None, jmespath, provenance, async { Ok(empty) }).await;
     };
     // Not remembered by the edge: which version is current at `since` moves with retention.
-    let provenance = sitrep_platform::kit::answer::Provenance { until: None, ..provenance };
+    let provenance = Provenance { until: None, ..provenance };
     let paging = format!("{}|{offset}|{page_size}", pair.older.version);
     let key = filters.cache_key(op.segment(), pair.newer.version, &paging, jmespath);
     let render = async move {
@@ -135,6 +124,30 @@ pub async fn list_dataset_changes(
     dataset_get(&state.cache, req, Some(key), jmespath, provenance, render).await
 }
 
+/// The versions current at `since` and at `until` (now when absent), described by the newer;
+/// `None` when the dataset was never published. A time before every retained version is pushed
+/// to `v`.
+async fn pair_at(
+    state: &AppState,
+    dataset: DatasetId,
+    since: DateTime<Utc>,
+    until: Option<DateTime<Utc>>,
+    v: &mut Violations,
+) -> Result<(Provenance, Option<Pair>), ApiError> {
+    let (provenance, newer) = at(state, dataset, until, &UNTIL, v).await?;
+    let (_, older) = at(state, dataset, Some(since), &SINCE, v).await?;
+    Ok(match newer.zip(older) {
+        Some((newer, older)) => (provenance, Some(Pair { older, newer })),
+        None => (unavailable(provenance), None),
+    })
+}
+
+/// The 400 of the violations found (they are never none when this is called).
+fn refused(v: Violations, op: &Operation) -> ApiError {
+    let missing = || ApiError::internal("a required parameter parsed without a value or a violation");
+    in_declared_order(v, op.params).into_result().err().unwrap_or_else(missing)
+}
+
 /// The versions a cursor pins, if both are still retained.
 async fn pinned_pair(state: &AppState, dataset: DatasetId, p: &CursorPayload) -> Result<Option<Pair>, ApiError> {
     let Some(older) = p.s.and_then(|s| u64::try_from(s).ok()) else { return Ok(None) };
@@ -144,10 +157,6 @@ async fn pinned_pair(state: &AppState, dataset: DatasetId, p: &CursorPayload) ->
     Ok(newer.zip(older).map(|(newer, older)| Pair { older, newer }))
 }
 
-fn bad_parse() -> ApiError {
-    ApiError::internal("a required parameter parsed without a value or a violation")
-}
-
 fn respond(
     dataset: DatasetId,
     pair: &Pair,
@@ -155,17 +164,16 @@ fn respond(
     totals: Totals,
     next_cursor: String,
 ) -> Result<ListDatasetChangesResponse, ApiError> {
-    let json = |s: &str| serde_json::from_str(s).map_err(|e| ApiError::internal(format!("a changed row's JSON: {e}")));
     let version =
         |db: &DatasetDb| VersionRef { version: db.version as i64, published_at: db.published_at.timestamp_millis() };
     let mut changes = Vec::with_capacity(rows.len());
     for r in rows {
         changes.push(RowChange {
             change: r.change,
-            key: json(&r.key)?,
-            changed_columns: serde_json::from_str(&r.changed_columns).unwrap_or_default(),
-            before: r.before.as_deref().map(json).transpose()?,
-            after: r.after.as_deref().map(json).transpose()?,
+            key: parsed(&r.key)?,
+            changed_columns: parsed(&r.changed_columns)?,
+            before: r.before.as_deref().map(parsed).transpose()?,
+            after: r.after.as_deref().map(parsed).transpose()?,
         });
     }
     Ok(ListDatasetChangesResponse {
@@ -177,4 +185,9 @@ fn respond(
         changes,
         pagination: Pagination { next_cursor, total_count: totals.all() as i32 },
     })
+}
+
+/// A JSON value DuckDB rendered for a changed row.
+fn parsed<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, ApiError> {
+    serde_json::from_str(s).map_err(|e| ApiError::internal(format!("a changed row's JSON: {e}")))
 }
