@@ -62,3 +62,70 @@ pub fn log_frozen_changes(before: Option<&Commit>, after: &Commit) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use chrono::TimeZone;
+    use sitrep_schemas::{DatasetStatus, Freshness};
+
+    use super::*;
+
+    /// Everything logged, as text.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A commit whose co2-monitoring was fetched on 26 November with content of `content_day`.
+    fn co2_with_content_of(generation: u64, content_day: u32) -> Commit {
+        let at = |day| Utc.with_ymd_and_hms(2026, 11, day, 6, 0, 0).unwrap();
+        let mut commit = Commit { generation, ..Commit::genesis() };
+        let entry = commit.datasets.get_mut(DatasetId::CO2_MONITORING.as_str()).unwrap();
+        entry.freshness = Freshness {
+            status: DatasetStatus::Ok,
+            fetched_at: Some(at(26)),
+            content_at: Some(at(content_day)),
+            ..Freshness::never(None)
+        };
+        commit
+    }
+
+    /// The lines `log_frozen_changes` writes from `before` to `after`.
+    fn logged(before: Option<&Commit>, after: &Commit) -> Vec<String> {
+        let captured = Captured::default();
+        let sink = captured.clone();
+        let subscriber = tracing_subscriber::fmt().with_ansi(false).with_writer(move || sink.clone()).finish();
+        tracing::subscriber::with_default(subscriber, || log_frozen_changes(before, after));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_string).collect()
+    }
+
+    #[test]
+    fn one_warning_when_an_upstream_freezes_none_while_it_stays_so_and_one_when_it_thaws() {
+        let (fresh, frozen, frozen_again) =
+            (co2_with_content_of(1, 24), co2_with_content_of(2, 18), co2_with_content_of(3, 18));
+        let lines = logged(Some(&fresh), &frozen);
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert!(
+            lines[0].contains("WARN")
+                && lines[0].contains("upstream frozen")
+                && lines[0].contains("dataset=co2-monitoring")
+        );
+        assert!(lines[0].contains("generation=2"), "{lines:?}");
+        assert_eq!(logged(Some(&frozen), &frozen_again), Vec::<String>::new(), "no new line while it stays frozen");
+        let thawed = logged(Some(&frozen_again), &co2_with_content_of(4, 25));
+        assert_eq!(thawed.len(), 1, "{thawed:?}");
+        assert!(thawed[0].contains("upstream no longer frozen") && thawed[0].contains("dataset=co2-monitoring"));
+        assert_eq!(logged(None, &frozen).len(), 1, "a server starting on a frozen upstream says so once");
+    }
+}
