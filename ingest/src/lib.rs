@@ -10,6 +10,7 @@ pub mod config;
 pub mod content_hash;
 pub mod content_time;
 pub mod error;
+pub mod memory;
 pub mod replay;
 pub mod runner;
 pub mod scheduler;

@@ -23,6 +23,7 @@ use sitrep_schemas::DatasetId;
 /// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+sitrep_ingest::keep_freed_pages!();
 
 #[derive(Parser)]
 #[command(name = "sitrep-ingest", version, about = "Ingest upstream sources into the sitrep lake")]

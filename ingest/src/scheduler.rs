@@ -19,6 +19,7 @@ pub async fn guarded_run(runner: &Runner, guard: &Mutex<()>, dataset: DatasetId)
     if let Err(e) = runner.run(&[dataset]).await {
         tracing::error!(%dataset, error = %e, "scheduled run could not publish");
     }
+    crate::memory::release_freed_pages();
     true
 }
 

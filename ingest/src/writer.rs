@@ -138,46 +138,63 @@ impl<'l> DatasetWriter<'l> {
     /// Waits for the encoding in flight and writes the files it filled.
     pub async fn flush(&mut self) -> Result<(), IngestError> {
         let Some(task) = self.encoding.take() else { return Ok(()) };
-        let (open, closed) = task.await.map_err(|e| IngestError::Validation(format!("encoder task: {e}")))??;
+        let (open, closed) = task.await.map_err(encoder_gone)??;
         self.open = open;
         self.put(closed).await
     }
 
     /// Closes every open file, writes it, and returns the entries of all files written, in order.
+    /// Each file closes (its last row group encoded, its footer written) on a thread of its own:
+    /// parsing is over, so nothing else would use the second core during a run's tail.
     pub async fn finish(mut self) -> Result<Vec<FileEntry>, IngestError> {
         self.flush().await?;
-        let open = std::mem::take(&mut self.open);
-        let closed = tokio::task::spawn_blocking(move || {
-            open.into_iter()
-                .map(|(month, f)| Ok((month, f.writer.into_inner()?, f.rows)))
-                .collect::<Result<Closed, IngestError>>()
-        })
-        .await
-        .map_err(|e| IngestError::Validation(format!("encoder task: {e}")))??;
+        let closing = std::mem::take(&mut self.open).into_iter().map(|(month, f)| async move {
+            let close = move || Ok::<_, IngestError>((month, f.writer.into_inner()?, f.rows));
+            tokio::task::spawn_blocking(close).await.map_err(encoder_gone)?
+        });
+        let closed = futures::future::try_join_all(closing).await?;
         self.put(closed).await?;
         Ok(self.written)
     }
 
+    /// Names the closed files in order, then hashes and writes them concurrently.
     async fn put(&mut self, closed: Closed) -> Result<(), IngestError> {
-        for (month, bytes, rows) in closed {
-            let path = format!("data/{}/{}/part-{:05}.parquet", self.run_id, self.dataset, self.next_part);
-            self.next_part += 1;
+        let named: Vec<_> = closed
+            .into_iter()
+            .map(|(month, bytes, rows)| {
+                let path = format!("data/{}/{}/part-{:05}.parquet", self.run_id, self.dataset, self.next_part);
+                self.next_part += 1;
+                (path, month, Bytes::from(bytes), rows)
+            })
+            .collect();
+        let (lake, run_id, dataset, fetched_at) = (self.lake, &self.run_id, self.dataset, self.fetched_at);
+        let writes = named.into_iter().map(|(path, month, bytes, rows)| async move {
+            let digest = bytes.clone();
+            let sha256 = tokio::task::spawn_blocking(move || hex::encode(Sha256::digest(&digest)))
+                .await
+                .map_err(encoder_gone)?;
             let entry = FileEntry {
-                path: path.clone(),
                 rows: rows as u64,
                 bytes: bytes.len() as u64,
-                sha256: hex::encode(Sha256::digest(&bytes)),
-                schema_fingerprint: self.dataset.fingerprint(),
-                run_id: self.run_id.clone(),
-                fetched_at: self.fetched_at,
+                sha256,
+                schema_fingerprint: dataset.fingerprint(),
+                run_id: run_id.clone(),
+                fetched_at,
                 partition: month.map(|m| m.to_string()),
                 extra: Default::default(),
+                path: path.clone(),
             };
-            self.lake.put_data(&path, Bytes::from(bytes)).await?;
-            self.written.push(entry);
-        }
+            lake.put_data(&path, bytes).await?;
+            Ok::<_, IngestError>(entry)
+        });
+        self.written.extend(futures::future::try_join_all(writes).await?);
         Ok(())
     }
+}
+
+/// A blocking task of the writer that panicked or was cancelled.
+fn encoder_gone(e: tokio::task::JoinError) -> IngestError {
+    IngestError::Validation(format!("encoder task: {e}"))
 }
 
 /// Encodes `batch` into the open files of its partitions; hands back the files that reached

@@ -177,15 +177,14 @@ end
     ) -> Figures {
         // In alternating rounds, so that a slow patch of the VM falls on both sides of a ratio: the
         // round with the median cached ÷ ceiling is reported.
-        let mut rounds = Vec::with_capacity(ROUNDS);
-        for _ in 0..ROUNDS {
-            let ceiling = self.run(&format!("{base}{ceiling_path}"), &Self::repeated_script(None)).await;
-            let headers = self.run(&format!("{base}{headers_ceiling_path}"), &Self::repeated_script(None)).await;
-            let cached = self.run(&format!("{base}{request}"), &Self::repeated_script(Some(key))).await;
-            rounds.push((ceiling, headers, cached));
-        }
-        rounds.sort_by(|(c1, _, r1), (c2, _, r2)| (r1.rps / c1.rps).total_cmp(&(r2.rps / c2.rps)));
-        let (ceiling, headers_ceiling, cached) = rounds.swap_remove(ROUNDS / 2);
+        let (anonymous, keyed) = (Self::repeated_script(None), Self::repeated_script(Some(key)));
+        let [ceiling, headers_ceiling, cached] = self
+            .alternating([
+                (&format!("{base}{ceiling_path}"), &anonymous),
+                (&format!("{base}{headers_ceiling_path}"), &anonymous),
+                (&format!("{base}{request}"), &keyed),
+            ])
+            .await;
         let uncached = self.uncached(base, key, as_of).await;
         let (start, _) = Self::window(as_of);
         let script = Self::distinct_script(Some(key), UNCACHED_TEMPLATE, start + 7_000_000);
@@ -220,12 +219,25 @@ end
     /// a slow patch of the VM falls on both sides of the ratio: the round with the median
     /// measured ÷ ceiling, as (ceiling, measured).
     pub async fn paired(&self, ceiling: (&str, &str), measured: (&str, &str)) -> (Run, Run) {
-        let mut rounds = Vec::with_capacity(ROUNDS);
+        let [ceiling, measured] = self.alternating([ceiling, measured]).await;
+        (ceiling, measured)
+    }
+
+    /// `(url, script)` targets, the first a ceiling and the last the measured request, run in
+    /// that order in each of the alternating rounds: the runs of the round with the median last
+    /// ÷ first.
+    pub async fn alternating<const N: usize>(&self, targets: [(&str, &str); N]) -> [Run; N] {
+        let mut rounds: Vec<Vec<Run>> = Vec::with_capacity(ROUNDS);
         for _ in 0..ROUNDS {
-            rounds.push((self.run(ceiling.0, ceiling.1).await, self.run(measured.0, measured.1).await));
+            let mut round = Vec::with_capacity(N);
+            for (url, script) in targets {
+                round.push(self.run(url, script).await);
+            }
+            rounds.push(round);
         }
-        rounds.sort_by(|(c1, r1), (c2, r2)| (r1.rps / c1.rps).total_cmp(&(r2.rps / c2.rps)));
-        rounds.swap_remove(ROUNDS / 2)
+        let ratio = |round: &Vec<Run>| round[N - 1].rps / round[0].rps;
+        rounds.sort_by(|a, b| ratio(a).total_cmp(&ratio(b)));
+        rounds.swap_remove(ROUNDS / 2).try_into().expect("one run per target")
     }
 
     /// The first day of the 30-day window the distinct pages start in, and the as-of (epoch ms).

@@ -61,12 +61,18 @@ use sitrep_platform::kit::error::ApiError;
 use sitrep_schemas::DatasetId;
 use sitrep_tests::TestApp;
 
-/// The served binary's allocator, so in-process figures match it (see the workspace manifest and `.cargo/config.toml`).
+/// The binaries' allocator, so in-process figures match them (see the workspace manifest and `.cargo/config.toml`).
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+// And sitrep-ingest's options (freed pages kept during a run, released after it), so the ingest
+// figures are that binary's. The in-process serving figures are CPU and latency; every memory
+// figure is read from the sitrep-serve binary itself.
+sitrep_ingest::keep_freed_pages!();
 
 const DAY_MS: i64 = 86_400_000;
-const PAGE_EVENTS: usize = 50_000;
+/// Events per synthetic page: the connector's page size, so the writer's pipeline (one page
+/// encoded while the next is parsed) has the depth it has in a real run.
+const PAGE_EVENTS: usize = acled::PAGE_SIZE;
 const REQUEST: &str = "/api/conflict/v1/list-armed-events?country=UA&page_size=100";
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -78,8 +84,8 @@ pub struct Ingested {
     commit_ms: f64,
 }
 
-/// Pages generated ahead of timing, at most (about 0.7 GB of JSON).
-const CHUNK_PAGES: usize = 20;
+/// Pages generated ahead of timing, at most (a million events, about 0.7 GB of JSON).
+const CHUNK_PAGES: usize = 1_000_000 / PAGE_EVENTS;
 
 /// Generates `n` events in chunks of pages and times only parse + normalise + Parquet writing
 /// (the writer encodes one batch while the next is parsed, as in production).
@@ -130,6 +136,7 @@ pub async fn ingest_seeded(lake: &Lake, n: usize, as_of: DateTime<Utc>, seed: u6
     };
     let t = Instant::now();
     lake.publish(&staged).await.expect("publish");
+    sitrep_ingest::memory::release_freed_pages();
     Ingested { events_per_s: n as f64 / busy.as_secs_f64(), commit_ms: t.elapsed().as_secs_f64() * 1e3 }
 }
 
@@ -284,14 +291,7 @@ async fn bench_size(n: usize, as_of: DateTime<Utc>, wrk: Option<&http_load::Wrk>
     let reply = reply.bytes().await.expect("body");
     let mcp_reply_bytes = reply.len();
     let _ = ceiling[MCP_CEILING_SLOT].set(reply);
-    if let Some(secs) = std::env::var("BENCH_HOLD_SECONDS").ok().and_then(|s| s.parse().ok()) {
-        // For profiling by hand (perf, wrk): the server stays up with its lake and key.
-        eprintln!(
-            "holding {secs} s: {}{REQUEST} with X-Service-Key: {}; ceiling {}/bench/ceiling",
-            app.base, app.key, app.base
-        );
-        tokio::time::sleep(StdDuration::from_secs(secs)).await;
-    }
+    hold(&app, REQUEST).await;
     let query = in_process(&app).await;
     let http = match wrk {
         Some(w) => {
@@ -333,10 +333,10 @@ const CEILING_SLOTS: usize = 8;
 const MCP_CEILING_SLOT: usize = 1;
 /// Slot 0's body with the headers of the answer it copies: what the spec's response headers cost
 /// a handler that does nothing else.
-const HEADERS_CEILING: &str = "/bench/ceiling-headers";
+pub const HEADERS_CEILING: &str = "/bench/ceiling-headers";
 
 /// The headers a handler sets on `answer` (hyper adds the length and the date itself).
-fn ceiling_headers(answer: &poem::http::HeaderMap) -> poem::http::HeaderMap {
+pub fn ceiling_headers(answer: &poem::http::HeaderMap) -> poem::http::HeaderMap {
     let mut headers = answer.clone();
     for added_by_hyper in [poem::http::header::CONTENT_LENGTH, poem::http::header::DATE] {
         headers.remove(added_by_hyper);
@@ -355,6 +355,18 @@ pub fn ceiling_path(slot: usize) -> String {
 /// The real application in this process, plus the ceiling routes: a body set once (the same size
 /// as the request measured beside it), answered by the same HTTP server without auth, query or
 /// rendering. Rate limits are lifted: wrk sends tens of thousands of requests a minute from one key.
+/// `BENCH_HOLD_SECONDS`: keeps `app` up that long before it is measured, for profiling by hand
+/// (perf, wrk) `request` beside the ceilings.
+pub async fn hold(app: &TestApp, request: &str) {
+    if let Some(secs) = std::env::var("BENCH_HOLD_SECONDS").ok().and_then(|s| s.parse().ok()) {
+        eprintln!(
+            "holding {secs} s: {}{request} with X-Service-Key: {}; ceilings {}/bench/ceiling and {}{HEADERS_CEILING}",
+            app.base, app.key, app.base, app.base
+        );
+        tokio::time::sleep(StdDuration::from_secs(secs)).await;
+    }
+}
+
 pub async fn serve_with_ceiling(dir: tempfile::TempDir, lake: Lake) -> (TestApp, Ceilings) {
     let ceilings: Ceilings = Arc::new(CeilingSet {
         bodies: (0..CEILING_SLOTS).map(|_| OnceLock::new()).collect(),

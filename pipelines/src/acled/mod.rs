@@ -28,9 +28,12 @@ pub struct AcledSource {
     tokens: TokenCache,
 }
 
+/// Rows per `read` page (SUPPLEMENT 2.3.1: `limit=5000`).
+pub const PAGE_SIZE: usize = 5000;
+
 impl Default for AcledSource {
     fn default() -> Self {
-        AcledSource::new(DEFAULT_BASE, 5000, 20_000)
+        AcledSource::new(DEFAULT_BASE, PAGE_SIZE, 20_000)
     }
 }
 
