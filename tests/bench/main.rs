@@ -495,10 +495,41 @@ async fn main() {
             println!("| {n} | {:.0} | {:.1} |", i.events_per_s, i.commit_ms);
         }
     }
+    if !rows.is_empty() {
+        print_conflict(&rows);
+    }
+    if let Some(f) = &aviation {
+        aviation::print(f);
+    }
+    if let Some(f) = &climate {
+        climate::print(f);
+    }
+    if let Some(f) = &consumer_prices {
+        consumer_prices::print(f);
+    }
+    if let Some(f) = &history {
+        history::print(f);
+    }
+    if let Some(f) = &energy_shock {
+        energy_shock::print(f);
+    }
+    if let Some(f) = &company_monitoring {
+        company_monitoring::print(f);
+    }
+    if let Some(f) = &scale_out {
+        scale_out::print(f);
+    }
+    if let Some(r) = &soak {
+        soak::print(r);
+    }
+}
+
+/// The per-size conflict tables (printed only when the conflict group ran).
+fn print_conflict(rows: &[Row]) {
     println!("\nIngest, serving binary, in-process ListArmedEvents (one country, 30 days, page_size 100)\n");
     println!("| events | ingest events/s | commit ms | first start→ready ms | →all built ms | warm restart→ready ms | server peak RSS MB | engine p50 µs | query p50 µs | query p99 µs | cached p50 µs | cached p99 µs | cached ns/req, 1 thread | cached ns/req, 2 threads |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
+    for r in rows {
         println!(
             "| {} | {:.0} | {:.1} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {:.1} | {:.1} | {:.0} | {:.0} |",
             r.n,
@@ -520,7 +551,7 @@ async fn main() {
     println!("\nThe server's memory (MB): resident once ready (answering from the Parquet files) and the first start's peak up to the end of its builds; after the burst of uncached requests, the peak (the table above), resident, and what DuckDB's buffer manager and the body cache hold of it; a restart's peak after the same burst (re-attached files, no build)\n");
     println!("| events | first start peak, built | ready | peak | after burst | DuckDB | body cache | restart peak |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
+    for r in rows {
         let Some(s) = &r.served else { continue };
         let m = &s.memory;
         println!(
@@ -531,7 +562,7 @@ async fn main() {
     println!("\nHTTP under load: wrk, 2 threads, concurrency 32, loopback (wrk and the server share the 2 cores)\n");
     println!("| events | ceiling req/s | ceiling p99 ms | cached req/s | cached ÷ ceiling | ceiling with our headers req/s | cached ÷ it | cached p99 ms | uncached req/s | uncached ÷ ceiling | uncached p99 ms | one-at-a-time uncached p50 ms | ÷ engine p50 | datasette req/s | uncached ÷ datasette |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
+    for r in rows {
         let Some(h) = &r.http else {
             println!("| {} | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |", r.n);
             continue;
@@ -558,7 +589,7 @@ async fn main() {
     println!("\nMCP and batch: the same cached page as a tools/call under the same load beside a ceiling serving its reply's bytes, and a 20-operation batch of it one at a time\n");
     println!("| events | reply bytes | tools/call req/s | MCP ceiling req/s | tools/call ÷ MCP ceiling | tools/call ÷ REST ceiling | cached REST p50 ms (one at a time) | 20-op batch p50 ms | batch ÷ cached REST |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for r in &rows {
+    for r in rows {
         let Some(h) = &r.http else { continue };
         println!(
             "| {} | {} | {:.0} | {:.0} | {:.2} | {:.2} | {:.3} | {:.3} | {:.1} |",
@@ -572,29 +603,5 @@ async fn main() {
             h.batch_sequential.p50_ms,
             h.batch_sequential.p50_ms / h.cached_sequential.p50_ms,
         );
-    }
-    if let Some(f) = &aviation {
-        aviation::print(f);
-    }
-    if let Some(f) = &climate {
-        climate::print(f);
-    }
-    if let Some(f) = &consumer_prices {
-        consumer_prices::print(f);
-    }
-    if let Some(f) = &history {
-        history::print(f);
-    }
-    if let Some(f) = &energy_shock {
-        energy_shock::print(f);
-    }
-    if let Some(f) = &company_monitoring {
-        company_monitoring::print(f);
-    }
-    if let Some(f) = &scale_out {
-        scale_out::print(f);
-    }
-    if let Some(r) = &soak {
-        soak::print(r);
     }
 }
