@@ -192,9 +192,9 @@ impl<'l> DatasetWriter<'l> {
     }
 }
 
-/// A blocking task of the writer that panicked or was cancelled.
+/// A blocking task of the writer (encoding, closing, hashing) that panicked or was cancelled.
 fn encoder_gone(e: tokio::task::JoinError) -> IngestError {
-    IngestError::Validation(format!("encoder task: {e}"))
+    IngestError::Validation(format!("writer task: {e}"))
 }
 
 /// Encodes `batch` into the open files of its partitions; hands back the files that reached

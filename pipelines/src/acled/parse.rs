@@ -51,11 +51,14 @@ pub struct AcledRow<'a> {
 }
 
 /// Parses one page; `success: false` and non-JSON bodies are errors. The body's UTF-8 is checked
-/// once, whole, rather than string by string as `from_slice` does (a row has 31 of them).
+/// once, whole, rather than string by string as `from_slice` does (a row has 31 of them); a body
+/// that is not all UTF-8 goes to `from_slice`, which refuses it only where a kept value is invalid.
 pub fn parse_page(body: &[u8]) -> Result<AcledPage<'_>, SourceError> {
-    let parse_error = |e: &dyn std::fmt::Display| SourceError::parse("acled read response", e);
-    let text = std::str::from_utf8(body).map_err(|e| parse_error(&e))?;
-    let page: AcledPage = serde_json::from_str(text).map_err(|e| parse_error(&e))?;
+    let page: Result<AcledPage, _> = match std::str::from_utf8(body) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(body),
+    };
+    let page = page.map_err(|e| SourceError::parse("acled read response", e))?;
     if page.success == Some(false) {
         let detail = page.error.as_ref().map(|e| e.to_string()).unwrap_or_else(|| "success=false".into());
         return Err(SourceError::Upstream(format!("acled: {detail}")));
@@ -168,5 +171,14 @@ mod tests {
         assert!(matches!(parse_page(br#"{"success":false,"error":"no"}"#), Err(SourceError::Upstream(_))));
         assert!(matches!(parse_page(b"<html>"), Err(SourceError::Parse { .. })));
         assert!(matches!(parse_page(br#"{"success":true,"data":[{"event_id_cnty":"#), Err(SourceError::Parse { .. })));
+    }
+
+    #[test]
+    fn an_invalid_byte_in_an_unused_field_loses_nothing() {
+        let body = b"{\"success\":true,\"data\":[{\"event_id_cnty\":\"YEM1\",\"event_date\":\"2026-05-30\",\"event_type\":\"Battles\",\"notes\":\"caf\xe9\",\"latitude\":\"13.5\",\"longitude\":\"44.0\"}]}";
+        let page = parse_page(body).expect("the row parses: notes is not kept");
+        assert_eq!(normalise(page.data.iter(), 10).unwrap().num_rows(), 1);
+        let bad_kept = b"{\"success\":true,\"data\":[{\"event_id_cnty\":\"YEM\xe9\",\"event_date\":\"2026-05-30\",\"event_type\":\"Battles\"}]}";
+        assert!(matches!(parse_page(bad_kept), Err(SourceError::Parse { .. })), "a kept value must be UTF-8");
     }
 }
