@@ -2,8 +2,38 @@
 # every checkout, CI run and session on this machine: DuckDB's C++ build happens once.
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/sitrep-target
 CARGO ?= cargo
+
+## DuckDB: DUCKDB=prebuilt (the default) links DuckDB Labs' prebuilt libduckdb.so, which
+## tools/duckdb-lib.sh fetches once (npm registry, integrity pinned) into $HOME/.cache and puts
+## beside each profile's binaries. DUCKDB=bundled compiles DuckDB's C++ from the sources
+## libduckdb-sys bundles instead (29 more minutes on 2 cores, once; one self-contained binary, or a
+## platform the package does not cover), into profiles of its own: target/dev-bundled and
+## target/release-bundled, so both builds keep their binaries. Any target takes it:
+## `make test DUCKDB=bundled`.
+export DUCKDB ?= prebuilt
+ifeq ($(DUCKDB),bundled)
+DEV_PROFILE := dev-bundled
+RELEASE_PROFILE := release-bundled
+CARGO_FEATURES := --features sitrep-platform/bundled-duckdb
+BIN := $(CARGO_TARGET_DIR)/dev-bundled
+else ifeq ($(DUCKDB),prebuilt)
+DEV_PROFILE := dev
+RELEASE_PROFILE := release
+CARGO_FEATURES :=
 BIN := $(CARGO_TARGET_DIR)/debug
-RELEASE_BIN := $(CARGO_TARGET_DIR)/release
+# The library's directory, for libduckdb-sys's build script (the path names the pinned version, so a
+# new pin relinks). Only `make` sets it: cargo run by hand needs
+# `export DUCKDB_LIB_DIR=$$(tools/duckdb-lib.sh "$$CARGO_TARGET_DIR/debug")`.
+export DUCKDB_LIB_DIR := $(shell tools/duckdb-lib.sh --dir)
+else
+$(error DUCKDB is prebuilt or bundled, not "$(DUCKDB)")
+endif
+# cargo's flags for each profile, and where its binaries land.
+CARGO_DEV := --profile $(DEV_PROFILE) $(CARGO_FEATURES)
+CARGO_RELEASE := --profile $(RELEASE_PROFILE) $(CARGO_FEATURES)
+RELEASE_BIN := $(CARGO_TARGET_DIR)/$(RELEASE_PROFILE)
+# The scripts make runs (contract tests, the local cluster) take the binaries from here.
+export SITREP_BIN := $(BIN)
 
 export SITREP_LAKE ?= ./var/lake
 export SITREP_STATE ?= sqlite://var/state.db
@@ -11,10 +41,16 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
+.PHONY: duckdb-lib run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
 
-build:
-	$(CARGO) build --workspace --bins
+build: duckdb-lib
+	$(CARGO) build $(CARGO_DEV) --workspace --bins
+
+## The prebuilt library, beside the binaries of both profiles (nothing to do for DUCKDB=bundled).
+duckdb-lib:
+ifeq ($(DUCKDB),prebuilt)
+	@tools/duckdb-lib.sh $(BIN) $(RELEASE_BIN) >/dev/null
+endif
 
 ## make run: build, print the dev API key (creating the state store, where metered upstream calls are
 ## counted), ingest every dataset in replay mode (chosen explicitly: the binaries default to live),
@@ -50,12 +86,12 @@ doctor:
 ## tools/contract-test.sh installs them pinned into $HOME/.cache/sitrep-venv), then unit,
 ## connector and end-to-end tests beside a throw-away PostgreSQL and Redis (tools/services.sh),
 ## the end-to-end tests once more with the state store on PostgreSQL.
-test: doctor
+test: doctor duckdb-lib
 	tools/import_cycles.py
-	$(CARGO) build --workspace --bins
+	$(CARGO) build $(CARGO_DEV) --workspace --bins
 	tools/contract-test.sh
-	tools/services.sh run -- sh -c '$(CARGO) test --workspace --no-fail-fast; all=$$?; \
-		SITREP_TEST_STATE=postgres $(CARGO) test -p sitrep-tests --test e2e --no-fail-fast -- $(ON_POSTGRES_ALREADY); \
+	tools/services.sh run -- sh -c '$(CARGO) test $(CARGO_DEV) --workspace --no-fail-fast; all=$$?; \
+		SITREP_TEST_STATE=postgres $(CARGO) test $(CARGO_DEV) -p sitrep-tests --test e2e --no-fail-fast -- $(ON_POSTGRES_ALREADY); \
 		exit $$((all | $$?))'
 
 ## The end-to-end tests that run on PostgreSQL whatever the switch says (the cluster, the state
@@ -64,7 +100,7 @@ ON_POSTGRES_ALREADY = --skip cluster:: --skip state_store:: --skip s3_lake::
 
 ## make stress: the cluster test's kill -9 of a worker mid-commit on S3, 200 times (make test: 20).
 stress: build
-	tools/services.sh run -- env SITREP_STRESS_TRIALS=200 $(CARGO) test -p sitrep-tests --test e2e -- \
+	tools/services.sh run -- env SITREP_STRESS_TRIALS=200 $(CARGO) test $(CARGO_DEV) -p sitrep-tests --test e2e -- \
 		cluster::a_worker_killed_mid_commit_on_s3_loses_and_corrupts_nothing
 
 ## make cluster: a local scaled-out deployment to try by hand — PostgreSQL, Redis, the S3 test
@@ -87,19 +123,19 @@ serve: build
 
 ## make bench: release build; prints the benchmark tables. Installs wrk (the HTTP load generator) if
 ## missing, and datasette (the peer) into $HOME/.cache/sitrep-bench-venv.
-bench:
+bench: duckdb-lib
 	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
 		|| { apt-get update -qq && apt-get install -y -qq wrk; } \
 		|| echo "could not install wrk: the HTTP figures will be n/a"
-	$(CARGO) build --release --workspace --bins
+	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
 	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" $(RELEASE_BIN)/sitrep-bench
 
 ## make soak: ten minutes of mixed load (REST, MCP, batch, read-through; 70 % repeated, 30 %
 ## distinct) against the release server over 1M armed events, a new generation every 30 s;
 ## prints p50/p99 and errors per kind, answers mixing two generations, and the drift of resident
 ## memory and open descriptors (tests/bench/soak.rs; SOAK_SECONDS and friends shorten it).
-soak:
-	$(CARGO) build --release --workspace --bins
+soak: duckdb-lib
+	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
 	BENCH_GROUPS=soak $(RELEASE_BIN)/sitrep-bench
 
 ## make common-words: regenerates data/reference/common-words.txt (the company-monitoring ambiguity
@@ -107,10 +143,10 @@ soak:
 common-words:
 	"$$(tools/python-env.sh words)/bin/python" tools/common_words.py
 
-lint:
+lint: duckdb-lib
 	tools/import_cycles.py
 	$(CARGO) fmt --all -- --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy $(CARGO_DEV) --workspace --all-targets -- -D warnings
 
 clean:
 	rm -rf var

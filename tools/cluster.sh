@@ -6,7 +6,7 @@
 # SITREP_TEST_REDIS); the data lives in SITREP_TEST_SERVICES_DIR and goes with it.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug"
+bin="${SITREP_BIN:-${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug}"
 dir="$SITREP_TEST_SERVICES_DIR"
 first_port="${CLUSTER_PORT:-8081}"
 

@@ -16,7 +16,7 @@
 # web page (tools/browser_check.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug"
+bin="${SITREP_BIN:-${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug}"
 venv="$("$root/tools/python-env.sh")"
 work="$(mktemp -d)"
 server=""

@@ -86,9 +86,29 @@ npm_env() {
     fi
 }
 
+# DuckDB's prebuilt library (tools/duckdb-lib.sh): fetched already, or the registry serves the pin.
+duckdb_library() {
+    local dir pin what="npm: @duckdb/node-bindings-linux-x64 (libduckdb.so)"
+    dir="$("$root/tools/duckdb-lib.sh" --dir)"
+    pin="@duckdb/node-bindings-linux-x64@$(basename "$dir")"
+    if [ -f "$dir/libduckdb.so" ]; then
+        report "libduckdb.so" "$what" "fetched, $(basename "$dir")"
+    elif ! command -v npm >/dev/null 2>&1; then
+        fail "libduckdb.so" "$what" "npm is needed to fetch it (or DUCKDB=bundled)"
+    elif npm view --silent "$pin" dist.integrity >/dev/null 2>&1; then
+        report "libduckdb.so" "$what" "not fetched; $pin served now"
+    else
+        fail "libduckdb.so" "$what" "the registry does not serve $pin (or DUCKDB=bundled)"
+    fi
+}
+
 echo "doctor: what make test needs, and where it comes from"
 machine_tool cargo "the machine's Rust toolchain" "build" --version
-machine_tool c++ "the machine's C++ compiler" "DuckDB's bundled build" --version
+if [ "${DUCKDB:-prebuilt}" = bundled ]; then
+    machine_tool c++ "the machine's C++ compiler" "DuckDB's bundled build" --version
+else
+    duckdb_library
+fi
 machine_tool python3 "the machine's Python 3.11" "real-client tests" --version
 if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
     fail "python3 -m venv" "Debian: python3-venv (real-client tests)" "python3 cannot create a venv"

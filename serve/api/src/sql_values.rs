@@ -29,7 +29,7 @@ mod tests {
 
     #[test]
     fn a_null_cell_is_an_empty_list_and_a_malformed_one_an_error() {
-        let conn = duckdb::Connection::open_in_memory().unwrap();
+        let conn = sitrep_platform::snapshot::open_duckdb().unwrap();
         let read = |sql: &str| conn.query_row(sql, [], |r| text_list(r, 0));
         assert_eq!(read("SELECT '[\"x\"]'").unwrap(), ["x"]);
         assert!(read("SELECT NULL::VARCHAR").unwrap().is_empty());

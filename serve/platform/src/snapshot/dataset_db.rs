@@ -19,6 +19,7 @@ use sitrep_schemas::{
 
 use super::{
     engine::Engine,
+    instance::open_duckdb,
     position_index::{PositionIndex, PositionRange, RunRow},
 };
 
@@ -95,7 +96,7 @@ fn row_hash(dataset: DatasetId) -> String {
 fn duckdb_version() -> &'static str {
     static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     VERSION.get_or_init(|| {
-        Connection::open_in_memory()
+        open_duckdb()
             .and_then(|c| c.query_row("SELECT library_version FROM pragma_version()", [], |r| r.get(0)))
             .unwrap_or_else(|e| format!("unknown ({e})"))
     })
@@ -156,7 +157,7 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     // through zone maps, and DuckDB scans whole row groups, so their size is the floor of a
     // page's cost (122,880 rows by default). The default database is in memory, so say where
     // sorts larger than memory spill.
-    let conn = Connection::open_in_memory()?;
+    let conn = open_duckdb()?;
     conn.execute_batch(&format!(
         "ATTACH {} AS ds (ROW_GROUP_SIZE {SERVING_ROW_GROUP}); USE ds; SET temp_directory = {};
          SET memory_limit = {}; SET threads = {}; {BUILD_SETTINGS}",

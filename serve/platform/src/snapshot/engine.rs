@@ -18,7 +18,7 @@ use std::{
 use duckdb::Connection;
 use tokio::sync::Semaphore;
 
-use super::dataset_db::DbError;
+use super::{dataset_db::DbError, instance::open_duckdb};
 
 /// Prepared statements kept per connection: a handful per dataset version (their SQL names the
 /// version's schema), for every retained version. A connection drops its cache when a version
@@ -84,7 +84,7 @@ impl Engine {
     /// (`threads = 1`); concurrent requests give the parallelism.
     pub fn open(allowed_dir: &Path, memory_limit: &str, pool_size: usize) -> Result<Self, DbError> {
         std::fs::create_dir_all(allowed_dir)?;
-        let root = Connection::open_in_memory()?;
+        let root = open_duckdb()?;
         root.execute_batch(&format!(
             "SET memory_limit = {}; SET threads = 1; SET allowed_directories = [{}];
              SET enable_external_access = false; SET lock_configuration = true;",

@@ -9,10 +9,12 @@ mod cache_prune;
 mod dataset_db;
 mod derived;
 mod engine;
+mod instance;
 mod manager;
 mod position_index;
 
 pub use dataset_db::{Backing, DatasetDb, DbError};
 pub use engine::Engine;
+pub use instance::open_duckdb;
 pub use manager::{Generation, SnapshotError, Snapshots};
 pub use position_index::PositionRange;

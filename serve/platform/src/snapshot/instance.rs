@@ -1,0 +1,74 @@
+//! Every DuckDB instance of the process opens here, with the settings that must not depend on how
+//! the library was built or on the process's environment.
+//!
+//! The default build links DuckDB Labs' prebuilt library, which has ICU and extension autoloading
+//! built in; the bundled build (`DUCKDB=bundled`) has neither. So:
+//! - `TimeZone` is UTC: with ICU, a `TIMESTAMPTZ` cast, compared or truncated follows the process's
+//!   `TZ`, and a server started under `TZ=Europe/Berlin` would shift instants by an hour or two.
+//! - Known extensions are neither installed nor autoloaded: the prebuilt library would otherwise
+//!   download one from the internet the first time a statement names it. What the server needs
+//!   (Parquet, JSON) is built into both builds.
+
+use duckdb::{Config, Connection};
+
+/// An in-memory DuckDB instance with the process-independent settings above.
+pub fn open_duckdb() -> Result<Connection, duckdb::Error> {
+    let config = Config::default()
+        .with("TimeZone", "UTC")?
+        .with("autoinstall_known_extensions", "false")?
+        .enable_autoload_extension(false)?;
+    Connection::open_in_memory_with_flags(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// libduckdb-sys's version encodes the DuckDB release its bindings were generated from
+    /// (1.MMmmpp.n: 1.10506.1 is v1.5.6); the library linked at run time must be that release.
+    fn bindings_release() -> String {
+        let lock = include_str!("../../../../Cargo.lock");
+        let version = lock
+            .split("[[package]]")
+            .find(|p| p.contains("name = \"libduckdb-sys\""))
+            .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")))
+            .map(|v| v.trim_end_matches('"'))
+            .expect("libduckdb-sys in Cargo.lock");
+        let encoded: u32 = version.split('.').nth(1).and_then(|m| m.parse().ok()).expect("1.MMmmpp.n");
+        format!("v{}.{}.{}", encoded / 10000, encoded / 100 % 100, encoded % 100)
+    }
+
+    #[test]
+    fn the_linked_library_is_the_release_the_bindings_were_generated_for() {
+        let conn = open_duckdb().unwrap();
+        let linked: String = conn.query_row("SELECT library_version FROM pragma_version()", [], |r| r.get(0)).unwrap();
+        assert_eq!(linked, bindings_release());
+    }
+
+    #[test]
+    fn parquet_and_json_are_built_in_and_nothing_is_fetched() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.parquet");
+        let conn = open_duckdb().unwrap();
+        conn.execute_batch(&format!(
+            "COPY (SELECT 1 AS a, to_json([1, 2]) AS j) TO '{}' (FORMAT parquet)",
+            file.display()
+        ))
+        .unwrap();
+        let (a, j): (i64, String) = conn
+            .query_row(&format!("SELECT a, CAST(j AS VARCHAR) FROM read_parquet('{}')", file.display()), [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!((a, j.as_str()), (1, "[1,2]"));
+        let (install, autoload): (String, String) = conn
+            .query_row(
+                "SELECT current_setting('autoinstall_known_extensions')::VARCHAR, \
+                 current_setting('autoload_known_extensions')::VARCHAR",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((install.as_str(), autoload.as_str()), ("false", "false"));
+    }
+}
