@@ -7,20 +7,14 @@ CARGO ?= cargo
 ## tools/duckdb-lib.sh fetches once (npm registry, integrity pinned) into $HOME/.cache and puts
 ## beside each profile's binaries. DUCKDB=bundled compiles DuckDB's C++ from the sources
 ## libduckdb-sys bundles instead (29 more minutes on 2 cores, once; one self-contained binary, or a
-## platform the package does not cover), into profiles of its own: target/dev-bundled and
-## target/release-bundled, so both builds keep their binaries. Any target takes it:
-## `make test DUCKDB=bundled`.
+## platform the package does not cover), in a target directory of its own ($(CARGO_TARGET_DIR)-bundled),
+## so the two builds never rebuild each other. Any target takes it: `make test DUCKDB=bundled`.
 export DUCKDB ?= prebuilt
 ifeq ($(DUCKDB),bundled)
-DEV_PROFILE := dev-bundled
-RELEASE_PROFILE := release-bundled
+override CARGO_TARGET_DIR := $(CARGO_TARGET_DIR)-bundled
 CARGO_FEATURES := --features sitrep-platform/bundled-duckdb
-BIN := $(CARGO_TARGET_DIR)/dev-bundled
 else ifeq ($(DUCKDB),prebuilt)
-DEV_PROFILE := dev
-RELEASE_PROFILE := release
 CARGO_FEATURES :=
-BIN := $(CARGO_TARGET_DIR)/debug
 # The library's directory, for libduckdb-sys's build script (the path names the pinned version, so a
 # new pin relinks). Only `make` sets it: cargo run by hand needs
 # `export DUCKDB_LIB_DIR=$$(tools/duckdb-lib.sh "$$CARGO_TARGET_DIR/debug")`.
@@ -28,10 +22,10 @@ export DUCKDB_LIB_DIR := $(shell tools/duckdb-lib.sh --dir)
 else
 $(error DUCKDB is prebuilt or bundled, not "$(DUCKDB)")
 endif
-# cargo's flags for each profile, and where its binaries land.
-CARGO_DEV := --profile $(DEV_PROFILE) $(CARGO_FEATURES)
-CARGO_RELEASE := --profile $(RELEASE_PROFILE) $(CARGO_FEATURES)
-RELEASE_BIN := $(CARGO_TARGET_DIR)/$(RELEASE_PROFILE)
+CARGO_DEV := $(CARGO_FEATURES)
+CARGO_RELEASE := --release $(CARGO_FEATURES)
+BIN := $(CARGO_TARGET_DIR)/debug
+RELEASE_BIN := $(CARGO_TARGET_DIR)/release
 # The scripts make runs (contract tests, the local cluster) take the binaries from here.
 export SITREP_BIN := $(BIN)
 
@@ -41,7 +35,7 @@ export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: duckdb-lib run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
+.PHONY: duckdb-lib dist bench-duckdb run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
 
 build: duckdb-lib
 	$(CARGO) build $(CARGO_DEV) --workspace --bins
@@ -51,6 +45,28 @@ duckdb-lib:
 ifeq ($(DUCKDB),prebuilt)
 	@tools/duckdb-lib.sh $(BIN) $(RELEASE_BIN) >/dev/null
 endif
+
+## make dist: an operator's install, dist/sitrep-<version>-linux-x86_64/ (and .tar.gz): bin/ holds
+## sitrep-serve and sitrep-ingest (release), lib/ holds libduckdb.so and its licence, which the
+## binaries find through their $$ORIGIN/../lib rpath wherever the folder is put. Checked by running
+## the copy with an empty environment. The host needs glibc 2.34 and libstdc++ of GCC 6 or newer
+## (Debian 12, Ubuntu 22.04). With DUCKDB=bundled, lib/ stays empty: DuckDB is in the binaries.
+VERSION := $(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -n 1)
+DIST := dist/sitrep-$(VERSION)-linux-x86_64
+dist: duckdb-lib
+	$(CARGO) build $(CARGO_RELEASE) -p sitrep-serve -p sitrep-ingest --bins
+	rm -rf $(DIST) $(DIST).tar.gz && mkdir -p $(DIST)/bin $(DIST)/lib
+	cp $(RELEASE_BIN)/sitrep-serve $(RELEASE_BIN)/sitrep-ingest $(DIST)/bin/
+ifeq ($(DUCKDB),prebuilt)
+	cp -L $(DUCKDB_LIB_DIR)/libduckdb.so $(DIST)/lib/
+	cp $(DUCKDB_LIB_DIR)/LICENSE $(DIST)/lib/LICENSE.duckdb
+endif
+	cd /tmp && env -i $(CURDIR)/$(DIST)/bin/sitrep-serve --help >/dev/null
+ifeq ($(DUCKDB),prebuilt)
+	env -i ldd $(DIST)/bin/sitrep-serve | grep -q '$(DIST)/bin/../lib/libduckdb.so'
+endif
+	tar -C dist -czf $(DIST).tar.gz $(notdir $(DIST))
+	@echo "$(DIST).tar.gz"
 
 ## make run: build, print the dev API key (creating the state store, where metered upstream calls are
 ## counted), ingest every dataset in replay mode (chosen explicitly: the binaries default to live),
@@ -122,13 +138,28 @@ serve: build
 	$(BIN)/sitrep-serve serve
 
 ## make bench: release build; prints the benchmark tables. Installs wrk (the HTTP load generator) if
-## missing, and datasette (the peer) into $HOME/.cache/sitrep-bench-venv.
+## missing, and datasette (the peer) into $HOME/.cache/sitrep-bench-venv. Then, from the bundled
+## DuckDB build (DUCKDB=bundled: compiled once, 29 minutes on 2 cores), the DuckDB-bound tables once
+## more (ingest, the served binary's start and memory, uncached pages beside datasette and the
+## engine, at BENCH_BUNDLED_SIZES), so both builds are measured in one run and the switch does not
+## rot; BENCH_BUNDLED=0 skips it.
+BENCH_BUNDLED ?= 1
+BENCH_BUNDLED_SIZES ?= 1000000,5000000
 bench: duckdb-lib
 	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
 		|| { apt-get update -qq && apt-get install -y -qq wrk; } \
 		|| echo "could not install wrk: the HTTP figures will be n/a"
 	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
 	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" $(RELEASE_BIN)/sitrep-bench
+ifeq ($(BENCH_BUNDLED)$(DUCKDB),1prebuilt)
+	$(MAKE) --no-print-directory bench-duckdb DUCKDB=bundled
+endif
+
+## The DuckDB-bound tables alone, from this DUCKDB build (make bench runs it for the bundled one).
+bench-duckdb: duckdb-lib
+	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
+	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" BENCH_GROUPS=conflict \
+		BENCH_SIZES=$(BENCH_BUNDLED_SIZES) $(RELEASE_BIN)/sitrep-bench
 
 ## make soak: ten minutes of mixed load (REST, MCP, batch, read-through; 70 % repeated, 30 %
 ## distinct) against the release server over 1M armed events, a new generation every 30 s;
@@ -149,4 +180,4 @@ lint: duckdb-lib
 	$(CARGO) clippy $(CARGO_DEV) --workspace --all-targets -- -D warnings
 
 clean:
-	rm -rf var
+	rm -rf var dist

@@ -422,12 +422,31 @@ async fn peer(wrk: &http_load::Wrk, lake: &Lake, as_of: DateTime<Utc>) -> Option
     Some(wrk.datasette(&server.base, as_of).await)
 }
 
+/// Which DuckDB this run measures (and the `sitrep-serve` beside it): its release, and whether it is
+/// DuckDB Labs' prebuilt library or compiled into the binaries (`DUCKDB=bundled`).
+fn duckdb_build() -> String {
+    let version = sitrep_platform::snapshot::open_duckdb()
+        .and_then(|c| {
+            c.query_row("SELECT library_version || ' (' || source_id || ')' FROM pragma_version()", [], |r| {
+                r.get::<_, String>(0)
+            })
+        })
+        .unwrap_or_else(|e| format!("unknown ({e})"));
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
+    let linked = match maps.lines().find(|l| l.ends_with("/libduckdb.so")) {
+        Some(line) => format!("DuckDB Labs' prebuilt library, {}", line.split_whitespace().last().unwrap_or_default()),
+        None => "compiled into the binaries (DUCKDB=bundled)".to_string(),
+    };
+    format!("\nDuckDB {version}: {linked}")
+}
+
 fn fmt_opt(v: Option<f64>, decimals: usize) -> String {
     v.map(|v| format!("{v:.decimals$}")).unwrap_or_else(|| "n/a".into())
 }
 
 #[tokio::main]
 async fn main() {
+    println!("{}", duckdb_build());
     let sizes: Vec<usize> = std::env::var("BENCH_SIZES")
         .unwrap_or_else(|_| "10000,100000,1000000,5000000".into())
         .split(',')

@@ -28,6 +28,7 @@ mod flight_prices;
 mod frozen_upstream;
 mod history;
 mod idempotency;
+mod jmespath_budget;
 mod lake;
 mod mcp;
 mod oauth;

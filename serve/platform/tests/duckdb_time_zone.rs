@@ -7,7 +7,8 @@ use sitrep_platform::snapshot::open_duckdb;
 fn instants_render_in_utc_under_a_process_in_berlin() {
     // Safe here: this binary's only test, before any thread reads the environment.
     std::env::set_var("TZ", "Europe/Berlin");
-    let conn = open_duckdb().unwrap();
+    // A connection of the pool: cloned from the instance's first.
+    let conn = open_duckdb().unwrap().try_clone().unwrap();
     let (zone, rendered, day): (String, String, String) = conn
         .query_row(
             "SELECT current_setting('TimeZone'), \

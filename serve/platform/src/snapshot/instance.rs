@@ -11,13 +11,19 @@
 
 use duckdb::{Config, Connection};
 
-/// An in-memory DuckDB instance with the process-independent settings above.
+/// An in-memory DuckDB instance with the process-independent settings above (for every
+/// connection cloned from the one returned too).
 pub fn open_duckdb() -> Result<Connection, duckdb::Error> {
-    let config = Config::default()
-        .with("TimeZone", "UTC")?
-        .with("autoinstall_known_extensions", "false")?
-        .enable_autoload_extension(false)?;
-    Connection::open_in_memory_with_flags(config)
+    let config = Config::default().with("autoinstall_known_extensions", "false")?.enable_autoload_extension(false)?;
+    let conn = Connection::open_in_memory_with_flags(config)?;
+    // `TimeZone` is ICU's setting: set once ICU has loaded (not in the startup config, which knows
+    // only the core's settings); a build without ICU has no time zone but UTC.
+    let has_time_zones: bool =
+        conn.query_row("SELECT count(*) > 0 FROM duckdb_settings() WHERE name = 'TimeZone'", [], |r| r.get(0))?;
+    if has_time_zones {
+        conn.execute_batch("SET GLOBAL TimeZone = 'UTC'")?;
+    }
+    Ok(conn)
 }
 
 #[cfg(test)]

@@ -1,0 +1,146 @@
+//! A jmespath expression that doubles its result forty times (239 bytes), and its `to_string` and
+//! `length` variants, against the real `sitrep-serve` binary over REST, ExecuteBatch and MCP: each
+//! is refused with the documented envelope at once, and the server's peak resident memory barely
+//! moves.
+
+use std::{path::PathBuf, process::Stdio, time::Duration};
+
+use serde_json::{json, Value};
+use sitrep_platform::state::{Plan, StateStore};
+use sitrep_tests::{fresh_state_url, normal_lake};
+
+fn binary(name: &str) -> PathBuf {
+    // tests run from <target>/<profile>/deps/e2e-…; the binaries sit one folder up.
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(|p| p.parent()).unwrap().join(name)
+}
+
+/// A field of `/proc/<pid>/status`, in kB.
+fn proc_status_kb(pid: u32, field: &str) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or_else(|| panic!("{field} in /proc/{pid}/status"))
+}
+
+fn doubling(times: usize) -> String {
+    vec!["[@,@]"; times].join("|")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doubling_expressions_are_refused_at_once_without_memory_over_rest_batch_and_mcp() {
+    assert!(binary("sitrep-serve").exists(), "run `make test` (it builds the binaries first)");
+    let dir = tempfile::tempdir().unwrap();
+    let _lake = normal_lake(&dir).await; // in <dir>/lake
+    let state = fresh_state_url(Some(dir.path())).await;
+    let store = StateStore::open(&state).await.unwrap();
+    let account = store.create_account("bombs", Plan::Pro).await.unwrap();
+    let key = store.create_key(&account.id, "bombs", "di", &[], false).await.unwrap().secret;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let mut server = tokio::process::Command::new(binary("sitrep-serve"))
+        .args(["--state", &state, "serve", "--listen", &format!("127.0.0.1:{port}")])
+        .arg("--lake")
+        .arg(dir.path().join("lake"))
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .env("SITREP_LOG", "warn")
+        .stdout(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn sitrep-serve");
+    let pid = server.id().expect("pid");
+    let base = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    let mut ready = false;
+    for _ in 0..600 {
+        if http.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
+            ready = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(ready, "the server never became ready");
+    // Warm: one answer of each kind, so what is measured next is only the expressions.
+    let path = "/api/conflict/v1/list-armed-events?page_size=100";
+    assert_eq!(http.get(format!("{base}{path}")).header("x-service-key", &key).send().await.unwrap().status(), 200);
+    let peak_before = proc_status_kb(pid, "VmHWM:");
+
+    let bomb = doubling(40);
+    assert_eq!(bomb.len(), 239);
+    let expressions = [
+        (bomb.clone(), "projection_too_large: "),
+        (format!("to_string({bomb})"), "invalid_expression: evaluation exceeds its budget"),
+        (format!("length(to_string({bomb}))"), "invalid_expression: evaluation exceeds its budget"),
+        (format!("({bomb}) == ({bomb})"), ""),
+    ];
+    for (expression, refusal) in &expressions {
+        let encoded: String = url::form_urlencoded::byte_serialize(expression.as_bytes()).collect();
+        // REST.
+        let started = std::time::Instant::now();
+        let r =
+            http.get(format!("{base}{path}&jmespath={encoded}")).header("x-service-key", &key).send().await.unwrap();
+        let status = r.status().as_u16();
+        let body: Value = r.json().await.unwrap();
+        let took = started.elapsed();
+        if refusal.is_empty() {
+            // Two doubled values compared part by part: answered, cheaply.
+            assert_eq!((status, &body), (200, &json!(true)), "{expression}");
+        } else {
+            assert_eq!(status, 400, "{expression}: {body}");
+            assert!(body["_jmespath_error"].as_str().unwrap().starts_with(refusal), "{expression}: {body}");
+            assert_eq!(body["original_keys"][0], "events", "{body}");
+        }
+        assert!(took < Duration::from_millis(100), "REST {expression}: {took:?}");
+        // ExecuteBatch.
+        let started = std::time::Instant::now();
+        let batch: Value = http
+            .post(format!("{base}/api/batch/v1/execute"))
+            .header("x-service-key", &key)
+            .json(&json!({"operations": [{"id": "bomb", "path": format!("{path}&jmespath={encoded}")}]}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_millis(100), "batch {expression}: {:?}", started.elapsed());
+        let result = &batch["results"][0];
+        if refusal.is_empty() {
+            assert_eq!((result["status"].as_u64(), &result["body"]), (Some(200), &json!(true)), "{batch}");
+        } else {
+            assert_eq!(result["status"], 400, "{batch}");
+            assert!(result["body"]["_jmespath_error"].as_str().unwrap().starts_with(refusal), "{batch}");
+        }
+        // MCP: a tool result carrying the envelope.
+        let started = std::time::Instant::now();
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "list_armed_events", "arguments": {"page_size": 100, "jmespath": expression}}});
+        let reply: Value = http
+            .post(format!("{base}/mcp"))
+            .header("x-service-key", &key)
+            .json(&call)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert!(started.elapsed() < Duration::from_millis(100), "MCP {expression}: {:?}", started.elapsed());
+        let text = reply["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{reply}"));
+        if refusal.is_empty() {
+            assert_eq!(text, "true", "{reply}");
+        } else {
+            let envelope: Value = serde_json::from_str(text).unwrap();
+            assert!(envelope["_jmespath_error"].as_str().unwrap().starts_with(refusal), "{reply}");
+        }
+    }
+    let peak_after = proc_status_kb(pid, "VmHWM:");
+    assert!(
+        peak_after.saturating_sub(peak_before) < 20 * 1024,
+        "peak resident memory rose {} kB (from {peak_before} kB)",
+        peak_after - peak_before
+    );
+    server.kill().await.unwrap();
+}
