@@ -194,6 +194,8 @@ pub struct Options {
     pub retention: sitrep_lake::Retention,
     /// `EDGE_UA_FILTER=on`.
     pub edge_ua_filter: bool,
+    /// Datasets the deployment does not serve (`IRAN_EVENTS_ENABLED` unset: iran-events).
+    pub datasets_off: Vec<sitrep_schemas::DatasetId>,
     /// A test CA for Client ID Metadata Documents served from loopback (turns on `OAUTH_CIMD_ALLOW_LOOPBACK`).
     pub cimd_ca: Option<Vec<u8>>,
     pub aviationstack_budget: AviationStackBudget,
@@ -218,6 +220,7 @@ impl Default for Options {
             state_url: None,
             retention: sitrep_lake::Retention::default(),
             edge_ua_filter: false,
+            datasets_off: Vec::new(),
             cimd_ca: None,
             aviationstack_budget: Default::default(),
             read_through_scenarios: Vec::new(),
@@ -339,9 +342,9 @@ impl TestApp {
             key_cache_ttl: options.key_cache_ttl,
             rate_limits: options.rate_limits,
             edge_ua_filter: options.edge_ua_filter,
+            datasets_off: options.datasets_off,
         };
         let api_settings = ApiSettings {
-            iran_events_enabled: true,
             consumer_prices_default_market: "ae".into(),
             aviationstack_budget: options.aviationstack_budget,
         };
@@ -352,15 +355,10 @@ impl TestApp {
             ..AgentSettings::default()
         };
         let registry = Arc::new(sitrep_api::registry());
-        let mut state = AppState::new(
-            registry.operations().map(|op| op.id),
-            snapshots.clone(),
-            store.clone(),
-            Some("test-secret".into()),
-            settings,
-        )
-        .await
-        .expect("state");
+        let mut state =
+            AppState::new(&registry, snapshots.clone(), store.clone(), Some("test-secret".into()), settings)
+                .await
+                .expect("state");
         if let Some(limiter) = options.limiter {
             state = state.with_limiter(limiter);
         }

@@ -115,15 +115,19 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
         rate_limits,
         edge_ua_filter: env("EDGE_UA_FILTER")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "true" | "1")),
+        datasets_off: if env("IRAN_EVENTS_ENABLED")
+            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes"))
+        {
+            Vec::new()
+        } else {
+            vec![sitrep_schemas::DatasetId::IRAN_EVENTS]
+        },
     })
 }
 
-/// The API groups' settings (`IRAN_EVENTS_ENABLED`, `CONSUMER_PRICES_DEFAULT_MARKET`, the
-/// AviationStack budgets).
+/// The API groups' settings (`CONSUMER_PRICES_DEFAULT_MARKET`, the AviationStack budgets).
 pub fn api_settings_from_env() -> anyhow::Result<ApiSettings> {
     Ok(ApiSettings {
-        iran_events_enabled: env("IRAN_EVENTS_ENABLED")
-            .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes")),
         aviationstack_budget: sitrep_pipelines::budget::AviationStackBudget::from_env().map_err(anyhow::Error::msg)?,
         consumer_prices_default_market: match env("CONSUMER_PRICES_DEFAULT_MARKET") {
             Some(m) if m.len() == 2 && m.bytes().all(|b| b.is_ascii_alphabetic()) => m.to_ascii_lowercase(),

@@ -22,6 +22,7 @@ mod connectors;
 mod consumer_prices;
 mod crash;
 mod dashboard;
+mod dataset_access;
 mod energy_inputs;
 mod energy_shock;
 mod flight_prices;

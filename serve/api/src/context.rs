@@ -10,8 +10,6 @@ use crate::{
 
 #[derive(Debug, Clone)]
 pub struct ApiSettings {
-    /// ListIranEvents answers only where the deployment enabled it (`IRAN_EVENTS_ENABLED`).
-    pub iran_events_enabled: bool,
     /// The consumer-prices market of a request without `market_code` (`CONSUMER_PRICES_DEFAULT_MARKET`, `ae`).
     pub consumer_prices_default_market: String,
     pub aviationstack_budget: AviationStackBudget,

@@ -11,12 +11,14 @@ use std::{
 
 use poem::Request;
 use rand::RngCore;
+use sitrep_schemas::DatasetId;
 
 use crate::{
     auth::key_cache::KeyCache,
     edge::rate_limit::{InProcessLimiter, Limits, RateLimiter},
     kit::{answer::BodyCache, error::ApiError},
     metrics::Metrics,
+    registry::{Access, Registry},
     snapshot::Snapshots,
     state::{StateError, StateStore},
 };
@@ -36,9 +38,16 @@ pub struct Settings {
     pub rate_limits: Limits,
     /// The edge User-Agent filter of SUPPLEMENT 1.15 (`EDGE_UA_FILTER=on`; off by default).
     pub edge_ua_filter: bool,
+    /// Datasets the deployment does not serve (`iran-events` unless `IRAN_EVENTS_ENABLED`): every
+    /// operation that reads one, or names it, answers its documented empty shape, unavailable.
+    pub datasets_off: Vec<DatasetId>,
 }
 
 impl Settings {
+    pub fn serves(&self, dataset: DatasetId) -> bool {
+        !self.datasets_off.contains(&dataset)
+    }
+
     pub fn site_origin(&self) -> &str {
         self.public_origins.first().map(String::as_str).unwrap_or("http://127.0.0.1:8080")
     }
@@ -128,6 +137,8 @@ pub struct AppState {
     pub metrics: Metrics,
     pub settings: Settings,
     pub clock: Clock,
+    /// Each dataset's access, derived from the registry ([`Registry::dataset_access`]).
+    dataset_access: HashMap<DatasetId, Access>,
     /// What the crates above keep here (their settings and caches), one value per type.
     extensions: Extensions,
 }
@@ -138,9 +149,10 @@ impl AppState {
         crate::kit::answer::Epoch { generation: self.snapshots.current_number(), clock_offset: self.clock.offset() }
     }
 
-    /// The state of a server answering the operations of these ids (their metric series).
+    /// The state of a server answering the operations of `registry` (their metric series, and
+    /// what reaching each dataset asks).
     pub async fn new(
-        operations: impl IntoIterator<Item = &'static str>,
+        registry: &Registry,
         snapshots: Arc<Snapshots>,
         store: StateStore,
         cursor_secret: Option<String>,
@@ -160,7 +172,8 @@ impl AppState {
             tracing::warn!(error = %e, "could not read the state store's clock; judging lifetimes on this machine's");
         }
         Ok(AppState {
-            metrics: Metrics::new(operations),
+            metrics: Metrics::new(registry.operations().map(|op| op.id)),
+            dataset_access: registry.datasets_access(),
             snapshots,
             store,
             cursor_secret: secret.into_bytes(),
@@ -171,6 +184,11 @@ impl AppState {
             clock,
             extensions: Extensions::default(),
         })
+    }
+
+    /// What reaching `dataset` asks of a caller ([`Registry::dataset_access`]).
+    pub fn dataset_access(&self, dataset: DatasetId) -> Access {
+        self.dataset_access.get(&dataset).copied().unwrap_or(Access::Subscription)
     }
 
     /// Keeps `value` for the crate that owns its type (one value per type; a second replaces the first).

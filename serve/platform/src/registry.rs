@@ -59,6 +59,16 @@ impl Access {
     pub fn needs_credential(self) -> bool {
         self != Access::Public
     }
+
+    /// How much a data access asks of a caller: the strictest of several is the one that asks most.
+    fn demands(self) -> u8 {
+        match self {
+            Access::Public => 0,
+            Access::Subscription | Access::CmStatus => 1,
+            Access::Pro => 2,
+            Access::CmRead | Access::CmWrite => 3,
+        }
+    }
 }
 
 /// How an operation is exposed as an MCP tool (SUPPLEMENT 6.4); the tool's name is the path's
@@ -134,6 +144,10 @@ pub struct Operation {
     pub rate: Policy,
     /// The lake datasets the operation answers from; the first describes a dataset answer.
     pub datasets: &'static [DatasetId],
+    /// The parameter by which a caller names any dataset (the History operations): the edge then
+    /// asks, besides `access`, the strictest access of the operations that read that dataset
+    /// ([`Registry::dataset_access`]), so no operation reaches a dataset its own readers refuse.
+    pub dataset_param: Option<Param>,
     pub mcp: Option<McpTool>,
     /// Query parameters (GET); `jmespath` is added to every GET by the pipeline.
     pub params: &'static [Param],
@@ -190,6 +204,7 @@ impl Operation {
         idempotent: false,
         rate: Policy::Default,
         datasets: &[],
+        dataset_param: None,
         mcp: None,
         params: &[],
         body: None,
@@ -265,6 +280,8 @@ pub struct Registry {
     groups: Vec<&'static Group>,
     by_path: foldhash::HashMap<&'static str, &'static Operation>,
     by_tool: HashMap<String, &'static Operation>,
+    /// Each dataset's access: the strictest of the operations that read it.
+    dataset_access: HashMap<DatasetId, Access>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -276,8 +293,12 @@ impl std::fmt::Debug for Registry {
 impl Registry {
     /// The registry of these groups, after checking every declaration.
     pub fn new(groups: &[&'static Group]) -> Result<Registry, Misdeclared> {
-        let mut registry =
-            Registry { groups: groups.to_vec(), by_path: Default::default(), by_tool: Default::default() };
+        let mut registry = Registry {
+            groups: groups.to_vec(),
+            by_path: Default::default(),
+            by_tool: Default::default(),
+            dataset_access: Default::default(),
+        };
         let mut ids = std::collections::HashSet::new();
         for op in groups.iter().flat_map(|g| g.operations.iter().copied()) {
             check(op)?;
@@ -290,6 +311,14 @@ impl Registry {
             }
             if let Some(name) = op.tool_name() {
                 registry.by_tool.insert(name, op);
+            }
+        }
+        for op in groups.iter().flat_map(|g| g.operations.iter().copied()) {
+            for &dataset in op.datasets {
+                let access = registry.dataset_access.entry(dataset).or_insert(op.access);
+                if op.access.demands() > access.demands() {
+                    *access = op.access;
+                }
             }
         }
         // A link leads to a declared GET, by a parameter it takes.
@@ -337,6 +366,17 @@ impl Registry {
     /// The operations that answer from `dataset`.
     pub fn reading(&self, dataset: DatasetId) -> impl Iterator<Item = &'static Operation> + '_ {
         self.operations().filter(move |op| op.datasets.contains(&dataset))
+    }
+
+    /// What reaching `dataset` by any operation asks of the caller: the strictest access of the
+    /// operations that read it (any valid credential when none does).
+    pub fn dataset_access(&self, dataset: DatasetId) -> Access {
+        self.dataset_access.get(&dataset).copied().unwrap_or(Access::Subscription)
+    }
+
+    /// [`Self::dataset_access`] of every dataset, for [`crate::app_state::AppState`].
+    pub fn datasets_access(&self) -> HashMap<DatasetId, Access> {
+        DatasetId::ALL.iter().map(|&d| (d, self.dataset_access(d))).collect()
     }
 }
 

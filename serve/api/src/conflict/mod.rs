@@ -187,7 +187,7 @@ async fn get_humanitarian_summary(
 
 async fn list_iran_events(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListIranEventsResponse> {
     let empty = ListIranEventsResponse { events: vec![], scraped_at: "0".into() };
-    if !crate::context(state).settings.iran_events_enabled {
+    if !state.settings.serves(op.dataset()) {
         return dataset_read::disabled_get(state, req, op, empty).await;
     }
     whole_dataset_get(state, req, op, empty, |db| async move {

@@ -12,7 +12,7 @@ use sitrep_platform::{
         answer::{check_jmespath_length, dataset_get, Answer, Provenance},
         canonical::Canonical,
         cursor::{self, CursorPayload},
-        dataset_read::{at, pinned, unavailable},
+        dataset_read::{at, pinned, switched_off, unavailable},
         error::{ApiError, Violations},
         paged_list::{next_cursor, Pagination},
         params::{Param, ParamKind, RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
@@ -68,6 +68,14 @@ pub async fn list_dataset_changes(
     let page_size = PAGE_SIZE.int32(&q, &mut v);
     let filters = Canonical::new(vec![("dataset", dataset.map(|d| d.to_string()).unwrap_or_default())]);
     let (Some(dataset), Some(since)) = (dataset, since) else { return refused(v, op).into() };
+    if !state.settings.serves(dataset) && v.0.is_empty() {
+        let jmespath = JMESPATH.raw(&q);
+        if let Err(e) = check_jmespath_length::<ListDatasetChangesResponse>(jmespath) {
+            return e.into();
+        }
+        let empty = ListDatasetChangesResponse { dataset: dataset.to_string(), ..Default::default() };
+        return switched_off(state, req, dataset, jmespath, empty).await;
+    }
     let (provenance, pair, offset) = match CURSOR.raw(&q) {
         Some(c) => match cursor::decode(&state.cursor_secret, c, op.segment(), &filters.filter_hash()) {
             Err(msg) => {

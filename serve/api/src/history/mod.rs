@@ -15,7 +15,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{dataset_get, Answer},
-        dataset_read::current,
+        dataset_read::{current, switched_off},
         error::{ApiError, Violations},
         params::{Param, ParamKind, RawQuery, CURSOR, PAGE_SIZE},
         parse::parse_with,
@@ -33,7 +33,7 @@ pub const DATASET: Param = Param {
     name: "dataset",
     kind: ParamKind::OneOf { values: &DatasetId::ALL_IDS },
     required: true,
-    description: "A scheduled dataset's id (`armed-events`, `co2-monitoring`, …; `get_sources` lists them).",
+    description: "A scheduled dataset's id (`armed-events`, `co2-monitoring`, …; `get_sources` lists them). Asks what the dataset's own operations ask: a dataset a PRO operation reads needs a PRO plan (403 otherwise); one the deployment does not serve answers empty, unavailable.",
 };
 
 pub static LIST_DATASET_VERSIONS: Operation = Operation {
@@ -42,6 +42,7 @@ pub static LIST_DATASET_VERSIONS: Operation = Operation {
     summary:
         "the retained versions of a dataset, newest first: when each was published, its rows, content hash and mode.",
     params: &[DATASET],
+    dataset_param: Some(DATASET),
     answer: answered_by!(ListDatasetVersionsResponse, list_dataset_versions),
     ..Operation::GET
 };
@@ -51,6 +52,7 @@ pub static LIST_DATASET_CHANGES: Operation = Operation {
     path: "/api/history/v1/list-dataset-changes",
     summary: "the rows added, removed and changed between the versions of a dataset current at two times, matched by its row key.",
     params: &[DATASET, changes::SINCE, changes::UNTIL, PAGE_SIZE, CURSOR],
+    dataset_param: Some(DATASET),
     answer: answered_by!(ListDatasetChangesResponse, changes::list_dataset_changes),
     ..Operation::GET
 };
@@ -74,6 +76,10 @@ async fn list_dataset_versions(
         Err(e) => return e.into(),
     };
     let Some(dataset) = parsed.params else { return ApiError::internal("dataset parsed without a value").into() };
+    if !state.settings.serves(dataset) {
+        let empty = ListDatasetVersionsResponse { dataset: dataset.as_str().to_string(), versions: Vec::new() };
+        return switched_off(state, req, dataset, parsed.jmespath.as_deref(), empty).await;
+    }
     let (mut provenance, db) = current(state, dataset);
     let current = db.map(|d| d.version);
     // Not remembered by the edge: the retention window slides with the clock.

@@ -22,7 +22,7 @@ use self::{
 use crate::{
     app_state::AppState,
     auth,
-    kit::{answer, answer::Remembered, error::ApiError},
+    kit::{answer, answer::Remembered, error::ApiError, params::RawQuery},
     registry::{Method, Operation},
 };
 
@@ -78,6 +78,13 @@ pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Req
     }
     if let Err(e) = auth::gate(op.access, principal, missing) {
         return refuse(e).await;
+    }
+    // A dataset named by a parameter asks what its own operations ask (an unknown name is the
+    // handler's 400).
+    if let Some(dataset) = op.dataset_param.and_then(|p| RawQuery::of(req).first(p.name)?.parse().ok()) {
+        if let Err(e) = auth::gate(state.dataset_access(dataset), principal, missing) {
+            return refuse(e).await;
+        }
     }
     if let Some(Err(e)) = op.guard.map(|g| (g.admitted)(state)) {
         return refuse(e).await;

@@ -39,8 +39,8 @@ where
     params_get::<NoFilters, T, R, _, _, _>(state, req, op, |_| empty, |db, _| render(db)).await
 }
 
-/// The GET of an operation whose dataset the deployment turned off: the documented `empty` answer,
-/// unavailable and never cached, marked [`DisabledByDeployment`] (jmespath still applies).
+/// The GET of an operation whose dataset the deployment turned off: the documented `empty` answer
+/// ([`switched_off`]).
 pub async fn disabled_get<T: Type, R: serde::Serialize>(
     state: &AppState,
     req: &Request,
@@ -51,10 +51,22 @@ pub async fn disabled_get<T: Type, R: serde::Serialize>(
         Ok(parsed) => parsed.jmespath,
         Err(e) => return e.into(),
     };
-    let (provenance, _) = current(state, op.dataset());
-    let answer = dataset_get::<T, R, _>(&state.cache, req, None, jmespath.as_deref(), unavailable(provenance), async {
-        Ok(empty)
-    });
+    switched_off(state, req, op.dataset(), jmespath.as_deref(), empty).await
+}
+
+/// The answer about `dataset`, which the deployment turned off, of any operation that reads or
+/// names it: `empty`, unavailable and never cached, marked [`DisabledByDeployment`] (jmespath
+/// still applies).
+pub async fn switched_off<T: Type, R: serde::Serialize>(
+    state: &AppState,
+    req: &Request,
+    dataset: DatasetId,
+    jmespath: Option<&str>,
+    empty: R,
+) -> Answer<T> {
+    let (provenance, _) = current(state, dataset);
+    let answer =
+        dataset_get::<T, R, _>(&state.cache, req, None, jmespath, unavailable(provenance), async { Ok(empty) });
     let mut response = answer.await.0;
     response.extensions_mut().insert(DisabledByDeployment);
     Answer::from_response(response)
