@@ -2,6 +2,7 @@
 //! CSRF and Origin checks, keys (shown once, at most 5 active, revocation), connected clients.
 
 use serde_json::Value;
+use sitrep_platform::state::Plan;
 use sitrep_tests::TestApp;
 
 fn csrf_of(html: &str) -> String {
@@ -9,14 +10,18 @@ fn csrf_of(html: &str) -> String {
     html[at..].split('"').next().unwrap().to_string()
 }
 
+/// The sign-in form posted with `key` from `origin` (a browser always sends one).
+async fn sign_in_from(app: &TestApp, key: &str, origin: Option<&str>) -> reqwest::Response {
+    let mut request = TestApp::no_redirects().post(format!("{}/dashboard/sign-in", app.base));
+    if let Some(origin) = origin {
+        request = request.header("origin", origin);
+    }
+    request.form(&[("api_key", key)]).send().await.unwrap()
+}
+
 /// Signs in with `key`: the session cookie.
 async fn sign_in(app: &TestApp, key: &str) -> String {
-    let r = TestApp::no_redirects()
-        .post(format!("{}/dashboard/sign-in", app.base))
-        .form(&[("api_key", key)])
-        .send()
-        .await
-        .unwrap();
+    let r = sign_in_from(app, key, Some(&app.base)).await;
     assert_eq!(r.status(), 303);
     let set = r.headers()["set-cookie"].to_str().unwrap().to_string();
     assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax") && set.contains("Max-Age=43200"), "{set}");
@@ -48,12 +53,7 @@ async fn sign_in_keys_shown_once_limits_and_revocation() {
     let anonymous =
         TestApp::no_redirects().get(format!("{}/dashboard", app.base)).send().await.unwrap().text().await.unwrap();
     assert!(anonymous.contains("Sign in"));
-    let r = TestApp::no_redirects()
-        .post(format!("{}/dashboard/sign-in", app.base))
-        .form(&[("api_key", "di_nope")])
-        .send()
-        .await
-        .unwrap();
+    let r = sign_in_from(&app, "di_nope", Some(&app.base)).await;
     assert_eq!(r.status(), 401);
     assert!(r.text().await.unwrap().contains("Invalid API key"));
 
@@ -74,13 +74,7 @@ async fn sign_in_keys_shown_once_limits_and_revocation() {
     assert_eq!(r.status(), 403);
 
     // A new key: its secret shown once, then it works, then only its prefix is listed.
-    let created = post(
-        &app,
-        &cookie,
-        "/dashboard/keys",
-        &[("csrf", &csrf), ("name", "laptop"), ("scope", "company_monitoring:read")],
-    )
-    .await;
+    let created = post(&app, &cookie, "/dashboard/keys", &[("csrf", &csrf), ("name", "laptop")]).await;
     let created = created.text().await.unwrap();
     let at = created.find("<code id=\"new-key\">").unwrap() + 19;
     let secret = created[at..].split('<').next().unwrap().to_string();
@@ -95,7 +89,7 @@ async fn sign_in_keys_shown_once_limits_and_revocation() {
     assert_eq!(r.status(), 200);
     let listed = page(&app, &cookie).await;
     assert!(!listed.contains(&secret), "the secret is shown once");
-    assert!(listed.contains("laptop") && listed.contains("company_monitoring:read"));
+    assert!(listed.contains("laptop"));
     // At most 5 active keys.
     for i in 0..3 {
         post(&app, &cookie, "/dashboard/keys", &[("csrf", &csrf), ("name", &format!("k{i}"))]).await;
@@ -237,4 +231,128 @@ async fn the_company_monitoring_page_follows_the_flag_the_plan_and_the_scopes() 
         .await
         .unwrap();
     assert_eq!(r.status(), 404, "the ui flag is off");
+}
+
+async fn key_with(app: &TestApp, account: &str, plan: Plan, scopes: &[&str]) -> (String, String) {
+    let account = app.state.store.create_account(account, plan).await.unwrap();
+    (account.id.clone(), app.state.store.create_key(&account.id, "signing", "di", scopes, false).await.unwrap().secret)
+}
+
+/// The keys of `account_id` that are live, as (name, scopes).
+async fn live_keys(app: &TestApp, account_id: &str) -> Vec<(String, Vec<String>)> {
+    let keys = app.state.store.keys_of(account_id).await.unwrap();
+    keys.into_iter().filter(|k| k.revoked_at.is_none()).map(|k| (k.name, k.scopes)).collect()
+}
+
+#[tokio::test]
+async fn a_new_key_has_at_most_the_signing_keys_scopes_that_its_plan_allows() {
+    let app = TestApp::start().await;
+    // A Pro account's key with every scope (minted before company monitoring was a Business
+    // scope, say): its plan still keeps company-monitoring scopes out of new keys.
+    let cm = ["mcp", "company_monitoring:read", "company_monitoring:write"];
+    let (pro_id, pro_key) = key_with(&app, "pro-signer", Plan::Pro, &cm).await;
+    // A Business account's key with `mcp` only: it cannot mint more than it has.
+    let (biz_id, mcp_only) = key_with(&app, "biz-signer", Plan::Business, &["mcp"]).await;
+    let reader = app.state.store.create_key(&biz_id, "reader", "di", &["mcp", "company_monitoring:read"], false);
+    let reader = reader.await.unwrap().secret;
+    for (account_id, key, scope) in [
+        (&pro_id, &pro_key, "company_monitoring:read"),
+        (&biz_id, &mcp_only, "company_monitoring:read"),
+        (&biz_id, &reader, "company_monitoring:write"),
+    ] {
+        let cookie = sign_in(&app, key).await;
+        let html = page(&app, &cookie).await;
+        assert!(!html.contains(&format!("value=\"{scope}\"")), "{scope} is not offered");
+        let before = live_keys(&app, account_id).await;
+        let csrf = csrf_of(&html);
+        let r = post(&app, &cookie, "/dashboard/keys", &[("csrf", &csrf), ("name", "more"), ("scope", scope)]).await;
+        let refused = r.text().await.unwrap();
+        assert!(refused.contains("cannot grant the scope"), "{refused}");
+        assert_eq!(live_keys(&app, account_id).await, before, "nothing minted");
+    }
+    // What the signing key has, on a Business plan, it may pass on.
+    let cookie = sign_in(&app, &reader).await;
+    let html = page(&app, &cookie).await;
+    let form = [("csrf", csrf_of(&html)), ("name", "passed-on".into()), ("scope", "company_monitoring:read".into())];
+    let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    post(&app, &cookie, "/dashboard/keys", &form).await;
+    let keys = live_keys(&app, &biz_id).await;
+    let passed_on = keys.iter().find(|(name, _)| name == "passed-on").expect("minted");
+    assert_eq!(passed_on.1, ["mcp", "company_monitoring:read"]);
+}
+
+#[tokio::test]
+async fn concurrent_mints_never_pass_five_active_keys() {
+    let app = TestApp::start().await;
+    let (account_id, key) = key_with(&app, "racer", Plan::Pro, &["mcp"]).await;
+    let cookie = sign_in(&app, &key).await;
+    let csrf = csrf_of(&page(&app, &cookie).await);
+    let mints =
+        (0..20).map(|i| {
+            let (app, cookie, csrf) = (&app, cookie.clone(), csrf.clone());
+            async move {
+                post(app, &cookie, "/dashboard/keys", &[("csrf", &csrf), ("name", &format!("k{i}"))]).await.status()
+            }
+        });
+    let statuses = futures::future::join_all(mints).await;
+    assert!(statuses.iter().all(|s| s.is_success()), "{statuses:?}");
+    assert_eq!(live_keys(&app, &account_id).await.len(), 5);
+}
+
+#[tokio::test]
+async fn a_suspended_account_cannot_sign_in_and_its_sessions_end() {
+    let app = TestApp::start().await;
+    let (account_id, key) = key_with(&app, "to-suspend", Plan::Pro, &["mcp"]).await;
+    let cookie = sign_in(&app, &key).await;
+    app.state.store.set_account_status(&account_id, "suspended").await.unwrap();
+    let r = TestApp::no_redirects().get(format!("{}/dashboard", app.base)).header("cookie", &cookie).send().await;
+    let r = r.unwrap();
+    assert_eq!(r.status(), 403);
+    assert!(r.text().await.unwrap().contains("API access requires an active subscription"));
+    let r = sign_in_from(&app, &key, Some(&app.base)).await;
+    assert_eq!(r.status(), 403);
+    assert!(r.headers().get("set-cookie").is_none(), "no session for a suspended account");
+}
+
+#[tokio::test]
+async fn a_sign_in_needs_our_origin() {
+    let app = TestApp::start().await;
+    for origin in [None, Some("https://evil.example"), Some("null")] {
+        let r = sign_in_from(&app, &app.key, origin).await;
+        assert_eq!(r.status(), 403, "{origin:?}");
+        assert!(r.headers().get("set-cookie").is_none(), "{origin:?}");
+    }
+    assert_eq!(sign_in_from(&app, &app.key, Some(&app.base)).await.status(), 303);
+}
+
+#[tokio::test]
+async fn revoking_by_a_prefix_two_keys_share_revokes_neither() {
+    let app = TestApp::start().await;
+    let (a, key_a) = key_with(&app, "prefix-a", Plan::Pro, &["mcp"]).await;
+    let (_, key_b) = key_with(&app, "prefix-b", Plan::Free, &["mcp"]).await;
+    // Two accounts' keys with one display prefix (20 random bits: it happens).
+    let shared = "di_00000";
+    let store = &app.state.store;
+    let ids: Vec<String> =
+        futures::future::join_all([&key_a, &key_b].map(|k| async move {
+            store.live_key(&sitrep_platform::state::hash_secret(k)).await.unwrap().unwrap().0.id
+        }))
+        .await;
+    for id in &ids {
+        sqlx::query("UPDATE api_keys SET display_prefix = $1 WHERE id = $2")
+            .bind(shared)
+            .bind(id)
+            .execute(store.db().pool())
+            .await
+            .unwrap();
+    }
+    let refused = store.revoke_key(shared).await.unwrap_err().to_string();
+    assert!(refused.contains("names 2 live keys"), "{refused}");
+    for k in [&key_a, &key_b] {
+        assert!(store.live_key(&sitrep_platform::state::hash_secret(k)).await.unwrap().is_some(), "still live");
+    }
+    // By id: exactly that key.
+    assert!(store.revoke_key(&ids[0]).await.unwrap());
+    assert_eq!(live_keys(&app, &a).await.len(), 0);
+    assert!(store.live_key(&sitrep_platform::state::hash_secret(&key_b)).await.unwrap().is_some());
 }

@@ -590,3 +590,68 @@ async fn company_monitoring_scopes_travel_in_bearer_tokens() {
         }
     }
 }
+
+/// A code or refresh token presented with another client's id is refused and stays the owner's:
+/// nothing is used up, rotated or revoked by it.
+#[tokio::test]
+async fn a_grant_presented_by_another_client_is_refused_and_not_spent() {
+    let app = TestApp::start().await;
+    let (owner, other) = (client_id(&app).await, client_id(&app).await);
+    let code = approve(&app, &owner, &app.key).await["code"].clone();
+    let redeem = |client: &str| {
+        let (app, code, client) = (&app, code.clone(), client.to_string());
+        async move {
+            let form = [
+                ("grant_type", "authorization_code"),
+                ("code", code.as_str()),
+                ("code_verifier", VERIFIER),
+                ("client_id", client.as_str()),
+                ("redirect_uri", CALLBACK),
+            ];
+            token(app, &form).await
+        }
+    };
+    let (status, _, body) = redeem(&other).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_grant")), "{body}");
+    let (status, _, tokens) = redeem(&owner).await;
+    assert_eq!(status, 200, "the owner's code was not burned: {tokens}");
+    let refresh = tokens["refresh_token"].as_str().unwrap();
+    let rotate = |client: &str| {
+        let form = [("grant_type", "refresh_token"), ("refresh_token", refresh), ("client_id", client)];
+        let form: Vec<(&str, String)> = form.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        let app = &app;
+        async move {
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            token(app, &form).await
+        }
+    };
+    let (status, _, body) = rotate(&other).await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_grant")), "{body}");
+    // The owner's token still rotates, and the stranger's attempt revoked nothing.
+    let (status, _, rotated) = rotate(&owner).await;
+    assert_eq!(status, 200, "{rotated}");
+    assert_eq!(rest_with(&app, rotated["access_token"].as_str().unwrap()).await, 200);
+    assert_eq!(rest_with(&app, tokens["access_token"].as_str().unwrap()).await, 200);
+}
+
+/// `oauth-token` is counted per client_id (SUPPLEMENT 1.12), not per address.
+#[tokio::test]
+async fn the_token_endpoint_counts_each_client_on_its_own() {
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-token=3,oauth-register=100").unwrap();
+    let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
+    let (busy, quiet) = (client_id(&app).await, client_id(&app).await);
+    let attempt = |client: &str| {
+        let form = [("grant_type", "refresh_token"), ("refresh_token", "nope"), ("client_id", client)];
+        let form: Vec<(&str, String)> = form.iter().map(|(k, v)| (*k, v.to_string())).collect();
+        let app = &app;
+        async move {
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            token(app, &form).await.0
+        }
+    };
+    for _ in 0..3 {
+        assert_eq!(attempt(&busy).await, 400);
+    }
+    assert_eq!(attempt(&busy).await, 429);
+    assert_eq!(attempt(&quiet).await, 400, "another client from the same address has its own window");
+}

@@ -21,7 +21,7 @@ use sitrep_platform::{
     dispatch::Dispatch,
     edge,
     edge::rate_limit::Policy,
-    state::{hash_secret, looks_like_api_key, Session},
+    state::{hash_secret, looks_like_api_key, Session, Standing},
 };
 
 const COOKIE: &str = "sitrep_session";
@@ -71,16 +71,41 @@ fn unavailable() -> Response {
     )
 }
 
+fn suspended() -> Response {
+    document(
+        StatusCode::FORBIDDEN,
+        "Account suspended",
+        "<h1>Account suspended</h1><p>API access requires an active subscription.</p>",
+    )
+}
+
 fn forbidden() -> Response {
     document(StatusCode::FORBIDDEN, "Forbidden", "<h1>Forbidden</h1><p>This form did not come from this site.</p>")
 }
 
+/// The signed-in session, if any; a suspended account's sessions end with its suspension.
 async fn current_session(state: &AppState, req: &Request) -> Result<Option<Session>, Response> {
     let Some(id) = session_id(req) else { return Ok(None) };
-    state.store.session(&hash_secret(&id), state.clock.now()).await.map_err(|e| {
+    let session = state.store.session(&hash_secret(&id), state.clock.now()).await.map_err(|e| {
         tracing::error!(error = %e, "state store unavailable at /dashboard");
         unavailable()
-    })
+    })?;
+    match session {
+        Some(s) if s.account.standing(chrono::Utc::now()) == Standing::Suspended => Err(suspended()),
+        other => Ok(other),
+    }
+}
+
+/// The scopes a key minted in `session` may have: `mcp`, and of the company-monitoring scopes
+/// those the signing key has, on a plan with company monitoring (SUPPLEMENT 1.10) — the same rule
+/// as OAuth consent.
+pub(crate) fn mintable_scopes(session: &Session) -> Vec<&'static str> {
+    let plan_allows = session.account.plan.has_company_monitoring();
+    pages::SCOPE_CHOICES
+        .iter()
+        .map(|(scope, _)| *scope)
+        .filter(|scope| plan_allows && session.key_scopes.iter().any(|s| s == scope))
+        .collect()
 }
 
 /// The account page, optionally with a new key's secret or a message.
@@ -100,6 +125,11 @@ async fn account_page(
 }
 
 async fn sign_in(state: &AppState, req: &Request, body: &[u8]) -> Response {
+    // A sign-in form without our Origin is refused (login CSRF): browsers send Origin with every
+    // POST, so only a forged or non-browser request lacks it.
+    if !state.settings.is_own_origin(req) || req.headers().get("origin").is_none() {
+        return forbidden();
+    }
     if let Err(r) = edge::limit(state, Policy::OauthAuthorize, &edge::client_ip(req), std::time::Instant::now()).await {
         return r;
     }
@@ -111,6 +141,9 @@ async fn sign_in(state: &AppState, req: &Request, body: &[u8]) -> Response {
         Ok(None) => return pages::sign_in(Some("Invalid API key")),
         Err(_) => return unavailable(),
     };
+    if account.standing(chrono::Utc::now()) == Standing::Suspended {
+        return suspended();
+    }
     let (id, csrf) = (secrets::new_secret(), secrets::new_secret());
     if state
         .store
@@ -170,27 +203,25 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
             if name.is_empty() || name.chars().count() > 64 {
                 return account_page(state, &session, None, Some("A key needs a name of at most 64 characters.")).await;
             }
-            let active = match state.store.keys_of(&account_id).await {
-                Ok(keys) => keys.iter().filter(|k| k.revoked_at.is_none()).count(),
-                Err(_) => return unavailable(),
-            };
-            if active >= MAX_ACTIVE_KEYS {
-                return account_page(
-                    state,
-                    &session,
-                    None,
-                    Some("An account has at most 5 active keys: revoke one first."),
-                )
-                .await;
-            }
+            let allowed = mintable_scopes(&session);
             let mut scopes = vec!["mcp"];
-            for (k, v) in &form {
-                if k == "scope" && pages::SCOPE_CHOICES.iter().any(|(s, _)| s == v) {
-                    scopes.push(v.as_str());
+            for (k, v) in form.iter().filter(|(k, _)| k == "scope") {
+                match allowed.iter().find(|s| *s == v) {
+                    Some(scope) if !scopes.contains(scope) => scopes.push(scope),
+                    Some(_) => {}
+                    None => {
+                        let refusal = format!("This sign-in cannot grant the {k} `{v}`: a new key may have only the scopes of the key you signed in with, and company-monitoring scopes need a Business plan.");
+                        return account_page(state, &session, None, Some(&refusal)).await;
+                    }
                 }
             }
-            match state.store.create_key(&account_id, name, &state.settings.api_key_prefix, &scopes, false).await {
-                Ok(key) => account_page(state, &session, Some(&key.secret), None).await,
+            let prefix = &state.settings.api_key_prefix;
+            match state.store.create_key_within(&account_id, name, prefix, &scopes, MAX_ACTIVE_KEYS).await {
+                Ok(Some(key)) => account_page(state, &session, Some(&key.secret), None).await,
+                Ok(None) => {
+                    let full = "An account has at most 5 active keys: revoke one first.";
+                    account_page(state, &session, None, Some(full)).await
+                }
                 Err(_) => unavailable(),
             }
         }

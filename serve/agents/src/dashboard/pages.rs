@@ -113,8 +113,10 @@ pub fn account(a: &Account) -> Response {
         })
         .unwrap_or_default();
     let message = a.message.map(|m| format!("<p class=\"error\" role=\"alert\">{}</p>", escape(m))).unwrap_or_default();
+    let allowed = super::mintable_scopes(a.session);
     let scopes: String = SCOPE_CHOICES
         .iter()
+        .filter(|(s, _)| allowed.contains(s))
         .map(|(s, words)| {
             format!("<label><input type=\"checkbox\" name=\"scope\" value=\"{s}\"> {}</label>", escape(words))
         })

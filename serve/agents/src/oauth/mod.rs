@@ -23,7 +23,7 @@ use sitrep_platform::{
     app_state::AppState,
     edge,
     edge::rate_limit::Policy,
-    state::{ClientRecord, StateError},
+    state::{hash_secret, ClientRecord, StateError},
 };
 
 pub use client_metadata::{MetadataCache, MetadataError};
@@ -103,11 +103,29 @@ fn method_not_allowed(allow: &'static str) -> Response {
 /// A POST counted against its oauth-* policy (per client IP), then its body: or the refusal.
 async fn limited_body(state: &AppState, policy: Policy, req: &mut Request) -> Result<Vec<u8>, Response> {
     edge::limit(state, policy, &edge::client_ip(req), std::time::Instant::now()).await?;
+    body(req).await
+}
+
+async fn body(req: &mut Request) -> Result<Vec<u8>, Response> {
     req.take_body()
         .into_bytes_limit(MAX_BODY)
         .await
         .map(|b| b.to_vec())
         .map_err(|_| error_json(StatusCode::PAYLOAD_TOO_LARGE, "invalid_request", "Request body too large"))
+}
+
+/// A token request's body, counted against `oauth-token` per `client_id` (per client IP when the
+/// form names none), SUPPLEMENT 1.12: read first (at most 256 KB), since the client is in it.
+async fn token_body(state: &AppState, req: &mut Request) -> Result<Vec<u8>, Response> {
+    let body = body(req).await?;
+    let client = url::form_urlencoded::parse(&body).find(|(k, v)| k == "client_id" && !v.is_empty()).map(|(_, v)| v);
+    // The window's key is a digest: a client id is the caller's text, of any length.
+    let window = match client {
+        Some(id) => format!("client:{}", &hash_secret(&id)[..32]),
+        None => edge::client_ip(req),
+    };
+    edge::limit(state, Policy::OauthToken, &window, std::time::Instant::now()).await?;
+    Ok(body)
 }
 
 /// Adds the authorization server's routes to `route`.
@@ -174,7 +192,7 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                     if req.method() != Method::POST {
                         return method_not_allowed("POST");
                     }
-                    match limited_body(&state, Policy::OauthToken, &mut req).await {
+                    match token_body(&state, &mut req).await {
                         Ok(body) => token::token(&state, &req, &body).await,
                         Err(r) => r,
                     }

@@ -101,13 +101,11 @@ async fn authorization_code<'a>(
     if !client_known(state, client_id, now).await? {
         return Ok(client_gone());
     }
-    let redeemed = match state.store.redeem_code(&hash_secret(code), now).await? {
+    let redeemed = match state.store.redeem_code(&hash_secret(code), client_id, now).await? {
         Redemption::Fresh(r) => r,
+        Redemption::OtherClient => return Ok(invalid_grant("client_id does not match the authorization code")),
         Redemption::Replayed | Redemption::Invalid => return Ok(invalid_grant(CODE_INVALID)),
     };
-    if redeemed.client_id != client_id {
-        return Ok(invalid_grant("client_id does not match the authorization code"));
-    }
     if field("redirect_uri").is_some_and(|u| u != redeemed.redirect_uri) {
         return Ok(invalid_grant("redirect_uri does not match the authorization request"));
     }
@@ -123,11 +121,9 @@ async fn refresh<'a>(state: &AppState, field: &impl Fn(&str) -> Option<&'a str>)
     if !client_known(state, client_id, now).await? {
         return Ok(client_gone());
     }
-    match state.store.rotate_refresh(&hash_secret(token), now).await? {
-        Redemption::Fresh(family) if family.client_id.as_deref() == Some(client_id) => {
-            issue(state, &family, true, now).await
-        }
-        Redemption::Fresh(_) | Redemption::Replayed | Redemption::Invalid => Ok(invalid_grant(REFRESH_INVALID)),
+    match state.store.rotate_refresh(&hash_secret(token), client_id, now).await? {
+        Redemption::Fresh(family) => issue(state, &family, true, now).await,
+        Redemption::OtherClient | Redemption::Replayed | Redemption::Invalid => Ok(invalid_grant(REFRESH_INVALID)),
     }
 }
 

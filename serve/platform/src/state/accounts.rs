@@ -132,6 +132,54 @@ fn now() -> String {
     Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// Mints a key of `account_id` inside `tx`.
+async fn insert_key(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    account_id: &str,
+    name: &str,
+    prefix: &str,
+    scopes: &[&str],
+    operator: bool,
+) -> Result<NewKey, StateError> {
+    let mut raw = [0u8; 20];
+    rand::thread_rng().fill_bytes(&mut raw);
+    let hexpart = hex::encode(raw);
+    let secret = format!("{prefix}_{hexpart}");
+    if !looks_like_api_key(&secret) {
+        return Err(StateError::Invalid(format!("API key prefix `{prefix}` must be 2-8 lowercase letters")));
+    }
+    let exists: Option<String> =
+        sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1").bind(account_id).fetch_optional(&mut **tx).await?;
+    if exists.is_none() {
+        return Err(StateError::NotFound(format!("no account {account_id}")));
+    }
+    let rec = ApiKeyRecord {
+        id: format!("key_{}", ulid::Ulid::new().to_string().to_lowercase()),
+        account_id: account_id.to_string(),
+        name: name.to_string(),
+        display_prefix: format!("{prefix}_{}", &hexpart[..5]),
+        scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        operator,
+        created_at: now(),
+        last_used_at: None,
+        revoked_at: None,
+    };
+    sqlx::query(
+        "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, scopes, operator, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+    )
+    .bind(&rec.id)
+    .bind(&rec.account_id)
+    .bind(&rec.name)
+    .bind(hash_secret(&secret))
+    .bind(&rec.display_prefix)
+    .bind(rec.scopes.join(" "))
+    .bind(operator as i64)
+    .bind(&rec.created_at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(NewKey { record: rec, secret })
+}
+
 pub(super) fn record(row: &sqlx::any::AnyRow) -> Result<ApiKeyRecord, sqlx::Error> {
     let scopes: String = row.try_get("scopes")?;
     Ok(ApiKeyRecord {
@@ -197,45 +245,36 @@ impl StateStore {
         scopes: &[&str],
         operator: bool,
     ) -> Result<NewKey, StateError> {
-        let mut raw = [0u8; 20];
-        rand::thread_rng().fill_bytes(&mut raw);
-        let hexpart = hex::encode(raw);
-        let secret = format!("{prefix}_{hexpart}");
-        if !looks_like_api_key(&secret) {
-            return Err(StateError::Invalid(format!("API key prefix `{prefix}` must be 2-8 lowercase letters")));
+        let mut tx = self.pool.begin().await?;
+        let key = insert_key(&mut tx, account_id, name, prefix, scopes, operator).await?;
+        tx.commit().await?;
+        Ok(key)
+    }
+
+    /// [`Self::create_key`] unless the account already has `max_active` live keys (`None`). One
+    /// transaction that first takes the account's row for writing, so concurrent mints are counted
+    /// one after another (SQLite: the database's write lock; PostgreSQL: the row's lock).
+    pub async fn create_key_within(
+        &self,
+        account_id: &str,
+        name: &str,
+        prefix: &str,
+        scopes: &[&str],
+        max_active: usize,
+    ) -> Result<Option<NewKey>, StateError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("UPDATE accounts SET id = id WHERE id = $1").bind(account_id).execute(&mut *tx).await?;
+        let active: i64 =
+            sqlx::query_scalar("SELECT count(*) FROM api_keys WHERE account_id = $1 AND revoked_at IS NULL")
+                .bind(account_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        if active >= max_active as i64 {
+            return Ok(None);
         }
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
-            .bind(account_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        if exists.is_none() {
-            return Err(StateError::NotFound(format!("no account {account_id}")));
-        }
-        let rec = ApiKeyRecord {
-            id: format!("key_{}", ulid::Ulid::new().to_string().to_lowercase()),
-            account_id: account_id.to_string(),
-            name: name.to_string(),
-            display_prefix: format!("{prefix}_{}", &hexpart[..5]),
-            scopes: scopes.iter().map(|s| s.to_string()).collect(),
-            operator,
-            created_at: now(),
-            last_used_at: None,
-            revoked_at: None,
-        };
-        sqlx::query(
-            "INSERT INTO api_keys (id, account_id, name, key_hash, display_prefix, scopes, operator, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-        )
-        .bind(&rec.id)
-        .bind(&rec.account_id)
-        .bind(&rec.name)
-        .bind(hash_secret(&secret))
-        .bind(&rec.display_prefix)
-        .bind(rec.scopes.join(" "))
-        .bind(operator as i64)
-        .bind(&rec.created_at)
-        .execute(&self.pool)
-        .await?;
-        Ok(NewKey { record: rec, secret })
+        let key = insert_key(&mut tx, account_id, name, prefix, scopes, false).await?;
+        tx.commit().await?;
+        Ok(Some(key))
     }
 
     /// Sets an account's status (`active`, `lapsed`, `suspended`).
@@ -267,18 +306,34 @@ impl StateStore {
         rows.iter().map(|r| Ok((record(r)?, account_of_row(r)?))).collect()
     }
 
-    /// Revokes by key id or display prefix; returns whether a live key was revoked. Every OAuth
-    /// token family authorised through the key is revoked with it (SUPPLEMENT 5.7).
+    /// Revokes by key id or display prefix; returns whether a live key was revoked. A display
+    /// prefix names 20 bits of a key, so keys of other accounts may share it: a prefix that names
+    /// more than one live key is refused (revoke by id), never applied to all of them.
     pub async fn revoke_key(&self, id_or_prefix: &str) -> Result<bool, StateError> {
+        let live: Vec<String> =
+            sqlx::query_scalar("SELECT id FROM api_keys WHERE (id = $1 OR display_prefix = $1) AND revoked_at IS NULL")
+                .bind(id_or_prefix)
+                .fetch_all(&self.pool)
+                .await?;
+        match live.as_slice() {
+            [] => Ok(false),
+            [id] => self.revoke_key_id(id).await,
+            many => Err(StateError::Invalid(format!(
+                "`{id_or_prefix}` names {} live keys; revoke one by its id (keys list shows them)",
+                many.len()
+            ))),
+        }
+    }
+
+    /// Revokes the key `key_id`, and every OAuth token family authorised through it (SUPPLEMENT 5.7).
+    pub(super) async fn revoke_key_id(&self, key_id: &str) -> Result<bool, StateError> {
         let mut tx = self.pool.begin().await?;
-        let revoked: Vec<String> = sqlx::query_scalar(
-            "UPDATE api_keys SET revoked_at = $1 WHERE (id = $2 OR display_prefix = $3) AND revoked_at IS NULL RETURNING id",
-        )
-        .bind(now())
-        .bind(id_or_prefix)
-        .bind(id_or_prefix)
-        .fetch_all(&mut *tx)
-        .await?;
+        let revoked: Vec<String> =
+            sqlx::query_scalar("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL RETURNING id")
+                .bind(now())
+                .bind(key_id)
+                .fetch_all(&mut *tx)
+                .await?;
         for key_id in &revoked {
             sqlx::query("UPDATE oauth_families SET revoked_at = $1 WHERE key_id = $2 AND revoked_at IS NULL")
                 .bind(Utc::now().timestamp())

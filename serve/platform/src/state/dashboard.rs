@@ -13,6 +13,8 @@ use super::{
 pub struct Session {
     pub account: Account,
     pub key_id: String,
+    /// The scopes of the key the session signed in with: the most a key it mints may have.
+    pub key_scopes: Vec<String>,
     pub csrf: String,
 }
 
@@ -51,7 +53,7 @@ impl StateStore {
     /// A live session: unexpired, and the key it was opened with not revoked.
     pub async fn session(&self, session_hash: &str, now: i64) -> Result<Option<Session>, StateError> {
         let row = sqlx::query(
-            "SELECT s.key_id, s.csrf, a.id AS account_id, a.name AS account_name, a.plan AS account_plan,
+            "SELECT s.key_id, s.csrf, k.scopes AS key_scopes, a.id AS account_id, a.name AS account_name, a.plan AS account_plan,
                     a.status AS account_status, a.valid_until AS account_valid_until
              FROM dashboard_sessions s JOIN accounts a ON a.id = s.account_id JOIN api_keys k ON k.id = s.key_id
              WHERE s.session_hash = $1 AND s.expires_at > $2 AND k.revoked_at IS NULL",
@@ -61,7 +63,13 @@ impl StateStore {
         .fetch_optional(&self.pool)
         .await?;
         row.map(|r| {
-            Ok(Session { account: account_of_row(&r)?, key_id: r.try_get("key_id")?, csrf: r.try_get("csrf")? })
+            let scopes: String = r.try_get("key_scopes")?;
+            Ok(Session {
+                account: account_of_row(&r)?,
+                key_id: r.try_get("key_id")?,
+                key_scopes: scopes.split_whitespace().map(str::to_string).collect(),
+                csrf: r.try_get("csrf")?,
+            })
         })
         .transpose()
     }
@@ -91,7 +99,7 @@ impl StateStore {
             .fetch_optional(&self.pool)
             .await?;
         match owned {
-            Some(id) => self.revoke_key(&id).await,
+            Some(id) => self.revoke_key_id(&id).await,
             None => Ok(false),
         }
     }

@@ -52,6 +52,9 @@ pub enum Redemption<T> {
     Fresh(T),
     /// Used before: the family it issued is now revoked.
     Replayed,
+    /// Issued to another client: refused, and nothing is used up or revoked, so whoever learns
+    /// the value cannot spend it with a client id of their own.
+    OtherClient,
     Invalid,
 }
 
@@ -210,15 +213,23 @@ impl StateStore {
     }
 
     /// Redeems a code once. A second use revokes every token the first one issued.
-    pub async fn redeem_code(&self, code_hash: &str, now: i64) -> Result<Redemption<RedeemedCode>, StateError> {
+    /// Uses an authorization code once, for the client it was issued to. The client is part of
+    /// the statement that uses it up: a code presented with another client id stays unused.
+    pub async fn redeem_code(
+        &self,
+        code_hash: &str,
+        client_id: &str,
+        now: i64,
+    ) -> Result<Redemption<RedeemedCode>, StateError> {
         let row = sqlx::query(
             "UPDATE oauth_codes SET used_at = $1
-             WHERE code_hash = $2 AND used_at IS NULL AND expires_at > $1
+             WHERE code_hash = $2 AND client_id = $3 AND used_at IS NULL AND expires_at > $1
                AND family_id IN (SELECT id FROM oauth_families WHERE revoked_at IS NULL)
              RETURNING family_id, client_id, redirect_uri, code_challenge",
         )
         .bind(now)
         .bind(code_hash)
+        .bind(client_id)
         .fetch_optional(&self.pool)
         .await?;
         if let Some(r) = row {
@@ -231,18 +242,21 @@ impl StateStore {
                 code_challenge: r.try_get("code_challenge")?,
             }));
         }
-        let used: Option<String> =
-            sqlx::query_scalar("SELECT family_id FROM oauth_codes WHERE code_hash = $1 AND used_at IS NOT NULL")
-                .bind(code_hash)
-                .fetch_optional(&self.pool)
-                .await?;
-        match used {
-            Some(family_id) => {
-                self.revoke_family(&family_id, now).await?;
-                Ok(Redemption::Replayed)
-            }
-            None => Ok(Redemption::Invalid),
+        let known = sqlx::query("SELECT family_id, client_id, used_at FROM oauth_codes WHERE code_hash = $1")
+            .bind(code_hash)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(known) = known else { return Ok(Redemption::Invalid) };
+        let issued_to: String = known.try_get("client_id")?;
+        let used: Option<i64> = known.try_get("used_at")?;
+        if issued_to != client_id {
+            return Ok(Redemption::OtherClient);
         }
+        if used.is_some() {
+            self.revoke_family(&known.try_get::<String, _>("family_id")?, now).await?;
+            return Ok(Redemption::Replayed);
+        }
+        Ok(Redemption::Invalid)
     }
 
     pub async fn store_token(
@@ -262,37 +276,48 @@ impl StateStore {
         Ok(())
     }
 
-    /// Uses a refresh token once (rotation). Presenting one that was already rotated revokes its
-    /// whole family; so does nothing for an unknown or expired one.
-    pub async fn rotate_refresh(&self, token_hash: &str, now: i64) -> Result<Redemption<Family>, StateError> {
+    /// Uses a refresh token once (rotation), for the client its family belongs to. Presenting one
+    /// that was already rotated revokes its whole family; with another client's id nothing happens.
+    pub async fn rotate_refresh(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: i64,
+    ) -> Result<Redemption<Family>, StateError> {
         let family_id: Option<String> = sqlx::query_scalar(
             "UPDATE oauth_tokens SET used_at = $1
              WHERE token_hash = $2 AND kind = 'refresh' AND used_at IS NULL AND expires_at > $1
                AND family_id IN (SELECT f.id FROM oauth_families f JOIN api_keys k ON k.id = f.key_id
-                                 WHERE f.revoked_at IS NULL AND k.revoked_at IS NULL)
+                                 WHERE f.revoked_at IS NULL AND k.revoked_at IS NULL AND f.client_id = $3)
              RETURNING family_id",
         )
         .bind(now)
         .bind(token_hash)
+        .bind(client_id)
         .fetch_optional(&self.pool)
         .await?;
         if let Some(id) = family_id {
             let family = self.family(&id).await?.ok_or_else(|| StateError::NotFound(id))?;
             return Ok(Redemption::Fresh(family));
         }
-        let rotated: Option<String> = sqlx::query_scalar(
-            "SELECT family_id FROM oauth_tokens WHERE token_hash = $1 AND kind = 'refresh' AND used_at IS NOT NULL",
+        let known = sqlx::query(
+            "SELECT t.family_id, t.used_at, f.client_id FROM oauth_tokens t JOIN oauth_families f ON f.id = t.family_id
+             WHERE t.token_hash = $1 AND t.kind = 'refresh'",
         )
         .bind(token_hash)
         .fetch_optional(&self.pool)
         .await?;
-        match rotated {
-            Some(family_id) => {
-                self.revoke_family(&family_id, now).await?;
-                Ok(Redemption::Replayed)
-            }
-            None => Ok(Redemption::Invalid),
+        let Some(known) = known else { return Ok(Redemption::Invalid) };
+        let owner: Option<String> = known.try_get("client_id")?;
+        let used: Option<i64> = known.try_get("used_at")?;
+        if owner.as_deref() != Some(client_id) {
+            return Ok(Redemption::OtherClient);
         }
+        if used.is_some() {
+            self.revoke_family(&known.try_get::<String, _>("family_id")?, now).await?;
+            return Ok(Redemption::Replayed);
+        }
+        Ok(Redemption::Invalid)
     }
 
     async fn family(&self, id: &str) -> Result<Option<Family>, StateError> {
