@@ -17,15 +17,36 @@ struct LatestHint {
     generation: u64,
 }
 
+/// Whether a commit's file path names a data file as writers write them: `data/` and relative
+/// segments of `[A-Za-z0-9._=-]`, none `.` or `..`. Readers join it to their cache directory, so
+/// a commit (which anyone with write access to the lake can write) is not trusted further.
+pub fn is_data_path(path: &str) -> bool {
+    let mut segments = path.split('/');
+    segments.next() == Some("data")
+        && path.len() <= 1024
+        && segments.clone().count() >= 2
+        && segments.all(|s| {
+            !s.is_empty()
+                && s != "."
+                && s != ".."
+                && s.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'=' | b'-'))
+        })
+}
+
 impl Lake {
-    /// The commit of a generation, or `None` if it does not exist.
+    /// The commit of a generation, or `None` if it does not exist (a commit naming a file outside
+    /// `data/` is corrupt).
     pub async fn read_commit(&self, generation: u64) -> Result<Option<Commit>, LakeError> {
         let key = Commit::key(generation);
         match self.store.get(&Lake::path(&key)).await {
             Ok(r) => {
                 let bytes = r.bytes().await?;
-                let commit = serde_json::from_slice(&bytes)
-                    .map_err(|e| LakeError::CorruptCommit { key, detail: e.to_string() })?;
+                let commit: Commit = serde_json::from_slice(&bytes)
+                    .map_err(|e| LakeError::CorruptCommit { key: key.clone(), detail: e.to_string() })?;
+                if let Some(bad) = commit.datasets.values().flat_map(|e| &e.files).find(|f| !is_data_path(&f.path)) {
+                    let detail = format!("file path `{}` is not a data file of the lake", bad.path.escape_debug());
+                    return Err(LakeError::CorruptCommit { key, detail });
+                }
                 Ok(Some(commit))
             }
             Err(object_store::Error::NotFound { .. }) => Ok(None),
@@ -139,5 +160,32 @@ impl Lake {
         arrow::compute::concat_batches(&schema, &batches)
             .map(Some)
             .map_err(|e| LakeError::Validation(format!("{dataset}: {e}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_data_path;
+
+    #[test]
+    fn only_relative_data_paths() {
+        for good in ["data/01ABC/armed-events/part-00000.parquet", "data/r/d/month=2026-07/part-1.parquet"] {
+            assert!(is_data_path(good), "{good}");
+        }
+        for bad in [
+            "",
+            "data",
+            "data/",
+            "/data/x.parquet",
+            "data/../x.parquet",
+            "data/./x.parquet",
+            "data//x.parquet",
+            "commits/00000000000000000001.json",
+            "data/r/x y.parquet",
+            "data\\..\\x.parquet",
+            "data/%2e%2e/x.parquet",
+        ] {
+            assert!(!is_data_path(bad), "{bad}");
+        }
     }
 }

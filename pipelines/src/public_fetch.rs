@@ -20,31 +20,71 @@ pub enum PublicFetchError {
     Client(String),
 }
 
-/// Whether an address may be fetched from: public unicast only.
+/// IPv4 blocks of the IANA IPv4 Special-Purpose Address Registry that are not globally
+/// reachable, plus multicast; (network, prefix length). Blocks the registry marks globally
+/// reachable (AS112, AMT, the two 192.0.0.0/24 anycast addresses) are refused as well where a
+/// wider block holds them: nothing a client may name lives there.
+const IPV4_NOT_PUBLIC: &[(u32, u32)] = &[
+    (0x0000_0000, 8),  // 0.0.0.0/8 "this network"
+    (0x0a00_0000, 8),  // 10.0.0.0/8 private
+    (0x6440_0000, 10), // 100.64.0.0/10 shared address space
+    (0x7f00_0000, 8),  // 127.0.0.0/8 loopback
+    (0xa9fe_0000, 16), // 169.254.0.0/16 link local
+    (0xac10_0000, 12), // 172.16.0.0/12 private
+    (0xc000_0000, 24), // 192.0.0.0/24 IETF protocol assignments
+    (0xc000_0200, 24), // 192.0.2.0/24 documentation
+    (0xc058_6300, 24), // 192.88.99.0/24 6to4 relay anycast (deprecated)
+    (0xc0a8_0000, 16), // 192.168.0.0/16 private
+    (0xc612_0000, 15), // 198.18.0.0/15 benchmarking
+    (0xc633_6400, 24), // 198.51.100.0/24 documentation
+    (0xcb00_7100, 24), // 203.0.113.0/24 documentation
+    (0xe000_0000, 4),  // 224.0.0.0/4 multicast
+    (0xf000_0000, 4),  // 240.0.0.0/4 reserved, and the broadcast address
+];
+
+/// IPv6 blocks of the IANA IPv6 Special-Purpose Address Registry (and the address architecture)
+/// that are not globally reachable, or that carry an IPv4 address this filter cannot vouch for;
+/// (network, prefix length). IPv4-mapped and NAT64 addresses are judged by their IPv4 address.
+const IPV6_NOT_PUBLIC: &[(u128, u32)] = &[
+    (0, 96),                           // ::/96 unspecified, loopback, IPv4-compatible (deprecated)
+    (0x0064_ff9b_0001 << 80, 48),      // 64:ff9b:1::/48 local-use IPv4/IPv6 translation
+    (0x0100 << 112, 64),               // 100::/64 discard-only
+    (0x0100_0000_0000_0001 << 64, 64), // 100:0:0:1::/64 dummy prefix
+    (0x2001 << 112, 23),               // 2001::/23 IETF protocol assignments (Teredo, ORCHID, …)
+    (0x2001_0db8 << 96, 32),           // 2001:db8::/32 documentation
+    (0x2002 << 112, 16),               // 2002::/16 6to4 (an IPv4 address inside)
+    (0x3fff << 112, 20),               // 3fff::/20 documentation
+    (0x5f00 << 112, 16),               // 5f00::/16 segment routing SIDs
+    (0xfc00 << 112, 7),                // fc00::/7 unique local
+    (0xfe80 << 112, 10),               // fe80::/10 link-local
+    (0xfec0 << 112, 10),               // fec0::/10 site-local (deprecated)
+    (0xff00 << 112, 8),                // ff00::/8 multicast
+];
+
+fn in_block<T: Into<u128> + Copy>(address: u128, bits: u32, (network, prefix): (T, u32)) -> bool {
+    let shift = bits - prefix;
+    (address >> shift) == (network.into() >> shift)
+}
+
+/// Whether an address may be fetched from: globally reachable unicast only, by the IANA
+/// special-purpose registries, with an embedded IPv4 address (IPv4-mapped, NAT64's
+/// 64:ff9b::/96) judged as that address.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => {
-            let o = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_multicast()
-                || v4.is_broadcast()
-                || v4.is_unspecified()
-                || v4.is_documentation()
-                || o[0] == 0
-                || (o[0] == 100 && (o[1] & 0xc0) == 64)) // shared address space 100.64.0.0/10
+            let a = u32::from(v4) as u128;
+            !IPV4_NOT_PUBLIC.iter().any(|&block| in_block(a, 32, block))
         }
         IpAddr::V6(v6) => {
+            let a = u128::from(v6);
+            let nat64 = (0x0064_ff9b_u128 << 96, 96);
             if let Some(v4) = v6.to_ipv4_mapped() {
                 return is_public(IpAddr::V4(v4));
             }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_multicast()
-                || v6.is_unspecified()
-                || (first & 0xfe00) == 0xfc00 // unique local fc00::/7
-                || (first & 0xffc0) == 0xfe80) // link-local fe80::/10
+            if in_block(a, 128, nat64) {
+                return is_public(IpAddr::V4(std::net::Ipv4Addr::from(a as u32)));
+            }
+            !IPV6_NOT_PUBLIC.iter().any(|&block| in_block(a, 128, block))
         }
     }
 }
@@ -75,6 +115,8 @@ pub async fn pinned_client(
         .find(|a| is_public(a.ip()) || (options.allow_loopback && a.ip().is_loopback()))
         .ok_or(PublicFetchError::ForbiddenAddress)?;
     let mut builder = reqwest::Client::builder()
+        // A proxy would resolve the name itself, and the pinned address would not be the one used.
+        .no_proxy()
         .https_only(true)
         .redirect(reqwest::redirect::Policy::none())
         .timeout(timeout)
@@ -92,25 +134,63 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_public_unicast_addresses() {
+    fn only_globally_reachable_unicast_addresses() {
         for ip in [
             "127.0.0.1",
             "10.1.2.3",
             "172.16.0.1",
+            "172.31.255.255",
             "192.168.1.1",
             "169.254.169.254",
             "224.0.0.1",
             "0.0.0.0",
+            "0.1.2.3",
             "100.64.0.1",
+            "192.0.0.1",
+            "192.0.2.7",
+            "192.88.99.1",
+            "198.18.0.1",
+            "198.19.255.255",
+            "198.51.100.1",
+            "203.0.113.9",
+            "240.0.0.1",
+            "255.255.255.255",
+            "::",
             "::1",
+            "::127.0.0.1",
+            "::8.8.8.8",
             "fe80::1",
+            "fec0::1",
             "fc00::1",
+            "fd12:3456::1",
             "::ffff:127.0.0.1",
+            "::ffff:10.0.0.1",
+            "64:ff9b::7f00:1",
+            "64:ff9b::a9fe:a9fe",
+            "64:ff9b:1::1",
+            "100::1",
+            "2001::1",
+            "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+            "2001:db8::1",
+            "2002:c0a8:101::1",
+            "2002:808:808::1",
+            "3fff::1",
+            "5f00::1",
             "ff02::1",
         ] {
             assert!(!is_public(ip.parse().unwrap()), "{ip}");
         }
-        for ip in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "100.128.0.1"] {
+        for ip in [
+            "93.184.216.34",
+            "8.8.8.8",
+            "100.128.0.1",
+            "172.32.0.1",
+            "198.20.0.1",
+            "2606:2800:220:1:248:1893:25c8:1946",
+            "2a00:1450:4001:80b::200e",
+            "::ffff:8.8.8.8",
+            "64:ff9b::808:808",
+        ] {
             assert!(is_public(ip.parse().unwrap()), "{ip}");
         }
     }

@@ -161,13 +161,37 @@ pub fn cm_settings_from_env() -> anyhow::Result<CmSettings> {
     Ok(CmSettings::from_env()?)
 }
 
-pub fn cursor_secret_from_env() -> Option<String> {
-    env("DATA_CURSOR_SECRET")
+/// The least a dataset cursor secret may be: HMAC-SHA256's block of security, as company
+/// monitoring's `CM_CURSOR_SECRET` (a short one makes every cursor forgeable by search).
+pub const MIN_CURSOR_SECRET_BYTES: usize = 32;
+
+/// `DATA_CURSOR_SECRET`, when set: at least [`MIN_CURSOR_SECRET_BYTES`] bytes, or the server does
+/// not start (unset, the first replica keeps a random one in the state store).
+pub fn cursor_secret_from_env() -> anyhow::Result<Option<String>> {
+    cursor_secret(env("DATA_CURSOR_SECRET"))
+}
+
+fn cursor_secret(value: Option<String>) -> anyhow::Result<Option<String>> {
+    match value {
+        Some(s) if s.len() < MIN_CURSOR_SECRET_BYTES => anyhow::bail!(
+            "DATA_CURSOR_SECRET must be at least {MIN_CURSOR_SECRET_BYTES} bytes (it has {}); `head -c 32 /dev/urandom | base64` makes one",
+            s.len()
+        ),
+        other => Ok(other),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_data_cursor_secret_is_refused() {
+        assert!(cursor_secret(Some("short".into())).unwrap_err().to_string().contains("at least 32 bytes (it has 5)"));
+        assert!(cursor_secret(Some("x".repeat(31))).is_err());
+        assert_eq!(cursor_secret(Some("x".repeat(32))).unwrap(), Some("x".repeat(32)));
+        assert_eq!(cursor_secret(None).unwrap(), None);
+    }
 
     #[test]
     fn wildcard_listen_addresses_become_reachable_origins() {

@@ -374,3 +374,35 @@ async fn lake_instants_and_dates_carry_parquet_time_types_for_analysts() {
     assert_eq!(logical(DatasetId::HUMANITARIAN, "reference_period").await, Some(LogicalType::Date));
     assert_eq!(logical(DatasetId::IRAN_EVENTS, "published_at").await, utc_millis);
 }
+
+/// A commit that names a file outside `data/` (`..`, an absolute path) is refused by every reader:
+/// the server keeps the last good generation and writes nothing outside its cache.
+#[tokio::test]
+async fn a_commit_naming_a_path_outside_the_lake_is_refused() {
+    for escape in ["data/../../../escaped.parquet", "/tmp/escaped.parquet", "data//x.parquet", "other/x.parquet"] {
+        let dir = tempfile::tempdir().unwrap();
+        let lake = sitrep_tests::normal_lake(&dir).await;
+        let cache = dir.path().join("cache");
+        let mut commit: serde_json::Value =
+            serde_json::from_slice(&lake.get_bytes(&sitrep_schemas::Commit::key(1)).await.unwrap()).unwrap();
+        let app = sitrep_tests::TestApp::serve(dir, lake.clone()).await;
+        commit["datasets"]["humanitarian"]["files"][0]["path"] = serde_json::json!(escape);
+        commit["generation"] = serde_json::json!(2);
+        commit["parent"] = serde_json::json!(1);
+        lake.store()
+            .put_opts(
+                &object_store::path::Path::from(sitrep_schemas::Commit::key(2)),
+                serde_json::to_vec(&commit).unwrap().into(),
+                object_store::PutOptions::default(),
+            )
+            .await
+            .unwrap();
+        let refused = lake.read_commit(2).await.unwrap_err().to_string();
+        assert!(refused.contains("is not a data file of the lake"), "{escape}: {refused}");
+        assert!(app.snapshots.refresh().await.is_err(), "{escape}");
+        assert_eq!(app.snapshots.current().map(|g| g.number), Some(1), "{escape}: the last good generation serves");
+        let r = app.get("/api/conflict/v1/get-humanitarian-summary?country_code=SD").send().await.unwrap();
+        assert_eq!(r.headers()["x-snapshot-generation"], "1");
+        assert!(!cache.join("escaped.parquet").exists() && !std::path::Path::new("/tmp/escaped.parquet").exists());
+    }
+}

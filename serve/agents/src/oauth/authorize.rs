@@ -70,6 +70,10 @@ fn host_of(uri: &str) -> String {
 /// The client a consent is for, and (for a metadata-document client) its document's host.
 type Asking = (ClientRecord, Option<String>);
 
+/// The one thing the consent page says of a metadata document that was not accepted.
+pub const METADATA_REFUSED: &str =
+    "The client's metadata document could not be fetched, or is not valid client metadata.";
+
 fn unknown_client() -> Response {
     page::error(StatusCode::BAD_REQUEST, "Unknown Client", "This application is not registered here.")
 }
@@ -84,8 +88,11 @@ async fn asking(state: &AppState, client_id: &str, now: i64) -> Result<Asking, R
         Ok(ClientLookup::Registered(c)) => Ok((c, None)),
         Ok(ClientLookup::Document { client, host }) => Ok((client, Some(host))),
         Ok(ClientLookup::Unknown) => Err(unknown_client()),
-        Ok(ClientLookup::BadDocument(e)) => {
-            Err(page::error(StatusCode::BAD_REQUEST, "Invalid Client Metadata", &e.to_string()))
+        // Why is for the operator's log only (find_client logs it): told to the caller, which
+        // hosts resolve, refuse or answer would make this page a probe of networks the fetch may
+        // not reach.
+        Ok(ClientLookup::BadDocument(_)) => {
+            Err(page::error(StatusCode::BAD_REQUEST, "Invalid Client Metadata", METADATA_REFUSED))
         }
         Err(e) => {
             tracing::error!(error = %e, "state store unavailable at /oauth/authorize");

@@ -2,7 +2,7 @@
 //! registration, authorization with consent, and the token endpoint. Tokens it issues are opaque;
 //! `auth` resolves them on REST and `/mcp`.
 
-mod authorize;
+pub mod authorize;
 pub mod client_metadata;
 mod discovery;
 mod page;
