@@ -242,7 +242,7 @@ async fn main() -> anyhow::Result<()> {
             let company_monitoring =
                 CompanyMonitoring::new(CmStore::new(store.db()).await?, cm_settings_from_env()?).await;
             let state = Arc::new(
-                AppState::new(&registry, snapshots, store, cursor_secret_from_env(), settings)
+                AppState::new(&registry, snapshots, store, cursor_secret_from_env()?, settings)
                     .await
                     .map_err(|e| anyhow::anyhow!("{e:?}"))?
                     .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
