@@ -33,6 +33,8 @@ export SITREP_LAKE ?= ./var/lake
 export SITREP_STATE ?= sqlite://var/state.db
 export SITREP_CACHE_DIR ?= ./var/cache
 export SITREP_LISTEN ?= 127.0.0.1:8080
+# The operator's listener: /metrics, on loopback (not on the public address).
+export SITREP_METRICS_LISTEN ?= 127.0.0.1:9464
 export SITREP_FIXTURES ?= ./data/fixtures
 
 .PHONY: duckdb-lib dist bench-duckdb run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
@@ -74,6 +76,7 @@ endif
 run: build var/cm-cursor-secret
 	$(BIN)/sitrep-serve dev-key
 	tools/replay_lake.sh $(BIN)
+	@echo "serving http://$(SITREP_LISTEN) (Ctrl-C stops it); operator metrics at http://$(SITREP_METRICS_LISTEN)/metrics"
 	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 
 ## Company monitoring under make run: its runtime gate opens with a cursor secret generated once

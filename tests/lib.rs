@@ -159,6 +159,8 @@ pub fn normal() -> Vec<(&'static str, &'static str)> {
 
 pub struct TestApp {
     pub base: String,
+    /// The operator's listener (`/metrics`), apart from the public one as in a deployment.
+    pub metrics_base: String,
     pub key: String,
     pub lake: Lake,
     pub snapshots: Arc<Snapshots>,
@@ -169,6 +171,7 @@ pub struct TestApp {
     pub http: reqwest::Client,
     pub _dir: tempfile::TempDir,
     server: tokio::task::JoinHandle<()>,
+    metrics_server: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for TestApp {
@@ -178,6 +181,7 @@ impl Drop for TestApp {
     /// from DuckDB) until wrk's 32 connections no longer fitted its event loop.
     fn drop(&mut self) {
         self.server.abort();
+        self.metrics_server.abort();
     }
 }
 
@@ -374,6 +378,13 @@ impl TestApp {
                 .with_extension(AgentContext::new(agent_settings)),
         );
         let _upkeep = sitrep_api::company_monitoring::spawn_upkeep(&state);
+        let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let metrics_base = format!("http://{}", metrics_listener.local_addr().expect("addr"));
+        let metrics_acceptor = poem::listener::TcpAcceptor::from_tokio(metrics_listener).expect("acceptor");
+        let metrics_app = sitrep_serve::app::metrics_app(state.clone());
+        let metrics_server = tokio::spawn(async move {
+            let _ = poem::Server::new_with_acceptor(metrics_acceptor).run(metrics_app).await;
+        });
         let app = wrap(sitrep_serve::app::build(state.clone(), registry.clone(), &base).expect("assembly"));
         let server = tokio::spawn(async move {
             if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {
@@ -387,7 +398,26 @@ impl TestApp {
         // The socket accepts already; this proves the application answers (and fails the test if not).
         let ready = http.get(format!("{base}/healthz")).send().await.expect("the test server answers");
         assert_eq!(ready.status(), 200, "the test server is not healthy");
-        TestApp { base, key, lake, snapshots, store, state, registry, http, _dir: dir, server }
+        TestApp {
+            base,
+            metrics_base,
+            key,
+            lake,
+            snapshots,
+            store,
+            state,
+            registry,
+            http,
+            _dir: dir,
+            server,
+            metrics_server,
+        }
+    }
+
+    /// The operator's `/metrics` exposition.
+    pub async fn metrics(&self) -> String {
+        let r = self.http.get(format!("{}/metrics", self.metrics_base)).send().await.expect("metrics");
+        r.text().await.expect("metrics text")
     }
 
     /// The server's read-through layer (its upstream call count, its cache).

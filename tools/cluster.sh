@@ -37,7 +37,8 @@ for worker in 1 2; do
     "$bin/sitrep-ingest" schedule & children+=($!)
 done
 for replica in 0 1; do
-    "$bin/sitrep-serve" serve --listen "127.0.0.1:$((first_port + replica))" --cache-dir "$dir/cache-$replica" & children+=($!)
+    "$bin/sitrep-serve" serve --listen "127.0.0.1:$((first_port + replica))" --cache-dir "$dir/cache-$replica" \
+        --metrics-listen "127.0.0.1:$((first_port + 200 + replica))" & children+=($!)
 done
 for replica in 0 1; do
     for _ in $(seq 600); do curl -sf -o /dev/null "http://127.0.0.1:$((first_port + replica))/readyz" && break; sleep 0.1; done
@@ -45,6 +46,7 @@ done
 cat >&2 <<TEXT
 cluster: ready — PostgreSQL ${SITREP_STATE%%\?*}, Redis $SITREP_RATE_LIMIT, S3 $AWS_ENDPOINT ($SITREP_LAKE)
   replica 1: http://127.0.0.1:$first_port    replica 2: http://127.0.0.1:$((first_port + 1))
+  their metrics: http://127.0.0.1:$((first_port + 200))/metrics, http://127.0.0.1:$((first_port + 201))/metrics
   two ingest workers on the schedule; API key: $(cat "$dir/dev-api-key")
   try: curl -H "X-Service-Key: \$KEY" http://127.0.0.1:$((first_port + 1))/api/conflict/v1/list-armed-events?page_size=2
   Ctrl-C stops all of it.

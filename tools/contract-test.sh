@@ -40,7 +40,7 @@ key="$("$bin/sitrep-serve" keys create --account contract --plan business \
 "$root/tools/replay_lake.sh" "$bin" >/dev/null
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
-SITREP_LISTEN="127.0.0.1:$port" "$bin/sitrep-serve" serve &
+SITREP_LISTEN="127.0.0.1:$port" SITREP_METRICS_LISTEN=off "$bin/sitrep-serve" serve &
 server=$!
 for _ in $(seq 1 100); do
     curl -fsS "$base/readyz" >/dev/null 2>&1 && break

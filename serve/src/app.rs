@@ -176,12 +176,17 @@ pub fn build(
     .at("/docs/", fixed("text/html; charset=utf-8", docs))
     .at("/docs/mcp", get(poem::endpoint::make_sync(move |_: Request| mcp_docs.docs_page())))
     .at("/healthz", get(meta::healthz))
-    .at("/metrics", get(meta::metrics))
     .at("/readyz", get(meta::readyz))
     .at("/api/health", get(meta::api_health))
     .data(state)
     .boxed();
     Ok(Outer { pipeline, mcp, routes, state: outer_state, dispatch }.boxed())
+}
+
+/// The operator's listener (`SITREP_METRICS_LISTEN`): `/metrics` alone. Not on the public one:
+/// per-operation traffic, refusals, memory and each dataset's runs are an operator's view.
+pub fn metrics_app(state: Arc<AppState>) -> BoxEndpoint<'static> {
+    Route::new().at("/metrics", get(meta::metrics)).data(state).boxed()
 }
 
 #[cfg(test)]

@@ -24,6 +24,10 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "SITREP_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: String,
+    /// The operator's address, serving `/metrics` only (loopback by default; `:0` takes a free
+    /// port, logged; `off` serves no metrics). The public address does not serve them.
+    #[arg(long, env = "SITREP_METRICS_LISTEN", default_value = "127.0.0.1:9464")]
+    pub metrics_listen: String,
     /// Local cache of lake files and per-dataset DuckDB databases.
     #[arg(long, env = "SITREP_CACHE_DIR", default_value = "./var/cache")]
     pub cache_dir: PathBuf,

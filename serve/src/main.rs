@@ -253,6 +253,7 @@ async fn main() -> anyhow::Result<()> {
             let _clock = state.spawn_clock_sync(Duration::from_secs(60));
             let _sweeper =
                 sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
+            let _metrics = serve_metrics(&serve.metrics_listen, state.clone()).await?;
             let app = sitrep_serve::build(state, registry, &server_url)?;
             let listener = poem::listener::TcpListener::bind(serve.listen.clone());
             tracing::info!(listen = %serve.listen, "serving");
@@ -268,4 +269,23 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The operator's `/metrics` listener at `address` (`off`: none), running until the process ends.
+async fn serve_metrics(address: &str, state: Arc<AppState>) -> anyhow::Result<Option<tokio::task::JoinHandle<()>>> {
+    if address == "off" {
+        return Ok(None);
+    }
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|e| anyhow::anyhow!("SITREP_METRICS_LISTEN {address}: {e}"))?;
+    let bound = listener.local_addr()?;
+    tracing::info!("operator metrics on http://{bound}/metrics");
+    let acceptor = poem::listener::TcpAcceptor::from_tokio(listener)?;
+    let app = sitrep_serve::app::metrics_app(state);
+    Ok(Some(tokio::spawn(async move {
+        if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {
+            tracing::error!(error = %e, "the metrics listener stopped");
+        }
+    })))
 }

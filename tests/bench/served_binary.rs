@@ -45,8 +45,21 @@ pub async fn state_with_key(dir: &Path, name: &str) -> (String, String) {
 }
 
 /// A loopback port free now.
+/// A free port whose next one is free too: the server's public listener takes it and its
+/// operator listener (`/metrics`, [`metrics_base`]) the next.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").expect("port").local_addr().expect("addr").port()
+    loop {
+        let first = std::net::TcpListener::bind("127.0.0.1:0").expect("port");
+        let port = first.local_addr().expect("addr").port();
+        if port < u16::MAX && std::net::TcpListener::bind(("127.0.0.1", port + 1)).is_ok() {
+            return port;
+        }
+    }
+}
+
+/// Where the server started on `port` serves `/metrics`.
+pub fn metrics_base(port: u16) -> String {
+    format!("http://127.0.0.1:{}", port + 1)
 }
 
 /// Starts the binary; returns it once `/readyz` answers 200, with the time that took (from just
@@ -84,6 +97,7 @@ pub async fn start_with(
         .env("SITREP_LOG", std::env::var("BENCH_SERVE_LOG").unwrap_or_else(|_| "warn".into()))
         // The burst below is one key's thousands of requests a minute.
         .env("SITREP_RATE_LIMITS", "default=100000000")
+        .env("SITREP_METRICS_LISTEN", format!("127.0.0.1:{}", port + 1))
         .envs(env.iter().copied())
         .kill_on_drop(true)
         .spawn()
@@ -159,7 +173,7 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
         start_with(&binary, &state_url, lake_dir, &cache, port, 3600, &[]).await?;
     let pid = child.id()?;
     let ready = status_mb(pid, "VmRSS:")?;
-    wait_built(&base).await?;
+    wait_built(&metrics_base(port)).await?;
     let built_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut memory = Memory { start_peak: status_mb(pid, "VmHWM:")?, ready, ..Memory::default() };
     if let Some(w) = wrk {
@@ -167,8 +181,8 @@ pub async fn measure(lake_dir: &Path, wrk: Option<&Wrk>, as_of: chrono::DateTime
     }
     let peak_rss_mb = status_mb(pid, "VmHWM:")?;
     memory.after_burst = status_mb(pid, "VmRSS:")?;
-    memory.duckdb = gauge_mb(&base, "sitrep_duckdb_memory_bytes").await;
-    memory.body_cache = gauge_mb(&base, "sitrep_body_cache_bytes").await;
+    memory.duckdb = gauge_mb(&metrics_base(port), "sitrep_duckdb_memory_bytes").await;
+    memory.body_cache = gauge_mb(&metrics_base(port), "sitrep_body_cache_bytes").await;
     let _ = child.kill().await;
     let _ = child.wait().await;
     let (mut child, warm_restart_ms) = start(&binary, &state_url, lake_dir, &cache, port).await?;

@@ -286,8 +286,8 @@ pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {
         memory.push((
             started.elapsed().as_secs(),
             served_binary::status_mb(pid, "VmRSS:").unwrap_or(f64::NAN),
-            served_binary::gauge_mb(&base, "sitrep_duckdb_memory_bytes").await,
-            served_binary::gauge_mb(&base, "sitrep_body_cache_bytes").await,
+            served_binary::gauge_mb(&served_binary::metrics_base(port), "sitrep_duckdb_memory_bytes").await,
+            served_binary::gauge_mb(&served_binary::metrics_base(port), "sitrep_body_cache_bytes").await,
         ));
         published += 1;
         publish(&lake, published, as_of).await;

@@ -32,12 +32,15 @@ fn binary(name: &str) -> PathBuf {
 
 struct Replica {
     base: String,
+    /// Its operator listener (`/metrics`).
+    metrics: String,
     _process: tokio::process::Child,
 }
 
 impl Replica {
     async fn start(state: &str, s3: &S3Server, redis: &str, lake: &str, cache: &Path) -> Replica {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let metrics_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let process = tokio::process::Command::new(binary("sitrep-serve"))
             .args(["--state", state, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "1"])
             .args(["--lake", lake])
@@ -48,6 +51,7 @@ impl Replica {
             .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100")
             .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
             .env("PUBLIC_ORIGINS", ORIGIN)
+            .env("SITREP_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}"))
             .env("SITREP_LOG", "warn")
             .stdout(Stdio::null())
             .kill_on_drop(true)
@@ -57,7 +61,7 @@ impl Replica {
         let http = reqwest::Client::new();
         for _ in 0..600 {
             if http.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
-                return Replica { base, _process: process };
+                return Replica { base, metrics: format!("http://127.0.0.1:{metrics_port}"), _process: process };
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -75,7 +79,7 @@ async fn fetch(http: &reqwest::Client, request: reqwest::RequestBuilder) -> (u16
 async fn served_generation(http: &reqwest::Client, replica: &Replica) -> (u64, u64) {
     let status: Value =
         http.get(format!("{}/status?format=json", replica.base)).send().await.unwrap().json().await.unwrap();
-    let metrics = http.get(format!("{}/metrics", replica.base)).send().await.unwrap().text().await.unwrap();
+    let metrics = http.get(format!("{}/metrics", replica.metrics)).send().await.unwrap().text().await.unwrap();
     let gauge = metrics
         .lines()
         .find(|l| l.contains("loaded_generation") && !l.starts_with('#'))

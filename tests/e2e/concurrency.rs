@@ -208,7 +208,7 @@ async fn a_starting_server_answers_from_the_parquet_files_then_from_its_built_fi
     );
     let pending = early.snapshots.pending_builds();
     assert!(pending >= 4, "{pending} versions read from Parquet");
-    let metrics = early.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let metrics = early.metrics().await;
     assert!(metrics.contains(&format!("sitrep_serving_builds_pending {pending}")), "{metrics}");
 
     // Every dataset group's answers, from the Parquet files, equal a built server's.
@@ -249,6 +249,6 @@ async fn a_starting_server_answers_from_the_parquet_files_then_from_its_built_fi
     let built_cursor = built_first["pagination"]["nextCursor"].as_str().unwrap();
     let (_, built_second) = built.json(&format!("{page}&cursor={built_cursor}")).await;
     assert_eq!(without_cursors(second), without_cursors(built_second));
-    let metrics = early.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let metrics = early.metrics().await;
     assert!(metrics.contains("sitrep_serving_builds_pending 0"), "{metrics}");
 }

@@ -19,7 +19,7 @@ async fn health_of(app: &TestApp) -> (Value, Value, Value, String) {
     let sources: Value = r.send().await.unwrap().json().await.unwrap();
     let source = sources["result"]["structuredContent"]["sources"][0].clone();
     let (_, health) = app.json("/api/health").await;
-    let metrics = app.get("/metrics").send().await.unwrap().text().await.unwrap();
+    let metrics = app.metrics().await;
     (row, source, health["datasets"]["co2-monitoring"].clone(), metrics)
 }
 

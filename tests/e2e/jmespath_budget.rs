@@ -46,6 +46,7 @@ async fn doubling_expressions_are_refused_at_once_without_memory_over_rest_batch
         .arg("--cache-dir")
         .arg(dir.path().join("cache"))
         .env("SITREP_LOG", "warn")
+        .env("SITREP_METRICS_LISTEN", "off")
         .stdout(Stdio::null())
         .kill_on_drop(true)
         .spawn()

@@ -250,7 +250,9 @@ async fn metrics_are_a_valid_exposition_of_what_happened() {
     assert_eq!(app.get("/api/conflict/v1/nope").send().await.unwrap().status(), 404);
     assert_eq!(app.get(&format!("{ARMED}?page_size=3")).send().await.unwrap().status(), 200);
     assert_eq!(app.get(&format!("{ARMED}?page_size=3")).send().await.unwrap().status(), 429);
-    let r = app.http.get(format!("{}/metrics", app.base)).send().await.unwrap();
+    // Not on the public listener: the operator's own.
+    assert_eq!(app.http.get(format!("{}/metrics", app.base)).send().await.unwrap().status(), 404);
+    let r = app.http.get(format!("{}/metrics", app.metrics_base)).send().await.unwrap();
     assert!(r.headers()["content-type"].to_str().unwrap().starts_with("application/openmetrics-text"));
     let text = r.text().await.unwrap();
     assert!(text.ends_with("# EOF\n"));
