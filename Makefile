@@ -37,7 +37,7 @@ export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_METRICS_LISTEN ?= 127.0.0.1:9464
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: duckdb-lib dist bench-duckdb run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
+.PHONY: duckdb-lib dist bench-duckdb fuzz run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
 
 build: duckdb-lib
 	$(CARGO) build $(CARGO_DEV) --workspace --bins
@@ -116,6 +116,14 @@ test: doctor duckdb-lib
 ## The end-to-end tests that run on PostgreSQL whatever the switch says (the cluster, the state
 ## store's restart) or never touch the state store (the S3 lake): the second pass skips them.
 ON_POSTGRES_ALREADY = --skip cluster:: --skip state_store:: --skip s3_lake::
+
+## make fuzz [FUZZ_CASES=100000]: the property tests of every decoder of a caller's bytes
+## (tests/properties: jmespath, cursors, query parameters, POST bodies, MCP's envelope, the OAuth
+## forms) with a random seed and FUZZ_CASES cases each (make test runs them with a fixed seed and
+## a few thousand). Each property prints its seed: SITREP_FUZZ_SEED=<seed> replays it.
+FUZZ_CASES ?= 100000
+fuzz: duckdb-lib
+	SITREP_FUZZ_CASES=$(FUZZ_CASES) $(CARGO) test $(CARGO_DEV) -p sitrep-tests --test properties -- --nocapture
 
 ## make stress: the cluster test's kill -9 of a worker mid-commit on S3, 200 times (make test: 20).
 stress: build
