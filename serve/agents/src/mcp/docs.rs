@@ -28,7 +28,10 @@ with the <code>initialize</code> handshake, 2026-07-28 stateless with <code>serv
 <p><code>get_sources</code> and <code>describe_tool</code> need no credential. Data tools take an API key \
 (<code>X-Service-Key</code>) or an OAuth access token (<code>Authorization: Bearer</code>; see <a href=\"/auth.md\">/auth.md</a>). \
 Every data tool accepts <code>jmespath</code>, and every tool over datasets (not the live ones) <code>as_of</code>, a past time \
-(RFC 3339 or epoch ms) to answer from the versions current then; results carry the snapshot generation and as-of time in <code>_meta</code>.</p>\
+(RFC 3339 or epoch ms) to answer from the versions current then (with the access the tool itself asks: a PRO tool's past \
+answers need a Pro plan too); results carry the snapshot generation and as-of time in <code>_meta</code>. \
+A <code>jmespath</code> expression is evaluated within a budget of 2,000,000 steps and 8 MiB; past it, the result carries \
+<code>_jmespath_error</code> (<code>invalid_expression: evaluation exceeds its budget …</code>).</p>\
 <h2>Tools</h2><div class=\"table\"><table><thead><tr><th>Name</th><th>Title</th><th>Description</th><th>Access</th></tr></thead>\
 <tbody>{rows}</tbody></table></div>",
         site = escape(site),
