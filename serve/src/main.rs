@@ -120,8 +120,13 @@ fn rate_limiter(setting: &str) -> anyhow::Result<Arc<dyn sitrep_platform::edge::
     })
 }
 
-#[tokio::main]
-async fn main() -> anyhow::Result<()> {
+fn main() -> anyhow::Result<()> {
+    // Before any thread: it sets the environment DuckDB's allocator reads.
+    sitrep_platform::snapshot::configure_duckdb_allocator();
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(run())
+}
+
+async fn run() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("SITREP_LOG").unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)

@@ -444,8 +444,13 @@ fn fmt_opt(v: Option<f64>, decimals: usize) -> String {
     v.map(|v| format!("{v:.decimals$}")).unwrap_or_else(|| "n/a".into())
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    // As sitrep-serve does, before any thread (its in-process figures are that binary's).
+    sitrep_platform::snapshot::configure_duckdb_allocator();
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("runtime").block_on(run());
+}
+
+async fn run() {
     println!("{}", duckdb_build());
     let sizes: Vec<usize> = std::env::var("BENCH_SIZES")
         .unwrap_or_else(|_| "10000,100000,1000000,5000000".into())

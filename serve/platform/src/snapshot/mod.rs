@@ -15,6 +15,6 @@ mod position_index;
 
 pub use dataset_db::{Backing, DatasetDb, DbError};
 pub use engine::Engine;
-pub use instance::open_duckdb;
+pub use instance::{configure_duckdb_allocator, open_duckdb, DUCKDB_ALLOCATOR_CONF};
 pub use manager::{Generation, SnapshotError, Snapshots};
 pub use position_index::PositionRange;
