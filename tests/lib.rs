@@ -359,10 +359,16 @@ impl TestApp {
             ..AgentSettings::default()
         };
         let registry = Arc::new(sitrep_api::registry());
-        let mut state =
-            AppState::new(&registry, snapshots.clone(), store.clone(), Some("test-secret".into()), settings)
-                .await
-                .expect("state");
+        let mut state = AppState::new(
+            registry.operations().map(|op| op.id),
+            registry.datasets_access(),
+            snapshots.clone(),
+            store.clone(),
+            Some("test-secret".into()),
+            settings,
+        )
+        .await
+        .expect("state");
         if let Some(limiter) = options.limiter {
             state = state.with_limiter(limiter);
         }

@@ -247,12 +247,19 @@ async fn run() -> anyhow::Result<()> {
             let company_monitoring =
                 CompanyMonitoring::new(CmStore::new(store.db()).await?, cm_settings_from_env()?).await;
             let state = Arc::new(
-                AppState::new(&registry, snapshots, store, cursor_secret_from_env()?, settings)
-                    .await
-                    .map_err(|e| anyhow::anyhow!("{e:?}"))?
-                    .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
-                    .with_extension(AgentContext::new(agent_settings_from_env()?))
-                    .with_limiter(rate_limiter(&serve.rate_limit)?),
+                AppState::new(
+                    registry.operations().map(|op| op.id),
+                    registry.datasets_access(),
+                    snapshots,
+                    store,
+                    cursor_secret_from_env()?,
+                    settings,
+                )
+                .await
+                .map_err(|e| anyhow::anyhow!("{e:?}"))?
+                .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
+                .with_extension(AgentContext::new(agent_settings_from_env()?))
+                .with_limiter(rate_limiter(&serve.rate_limit)?),
             );
             let _upkeep = spawn_upkeep(&state);
             let _clock = state.spawn_clock_sync(Duration::from_secs(60));

@@ -14,11 +14,11 @@ use rand::RngCore;
 use sitrep_schemas::DatasetId;
 
 use crate::{
+    access::{Access, DatasetAccess},
     auth::key_cache::KeyCache,
     edge::rate_limit::{InProcessLimiter, Limits, RateLimiter},
     kit::{answer::BodyCache, error::ApiError},
     metrics::Metrics,
-    registry::{Access, Registry},
     snapshot::Snapshots,
     state::{StateError, StateStore},
 };
@@ -137,8 +137,8 @@ pub struct AppState {
     pub metrics: Metrics,
     pub settings: Settings,
     pub clock: Clock,
-    /// Each dataset's access, derived from the registry ([`Registry::dataset_access`]).
-    dataset_access: HashMap<DatasetId, Access>,
+    /// Each dataset's access, derived from the registry's declarations.
+    dataset_access: DatasetAccess,
     /// What the crates above keep here (their settings and caches), one value per type.
     extensions: Extensions,
 }
@@ -149,10 +149,11 @@ impl AppState {
         crate::kit::answer::Epoch { generation: self.snapshots.current_number(), clock_offset: self.clock.offset() }
     }
 
-    /// The state of a server answering the operations of `registry` (their metric series, and
-    /// what reaching each dataset asks).
+    /// The state of a server answering the operations of these ids (their metric series), with
+    /// what reaching each dataset asks (`Registry::datasets_access`).
     pub async fn new(
-        registry: &Registry,
+        operations: impl IntoIterator<Item = &'static str>,
+        dataset_access: DatasetAccess,
         snapshots: Arc<Snapshots>,
         store: StateStore,
         cursor_secret: Option<String>,
@@ -172,8 +173,8 @@ impl AppState {
             tracing::warn!(error = %e, "could not read the state store's clock; judging lifetimes on this machine's");
         }
         Ok(AppState {
-            metrics: Metrics::new(registry.operations().map(|op| op.id)),
-            dataset_access: registry.datasets_access(),
+            metrics: Metrics::new(operations),
+            dataset_access,
             snapshots,
             store,
             cursor_secret: secret.into_bytes(),
@@ -186,9 +187,9 @@ impl AppState {
         })
     }
 
-    /// What reaching `dataset` asks of a caller ([`Registry::dataset_access`]).
+    /// What reaching `dataset` asks of a caller.
     pub fn dataset_access(&self, dataset: DatasetId) -> Access {
-        self.dataset_access.get(&dataset).copied().unwrap_or(Access::Subscription)
+        self.dataset_access.of(dataset)
     }
 
     /// Keeps `value` for the crate that owns its type (one value per type; a second replaces the first).

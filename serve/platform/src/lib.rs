@@ -7,6 +7,7 @@
 //! Architecture invariant: the serving crates are the only ones that know HTTP, poem and JSON
 //! response shapes, and this is the only one that links DuckDB. It reads the lake, never writes it.
 
+pub mod access;
 pub mod app_state;
 pub mod auth;
 pub mod dataset_health;

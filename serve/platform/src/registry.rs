@@ -14,7 +14,9 @@ use poem::{Request, Response};
 use poem_openapi::registry::{MetaSchemaRef, Registry as SchemaRegistry};
 use sitrep_schemas::DatasetId;
 
+pub use crate::access::Access;
 use crate::{
+    access::DatasetAccess,
     app_state::AppState,
     edge::rate_limit::Policy,
     kit::{
@@ -34,39 +36,6 @@ impl Method {
         match self {
             Method::Get => "GET",
             Method::Post => "POST",
-        }
-    }
-}
-
-/// Who may call an operation (SUPPLEMENT 1.10, 1.11, 4.1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// No credential needed; a credential that is sent is still checked.
-    Public,
-    /// Any valid credential of an account that is not suspended (`api_access`, every plan).
-    Subscription,
-    /// `pro_data`: a Pro-or-better plan that has not lapsed.
-    Pro,
-    /// Company monitoring reads: scope `company_monitoring:read` and the `company_monitoring` entitlement.
-    CmRead,
-    /// Company monitoring writes: scope `company_monitoring:write` and the entitlement.
-    CmWrite,
-    /// GetCompanyMonitoringStatus: any valid credential, so every client can discover its access state.
-    CmStatus,
-}
-
-impl Access {
-    pub fn needs_credential(self) -> bool {
-        self != Access::Public
-    }
-
-    /// How much a data access asks of a caller: the strictest of several is the one that asks most.
-    fn demands(self) -> u8 {
-        match self {
-            Access::Public => 0,
-            Access::Subscription | Access::CmStatus => 1,
-            Access::Pro => 2,
-            Access::CmRead | Access::CmWrite => 3,
         }
     }
 }
@@ -281,7 +250,7 @@ pub struct Registry {
     by_path: foldhash::HashMap<&'static str, &'static Operation>,
     by_tool: HashMap<String, &'static Operation>,
     /// Each dataset's access: the strictest of the operations that read it.
-    dataset_access: HashMap<DatasetId, Access>,
+    dataset_access: DatasetAccess,
 }
 
 impl std::fmt::Debug for Registry {
@@ -313,14 +282,9 @@ impl Registry {
                 registry.by_tool.insert(name, op);
             }
         }
-        for op in groups.iter().flat_map(|g| g.operations.iter().copied()) {
-            for &dataset in op.datasets {
-                let access = registry.dataset_access.entry(dataset).or_insert(op.access);
-                if op.access.demands() > access.demands() {
-                    *access = op.access;
-                }
-            }
-        }
+        registry.dataset_access = DatasetAccess::of_readers(
+            groups.iter().flat_map(|g| g.operations.iter()).flat_map(|op| op.datasets.iter().map(|&d| (d, op.access))),
+        );
         // A link leads to a declared GET, by a parameter it takes.
         for op in registry.operations() {
             for link in op.links {
@@ -371,12 +335,12 @@ impl Registry {
     /// What reaching `dataset` by any operation asks of the caller: the strictest access of the
     /// operations that read it (any valid credential when none does).
     pub fn dataset_access(&self, dataset: DatasetId) -> Access {
-        self.dataset_access.get(&dataset).copied().unwrap_or(Access::Subscription)
+        self.dataset_access.of(dataset)
     }
 
-    /// [`Self::dataset_access`] of every dataset, for [`crate::app_state::AppState`].
-    pub fn datasets_access(&self) -> HashMap<DatasetId, Access> {
-        DatasetId::ALL.iter().map(|&d| (d, self.dataset_access(d))).collect()
+    /// Every dataset's access, for [`crate::app_state::AppState`].
+    pub fn datasets_access(&self) -> DatasetAccess {
+        self.dataset_access.clone()
     }
 }
 
