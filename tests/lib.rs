@@ -213,6 +213,10 @@ pub struct Options {
     /// Load the lake as a starting server does (`Snapshots::start`: versions read from their
     /// Parquet files until `build_pending`), not with every serving file built.
     pub start_early: bool,
+    /// The listener's deadlines and connection cap (default: the server's).
+    pub connection_limits: sitrep_serve::http_server::ConnectionLimits,
+    /// The request deadline and the in-flight cap (default: the server's).
+    pub request_limits: sitrep_serve::app::RequestLimits,
 }
 
 impl Default for Options {
@@ -231,6 +235,8 @@ impl Default for Options {
             upstream: |c| c,
             company_monitoring: CmSettings::default(),
             start_early: false,
+            connection_limits: Default::default(),
+            request_limits: Default::default(),
         }
     }
 }
@@ -337,7 +343,6 @@ impl TestApp {
         // Bound once and handed to the server as it is (no window for another test to take the port).
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let acceptor = poem::listener::TcpAcceptor::from_tokio(listener).expect("acceptor");
         let base = format!("http://{addr}");
         let settings = Settings {
             realm: "data-intelligence".into(),
@@ -391,9 +396,13 @@ impl TestApp {
         let metrics_server = tokio::spawn(async move {
             let _ = poem::Server::new_with_acceptor(metrics_acceptor).run(metrics_app).await;
         });
-        let app = wrap(sitrep_serve::app::build(state.clone(), registry.clone(), &base).expect("assembly"));
+        let app = wrap(
+            sitrep_serve::app::build_with(state.clone(), registry.clone(), &base, options.request_limits)
+                .expect("assembly"),
+        );
+        let (limits, forever) = (options.connection_limits, std::future::pending());
         let server = tokio::spawn(async move {
-            if let Err(e) = poem::Server::new_with_acceptor(acceptor).run(app).await {
+            if let Err(e) = sitrep_serve::http_server::serve(listener, app, limits, forever, Duration::ZERO).await {
                 panic!("the test server stopped: {e}");
             }
         });

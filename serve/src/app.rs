@@ -2,7 +2,14 @@
 //! operation, the agents' surfaces, docs and health), the error edge for poem's own errors, and
 //! the outer layers (request id, `Vary`, metrics, panics).
 
-use std::{panic::AssertUnwindSafe, sync::Arc, time::Instant};
+use std::{
+    panic::AssertUnwindSafe,
+    sync::{
+        atomic::{AtomicUsize, Ordering},
+        Arc,
+    },
+    time::{Duration, Instant},
+};
 
 use futures::FutureExt;
 use poem::{
@@ -71,7 +78,56 @@ fn answer_of(
     })
 }
 
-/// The outermost layer: request id, `Vary`, the request metrics, the batch handle for
+/// The application's own limits on each request.
+#[derive(Debug, Clone, Copy)]
+pub struct RequestLimits {
+    /// From the request's arrival to its response: past it, the request's work is dropped (its
+    /// DuckDB query interrupted) and it is answered 503 `deadline_exceeded`. Above ExecuteBatch's
+    /// 10 s per sub-operation, so a batch meets its own timeouts first.
+    pub deadline: Duration,
+    /// Requests in flight at once; one more is answered 503 `overloaded` at once, before any work.
+    /// Health probes (`/healthz`, `/readyz`, `/api/health`) and `/status` are never refused.
+    pub max_in_flight: usize,
+}
+
+impl Default for RequestLimits {
+    fn default() -> Self {
+        RequestLimits { deadline: Duration::from_secs(30), max_in_flight: 512 }
+    }
+}
+
+/// Requests in flight, counted while a guard lives.
+struct InFlight {
+    count: AtomicUsize,
+    max: usize,
+}
+
+struct InFlightGuard<'a>(&'a AtomicUsize);
+
+impl Drop for InFlightGuard<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Release);
+    }
+}
+
+impl InFlight {
+    /// A place among the requests in flight, or `None` when all are taken.
+    fn enter(&self) -> Option<InFlightGuard<'_>> {
+        if self.count.fetch_add(1, Ordering::AcqRel) >= self.max {
+            self.count.fetch_sub(1, Ordering::Release);
+            return None;
+        }
+        Some(InFlightGuard(&self.count))
+    }
+}
+
+/// Paths a load balancer or an operator polls: never shed (the status page, like the probes,
+/// reads memory only).
+fn is_health_probe(path: &str) -> bool {
+    matches!(path, "/healthz" | "/readyz" | "/api/health" | "/status")
+}
+
+/// The outermost layer: load shedding and the request deadline, request id, `Vary`, the request metrics, the batch handle for
 /// ExecuteBatch, and panics turned into 500s. A declared operation goes straight to the pipeline
 /// (looked up once, here), `/mcp` straight to the MCP server; the route tree takes the rest
 /// (pages, OAuth, docs, and the pipeline's 404 for an undeclared path), so the hot paths skip the
@@ -85,6 +141,8 @@ struct Outer {
     routes: BoxEndpoint<'static>,
     state: Arc<AppState>,
     dispatch: Dispatch,
+    deadline: Duration,
+    in_flight: InFlight,
 }
 
 impl Endpoint for Outer {
@@ -104,16 +162,28 @@ impl Endpoint for Outer {
             None if mcp => Some("mcp"),
             None => None,
         };
+        let place = if is_health_probe(path) { None } else { Some(self.in_flight.enter()) };
         if path.starts_with("/api/batch/") {
             req.extensions_mut().insert(self.dispatch.clone());
         }
-        let mut resp = match op {
-            Some(op) => answer_of(self.pipeline.run(Some(op), &mut req, started).map(Ok)).await,
-            // Boxed, as the route tree's futures are: held inline, the MCP server's future would
-            // make every request's several kilobytes larger.
-            None if mcp => answer_of(Box::pin(self.mcp.call(req))).await,
-            None => answer_of(self.routes.call(req)).await,
+        let mut resp = if matches!(place, Some(None)) {
+            ApiError::Overloaded.into_response()
+        } else {
+            // The request stays where it is (a copy moved into the deadline's future would be
+            // held twice); what takes it by value takes it from there.
+            let req = &mut req;
+            let answer = tokio::time::timeout(self.deadline, async move {
+                match op {
+                    Some(op) => answer_of(self.pipeline.run(Some(op), req, started).map(Ok)).await,
+                    // Boxed, as the route tree's futures are: held inline, the MCP server's future
+                    // would make every request's several kilobytes larger.
+                    None if mcp => answer_of(Box::pin(self.mcp.call(std::mem::take(req)))).await,
+                    None => answer_of(self.routes.call(std::mem::take(req))).await,
+                }
+            });
+            answer.await.unwrap_or_else(|_| ApiError::DeadlineExceeded.into_response())
         };
+        drop(place);
         if let Some(v) = id {
             resp.headers_mut().insert(X_REQUEST_ID, v);
         }
@@ -140,12 +210,22 @@ pub enum AssemblyError {
     MissingContext(&'static str),
 }
 
-/// The whole HTTP application answering `registry`'s operations. The state must keep the API's and
-/// the agents' contexts (their handlers read them on every request).
+/// The whole HTTP application answering `registry`'s operations, under the default request limits.
+/// The state must keep the API's and the agents' contexts (their handlers read them on every request).
 pub fn build(
     state: Arc<AppState>,
     registry: Arc<Registry>,
     server_url: &str,
+) -> Result<BoxEndpoint<'static>, AssemblyError> {
+    build_with(state, registry, server_url, RequestLimits::default())
+}
+
+/// [`build`] under `limits`.
+pub fn build_with(
+    state: Arc<AppState>,
+    registry: Arc<Registry>,
+    server_url: &str,
+    limits: RequestLimits,
 ) -> Result<BoxEndpoint<'static>, AssemblyError> {
     if state.extension::<ApiContext>().is_none() {
         return Err(AssemblyError::MissingContext("ApiContext"));
@@ -180,7 +260,16 @@ pub fn build(
     .at("/api/health", get(meta::api_health))
     .data(state)
     .boxed();
-    Ok(Outer { pipeline, mcp, routes, state: outer_state, dispatch }.boxed())
+    Ok(Outer {
+        pipeline,
+        mcp,
+        routes,
+        state: outer_state,
+        dispatch,
+        deadline: limits.deadline,
+        in_flight: InFlight { count: AtomicUsize::new(0), max: limits.max_in_flight },
+    }
+    .boxed())
 }
 
 /// The operator's listener (`SITREP_METRICS_LISTEN`): `/metrics` alone. Not on the public one:

@@ -67,6 +67,45 @@ pub struct ServeArgs {
     /// Recorded upstream responses for `--read-through replay`.
     #[arg(long, env = "SITREP_FIXTURES", default_value = "./data/fixtures")]
     pub read_through_fixtures: PathBuf,
+    /// Seconds a connection has to send a request's headers, from its start or from the end of
+    /// its last response (so also how long an idle keep-alive connection stays open).
+    #[arg(long, env = "SITREP_HEADER_READ_SECONDS", default_value_t = 10)]
+    pub header_read_seconds: u64,
+    /// Seconds a request's body has to arrive, from the end of its headers.
+    #[arg(long, env = "SITREP_BODY_READ_SECONDS", default_value_t = 30)]
+    pub body_read_seconds: u64,
+    /// Connections open at once; one more is closed as soon as it is accepted.
+    #[arg(long, env = "SITREP_MAX_CONNECTIONS", default_value_t = 4096)]
+    pub max_connections: usize,
+    /// Seconds from a request's arrival to its response; past them its query is interrupted and
+    /// it is answered 503 `deadline_exceeded`.
+    #[arg(long, env = "SITREP_REQUEST_DEADLINE_SECONDS", default_value_t = 30)]
+    pub request_deadline_seconds: u64,
+    /// Requests in flight at once; one more is answered 503 `overloaded` at once (health probes
+    /// are never refused).
+    #[arg(long, env = "SITREP_MAX_IN_FLIGHT", default_value_t = 512)]
+    pub max_in_flight: usize,
+    /// Seconds between sweeps of expired state rows (OAuth nonces, codes and tokens, dashboard
+    /// sessions, abandoned registered clients, idempotency records).
+    #[arg(long, env = "SITREP_SWEEP_SECONDS", default_value_t = 900)]
+    pub sweep_seconds: u64,
+}
+
+impl ServeArgs {
+    pub fn connection_limits(&self) -> crate::http_server::ConnectionLimits {
+        crate::http_server::ConnectionLimits {
+            header_read: std::time::Duration::from_secs(self.header_read_seconds.max(1)),
+            body_read: std::time::Duration::from_secs(self.body_read_seconds.max(1)),
+            max_connections: self.max_connections.max(1),
+        }
+    }
+
+    pub fn request_limits(&self) -> crate::app::RequestLimits {
+        crate::app::RequestLimits {
+            deadline: std::time::Duration::from_secs(self.request_deadline_seconds.max(1)),
+            max_in_flight: self.max_in_flight.max(1),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

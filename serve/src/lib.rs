@@ -4,5 +4,6 @@
 
 pub mod app;
 pub mod config;
+pub mod http_server;
 
 pub use app::build;

@@ -35,6 +35,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start and matched once: the size of the largest variant costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Serve the API until Ctrl-C.
@@ -263,20 +265,20 @@ async fn run() -> anyhow::Result<()> {
             );
             let _upkeep = spawn_upkeep(&state);
             let _clock = state.spawn_clock_sync(Duration::from_secs(60));
-            let _sweeper =
-                sitrep_platform::edge::idempotency::spawn_sweeper(state.store.clone(), Duration::from_secs(15 * 60));
+            let _sweeper = sitrep_platform::state::sweep::spawn_sweeper(
+                state.store.clone(),
+                Duration::from_secs(serve.sweep_seconds.max(1)),
+            );
             let _metrics = serve_metrics(&serve.metrics_listen, state.clone()).await?;
-            let app = sitrep_serve::build(state, registry, &server_url)?;
-            let listener = poem::listener::TcpListener::bind(serve.listen.clone());
+            let app = sitrep_serve::app::build_with(state, registry, &server_url, serve.request_limits())?;
+            let listener = tokio::net::TcpListener::bind(&serve.listen)
+                .await
+                .map_err(|e| anyhow::anyhow!("SITREP_LISTEN {}: {e}", serve.listen))?;
             tracing::info!(listen = %serve.listen, "serving");
-            poem::Server::new(listener)
-                .run_with_graceful_shutdown(
-                    app,
-                    async {
-                        let _ = tokio::signal::ctrl_c().await;
-                    },
-                    Some(Duration::from_secs(5)),
-                )
+            let stop = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            sitrep_serve::http_server::serve(listener, app, serve.connection_limits(), stop, Duration::from_secs(5))
                 .await?;
         }
     }

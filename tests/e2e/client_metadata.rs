@@ -20,6 +20,16 @@ type Reply = (u16, Vec<(&'static str, String)>, Vec<u8>);
 /// An HTTPS server on 127.0.0.1 with a certificate for `localhost`; returns its base URL and the
 /// certificate (PEM) to trust.
 async fn document_server(replies: impl Fn(&str) -> HashMap<String, Reply>) -> (String, Vec<u8>) {
+    let (base, ca, _) = counting_document_server(replies).await;
+    (base, ca)
+}
+
+/// [`document_server`], and the count of requests it has read.
+async fn counting_document_server(
+    replies: impl Fn(&str) -> HashMap<String, Reply>,
+) -> (String, Vec<u8>, Arc<std::sync::atomic::AtomicUsize>) {
+    let served = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = served.clone();
     let certified = rcgen::generate_simple_self_signed(vec!["localhost".to_string()]).unwrap();
     let cert_der = certified.cert.der().clone();
     let key = rustls::pki_types::PrivateKeyDer::Pkcs8(certified.signing_key.serialize_der().into());
@@ -36,7 +46,7 @@ async fn document_server(replies: impl Fn(&str) -> HashMap<String, Reply>) -> (S
     tokio::spawn(async move {
         loop {
             let Ok((tcp, _)) = listener.accept().await else { return };
-            let (acceptor, replies) = (acceptor.clone(), replies.clone());
+            let (acceptor, replies, counted) = (acceptor.clone(), replies.clone(), counted.clone());
             tokio::spawn(async move {
                 let Ok(mut tls) = acceptor.accept(tcp).await else { return };
                 let mut head = Vec::new();
@@ -47,6 +57,7 @@ async fn document_server(replies: impl Fn(&str) -> HashMap<String, Reply>) -> (S
                         Ok(n) => head.extend_from_slice(&buf[..n]),
                     }
                 }
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 let path = String::from_utf8_lossy(&head).split_whitespace().nth(1).unwrap_or("/").to_string();
                 let (status, headers, body) =
                     replies.get(&path).cloned().unwrap_or((404, vec![], b"not found".to_vec()));
@@ -61,7 +72,7 @@ async fn document_server(replies: impl Fn(&str) -> HashMap<String, Reply>) -> (S
             });
         }
     });
-    (base, certified.cert.pem().into_bytes())
+    (base, certified.cert.pem().into_bytes(), served)
 }
 
 fn document(id: &str, extra: serde_json::Value) -> Reply {
@@ -209,4 +220,24 @@ async fn documents_that_break_the_rules_are_refused_before_any_redirect() {
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
+}
+
+/// A client_id naming a document that cannot be had costs one fetch a minute, not one per
+/// authorize request (a flood of such requests would otherwise be a flood of outbound fetches).
+#[tokio::test]
+async fn a_document_that_could_not_be_had_is_not_fetched_again_for_a_minute() {
+    let (base, ca, served) = counting_document_server(|_| HashMap::new()).await;
+    let app = TestApp::start_with(Options { cimd_ca: Some(ca), ..Default::default() }).await;
+    let missing = format!("{base}/gone.json");
+    let now = app.state.clock.now();
+    let fetches = || served.load(std::sync::atomic::Ordering::SeqCst);
+    for _ in 0..5 {
+        let found = sitrep_agents::oauth::find_client(&app.state, &missing, now).await.unwrap();
+        assert!(matches!(found, sitrep_agents::oauth::ClientLookup::BadDocument(_)));
+    }
+    assert_eq!(fetches(), 1, "five lookups within a minute, {} fetches", fetches());
+    // A minute on, it is asked again.
+    let later = sitrep_agents::oauth::find_client(&app.state, &missing, now + 61).await.unwrap();
+    assert!(matches!(later, sitrep_agents::oauth::ClientLookup::BadDocument(_)));
+    assert_eq!(fetches(), 2);
 }

@@ -34,6 +34,7 @@ mod lake;
 mod mcp;
 mod oauth;
 mod openapi;
+mod overload;
 mod platform;
 mod provider_search;
 mod read_through;

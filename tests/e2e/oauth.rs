@@ -172,6 +172,10 @@ async fn dynamic_client_registration() {
     assert_eq!(r.status(), 429);
     assert_eq!(r.headers()["ratelimit-policy"], "\"oauth-register\";q=8;w=60");
     assert!(r.headers().contains_key("retry-after"));
+    assert_eq!(
+        r.json::<Value>().await.unwrap(),
+        json!({"error": "rate_limit_exceeded", "error_description": "Too many registration requests."})
+    );
 }
 
 fn uuid_like(s: &str) -> bool {
@@ -654,4 +658,36 @@ async fn the_token_endpoint_counts_each_client_on_its_own() {
     }
     assert_eq!(attempt(&busy).await, 429);
     assert_eq!(attempt(&quiet).await, 400, "another client from the same address has its own window");
+    let form = [("grant_type", "refresh_token"), ("refresh_token", "nope"), ("client_id", busy.as_str())];
+    let (_, _, refused) = token(&app, &form).await;
+    assert_eq!(
+        refused,
+        json!({"error": "rate_limit_exceeded", "error_description": "Too many token requests. Try again later."})
+    );
+}
+
+/// GET /oauth/authorize writes a nonce and may fetch a document: limited per address (in a window
+/// apart from the consent form's), refused with the consent form's plain-text page.
+#[tokio::test]
+async fn the_authorize_page_is_limited_per_address() {
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-authorize=3,oauth-register=100").unwrap();
+    let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
+    let client = client_id(&app).await;
+    let page = || {
+        let url = format!(
+            "{}/oauth/authorize?response_type=code&client_id={client}&redirect_uri={CALLBACK}&code_challenge={}&code_challenge_method=S256",
+            app.base,
+            "a".repeat(43)
+        );
+        let http = app.http.clone();
+        async move { http.get(url).send().await.unwrap() }
+    };
+    for _ in 0..3 {
+        assert_eq!(page().await.status(), 200);
+    }
+    let refused = page().await;
+    assert_eq!(refused.status(), 429);
+    assert!(refused.headers().contains_key("retry-after"));
+    assert_eq!(refused.headers()["content-type"], "text/plain; charset=utf-8");
+    assert_eq!(refused.text().await.unwrap(), "Too Many Requests");
 }

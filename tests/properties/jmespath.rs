@@ -48,23 +48,26 @@ fn same_json_any_order(a: &Value, b: &Value) -> bool {
     same_json(&canonical(a), &canonical(b))
 }
 
-/// The official compliance suite, as the `jmespath` crate ships it (read from its sources in
-/// Cargo's registry, found through `cargo metadata`).
+/// The official compliance suite, as the `jmespath` crate ships it: read from its sources in
+/// Cargo's registry, at the version `Cargo.lock` pins. (Not through `cargo metadata --offline`: on
+/// a fresh machine that wants the manifests of every platform's dependencies, which a build for
+/// this one never downloads.)
 fn compliance_suite() -> Vec<(String, Value)> {
-    let metadata = std::process::Command::new(env!("CARGO"))
-        .args(["metadata", "--format-version", "1", "--offline", "--manifest-path"])
-        .arg(sitrep_tests::repo_root().join("Cargo.toml"))
-        .output()
-        .expect("cargo metadata");
-    let metadata: Value = serde_json::from_slice(&metadata.stdout).expect("metadata json");
-    let manifest = metadata["packages"]
-        .as_array()
-        .expect("packages")
-        .iter()
-        .find(|p| p["name"] == "jmespath")
-        .and_then(|p| p["manifest_path"].as_str())
-        .expect("the jmespath crate");
-    let dir = std::path::Path::new(manifest).parent().expect("its folder").join("tests/compliance");
+    let lock = std::fs::read_to_string(sitrep_tests::repo_root().join("Cargo.lock")).expect("Cargo.lock");
+    let version = lock
+        .split("[[package]]")
+        .find(|p| p.contains("\nname = \"jmespath\"\n"))
+        .and_then(|p| p.lines().find_map(|l| l.strip_prefix("version = \"")?.strip_suffix('"')))
+        .expect("jmespath in Cargo.lock");
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cargo"));
+    let sources = std::fs::read_dir(cargo_home.join("registry/src")).expect("Cargo's registry sources");
+    let folder = sources
+        .filter_map(|index| Some(index.ok()?.path().join(format!("jmespath-{version}"))))
+        .find(|folder| folder.is_dir())
+        .expect("the jmespath crate's sources");
+    let dir = folder.join("tests/compliance");
     let mut suites = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("compliance suite") {
         let path = entry.expect("entry").path();

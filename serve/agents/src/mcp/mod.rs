@@ -143,9 +143,18 @@ impl McpEndpoint {
             Ok(r) => r,
             Err(e) => return e.into_response(&id),
         };
-        let principal = match auth::authenticate(&self.state, req, std::time::Instant::now()).await {
+        let now = std::time::Instant::now();
+        let may_look_up = || edge::address_may_look_up(&self.state, req, now);
+        let principal = match auth::authenticate(&self.state, req, now, may_look_up).await {
             Ok(p) => p,
-            Err(e) => return self.refusal(req, e).into_response(&id),
+            Err(e) => {
+                // A wrong credential counts against its address's window, as on REST (the
+                // answer stays the documented -32001).
+                if matches!(e, ApiError::InvalidApiKey { .. } | ApiError::InvalidAccessToken { .. }) {
+                    let _ = edge::count_refused_credential(&self.state, &edge::client_ip(req), now).await;
+                }
+                return self.refusal(req, e).into_response(&id);
+            }
         };
         if call.id.is_none() {
             return Response::builder().status(StatusCode::ACCEPTED).finish();

@@ -5,7 +5,9 @@
 
 use poem::{http::StatusCode, Request, Response};
 
-use super::{find_client, page, resource_allowed, secrets, ClientLookup, NONCE_SECONDS};
+use super::{
+    client_metadata::MetadataError, find_client, page, resource_allowed, secrets, ClientLookup, NONCE_SECONDS,
+};
 use sitrep_platform::{
     app_state::AppState,
     state::{hash_secret, ClientRecord, Family, PendingConsent},
@@ -91,6 +93,7 @@ async fn asking(state: &AppState, client_id: &str, now: i64) -> Result<Asking, R
         // Why is for the operator's log only (find_client logs it): told to the caller, which
         // hosts resolve, refuse or answer would make this page a probe of networks the fetch may
         // not reach.
+        Ok(ClientLookup::BadDocument(MetadataError::Busy)) => Err(try_again()),
         Ok(ClientLookup::BadDocument(_)) => {
             Err(page::error(StatusCode::BAD_REQUEST, "Invalid Client Metadata", METADATA_REFUSED))
         }

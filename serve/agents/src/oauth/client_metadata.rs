@@ -3,9 +3,14 @@
 //! most 5,120 bytes within 5 s, and never from a loopback, private, link-local or multicast
 //! address (`sitrep_pipelines::public_fetch`: the host is resolved first and the connection
 //! pinned to the checked address). Documents are cached per their
-//! `Cache-Control: max-age`, between 60 s and 24 h.
+//! `Cache-Control: max-age`, between 60 s and 24 h; a document that could not be had is
+//! remembered as such for a minute, and at most 8 fetches run at once (issue 45: a flood of
+//! authorize requests naming slow or broken documents costs one fetch per URL a minute, and never
+//! more than 8 sockets).
 
 use std::{collections::HashMap, sync::Mutex, time::Duration};
+
+use tokio::sync::Semaphore;
 
 use serde_json::Value;
 use sitrep_pipelines::public_fetch::{pinned_client, PublicFetchError, PublicFetchOptions};
@@ -18,8 +23,15 @@ const MAX_BYTES: usize = 5_120;
 const TIMEOUT: Duration = Duration::from_secs(5);
 const MIN_CACHE_SECONDS: i64 = 60;
 const MAX_CACHE_SECONDS: i64 = 86_400;
+/// How long a document that could not be had is refused without another fetch.
+const REFUSED_SECONDS: i64 = 60;
+/// Fetches running at once, and how long a request waits for one of their places.
+const CONCURRENT_FETCHES: usize = 8;
+const FETCH_QUEUE_WAIT: Duration = Duration::from_secs(1);
+/// Documents (and refusals) remembered at most; past it that map starts over.
+const REMEMBERED: usize = 1_000;
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
 pub enum MetadataError {
     #[error("the client_id is not an https URL with a path")]
     NotAMetadataUrl,
@@ -37,12 +49,36 @@ pub enum MetadataError {
     TooLarge,
     #[error("the document is not valid client metadata: {0}")]
     Invalid(String),
+    #[error("too many metadata documents are being fetched; try again")]
+    Busy,
 }
 
-/// The documents fetched lately, by URL, with when each stops being fresh (epoch seconds).
-#[derive(Default)]
+/// The documents fetched lately, by URL, with when each stops being fresh (epoch seconds); the
+/// ones that could not be had, until when that is believed; the places of running fetches.
 pub struct MetadataCache {
     entries: Mutex<HashMap<String, (i64, ClientRecord)>>,
+    refused: Mutex<HashMap<String, (i64, MetadataError)>>,
+    fetches: Semaphore,
+}
+
+impl Default for MetadataCache {
+    fn default() -> Self {
+        MetadataCache {
+            entries: Mutex::default(),
+            refused: Mutex::default(),
+            fetches: Semaphore::new(CONCURRENT_FETCHES),
+        }
+    }
+}
+
+/// Keeps `value` under `key` in a map of at most [`REMEMBERED`] entries.
+fn remember<V>(map: &Mutex<HashMap<String, V>>, key: &str, value: V) {
+    if let Ok(mut m) = map.lock() {
+        if m.len() >= REMEMBERED {
+            m.clear();
+        }
+        m.insert(key.to_string(), value);
+    }
 }
 
 /// A `client_id` that names a metadata document: https, a host, and a path other than `/`.
@@ -139,14 +175,24 @@ impl MetadataCache {
                 return Ok(client);
             }
         }
-        let (client, ttl) = fetch(settings, url).await?;
-        if let Ok(mut m) = self.entries.lock() {
-            if m.len() > 1_000 {
-                m.clear();
-            }
-            m.insert(url.to_string(), (now + ttl, client.clone()));
+        let refused = self.refused.lock().ok().and_then(|m| m.get(url.as_str()).cloned());
+        if let Some((_, e)) = refused.filter(|(until, _)| now < *until) {
+            return Err(e);
         }
-        Ok(client)
+        // Our own overload is not the document's fault: not remembered.
+        let Ok(Ok(_place)) = tokio::time::timeout(FETCH_QUEUE_WAIT, self.fetches.acquire()).await else {
+            return Err(MetadataError::Busy);
+        };
+        match fetch(settings, url).await {
+            Ok((client, ttl)) => {
+                remember(&self.entries, url.as_str(), (now + ttl, client.clone()));
+                Ok(client)
+            }
+            Err(e) => {
+                remember(&self.refused, url.as_str(), (now + REFUSED_SECONDS, e.clone()));
+                Err(e)
+            }
+        }
     }
 }
 

@@ -100,9 +100,34 @@ fn method_not_allowed(allow: &'static str) -> Response {
         .body(json!({"error": "method_not_allowed"}).to_string())
 }
 
+/// A request counted against an oauth-* policy in `window`: or the refusal, a 429 in that
+/// endpoint's own words (SUPPLEMENT 1.12) with the limiter's headers.
+async fn limited(state: &AppState, policy: Policy, window: &str) -> Result<(), Response> {
+    match edge::limit(state, policy, window, std::time::Instant::now()).await {
+        Ok(_) => Ok(()),
+        Err(mut refusal) if refusal.status() == StatusCode::TOO_MANY_REQUESTS => {
+            let (content_type, body) = match policy {
+                Policy::OauthRegister => ("application/json", oauth_429("Too many registration requests.")),
+                Policy::OauthToken => ("application/json", oauth_429("Too many token requests. Try again later.")),
+                _ => ("text/plain; charset=utf-8", "Too Many Requests".to_string()),
+            };
+            refusal
+                .headers_mut()
+                .insert(poem::http::header::CONTENT_TYPE, poem::http::HeaderValue::from_static(content_type));
+            refusal.set_body(body);
+            Err(refusal)
+        }
+        Err(unavailable) => Err(unavailable),
+    }
+}
+
+fn oauth_429(description: &str) -> String {
+    json!({"error": "rate_limit_exceeded", "error_description": description}).to_string()
+}
+
 /// A POST counted against its oauth-* policy (per client IP), then its body: or the refusal.
 async fn limited_body(state: &AppState, policy: Policy, req: &mut Request) -> Result<Vec<u8>, Response> {
-    edge::limit(state, policy, &edge::client_ip(req), std::time::Instant::now()).await?;
+    limited(state, policy, &edge::client_ip(req)).await?;
     body(req).await
 }
 
@@ -124,8 +149,13 @@ async fn token_body(state: &AppState, req: &mut Request) -> Result<Vec<u8>, Resp
         Some(id) => format!("client:{}", &hash_secret(&id)[..32]),
         None => edge::client_ip(req),
     };
-    edge::limit(state, Policy::OauthToken, &window, std::time::Instant::now()).await?;
+    limited(state, Policy::OauthToken, &window).await?;
     Ok(body)
+}
+
+/// The window of GET /oauth/authorize: the address's, apart from its consent form's.
+fn authorize_page_window(req: &Request) -> String {
+    format!("page:{}", edge::client_ip(req))
 }
 
 /// Adds the authorization server's routes to `route`.
@@ -165,7 +195,15 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                 let state = s2.clone();
                 async move {
                     match *req.method() {
-                        Method::GET => authorize::show(&state, &req).await,
+                        // The page writes a nonce and may fetch a metadata document: limited
+                        // per address like the form, in a window of its own (a person's one
+                        // page and one post never share a budget).
+                        Method::GET => {
+                            match limited(&state, Policy::OauthAuthorize, &authorize_page_window(&req)).await {
+                                Ok(()) => authorize::show(&state, &req).await,
+                                Err(r) => r,
+                            }
+                        }
                         Method::POST => {
                             if !state.settings.is_own_origin(&req) {
                                 return page::error(

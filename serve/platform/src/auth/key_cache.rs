@@ -1,10 +1,18 @@
-//! Resolved API keys, remembered for a short time. Without it every data request would cost a
-//! state-store read and a `lastUsedAt` write — a SQLite write serialises the whole server. With it,
-//! a key is read (and its use recorded) at most once per TTL, so revocation, suspension and plan
-//! changes made elsewhere (the `keys` CLI, another replica) take effect within one TTL.
+//! Resolved credentials, remembered for a short time. Without it every data request would cost a
+//! state-store read and a `lastUsedAt` write — a SQLite write serialises the whole server.
+//!
+//! - A live API key is read at most once per TTL, so revocation, suspension and plan changes
+//!   made elsewhere (the `keys` CLI, another replica) take effect within one TTL.
+//! - A live OAuth access token is read every time (a reused refresh token or code revokes its
+//!   family, and that must stop its tokens at once), but its family's use, like a key's, is
+//!   written at most once a minute per process.
+//! - A key or token the store does not know is remembered for one TTL, apart from the live ones:
+//!   a client repeating a wrong credential costs one read per TTL, and a flood of random ones
+//!   never pushes a live key out (revoked credentials never come back, so this is never wrong).
 
 use std::{
     collections::HashMap,
+    future::Future,
     sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
@@ -12,13 +20,15 @@ use std::{
 use super::Principal;
 use crate::{
     per_thread::Front,
-    state::{StateError, StateStore},
+    state::{Account, StateError, StateStore},
 };
 
-/// Entries kept at most; past it the cache starts over (each entry is one live key).
+/// Entries kept at most, of live and of unknown credentials each; past it that map starts over.
 const CAPACITY: usize = 10_000;
 /// Keys a thread keeps copies of at most.
 const FRONT_CAPACITY: usize = 1_024;
+/// A credential's use is written at most this often by one process.
+const TOUCH_EVERY: Duration = Duration::from_secs(60);
 
 pub struct KeyCache {
     ttl: Duration,
@@ -26,46 +36,143 @@ pub struct KeyCache {
     /// Each thread's copies of the entries it used, with a principal of its own: a hit then
     /// writes no lock and no reference count that another thread writes too.
     front: Front<KeyDigest, Entry>,
+    /// Credentials the store did not know, and until when that is believed.
+    unknown: Mutex<HashMap<KeyDigest, Instant>>,
+    /// When this process last wrote each key's or token family's use.
+    touched: Mutex<HashMap<String, Instant>>,
 }
 
-/// A live key's caller as resolved from the store, and until when that holds here: one TTL, or
-/// less when the account's paid plan lapses sooner (then it is read again and found lapsed), so a
-/// hit computes nothing.
+/// A live credential's caller as resolved from the store, and until when that holds here: one
+/// TTL, or less when the account's paid plan lapses sooner or the token expires sooner (then it
+/// is read again and found lapsed or gone), so a hit computes nothing.
 #[derive(Clone)]
 struct Entry {
     holds_until: Instant,
     principal: Arc<Principal>,
 }
 
-/// A key's SHA-256 (`state::key_digest`): the cache holds no secret and needs no hex per request.
+/// A credential's SHA-256 (`state::key_digest`): the cache holds no secret and needs no hex per request.
 type KeyDigest = [u8; 32];
+
+/// What a store read found: the caller, and how long it may be believed at most.
+struct Found {
+    principal: Arc<Principal>,
+    ends_within: Option<Duration>,
+}
+
+/// How long until `account`'s paid plan lapses, if it lapses ahead (a past lapse is already in
+/// its standing).
+fn lapse_within(account: &Account, wall: chrono::DateTime<chrono::Utc>) -> Option<Duration> {
+    account.lapses_at().and_then(|t| (t - wall).to_std().ok())
+}
 
 impl KeyCache {
     pub fn new(ttl: Duration) -> Self {
-        KeyCache { ttl, entries: Mutex::new(HashMap::new()), front: Front::new(FRONT_CAPACITY) }
+        KeyCache {
+            ttl,
+            entries: Mutex::new(HashMap::new()),
+            front: Front::new(FRONT_CAPACITY),
+            unknown: Mutex::new(HashMap::new()),
+            touched: Mutex::new(HashMap::new()),
+        }
     }
 
-    /// The caller of the live key with this digest (`state::key_digest`): from the cache while it
-    /// holds, else from the store (recording the use). Unknown keys are not remembered, so a key
-    /// minted a moment ago works. A thread's repeat allocates nothing and writes only memory of
-    /// its own (its front).
-    pub async fn resolve(
+    /// The caller of the live API key with this digest (`state::key_digest`): from the cache
+    /// while it holds, else from the store. A thread's repeat allocates nothing and writes only
+    /// memory of its own (its front).
+    pub async fn resolve<Gate: Future<Output = bool>>(
         &self,
         store: &StateStore,
         digest: &KeyDigest,
         now: Instant,
+        may_look_up: impl FnOnce() -> Gate,
     ) -> Result<Option<Arc<Principal>>, StateError> {
+        self.cached_or(digest, now, true, may_look_up, || async {
+            let Some((key, account)) = store.live_key(&hex::encode(digest)).await? else { return Ok(None) };
+            let wall = chrono::Utc::now();
+            self.touch(&key.id, now, || store.touch_key(&key.id)).await;
+            Ok(Some(Found {
+                principal: Arc::new(Principal {
+                    account_id: account.id.clone(),
+                    key_id: key.id.clone(),
+                    plan: account.plan,
+                    standing: account.standing(wall),
+                    scopes: key.scopes.clone(),
+                }),
+                ends_within: lapse_within(&account, wall),
+            }))
+        })
+        .await
+    }
+
+    /// The caller of the live OAuth access token with this digest at `clock` (the OAuth clock,
+    /// seconds): from the store (only its absence is remembered).
+    pub async fn resolve_token<Gate: Future<Output = bool>>(
+        &self,
+        store: &StateStore,
+        digest: &KeyDigest,
+        now: Instant,
+        clock: i64,
+        may_look_up: impl FnOnce() -> Gate,
+    ) -> Result<Option<Arc<Principal>>, StateError> {
+        self.cached_or(digest, now, false, may_look_up, || async {
+            let Some((family, account)) = store.live_access_token(&hex::encode(digest), clock).await? else {
+                return Ok(None);
+            };
+            let wall = chrono::Utc::now();
+            self.touch(&family.id, now, || store.touch_family(&family.id, clock)).await;
+            Ok(Some(Found {
+                principal: Arc::new(Principal {
+                    account_id: account.id.clone(),
+                    key_id: family.key_id.clone(),
+                    plan: account.plan,
+                    standing: account.standing(wall),
+                    scopes: family.scope.split_whitespace().map(str::to_string).collect(),
+                }),
+                ends_within: None,
+            }))
+        })
+        .await
+    }
+
+    /// From memory while an entry holds (a live one only if `keep_live`), else `load`ed and
+    /// remembered if `may_look_up` allows the read (`None` unread if not).
+    async fn cached_or<Gate, F, Fut>(
+        &self,
+        digest: &KeyDigest,
+        now: Instant,
+        keep_live: bool,
+        may_look_up: impl FnOnce() -> Gate,
+        load: F,
+    ) -> Result<Option<Arc<Principal>>, StateError>
+    where
+        Gate: Future<Output = bool>,
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Option<Found>, StateError>>,
+    {
         let holds = |e: &Entry| now < e.holds_until;
-        if let Some(mine) = self.front.get(digest, holds) {
-            return Ok(Some(mine.principal));
+        if keep_live {
+            if let Some(mine) = self.front.get(digest, holds) {
+                return Ok(Some(mine.principal));
+            }
+            let shared = self.entries.lock().ok().and_then(|m| m.get(digest).filter(|e| holds(e)).cloned());
+            if let Some(e) = shared {
+                return Ok(Some(self.keep_in_front(digest, &e)));
+            }
         }
-        let shared = self.entries.lock().ok().and_then(|m| m.get(digest).filter(|e| holds(e)).cloned());
-        if let Some(e) = shared {
-            return Ok(Some(self.keep_in_front(digest, &e)));
+        if self.unknown.lock().ok().and_then(|m| m.get(digest).copied()).is_some_and(|until| now < until) {
+            return Ok(None);
         }
-        // Boxed: held inline, the store's futures would enlarge every request's future (cache
-        // hits included) by their size.
-        Box::pin(self.load(store, digest, now)).await
+        // Boxed: held inline, the gate's and the store's futures would enlarge every request's
+        // future (cache hits included) by their size.
+        if !Box::pin(may_look_up()).await {
+            return Ok(None);
+        }
+        let found = Box::pin(load()).await?;
+        Ok(match found {
+            Some(found) if !keep_live => Some(found.principal),
+            found => self.remember(digest, now, found),
+        })
     }
 
     /// Forgets a key revoked by this process, so the revocation takes effect at once here (other
@@ -81,54 +188,65 @@ impl KeyCache {
     /// reference count would be written by every thread).
     fn keep_in_front(&self, digest: &KeyDigest, shared: &Entry) -> Arc<Principal> {
         let principal = Arc::new(Principal::clone(&shared.principal));
-        self.front.put(*digest, Entry { holds_until: shared.holds_until, principal: principal.clone() });
+        let mine = Entry { principal: principal.clone(), ..shared.clone() };
+        self.front.put(*digest, mine);
         principal
     }
 
-    /// A miss: the key from the store, remembered while live, its use recorded.
-    async fn load(
-        &self,
-        store: &StateStore,
-        digest: &KeyDigest,
-        now: Instant,
-    ) -> Result<Option<Arc<Principal>>, StateError> {
-        let found = store.live_key(&hex::encode(digest)).await?;
-        let wall = chrono::Utc::now();
-        let principal = found.as_ref().map(|(key, account)| {
-            Arc::new(Principal {
-                account_id: account.id.clone(),
-                key_id: key.id.clone(),
-                plan: account.plan,
-                standing: account.standing(wall),
-                scopes: key.scopes.clone(),
-            })
-        });
-        if let Ok(mut m) = self.entries.lock() {
-            match (&principal, &found) {
-                (Some(principal), Some((_, account))) if !self.ttl.is_zero() => {
+    /// Keeps what a store read found for one TTL (or less, see `Entry`).
+    fn remember(&self, digest: &KeyDigest, now: Instant, found: Option<Found>) -> Option<Arc<Principal>> {
+        let Some(found) = found else {
+            if !self.ttl.is_zero() {
+                if let Ok(mut m) = self.unknown.lock() {
                     if m.len() >= CAPACITY {
                         m.clear();
                     }
-                    // A lapse still ahead ends the entry early; a past one is already in `standing`.
-                    let lapse = account.lapses_at().and_then(|t| (t - wall).to_std().ok());
-                    let holds_for = lapse.map_or(self.ttl, |l| l.min(self.ttl));
-                    let entry = Entry { holds_until: now + holds_for, principal: principal.clone() };
-                    m.insert(*digest, entry.clone());
-                    self.front.put(*digest, entry);
-                }
-                // A thread's copy of an entry that ended here ended there too (the same instant).
-                _ => {
-                    m.remove(digest);
+                    m.insert(*digest, now + self.ttl);
                 }
             }
-        }
-        if let Some((key, _)) = &found {
-            // Losing a lastUsedAt update is harmless; failing the request over it is not.
-            if let Err(e) = store.touch_key(&key.id).await {
-                tracing::warn!(error = %e, "could not record key use");
+            // A thread's copy of an entry that ended here ended there too (the same instant).
+            if let Ok(mut m) = self.entries.lock() {
+                m.remove(digest);
+            }
+            return None;
+        };
+        if let Ok(mut m) = self.entries.lock() {
+            if self.ttl.is_zero() {
+                m.remove(digest);
+            } else {
+                if m.len() >= CAPACITY {
+                    m.clear();
+                }
+                let holds_for = found.ends_within.map_or(self.ttl, |l| l.min(self.ttl));
+                let entry = Entry { holds_until: now + holds_for, principal: found.principal.clone() };
+                m.insert(*digest, entry.clone());
+                self.front.put(*digest, entry);
             }
         }
-        Ok(principal)
+        Some(found.principal)
+    }
+
+    /// Writes a credential's use unless this process wrote it within the last minute.
+    async fn touch<Fut>(&self, id: &str, now: Instant, write: impl FnOnce() -> Fut)
+    where
+        Fut: Future<Output = Result<(), StateError>>,
+    {
+        let due = self.touched.lock().is_ok_and(|mut m| {
+            if m.get(id).is_some_and(|last| now.saturating_duration_since(*last) < TOUCH_EVERY) {
+                return false;
+            }
+            if m.len() >= CAPACITY {
+                m.clear();
+            }
+            m.insert(id.to_string(), now);
+            true
+        });
+        // Losing a lastUsedAt update is harmless; failing the request over it is not.
+        if due {
+            if let Err(e) = write().await {
+                tracing::warn!(error = %e, "could not record a credential's use");
+            }
+        }
     }
 }
 
@@ -136,6 +254,11 @@ impl KeyCache {
 mod tests {
     use super::*;
     use crate::state::{key_digest, NewKey, Plan, Standing};
+
+    /// The address gate of a caller that has attempts left.
+    async fn open() -> bool {
+        true
+    }
 
     /// A store with one account and one key: (store, account id, key, key digest).
     async fn store_with_key() -> (StateStore, String, NewKey, KeyDigest) {
@@ -152,17 +275,17 @@ mod tests {
         let cache = KeyCache::new(Duration::from_secs(5));
         let t0 = Instant::now();
 
-        let resolved = cache.resolve(&store, &hash, t0).await.unwrap().expect("live key");
+        let resolved = cache.resolve(&store, &hash, t0, open).await.unwrap().expect("live key");
         assert_eq!(resolved.key_id, key.record.id);
         let used = store.list_keys().await.unwrap()[0].0.last_used_at.clone();
         assert!(used.is_some(), "the first resolution records the use");
 
         // Revoked in the store: still served from memory inside the TTL, without touching the store.
         assert!(store.revoke_key(&key.record.id).await.unwrap());
-        let cached = cache.resolve(&store, &hash, t0 + Duration::from_secs(4)).await.unwrap().expect("cached");
+        let cached = cache.resolve(&store, &hash, t0 + Duration::from_secs(4), open).await.unwrap().expect("cached");
         assert!(Arc::ptr_eq(&cached, &resolved), "this thread's copy, from its front");
         // Past the TTL the store is asked again and the revocation shows.
-        assert!(cache.resolve(&store, &hash, t0 + Duration::from_secs(5)).await.unwrap().is_none());
+        assert!(cache.resolve(&store, &hash, t0 + Duration::from_secs(5), open).await.unwrap().is_none());
         assert!(cache.entries.lock().unwrap().is_empty(), "a revoked key is forgotten");
     }
 
@@ -172,18 +295,18 @@ mod tests {
         let (store, _, key, hash) = store_with_key().await;
         let cache = Arc::new(KeyCache::new(Duration::from_secs(60)));
         let now = Instant::now();
-        assert!(cache.resolve(&store, &hash, now).await.unwrap().is_some());
+        assert!(cache.resolve(&store, &hash, now, open).await.unwrap().is_some());
         let elsewhere = {
             let (cache, store) = (cache.clone(), store.clone());
             std::thread::spawn(move || {
                 let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
-                rt.block_on(async { cache.resolve(&store, &hash, now).await.unwrap().is_some() })
+                rt.block_on(async { cache.resolve(&store, &hash, now, open).await.unwrap().is_some() })
             })
         };
         assert!(elsewhere.join().unwrap(), "another thread's copy");
         assert!(store.revoke_key(&key.record.id).await.unwrap());
         cache.forget(&key.record.id);
-        assert!(cache.resolve(&store, &hash, now).await.unwrap().is_none(), "this thread's front emptied");
+        assert!(cache.resolve(&store, &hash, now, open).await.unwrap().is_none(), "this thread's front emptied");
     }
 
     #[tokio::test]
@@ -191,11 +314,11 @@ mod tests {
         let (store, account_id, _, hash) = store_with_key().await;
         let cache = KeyCache::new(Duration::ZERO);
         let now = Instant::now();
-        assert!(cache.resolve(&store, &hash, now).await.unwrap().is_some());
+        assert!(cache.resolve(&store, &hash, now, open).await.unwrap().is_some());
         store.set_account_status(&account_id, "suspended").await.unwrap();
-        let resolved = cache.resolve(&store, &hash, now).await.unwrap().unwrap();
+        let resolved = cache.resolve(&store, &hash, now, open).await.unwrap().unwrap();
         assert_eq!(resolved.standing, Standing::Suspended);
-        assert!(cache.resolve(&store, &key_digest("di_unknown"), now).await.unwrap().is_none());
+        assert!(cache.resolve(&store, &key_digest("di_unknown"), now, open).await.unwrap().is_none());
     }
 
     /// A paid plan that lapses within the TTL is not served as active past its end.
@@ -206,13 +329,32 @@ mod tests {
         store.set_account_valid_until(&account_id, Some(ends)).await.unwrap();
         let cache = KeyCache::new(Duration::from_secs(60));
         let t0 = Instant::now();
-        let before = cache.resolve(&store, &hash, t0).await.unwrap().unwrap();
+        let before = cache.resolve(&store, &hash, t0, open).await.unwrap().unwrap();
         assert_eq!(before.standing, Standing::Active);
         let entry_until = cache.entries.lock().unwrap()[&hash].holds_until;
         assert!(entry_until <= t0 + Duration::from_secs(1), "held past the lapse");
         // By the time the entry has ended, the lapse has happened: the store is read again.
         tokio::time::sleep((entry_until + Duration::from_millis(10)).saturating_duration_since(Instant::now())).await;
-        let after = cache.resolve(&store, &hash, Instant::now()).await.unwrap().unwrap();
+        let after = cache.resolve(&store, &hash, Instant::now(), open).await.unwrap().unwrap();
         assert_eq!(after.standing, Standing::Lapsed);
+    }
+
+    /// A wrong key is read once per TTL (not once per request), and a caller whose address spent
+    /// its attempts is refused without a read: both hold with the store gone.
+    #[tokio::test]
+    async fn unknown_keys_are_remembered_and_a_closed_gate_reads_nothing() {
+        let (store, _, _, hash) = store_with_key().await;
+        let cache = KeyCache::new(Duration::from_secs(5));
+        let t0 = Instant::now();
+        let wrong = key_digest("di_0000000000000000000000000000000000000000");
+        assert!(cache.resolve(&store, &wrong, t0, open).await.unwrap().is_none());
+        store.close().await;
+        let again = cache.resolve(&store, &wrong, t0 + Duration::from_secs(4), open).await;
+        assert!(matches!(again, Ok(None)), "the store was asked again within the TTL");
+        let past = cache.resolve(&store, &wrong, t0 + Duration::from_secs(5), open).await;
+        assert!(past.is_err(), "past the TTL the store is asked again (and is gone)");
+        let shut = || async { false };
+        let gated = cache.resolve(&store, &hash, t0, shut).await;
+        assert!(matches!(gated, Ok(None)), "a closed gate refuses unread");
     }
 }

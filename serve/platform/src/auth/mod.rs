@@ -8,7 +8,7 @@ pub mod key_cache;
 pub use gate::gate;
 pub use key_cache::KeyCache;
 
-use std::{sync::Arc, time::Instant};
+use std::{future::Future, sync::Arc, time::Instant};
 
 use poem::{
     http::{header, HeaderName},
@@ -77,35 +77,42 @@ pub fn challenge(state: &AppState, req: &Request, rejected: bool) -> String {
 }
 
 /// An OAuth access token: live, of a live family authorised through a live key.
-async fn access_token(state: &AppState, req: &Request, token: &str) -> Result<Arc<Principal>, ApiError> {
+async fn access_token<Fut: Future<Output = bool>>(
+    state: &AppState,
+    req: &Request,
+    token: &str,
+    now: Instant,
+    may_look_up: impl FnOnce() -> Fut,
+) -> Result<Arc<Principal>, ApiError> {
+    let digest = crate::state::key_digest(token);
     let found =
-        state.store.live_access_token(&crate::state::hash_secret(token), state.clock.now()).await.map_err(|e| {
+        state.keys.resolve_token(&state.store, &digest, now, state.clock.now(), may_look_up).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving an access token");
             ApiError::EntitlementUnavailable
         })?;
-    let Some((family, account)) = found else {
-        return Err(ApiError::InvalidAccessToken { challenge: challenge(state, req, true) });
-    };
-    Ok(Arc::new(Principal {
-        account_id: account.id.clone(),
-        key_id: family.key_id,
-        plan: account.plan,
-        standing: account.standing(chrono::Utc::now()),
-        scopes: family.scope.split_whitespace().map(str::to_string).collect(),
-    }))
+    found.ok_or_else(|| ApiError::InvalidAccessToken { challenge: challenge(state, req, true) })
 }
 
 /// Resolves the request's credential at `now`. `Ok(None)` = no credential was sent (the caller
 /// decides whether that is allowed); a credential that was sent and is not live is always refused.
-pub async fn authenticate(state: &AppState, req: &Request, now: Instant) -> Result<Option<Arc<Principal>>, ApiError> {
+/// `may_look_up` is asked before a credential not in memory is read from the state store; `false`
+/// refuses it unread (the caller's address spent its attempts, `edge::address_may_look_up`).
+pub async fn authenticate<Fut: Future<Output = bool>>(
+    state: &AppState,
+    req: &Request,
+    now: Instant,
+    may_look_up: impl FnOnce() -> Fut,
+) -> Result<Option<Arc<Principal>>, ApiError> {
     let secret = match credential_of(req) {
         None => return Ok(None),
         // Boxed, like the key cache's store lookup: API-key requests need not carry its future.
-        Some(Credential::AccessToken(token)) => return Box::pin(access_token(state, req, token)).await.map(Some),
+        Some(Credential::AccessToken(token)) => {
+            return Box::pin(access_token(state, req, token, now, may_look_up)).await.map(Some)
+        }
         Some(Credential::ApiKey(k)) => k,
     };
     let found = if crate::state::looks_like_api_key(secret) {
-        state.keys.resolve(&state.store, &crate::state::key_digest(secret), now).await.map_err(|e| {
+        state.keys.resolve(&state.store, &crate::state::key_digest(secret), now, may_look_up).await.map_err(|e| {
             tracing::error!(error = %e, "state store unavailable while resolving a credential");
             ApiError::EntitlementUnavailable
         })?

@@ -140,26 +140,3 @@ pub fn set_headers(r: &mut Response, key: &str, replayed: bool) {
     }
     r.headers_mut().insert("idempotent-replayed", HeaderValue::from_static(if replayed { "true" } else { "false" }));
 }
-
-/// Expires records past their TTL every `every`, for as long as the server runs, on the state
-/// store's clock (every replica sweeps the same records).
-pub fn spawn_sweeper(store: StateStore, every: std::time::Duration) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        loop {
-            let now = match store.db().clock_ms().await {
-                Ok(now) => now,
-                Err(e) => {
-                    tracing::warn!(error = %e, "idempotency sweep: the state store's clock is unreadable");
-                    tokio::time::sleep(every).await;
-                    continue;
-                }
-            };
-            match store.idempotency_sweep(now).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(records = n, "expired idempotency records"),
-                Err(e) => tracing::warn!(error = %e, "idempotency sweep failed"),
-            }
-            tokio::time::sleep(every).await;
-        }
-    })
-}

@@ -53,9 +53,9 @@ pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Req
         return refused(state, Policy::Default, &ip(), arrived, e).await;
     }
     // The key cache and the remembered answers are checked at the request's arrival.
-    let principal = match auth::authenticate(state, req, arrived).await {
+    let principal = match auth::authenticate(state, req, arrived, || address_may_look_up(state, req, arrived)).await {
         Ok(p) => p,
-        Err(e) => return refused(state, Policy::Default, &ip(), arrived, e).await,
+        Err(e) => return refused_credential(state, &ip(), arrived, e).await,
     };
     let missing = || ApiError::MissingCredential { challenge: auth::challenge(state, req, false) };
     let principal = principal.as_deref();
@@ -113,7 +113,11 @@ async fn authorised(
     // The body read and the state store's futures are boxed: held inline they would make every
     // request's future (GETs included) several kilobytes larger, and each layer moves it.
     let keyed = if op.method == Method::Post {
-        let body = Box::pin(req.take_body().into_bytes_limit(MAX_BODY)).await.map_err(|_| ApiError::TooLarge)?;
+        let body = Box::pin(req.take_body().into_bytes_limit(MAX_BODY)).await.map_err(|e| match e {
+            poem::error::ReadBodyError::PayloadTooLarge => ApiError::TooLarge,
+            // Cut off, or late past the listener's body deadline.
+            _ => ApiError::InvalidBody,
+        })?;
         let keyed = if op.idempotent {
             Keyed::from_header(req.headers().get("idempotency-key"), caller, op.path, &body)?
         } else {
@@ -240,6 +244,39 @@ async fn peek(
     state.limiter.peek(policy, state.settings.rate_limits.of(policy), caller, at).await
 }
 
+/// Whether a credential this request sent may be looked up in the state store: not once failed
+/// attempts from its address filled the address's window (`Policy::Default`). Asked only when the
+/// credential is not in memory, so a caller with a live key never waits on it.
+pub async fn address_may_look_up(state: &AppState, req: &Request, at: Instant) -> bool {
+    peek(state, Policy::Default, &client_ip(req), at).await.map_or(true, |d| d.remaining > 0)
+}
+
+/// Counts a refused credential against its address's window (`Policy::Default`): the answer to a
+/// caller guessing keys, once the window is full, is 429 (and no store read, see
+/// [`address_may_look_up`]). `None` while the window still has room.
+pub async fn count_refused_credential(state: &AppState, ip: &str, at: Instant) -> Result<Option<Decision>, Response> {
+    limit(state, Policy::Default, ip, at).await
+}
+
+/// A request refused during authentication: a wrong credential is counted against its address's
+/// window (429 once that is full); a missing one, or a store that could not be asked, is not.
+async fn refused_credential(state: &AppState, ip: &str, at: Instant, e: ApiError) -> Response {
+    if !matches!(e, ApiError::InvalidApiKey { .. } | ApiError::InvalidAccessToken { .. }) {
+        return refused(state, Policy::Default, ip, at, e).await;
+    }
+    match count_refused_credential(state, ip, at).await {
+        Err(too_many) => too_many,
+        Ok(decision) => {
+            let mut r = e.into_response();
+            match decision {
+                Some(d) => rate_headers(&mut r, state, Policy::Default, &d),
+                None => degraded_rate_headers(&mut r, state, Policy::Default),
+            }
+            r
+        }
+    }
+}
+
 /// An answer refused before the limiter counted the request (arrived `at`): it still carries the
 /// caller's current window of `policy` (RateLimit headers are on every `/api/*` response).
 async fn refused(state: &AppState, policy: Policy, caller: &str, at: Instant, e: ApiError) -> Response {
@@ -292,8 +329,9 @@ mod tests {
     #[test]
     fn the_pipelines_futures_stay_small() {
         let run = |state: &'static AppState, req: &'static mut Request, now: Instant| run(state, None, req, now);
-        let authenticate =
-            |state: &'static AppState, req: &'static Request, now: Instant| auth::authenticate(state, req, now);
+        let authenticate = |state: &'static AppState, req: &'static Request, now: Instant| {
+            auth::authenticate(state, req, now, move || address_may_look_up(state, req, now))
+        };
         let (run, authenticate) = (returned_size(run), returned_size(authenticate));
         eprintln!("edge::run {run} bytes, authenticate {authenticate} bytes");
         assert!(run <= 2048, "edge::run: {run} bytes");

@@ -78,6 +78,11 @@ pub enum ApiError {
     LimiterUnavailable,
     /// The account or entitlement store could not be read.
     EntitlementUnavailable,
+    /// More requests in flight than the server takes: refused at once, before any work
+    /// (SUPPLEMENT has no body for it: **decision**, shaped like the other 503s).
+    Overloaded,
+    /// The request ran past its deadline; its query was interrupted (a **decision** as above).
+    DeadlineExceeded,
     Internal(String),
 }
 
@@ -128,7 +133,10 @@ impl ApiError {
             ApiError::IdempotencyInFlight { .. } => StatusCode::CONFLICT,
             ApiError::IdempotencyReused { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
-            ApiError::LimiterUnavailable | ApiError::EntitlementUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::LimiterUnavailable
+            | ApiError::EntitlementUnavailable
+            | ApiError::Overloaded
+            | ApiError::DeadlineExceeded => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -231,6 +239,17 @@ impl ApiError {
                     json!({ "error": "Entitlement verification unavailable", "code": "entitlement_verification_unavailable" }),
                 ),
                 &[("retry-after", "5")],
+            ),
+            ApiError::Overloaded => with(
+                json_response(status, json!({ "error": "Server busy. Retry shortly.", "code": "overloaded" })),
+                &[("retry-after", "1"), ("cache-control", "no-store")],
+            ),
+            ApiError::DeadlineExceeded => with(
+                json_response(
+                    status,
+                    json!({ "error": "The request ran past its deadline", "code": "deadline_exceeded" }),
+                ),
+                &[("retry-after", "5"), ("cache-control", "no-store")],
             ),
             ApiError::Internal(detail) => {
                 tracing::error!(%detail, "internal error");

@@ -53,6 +53,7 @@ pub struct Metrics {
     content_age: Family<DatasetLabel, Gauge>,
     frozen: Family<DatasetLabel, Gauge>,
     duckdb_in_use: Gauge,
+    duckdb_interrupted: Gauge,
     duckdb_memory: Gauge,
     builds_pending: Gauge,
     resident: Gauge,
@@ -113,6 +114,11 @@ impl Metrics {
             "1 when a dataset's fetches succeed but its content stopped advancing (served as stale)",
         );
         let duckdb_in_use = registered(r, "duckdb_connections_in_use", "Pooled DuckDB connections running a query");
+        let duckdb_interrupted = registered(
+            r,
+            "duckdb_queries_interrupted",
+            "Queries interrupted since start because their request was cancelled or ran past its deadline",
+        );
         let duckdb_memory =
             registered(r, "duckdb_memory_bytes", "Bytes DuckDB's buffer manager holds (cached pages, query state)");
         let builds_pending = registered(
@@ -148,6 +154,7 @@ impl Metrics {
             content_age,
             frozen,
             duckdb_in_use,
+            duckdb_interrupted,
             duckdb_memory,
             builds_pending,
             resident,
@@ -197,6 +204,7 @@ impl Metrics {
             self.frozen.get_or_create(&label).set(i64::from(health.stale_reason == Some(StaleReason::FrozenUpstream)));
         }
         self.duckdb_in_use.set(snapshots.engine().connections_in_use() as i64);
+        self.duckdb_interrupted.set(snapshots.engine().interrupted_queries() as i64);
         if let Some(bytes) = snapshots.engine().memory_bytes() {
             self.duckdb_memory.set(bytes);
         }

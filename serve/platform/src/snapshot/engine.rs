@@ -5,7 +5,9 @@
 //!
 //! `Connection` is Send but not Sync: queries check a connection out of the pool through a guard
 //! that always gives it back (finished, failed, panicked or abandoned by a cancelled request) and
-//! run on a blocking thread.
+//! run on a blocking thread. A query whose caller went away (the client left, or the request ran
+//! past its deadline) is interrupted in DuckDB (`duckdb_interrupt`), and one that had not started
+//! never starts: an abandoned request holds no connection longer than DuckDB takes to notice.
 
 use std::{
     path::Path,
@@ -15,7 +17,7 @@ use std::{
     },
 };
 
-use duckdb::Connection;
+use duckdb::{Connection, InterruptHandle};
 use tokio::sync::Semaphore;
 
 use super::{dataset_db::DbError, instance::open_duckdb};
@@ -29,6 +31,71 @@ const STATEMENT_CACHE: usize = 256;
 struct Pooled {
     conn: Connection,
     seen_removals: u64,
+    interrupt: Arc<InterruptHandle>,
+}
+
+/// What a query's caller and its blocking thread share: the handle of the connection running it
+/// (only while it runs) and whether the caller gave up. Both sides take the lock, so an
+/// interrupt reaches the query it was meant for and never the connection's next one.
+#[derive(Default)]
+struct Running {
+    state: Mutex<RunningState>,
+}
+
+#[derive(Default)]
+struct RunningState {
+    on: Option<Arc<InterruptHandle>>,
+    abandoned: bool,
+}
+
+impl Running {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RunningState> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Marks the query as running on `handle`'s connection; false when its caller already left.
+    fn begin(&self, handle: &Arc<InterruptHandle>) -> bool {
+        let mut state = self.lock();
+        state.on = (!state.abandoned).then(|| handle.clone());
+        state.on.is_some()
+    }
+
+    fn end(&self) {
+        self.lock().on = None;
+    }
+
+    /// The caller left: interrupt the query if it runs, and keep it from starting if not.
+    /// True when a running query was interrupted.
+    fn abandon(&self) -> bool {
+        let mut state = self.lock();
+        state.abandoned = true;
+        state.on.take().map(|handle| handle.interrupt()).is_some()
+    }
+}
+
+/// The query's end, however it ends: no interrupt may reach the connection after this.
+struct EndsOnDrop<'a>(&'a Running);
+
+impl Drop for EndsOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.end();
+    }
+}
+
+/// Held by the caller's future while its query is on a blocking thread: dropped before the
+/// answer came (a cancelled request), it abandons the query.
+struct AbandonOnDrop<'a> {
+    running: Arc<Running>,
+    interrupted: &'a AtomicU64,
+    answered: bool,
+}
+
+impl Drop for AbandonOnDrop<'_> {
+    fn drop(&mut self) {
+        if !self.answered && self.running.abandon() {
+            self.interrupted.fetch_add(1, Ordering::Relaxed);
+        }
+    }
 }
 
 pub struct Engine {
@@ -45,6 +112,8 @@ pub struct Engine {
     /// One permit per pooled connection, held until the query's blocking work has ended.
     permits: Arc<Semaphore>,
     pool_size: usize,
+    /// Queries interrupted because their caller went away.
+    interrupted: AtomicU64,
 }
 
 /// A connection taken from the pool; it goes back when this is dropped.
@@ -95,7 +164,8 @@ impl Engine {
         for _ in 0..pool_size.max(1) {
             let c = root.try_clone()?;
             c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-            conns.push(Pooled { conn: c, seen_removals: 0 });
+            let interrupt = c.interrupt_handle();
+            conns.push(Pooled { conn: c, seen_removals: 0, interrupt });
         }
         Ok(Engine {
             admin: Mutex::new(root),
@@ -103,12 +173,13 @@ impl Engine {
             permits: Arc::new(Semaphore::new(conns.len())),
             conns: Arc::new(Mutex::new(conns)),
             removals: Arc::new(AtomicU64::new(0)),
+            interrupted: AtomicU64::new(0),
         })
     }
 
     /// Runs `f` on a pooled connection on a blocking thread. Cancellation-safe: if the caller's
-    /// future is dropped, the blocking work still ends by returning the connection and the
-    /// permit; a panic in `f` returns them too.
+    /// future is dropped, the query is interrupted (or never starts) and the blocking work ends by
+    /// returning the connection and the permit; a panic in `f` returns them too.
     pub async fn query<T, F>(&self, f: F) -> Result<T, DbError>
     where
         T: Send + 'static,
@@ -116,14 +187,27 @@ impl Engine {
     {
         let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
         let (pool, removals) = (self.conns.clone(), self.removals.clone());
-        tokio::task::spawn_blocking(move || {
+        let running = Arc::new(Running::default());
+        let mut watch = AbandonOnDrop { running: running.clone(), interrupted: &self.interrupted, answered: false };
+        let outcome = tokio::task::spawn_blocking(move || {
             let _permit = permit; // released after the connection is back (drop order: reverse)
             let checkout = Checkout::take(&pool, &removals).ok_or_else(|| DbError::Task("pool empty".into()))?;
             let conn = checkout.conn.as_ref().ok_or_else(|| DbError::Task("pool empty".into()))?;
+            if !running.begin(&conn.interrupt) {
+                return Err(DbError::Task("abandoned by its caller".into()));
+            }
+            // Ends before the checkout gives the connection back, even when `f` panics.
+            let _ends = EndsOnDrop(&running);
             f(&conn.conn).map_err(DbError::from)
         })
-        .await
-        .map_err(|e| DbError::Task(e.to_string()))?
+        .await;
+        watch.answered = true;
+        outcome.map_err(|e| DbError::Task(e.to_string()))?
+    }
+
+    /// Queries interrupted so far because their callers went away.
+    pub fn interrupted_queries(&self) -> u64 {
+        self.interrupted.load(Ordering::Relaxed)
     }
 
     /// Runs `f` on the admin connection, on the calling thread (loads run on blocking threads).
@@ -182,5 +266,48 @@ impl Engine {
     /// Connections checked out by running queries.
     pub fn connections_in_use(&self) -> usize {
         self.pool_size.saturating_sub(self.idle_connections())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    /// A query that would run for hours, abandoned by its caller: DuckDB stops it, the connection
+    /// comes back and serves the next query; a query abandoned before it started never runs.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_query_whose_caller_left_is_interrupted() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Engine::open(dir.path(), "64MB", 1).unwrap();
+        let endless = "SELECT count(*) FROM range(1000000000000) t(i) WHERE i % 7 = 3";
+        let slow = engine.query(move |c| c.query_row(endless, [], |r| r.get::<_, i64>(0)));
+        assert!(tokio::time::timeout(Duration::from_millis(200), slow).await.is_err());
+        let left = Instant::now();
+        while engine.idle_connections() == 0 {
+            assert!(left.elapsed() < Duration::from_secs(20), "the abandoned query still holds its connection");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(engine.interrupted_queries(), 1);
+        let answer = engine.query(|c| c.query_row("SELECT 42", [], |r| r.get::<_, i64>(0))).await;
+        assert_eq!(answer.unwrap(), 42, "the interrupt did not reach the connection's next query");
+
+        // Abandoned while waiting for the one connection: it never runs, nothing is interrupted.
+        let ran = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let busy = engine.query(move |c| c.query_row(endless, [], |r| r.get::<_, i64>(0)));
+        let flag = ran.clone();
+        let queued = engine.query(move |c| {
+            flag.store(true, Ordering::SeqCst);
+            c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+        });
+        let both = async { tokio::join!(busy, queued) };
+        assert!(tokio::time::timeout(Duration::from_millis(200), both).await.is_err());
+        while engine.idle_connections() == 0 {
+            assert!(left.elapsed() < Duration::from_secs(40), "the abandoned query still holds its connection");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(engine.interrupted_queries(), 2);
+        assert!(!ran.load(Ordering::SeqCst), "a query abandoned before it started ran");
     }
 }

@@ -7,6 +7,7 @@ mod budgets;
 mod dashboard;
 mod idempotency;
 mod oauth;
+pub mod sweep;
 
 pub use accounts::{hash_secret, key_digest, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan, Standing};
 pub use dashboard::{ConnectedClient, Session};

@@ -338,7 +338,8 @@ impl StateStore {
     }
 
     /// The family and account of a live access token: unexpired, its family not revoked, and the
-    /// API key it was authorised through not revoked. Records the family's use.
+    /// API key it was authorised through not revoked ([`touch_family`](Self::touch_family)
+    /// records its use).
     pub async fn live_access_token(&self, token_hash: &str, now: i64) -> Result<Option<(Family, Account)>, StateError> {
         let row = sqlx::query(&format!(
             "SELECT {FAMILY_COLUMNS}, a.name AS account_name, a.plan AS account_plan, a.status AS account_status,
@@ -357,11 +358,16 @@ impl StateStore {
         let Some(r) = row else { return Ok(None) };
         let family = family_of(&r)?;
         let account = super::accounts::account_of_row(&r)?;
+        Ok(Some((family, account)))
+    }
+
+    /// Records a token family's use at `now` (the dashboard's "last used").
+    pub async fn touch_family(&self, family_id: &str, now: i64) -> Result<(), StateError> {
         sqlx::query("UPDATE oauth_families SET last_used_at = $1 WHERE id = $2")
             .bind(now)
-            .bind(&family.id)
+            .bind(family_id)
             .execute(&self.pool)
             .await?;
-        Ok(Some((family, account)))
+        Ok(())
     }
 }
