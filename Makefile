@@ -37,7 +37,7 @@ export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_METRICS_LISTEN ?= 127.0.0.1:9464
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: duckdb-lib dist bench-duckdb fuzz run build test doctor ingest backfill serve bench soak lint clean common-words cm-scan stress cluster
+.PHONY: duckdb-lib dist bench-duckdb fuzz run build test doctor ingest backfill serve bench soak abuse lint clean common-words cm-scan stress cluster
 
 build: duckdb-lib
 	$(CARGO) build $(CARGO_DEV) --workspace --bins
@@ -179,6 +179,14 @@ bench-duckdb: duckdb-lib
 soak: duckdb-lib
 	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
 	BENCH_GROUPS=soak $(RELEASE_BIN)/sitrep-bench
+
+## make abuse: the release sitrep-serve on the replay lake, attacked one way after another (slowloris,
+## random keys, an authorize flood, one account's flood, jmespath bombs, bad bodies) while another
+## account's client measures its latency; one table row per attack (tests/bench/abuse.rs;
+## ABUSE_SECONDS, default 10, is each attack's length).
+abuse: duckdb-lib
+	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
+	BENCH_GROUPS=abuse $(RELEASE_BIN)/sitrep-bench
 
 ## make common-words: regenerates data/reference/common-words.txt (the company-monitoring ambiguity
 ## guard's frequent English words) from wordfreq, installed pinned into $HOME/.cache/sitrep-words-venv.

@@ -5,7 +5,8 @@
 //! `consumer-prices`, `energy-shock`, `history`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
 //! (the per-size tables below), and `ingest` (the conflict tables' ingest figure alone, at each
 //! size; only when named, as `all` measures it in the conflict tables), and `soak` (`soak.rs`, the
-//! ten-minute mixed-load soak of `make soak`; only when named).
+//! ten-minute mixed-load soak of `make soak`; only when named), and `abuse` (`abuse.rs`, the attacks
+//! of `make abuse` beside a well-behaved client; only when named).
 //!
 //! `BENCH_ONLY_SERVED` stops after the first size's served-binary figures (start, memory), printed
 //! at once: for trying a setting of the server (the binary inherits the environment).
@@ -30,6 +31,7 @@
 //!   the peer: datasette answering the same distinct pages from the same
 //!   rows in SQLite with an index on (country, time) (`BENCH_DATASETTE`, set by `make bench`).
 
+mod abuse;
 mod aviation;
 mod climate;
 mod company_monitoring;
@@ -463,7 +465,7 @@ async fn run() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 10] = [
+    const GROUPS: [&str; 11] = [
         "aviation",
         "climate",
         "consumer-prices",
@@ -474,6 +476,7 @@ async fn run() {
         "conflict",
         "ingest",
         "soak",
+        "abuse",
     ];
     if let Some(unknown) = groups.split(',').map(str::trim).find(|g| *g != "all" && !GROUPS.contains(g)) {
         // A misspelt group would otherwise print nothing for it and still look like a run.
@@ -505,6 +508,7 @@ async fn run() {
         ingested.push((n, ingest(&lake, n, as_of).await));
     }
     let soak = if named("soak") { soak::run(as_of).await } else { None };
+    let abuse = if named("abuse") { abuse::run().await } else { None };
     let sizes = if wants("conflict") { sizes } else { Vec::new() };
     let mut rows = Vec::new();
     for n in sizes {
@@ -545,6 +549,9 @@ async fn run() {
     }
     if let Some(r) = &soak {
         soak::print(r);
+    }
+    if let Some(r) = &abuse {
+        abuse::print(r);
     }
 }
 

@@ -151,13 +151,19 @@ impl KeyCache {
         Fut: Future<Output = Result<Option<Found>, StateError>>,
     {
         let holds = |e: &Entry| now < e.holds_until;
+        // A key that was live when last read is read again whatever its address's window says:
+        // a client behind the same address as a guesser keeps working.
+        let mut was_live = false;
         if keep_live {
             if let Some(mine) = self.front.get(digest, holds) {
                 return Ok(Some(mine.principal));
             }
-            let shared = self.entries.lock().ok().and_then(|m| m.get(digest).filter(|e| holds(e)).cloned());
+            let shared = self.entries.lock().ok().and_then(|m| m.get(digest).cloned());
             if let Some(e) = shared {
-                return Ok(Some(self.keep_in_front(digest, &e)));
+                if holds(&e) {
+                    return Ok(Some(self.keep_in_front(digest, &e)));
+                }
+                was_live = true;
             }
         }
         if self.unknown.lock().ok().and_then(|m| m.get(digest).copied()).is_some_and(|until| now < until) {
@@ -165,7 +171,7 @@ impl KeyCache {
         }
         // Boxed: held inline, the gate's and the store's futures would enlarge every request's
         // future (cache hits included) by their size.
-        if !Box::pin(may_look_up()).await {
+        if !was_live && !Box::pin(may_look_up()).await {
             return Ok(None);
         }
         let found = Box::pin(load()).await?;
@@ -356,5 +362,18 @@ mod tests {
         let shut = || async { false };
         let gated = cache.resolve(&store, &hash, t0, shut).await;
         assert!(matches!(gated, Ok(None)), "a closed gate refuses unread");
+    }
+
+    /// A key that was live is read again when its entry ends, even from an address whose
+    /// attempts are spent (a client sharing its address with a guesser).
+    #[tokio::test]
+    async fn a_key_that_was_live_is_read_again_past_a_closed_gate() {
+        let (store, _, _, hash) = store_with_key().await;
+        let cache = KeyCache::new(Duration::from_secs(5));
+        let t0 = Instant::now();
+        assert!(cache.resolve(&store, &hash, t0, open).await.unwrap().is_some());
+        let shut = || async { false };
+        let later = cache.resolve(&store, &hash, t0 + Duration::from_secs(6), shut).await.unwrap();
+        assert!(later.is_some(), "a live key was refused by its address's window");
     }
 }
