@@ -83,8 +83,9 @@ async fn good_client(base: String, key: String, stop: Arc<AtomicBool>, into: Arc
             Ok(r) if r.status() == 200 => {
                 let body = r.bytes().await.unwrap_or_default();
                 // An MCP tool error or a failed batch operation is an error too.
-                !(body.starts_with(b"{\"jsonrpc\"") && body.windows(8).any(|w| w == b"\"error\":"))
-                    && !body.windows(10).any(|w| w == b"\"failed\":1" || w == b"\"failed\":2")
+                let rpc_error = body.starts_with(b"{\"jsonrpc\"") && body.windows(8).any(|w| w == b"\"error\":");
+                let batch_failed = body.windows(10).any(|w| w == b"\"failed\":1" || w == b"\"failed\":2");
+                !rpc_error && !batch_failed
             }
             _ => false,
         };
