@@ -26,13 +26,12 @@ use std::{
 
 use tokio::io::AsyncWriteExt;
 
-use crate::{percentile, served_binary};
+use crate::{
+    percentile, served_binary,
+    served_binary::{env_u64, open_fds},
+};
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 /// The good client's latencies and errors while it runs.
 #[derive(Default)]
@@ -105,10 +104,6 @@ fn p50_p99(latencies: &mut [f64]) -> (f64, f64) {
     }
     latencies.sort_by(|a, b| a.total_cmp(b));
     (percentile(latencies, 0.5), percentile(latencies, 0.99))
-}
-
-fn open_fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count()).unwrap_or(0)
 }
 
 /// Not an HTTP status: the server closed the socket without an answer (a slow one's deadline).

@@ -117,6 +117,16 @@ pub async fn start_with(
     }
 }
 
+/// A number from the environment, or `default`.
+pub fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// The descriptors process `pid` holds open.
+pub fn open_fds(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count()).unwrap_or(0)
+}
+
 /// A line of `/proc/<pid>/status` in MB (`VmHWM`: the peak resident set; `VmRSS`: now).
 pub fn status_mb(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

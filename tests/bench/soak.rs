@@ -26,13 +26,12 @@ use std::{
 use chrono::{DateTime, Utc};
 use sitrep_ingest::Lake;
 
-use crate::{percentile, served_binary};
+use crate::{
+    percentile, served_binary,
+    served_binary::{env_u64, open_fds},
+};
 
 const CONFLICT: &str = "/api/conflict/v1/list-armed-events";
-
-fn env_u64(name: &str, default: u64) -> u64 {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
 
 /// One request the clients send.
 #[derive(Clone)]
@@ -198,10 +197,6 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
         }
     }
     out
-}
-
-fn open_fds(pid: u32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).map(|d| d.count()).unwrap_or(0)
 }
 
 pub async fn run(as_of: DateTime<Utc>) -> Option<Report> {

@@ -52,10 +52,23 @@ async fn lake_with_co2_history(dir: &tempfile::TempDir, times: &[DateTime<Utc>])
 async fn gc_keeps_exactly_the_retained_versions_and_list_dataset_versions_names_them() {
     let now = Utc::now();
     let at = |days: i64, hours: i64| now - Duration::days(days) + Duration::hours(hours);
+    // An hour of the UTC day ten days ago (3 and 4 must share a day whatever the time of day now).
+    let ten_days_ago_at =
+        |hour: u32| (now - Duration::days(10)).date_naive().and_hms_opt(hour, 0, 0).expect("an hour").and_utc();
     // Generations 1..=9. Kept: 2 (current when the 90 days began), 4 (the last of its day; 3 was
     // superseded that day), 5 (the last of its day, current when the 48 hours began), 6..=9 (within
     // them). 1 is older than 90 days and superseded; 3 is superseded within its day.
-    let times = [at(200, 0), at(100, 0), at(10, -3), at(10, -1), at(3, 0), at(1, -6), at(1, 0), at(0, -2), at(0, -1)];
+    let times = [
+        at(200, 0),
+        at(100, 0),
+        ten_days_ago_at(9),
+        ten_days_ago_at(11),
+        at(3, 0),
+        at(1, -6),
+        at(1, 0),
+        at(0, -2),
+        at(0, -1),
+    ];
     let dir = tempfile::tempdir().unwrap();
     let lake = lake_with_co2_history(&dir, &times).await;
     let kept = [9u64, 8, 7, 6, 5, 4, 2];
@@ -76,7 +89,7 @@ async fn gc_keeps_exactly_the_retained_versions_and_list_dataset_versions_names_
     // An analyst's views as of a past time: each dataset at its newest retained version then.
     let retention = Retention::default();
     let views = |commit: &Commit| sitrep_ingest::lake::views_sql(&lake, commit);
-    let ten_days_ago = lake.commit_as_of(at(10, 0), &retention, now).await.unwrap();
+    let ten_days_ago = lake.commit_as_of(ten_days_ago_at(12), &retention, now).await.unwrap();
     assert_eq!(ten_days_ago.generation, 4);
     assert!(views(&ten_days_ago).contains(&format!("data/{}/co2-monitoring/", run_of(4))));
     let long_ago = lake.commit_as_of(at(150, 0), &retention, now).await.unwrap();
