@@ -36,9 +36,14 @@ impl Dispatch {
     }
 
     /// Answers `req` with `op`'s handler; the caller has already applied the operation's access
-    /// rule and put the principal in the request's extensions.
+    /// rule and put the principal in the request's extensions. Its DuckDB queries take the
+    /// principal's account's share of the pool (as on REST).
     pub async fn handler(&self, op: &'static Operation, mut req: Request) -> Response {
-        op.handle(&self.state, &mut req).await
+        let owner: Arc<str> = match req.extensions().get::<crate::auth::Principal>() {
+            Some(p) => p.account_id.as_str().into(),
+            None => crate::edge::client_ip(&req).into(),
+        };
+        crate::snapshot::QUERY_OWNER.scope(owner, op.handle(&self.state, &mut req)).await
     }
 }
 

@@ -110,6 +110,8 @@ async fn authorised(
     Caller { id: caller, principal, now }: Caller<'_>,
     req: &mut Request,
 ) -> Result<Response, ApiError> {
+    // Whose queries the handler runs (allocated only if it runs).
+    let owner = caller;
     // The body read and the state store's futures are boxed: held inline they would make every
     // request's future (GETs included) several kilobytes larger, and each layer moves it.
     let keyed = if op.method == Method::Post {
@@ -173,7 +175,8 @@ async fn authorised(
         req.extensions_mut().insert(p.clone());
     }
     // The handler's future is boxed (`Answered`) for the same reason: it is held only while it runs.
-    let mut r = op.handle(state, req).await;
+    // The handler's DuckDB queries take its caller's share of the pool (`Engine::query`).
+    let mut r = crate::snapshot::QUERY_OWNER.scope(owner.into(), op.handle(state, req)).await;
     if let (Some(raw), Some(answer)) = (remember_as, r.extensions_mut().remove::<Remembered>()) {
         state.cache.remember(raw, answer, state.clock.offset());
     }

@@ -17,10 +17,46 @@ use std::{
     },
 };
 
+use std::collections::HashMap;
+
 use duckdb::{Connection, InterruptHandle};
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::{dataset_db::DbError, instance::open_duckdb};
+
+tokio::task_local! {
+    /// Whom the running request's queries are for (its account, else its address): the edge sets
+    /// it around a handler. A query outside any (loads, upkeep) takes no share.
+    pub static QUERY_OWNER: Arc<str>;
+}
+
+/// Owners kept at most; past it those with no query running are forgotten.
+const OWNERS: usize = 10_000;
+
+/// Each owner's share of the pool: at most `per_owner` of its connections at once, so one account
+/// (or address) with many slow queries waits behind itself while the rest of the pool serves the
+/// others.
+struct Shares {
+    per_owner: usize,
+    owners: Mutex<HashMap<Arc<str>, Arc<Semaphore>>>,
+}
+
+impl Shares {
+    fn of(&self, owner: &Arc<str>) -> Arc<Semaphore> {
+        let mut owners = self.owners.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if owners.len() >= OWNERS && !owners.contains_key(owner) {
+            let idle = self.per_owner;
+            owners.retain(|_, share| share.available_permits() < idle);
+        }
+        owners.entry(owner.clone()).or_insert_with(|| Arc::new(Semaphore::new(self.per_owner))).clone()
+    }
+
+    /// A place in the running request's owner's share (none outside a request).
+    async fn enter(&self) -> Result<Option<OwnedSemaphorePermit>, DbError> {
+        let Ok(share) = QUERY_OWNER.try_with(|owner| self.of(owner)) else { return Ok(None) };
+        share.acquire_owned().await.map(Some).map_err(|e| DbError::Task(e.to_string()))
+    }
+}
 
 /// Prepared statements kept per connection: a handful per dataset version (their SQL names the
 /// version's schema), for every retained version. A connection drops its cache when a version
@@ -114,6 +150,7 @@ pub struct Engine {
     pool_size: usize,
     /// Queries interrupted because their caller went away.
     interrupted: AtomicU64,
+    shares: Shares,
 }
 
 /// A connection taken from the pool; it goes back when this is dropped.
@@ -167,6 +204,8 @@ impl Engine {
             let interrupt = c.interrupt_handle();
             conns.push(Pooled { conn: c, seen_removals: 0, interrupt });
         }
+        // Half the pool: one owner never holds all of it.
+        let per_owner = (conns.len() / 2).max(1);
         Ok(Engine {
             admin: Mutex::new(root),
             pool_size: conns.len(),
@@ -174,6 +213,7 @@ impl Engine {
             conns: Arc::new(Mutex::new(conns)),
             removals: Arc::new(AtomicU64::new(0)),
             interrupted: AtomicU64::new(0),
+            shares: Shares { per_owner, owners: Mutex::new(HashMap::new()) },
         })
     }
 
@@ -185,12 +225,16 @@ impl Engine {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T, duckdb::Error> + Send + 'static,
     {
+        // The owner's share first, then a connection: an owner past its share waits without
+        // holding one.
+        let share = self.shares.enter().await?;
         let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
         let (pool, removals) = (self.conns.clone(), self.removals.clone());
         let running = Arc::new(Running::default());
         let mut watch = AbandonOnDrop { running: running.clone(), interrupted: &self.interrupted, answered: false };
         let outcome = tokio::task::spawn_blocking(move || {
-            let _permit = permit; // released after the connection is back (drop order: reverse)
+            // Released after the connection is back (drop order: reverse).
+            let (_share, _permit) = (share, permit);
             let checkout = Checkout::take(&pool, &removals).ok_or_else(|| DbError::Task("pool empty".into()))?;
             let conn = checkout.conn.as_ref().ok_or_else(|| DbError::Task("pool empty".into()))?;
             if !running.begin(&conn.interrupt) {
@@ -309,5 +353,47 @@ mod tests {
         }
         assert_eq!(engine.interrupted_queries(), 2);
         assert!(!ran.load(Ordering::SeqCst), "a query abandoned before it started ran");
+    }
+
+    /// One owner's slow queries hold at most half the pool: another owner's query runs while
+    /// they wait behind each other (without shares it would queue behind all eight, and see at
+    /// least four of them done).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_owner_waits_behind_itself_not_the_others() {
+        use std::sync::atomic::AtomicUsize;
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 4).unwrap());
+        let (running, most, done) =
+            (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let greedy: Arc<str> = "greedy".into();
+        let slow = (0..8).map(|_| {
+            let (engine, running, most, done) = (engine.clone(), running.clone(), most.clone(), done.clone());
+            QUERY_OWNER.scope(greedy.clone(), async move {
+                engine
+                    .query(move |c| {
+                        let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                        most.fetch_max(now, Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(400));
+                        running.fetch_sub(1, Ordering::SeqCst);
+                        done.fetch_add(1, Ordering::SeqCst);
+                        c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))
+                    })
+                    .await
+            })
+        });
+        let greedy_done = tokio::spawn(futures::future::join_all(slow));
+        while running.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let seen = done.clone();
+        let other = engine.query(move |c| {
+            let greedy_done_then = seen.load(Ordering::SeqCst);
+            c.query_row("SELECT 2", [], |r| r.get::<_, i64>(0)).map(|v| (v, greedy_done_then))
+        });
+        let (answer, greedy_done_then) = QUERY_OWNER.scope("other".into(), other).await.unwrap();
+        assert_eq!(answer, 2);
+        assert!(greedy_done_then < 4, "another owner waited behind {greedy_done_then} of the greedy one's queries");
+        assert!(greedy_done.await.unwrap().iter().all(Result::is_ok));
+        assert_eq!(most.load(Ordering::SeqCst), 2, "one owner held more than half the pool");
     }
 }

@@ -14,7 +14,7 @@ mod manager;
 mod position_index;
 
 pub use dataset_db::{Backing, DatasetDb, DbError};
-pub use engine::Engine;
+pub use engine::{Engine, QUERY_OWNER};
 pub use instance::{configure_duckdb_allocator, open_duckdb, DUCKDB_ALLOCATOR_CONF};
 pub use manager::{Generation, SnapshotError, Snapshots};
 pub use position_index::PositionRange;
