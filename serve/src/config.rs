@@ -12,6 +12,8 @@ use sitrep_api::ApiSettings;
 use sitrep_cm::settings::CmSettings;
 use sitrep_platform::{app_state::Settings, edge::rate_limit::Limits};
 
+use crate::{app::RequestLimits, http_server::ConnectionLimits};
+
 #[derive(Debug, Clone, Args)]
 pub struct LakeArgs {
     /// Lake location: a directory, `file://…`, `memory://` or `s3://bucket/prefix`.
@@ -69,21 +71,21 @@ pub struct ServeArgs {
     pub read_through_fixtures: PathBuf,
     /// Seconds a connection has to send a request's headers, from its start or from the end of
     /// its last response (so also how long an idle keep-alive connection stays open).
-    #[arg(long, env = "SITREP_HEADER_READ_SECONDS", default_value_t = 10)]
+    #[arg(long, env = "SITREP_HEADER_READ_SECONDS", default_value_t = ConnectionLimits::default().header_read.as_secs())]
     pub header_read_seconds: u64,
     /// Seconds a request's body has to arrive, from the end of its headers.
-    #[arg(long, env = "SITREP_BODY_READ_SECONDS", default_value_t = 30)]
+    #[arg(long, env = "SITREP_BODY_READ_SECONDS", default_value_t = ConnectionLimits::default().body_read.as_secs())]
     pub body_read_seconds: u64,
     /// Connections open at once; one more is closed as soon as it is accepted.
-    #[arg(long, env = "SITREP_MAX_CONNECTIONS", default_value_t = 4096)]
+    #[arg(long, env = "SITREP_MAX_CONNECTIONS", default_value_t = ConnectionLimits::default().max_connections)]
     pub max_connections: usize,
     /// Seconds from a request's arrival to its response; past them its query is interrupted and
     /// it is answered 503 `deadline_exceeded`.
-    #[arg(long, env = "SITREP_REQUEST_DEADLINE_SECONDS", default_value_t = 30)]
+    #[arg(long, env = "SITREP_REQUEST_DEADLINE_SECONDS", default_value_t = RequestLimits::default().deadline.as_secs())]
     pub request_deadline_seconds: u64,
     /// Requests in flight at once; one more is answered 503 `overloaded` at once (health probes
     /// are never refused).
-    #[arg(long, env = "SITREP_MAX_IN_FLIGHT", default_value_t = 512)]
+    #[arg(long, env = "SITREP_MAX_IN_FLIGHT", default_value_t = RequestLimits::default().max_in_flight)]
     pub max_in_flight: usize,
     /// Seconds between sweeps of expired state rows (OAuth nonces, codes and tokens, dashboard
     /// sessions, abandoned registered clients, idempotency records).
@@ -92,16 +94,16 @@ pub struct ServeArgs {
 }
 
 impl ServeArgs {
-    pub fn connection_limits(&self) -> crate::http_server::ConnectionLimits {
-        crate::http_server::ConnectionLimits {
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
             header_read: std::time::Duration::from_secs(self.header_read_seconds.max(1)),
             body_read: std::time::Duration::from_secs(self.body_read_seconds.max(1)),
             max_connections: self.max_connections.max(1),
         }
     }
 
-    pub fn request_limits(&self) -> crate::app::RequestLimits {
-        crate::app::RequestLimits {
+    pub fn request_limits(&self) -> RequestLimits {
+        RequestLimits {
             deadline: std::time::Duration::from_secs(self.request_deadline_seconds.max(1)),
             max_in_flight: self.max_in_flight.max(1),
         }
