@@ -73,9 +73,13 @@ pub async fn serve(
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
+                // A connection its client gave up before it was taken: the next one at once.
+                Err(e) if matches!(
+                    e.kind(),
+                    io::ErrorKind::ConnectionAborted | io::ErrorKind::ConnectionReset | io::ErrorKind::Interrupted
+                ) => continue,
                 Err(e) => {
-                    // Out of descriptors, or a connection reset before it was taken: wait a
-                    // moment rather than spin on the error.
+                    // Out of descriptors or memory: wait a moment rather than spin on the error.
                     tracing::warn!(error = %e, "accept failed");
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
