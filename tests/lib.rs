@@ -385,7 +385,12 @@ impl TestApp {
         let company_monitoring = CompanyMonitoring::new(cm_store, options.company_monitoring).await;
         let state = Arc::new(
             state
-                .with_extension(ApiContext { settings: api_settings, company_monitoring, read_through })
+                .with_extension(ApiContext {
+                    settings: api_settings,
+                    company_monitoring,
+                    read_through,
+                    diffs: Default::default(),
+                })
                 .with_extension(AgentContext::new(agent_settings)),
         );
         let _upkeep = sitrep_api::company_monitoring::spawn_upkeep(&state);

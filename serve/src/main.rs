@@ -259,7 +259,12 @@ async fn run() -> anyhow::Result<()> {
                 )
                 .await
                 .map_err(|e| anyhow::anyhow!("{e:?}"))?
-                .with_extension(ApiContext { settings: api_settings_from_env()?, company_monitoring, read_through })
+                .with_extension(ApiContext {
+                    settings: api_settings_from_env()?,
+                    company_monitoring,
+                    read_through,
+                    diffs: Default::default(),
+                })
                 .with_extension(AgentContext::new(agent_settings_from_env()?))
                 .with_limiter(rate_limiter(&serve.rate_limit)?),
             );

@@ -5,6 +5,7 @@ use sitrep_platform::{state::StateStore, AppState};
 
 use crate::{
     company_monitoring::service::CompanyMonitoring,
+    history::diff_cache::DiffCache,
     read_through::{AviationStackBudget, ReadThrough},
 };
 
@@ -20,6 +21,8 @@ pub struct ApiContext {
     pub company_monitoring: CompanyMonitoring,
     /// The read-through layer of on-demand operations (live with the deployment's credentials, or replay).
     pub read_through: ReadThrough,
+    /// ListDatasetChanges' diffs of version pairs, computed once and paged from.
+    pub diffs: DiffCache,
 }
 
 impl ApiContext {

@@ -23,9 +23,11 @@ use sitrep_platform::{
 };
 use sitrep_schemas::DatasetId;
 
+use crate::context::context;
+
 use super::{
     dataset_param,
-    diff::{changes_page, ChangedRow, Totals},
+    diff::{materialise, page, ChangedRow, Totals},
     model::*,
 };
 
@@ -114,8 +116,28 @@ pub async fn list_dataset_changes(
     let render = async move {
         let (older, newer) = (pair.older.clone(), pair.newer.clone());
         let (limit, off) = (page_size as i64, offset as i64);
-        let (rows, totals) = newer
-            .query_table(move |conn, newer_table| changes_page(conn, dataset, older.table(), newer_table, limit, off))
+        let versions = (dataset, older.version, newer.version);
+        let diff = context(state)
+            .diffs
+            .get_or_compute(state.snapshots.engine(), versions, |into| {
+                let (older, newer) = (older.clone(), newer.clone());
+                async move {
+                    newer
+                        .query_table(move |conn, newer_table| {
+                            materialise(conn, dataset, older.table(), newer_table, &into)
+                        })
+                        .await
+                }
+            })
+            .await
+            .map_err(ApiError::from)?;
+        let (totals, table) = (diff.totals, diff.table.clone());
+        let rows = newer
+            .query_table(move |conn, newer_table| {
+                // Held until the page is read: an eviction meanwhile drops the table after it.
+                let _diff = diff;
+                page(conn, dataset, &table, older.table(), newer_table, limit, off)
+            })
             .await
             .map_err(ApiError::from)?;
         let this_page = CursorPayload {

@@ -4,6 +4,7 @@
 
 mod changes;
 mod diff;
+pub mod diff_cache;
 pub mod model;
 
 use poem::Request;

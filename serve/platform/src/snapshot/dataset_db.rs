@@ -408,20 +408,9 @@ impl DatasetDb {
 }
 
 impl Drop for DatasetDb {
-    /// Detaching takes the admin connection: off the async worker threads when there are some.
     fn drop(&mut self) {
-        let (engine, alias, backing) = (self.engine.clone(), std::mem::take(&mut self.alias), self.backing);
-        let detach = move || {
-            if let Err(e) = backing.remove(&engine, &alias) {
-                tracing::warn!(%alias, error = %e, "could not detach a dropped dataset version");
-            }
-        };
-        match tokio::runtime::Handle::try_current() {
-            Ok(rt) => {
-                rt.spawn_blocking(detach);
-            }
-            Err(_) => detach(),
-        }
+        let (alias, backing) = (std::mem::take(&mut self.alias), self.backing);
+        self.engine.clone().in_background("detach a dropped dataset version", move |e| backing.remove(e, &alias));
     }
 }
 

@@ -17,46 +17,10 @@ use std::{
     },
 };
 
-use std::collections::HashMap;
-
 use duckdb::{Connection, InterruptHandle};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 
-use super::{dataset_db::DbError, instance::open_duckdb};
-
-tokio::task_local! {
-    /// Whom the running request's queries are for (its account, else its address): the edge sets
-    /// it around a handler. A query outside any (loads, upkeep) takes no share.
-    pub static QUERY_OWNER: Arc<str>;
-}
-
-/// Owners kept at most; past it those with no query running are forgotten.
-const OWNERS: usize = 10_000;
-
-/// Each owner's share of the pool: at most `per_owner` of its connections at once, so one account
-/// (or address) with many slow queries waits behind itself while the rest of the pool serves the
-/// others.
-struct Shares {
-    per_owner: usize,
-    owners: Mutex<HashMap<Arc<str>, Arc<Semaphore>>>,
-}
-
-impl Shares {
-    fn of(&self, owner: &Arc<str>) -> Arc<Semaphore> {
-        let mut owners = self.owners.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        if owners.len() >= OWNERS && !owners.contains_key(owner) {
-            let idle = self.per_owner;
-            owners.retain(|_, share| share.available_permits() < idle);
-        }
-        owners.entry(owner.clone()).or_insert_with(|| Arc::new(Semaphore::new(self.per_owner))).clone()
-    }
-
-    /// A place in the running request's owner's share (none outside a request).
-    async fn enter(&self) -> Result<Option<OwnedSemaphorePermit>, DbError> {
-        let Ok(share) = QUERY_OWNER.try_with(|owner| self.of(owner)) else { return Ok(None) };
-        share.acquire_owned().await.map(Some).map_err(|e| DbError::Task(e.to_string()))
-    }
-}
+use super::{dataset_db::DbError, instance::open_duckdb, shares::OwnerShares};
 
 /// Prepared statements kept per connection: a handful per dataset version (their SQL names the
 /// version's schema), for every retained version. A connection drops its cache when a version
@@ -150,7 +114,8 @@ pub struct Engine {
     pool_size: usize,
     /// Queries interrupted because their caller went away.
     interrupted: AtomicU64,
-    shares: Shares,
+    /// Half the pool per owner: one owner never holds all of it.
+    shares: OwnerShares,
 }
 
 /// A connection taken from the pool; it goes back when this is dropped.
@@ -204,8 +169,6 @@ impl Engine {
             let interrupt = c.interrupt_handle();
             conns.push(Pooled { conn: c, seen_removals: 0, interrupt });
         }
-        // Half the pool: one owner never holds all of it.
-        let per_owner = (conns.len() / 2).max(1);
         Ok(Engine {
             admin: Mutex::new(root),
             pool_size: conns.len(),
@@ -213,7 +176,7 @@ impl Engine {
             conns: Arc::new(Mutex::new(conns)),
             removals: Arc::new(AtomicU64::new(0)),
             interrupted: AtomicU64::new(0),
-            shares: Shares { per_owner, owners: Mutex::new(HashMap::new()) },
+            shares: OwnerShares::new(pool_size.max(1) / 2),
         })
     }
 
@@ -227,7 +190,7 @@ impl Engine {
     {
         // The owner's share first, then a connection: an owner past its share waits without
         // holding one.
-        let share = self.shares.enter().await?;
+        let share = self.shares.enter().await;
         let permit = self.permits.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
         let (pool, removals) = (self.conns.clone(), self.removals.clone());
         let running = Arc::new(Running::default());
@@ -258,6 +221,27 @@ impl Engine {
     pub fn admin<T>(&self, f: impl FnOnce(&Connection) -> Result<T, duckdb::Error>) -> Result<T, DbError> {
         let conn = self.admin.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         f(&conn).map_err(DbError::from)
+    }
+
+    /// Runs `f` off the async worker threads when there are some (else here), logging a failure
+    /// as `what`: the upkeep a drop starts (detaching a version, dropping a cached table), which
+    /// takes the admin connection and must not block a request's thread.
+    pub fn in_background(
+        self: Arc<Self>,
+        what: &'static str,
+        f: impl FnOnce(&Engine) -> Result<(), DbError> + Send + 'static,
+    ) {
+        let run = move || {
+            if let Err(e) = f(&self) {
+                tracing::warn!(error = %e, "could not {what}");
+            }
+        };
+        match tokio::runtime::Handle::try_current() {
+            Ok(rt) => {
+                rt.spawn_blocking(run);
+            }
+            Err(_) => run(),
+        }
     }
 
     /// Attaches a database file read-only as schema `alias` (blocking).
@@ -318,6 +302,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::snapshot::QUERY_OWNER;
 
     /// A query that would run for hours, abandoned by its caller: DuckDB stops it, the connection
     /// comes back and serves the next query; a query abandoned before it started never runs.

@@ -18,6 +18,7 @@ use super::{
     cache_prune::prune_files,
     dataset_db::{Backing, BuildOptions, DatasetDb, DbError, VersionSpec},
     engine::Engine,
+    shares::OwnerShares,
 };
 
 /// Dataset versions kept loaded per dataset, and the least SUPPLEMENT 1.7 keeps readable.
@@ -26,7 +27,7 @@ const RETAINED_VERSIONS: usize = 3;
 /// Connections of the engine's pool: the most queries that run at once.
 const POOL_SIZE: usize = 8;
 
-/// Older versions loaded on demand for cursors, kept loaded at most (the least recently loaded go).
+/// Older versions loaded on demand (cursors, `as_of`), kept loaded at most (the least recently used go).
 const ON_DEMAND_VERSIONS: usize = 8;
 
 /// Threads of a serving file's build. With two, DuckDB's sort of 5M events needs more than 128 MB
@@ -92,7 +93,8 @@ pub struct Snapshots {
     /// shared cache line, where taking the lock would (two worker threads then trade that line).
     current_number: AtomicU64,
     retained: Mutex<HashMap<DatasetId, Vec<Arc<DatasetDb>>>>,
-    /// Versions outside the newest three, loaded because a cursor named them.
+    /// Versions outside the newest three, loaded because a cursor or an `as_of` named them; least
+    /// recently used first.
     on_demand: Mutex<Vec<Arc<DatasetDb>>>,
     /// Per dataset, the versions SUPPLEMENT 1.7 retains, as last computed.
     retained_sets: Mutex<HashMap<DatasetId, RetainedSet>>,
@@ -102,6 +104,8 @@ pub struct Snapshots {
     /// the retention horizon: read from the lake once, then only what was published since.
     histories: Mutex<HashMap<DatasetId, Arc<Vec<PublishedVersion>>>>,
     load_lock: tokio::sync::Mutex<()>,
+    /// One load of a past version at a time per owner.
+    load_shares: OwnerShares,
 }
 
 impl Snapshots {
@@ -138,6 +142,7 @@ impl Snapshots {
             retention,
             histories: Mutex::new(HashMap::new()),
             load_lock: tokio::sync::Mutex::new(()),
+            load_shares: OwnerShares::new(1),
         })
     }
 
@@ -159,11 +164,21 @@ impl Snapshots {
         self.current_number.load(Ordering::Acquire)
     }
 
-    /// A loaded version of a dataset.
+    /// A loaded version of a dataset. A version loaded on demand moves to the back of the
+    /// eviction order: the least recently used goes first, so callers rotating through more
+    /// past versions than are kept evict each other's, not the ones in steady use.
     pub fn version(&self, dataset: DatasetId, version: u64) -> Option<Arc<DatasetDb>> {
-        let found = self.retained.lock().ok()?.get(&dataset)?.iter().find(|d| d.version == version).cloned();
-        found.or_else(|| {
-            self.on_demand.lock().ok()?.iter().find(|d| d.dataset == dataset && d.version == version).cloned()
+        let retained = self
+            .retained
+            .lock()
+            .ok()
+            .and_then(|r| r.get(&dataset).and_then(|list| list.iter().find(|d| d.version == version).cloned()));
+        retained.or_else(|| {
+            let mut on_demand = self.on_demand.lock().ok()?;
+            let at = on_demand.iter().position(|d| d.dataset == dataset && d.version == version)?;
+            let db = on_demand.remove(at);
+            on_demand.push(db.clone());
+            Some(db)
         })
     }
 
@@ -173,7 +188,7 @@ impl Snapshots {
     /// every replica gives the same answer. `Ok(None)`: no longer retained. A failed load evicts
     /// nothing.
     pub async fn version_or_load(
-        &self,
+        self: &Arc<Self>,
         dataset: DatasetId,
         version: u64,
     ) -> Result<Option<Arc<DatasetDb>>, SnapshotError> {
@@ -185,27 +200,39 @@ impl Snapshots {
     }
 
     /// A published version of `dataset` (one of its history), loaded unless it is already.
+    ///
+    /// Loads take turns on one lock (so a pruner never sees a half-built file), and each owner
+    /// (account or address) has one load at a time: a caller rotating through past versions
+    /// waits behind its own loads, and everyone else's load behind at most one of its. A load
+    /// runs to its end in a task of its own, holding the owner's place, even when the request
+    /// that asked for it is cancelled: a cancelled load would leave a half-built file, and
+    /// cancelling and asking again would escape the share.
     pub async fn load_published(
-        &self,
+        self: &Arc<Self>,
         dataset: DatasetId,
         published: &PublishedVersion,
     ) -> Result<Arc<DatasetDb>, SnapshotError> {
         if let Some(db) = self.version(dataset, published.version) {
             return Ok(db);
         }
-        // Loads (and cache pruning) take turns, so a pruner never sees a half-built file.
-        let _one_loader = self.load_lock.lock().await;
-        if let Some(db) = self.version(dataset, published.version) {
-            return Ok(db);
-        }
-        let db = self.load_version(dataset, &published.entry, published.published_at, Readiness::Built).await?;
-        if let Ok(mut loaded) = self.on_demand.lock() {
-            loaded.push(db.clone());
-            if loaded.len() > ON_DEMAND_VERSIONS {
-                loaded.remove(0);
+        let share = self.load_shares.enter().await;
+        let (this, published) = (self.clone(), published.clone());
+        let load = tokio::spawn(async move {
+            let _share = share;
+            let _one_loader = this.load_lock.lock().await;
+            if let Some(db) = this.version(dataset, published.version) {
+                return Ok(db);
             }
-        }
-        Ok(db)
+            let db = this.load_version(dataset, &published.entry, published.published_at, Readiness::Built).await?;
+            if let Ok(mut loaded) = this.on_demand.lock() {
+                loaded.push(db.clone());
+                if loaded.len() > ON_DEMAND_VERSIONS {
+                    loaded.remove(0);
+                }
+            }
+            Ok(db)
+        });
+        load.await.map_err(|e| SnapshotError::Task(e.to_string()))?
     }
 
     /// The retained versions of `dataset`, newest first (the retention policy of the lake's

@@ -12,9 +12,11 @@ mod engine;
 mod instance;
 mod manager;
 mod position_index;
+mod shares;
 
 pub use dataset_db::{Backing, DatasetDb, DbError};
-pub use engine::{Engine, QUERY_OWNER};
+pub use engine::Engine;
 pub use instance::{configure_duckdb_allocator, open_duckdb, DUCKDB_ALLOCATOR_CONF};
 pub use manager::{Generation, SnapshotError, Snapshots};
 pub use position_index::PositionRange;
+pub use shares::{OwnerShares, QUERY_OWNER};
