@@ -102,16 +102,22 @@ doctor:
 ## make test: the whole suite, no network needed: first the doctor (a broken install step fails in
 ## the first minute, not after the build) and the serving crates' import layers, then the contract
 ## tests with real clients (a standard OpenAPI validator and schemathesis against the real server;
-## tools/contract-test.sh installs them pinned into $HOME/.cache/sitrep-venv), then unit,
-## connector and end-to-end tests beside a throw-away PostgreSQL and Redis (tools/services.sh),
+## tools/contract-test.sh installs them pinned into $HOME/.cache/sitrep-venv), make abuse's short
+## pass (ABUSE_SHORT_PASS), then unit, connector and end-to-end tests beside a throw-away PostgreSQL and Redis (tools/services.sh),
 ## the end-to-end tests once more with the state store on PostgreSQL.
 test: doctor duckdb-lib
 	tools/import_cycles.py
 	$(CARGO) build $(CARGO_DEV) --workspace --bins
 	tools/contract-test.sh
+	$(ABUSE_SHORT_PASS) $(BIN)/sitrep-bench
 	tools/services.sh run -- sh -c '$(CARGO) test $(CARGO_DEV) --workspace --no-fail-fast; all=$$?; \
 		SITREP_TEST_STATE=postgres $(CARGO) test $(CARGO_DEV) -p sitrep-tests --test e2e --no-fail-fast -- $(ON_POSTGRES_ALREADY); \
 		exit $$((all | $$?))'
+
+## make abuse's short pass: every attack for 3 s on the debug server, 20k synthetic events a
+## version; it fails on the outcomes (the good client's errors, the attacker's 5xx, descriptors,
+## the sweep), not on latency or memory (tests/bench/abuse.rs, `missed`).
+ABUSE_SHORT_PASS = BENCH_GROUPS=abuse ABUSE_SECONDS=3 ABUSE_EVENTS=20000 ABUSE_CHECK=short
 
 ## The end-to-end tests that run on PostgreSQL whatever the switch says (the cluster, the state
 ## store's restart) or never touch the state store (the S3 lake): the second pass skips them.
@@ -180,13 +186,15 @@ soak: duckdb-lib
 	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
 	BENCH_GROUPS=soak $(RELEASE_BIN)/sitrep-bench
 
-## make abuse: the release sitrep-serve on the replay lake, attacked one way after another (slowloris,
-## random keys, an authorize flood, one account's flood, jmespath bombs, bad bodies) while another
-## account's client measures its latency; one table row per attack (tests/bench/abuse.rs;
-## ABUSE_SECONDS, default 10, is each attack's length).
+## make abuse: the release sitrep-serve on the replay lake (and three versions of 1M synthetic armed
+## events), attacked one way after another (slowloris, random keys, an authorize flood, eight
+## ListDatasetChanges pagers, rotating as_of, one account's flood, jmespath bombs, bad bodies) while
+## another account's client measures its latency; one table row per attack (tests/bench/abuse.rs;
+## ABUSE_SECONDS, default 10, is each attack's length; ABUSE_EVENTS the events a version). It fails
+## when an attack misses a goal.
 abuse: duckdb-lib
 	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
-	BENCH_GROUPS=abuse $(RELEASE_BIN)/sitrep-bench
+	ABUSE_CHECK=all BENCH_GROUPS=abuse $(RELEASE_BIN)/sitrep-bench
 
 ## make common-words: regenerates data/reference/common-words.txt (the company-monitoring ambiguity
 ## guard's frequent English words) from wordfreq, installed pinned into $HOME/.cache/sitrep-words-venv.

@@ -37,7 +37,7 @@ async fn time_get(app: &sitrep_tests::TestApp, path: &str) -> (f64, serde_json::
 }
 
 /// An instant between two publications: after the first, before the second.
-async fn after_publishing() -> DateTime<Utc> {
+pub async fn after_publishing() -> DateTime<Utc> {
     let t = Utc::now();
     tokio::time::sleep(StdDuration::from_millis(20)).await;
     t

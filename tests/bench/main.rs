@@ -553,6 +553,24 @@ async fn run() {
     if let Some(r) = &abuse {
         abuse::print(r);
     }
+    // ABUSE_CHECK=all|short: the run fails when an attack missed a goal (`make abuse`: all of
+    // them; the short pass of `make test`: its outcomes, `abuse::missed`).
+    if named("abuse") {
+        if let Ok(check) = std::env::var("ABUSE_CHECK") {
+            let missed = abuse.as_ref().map(|r| abuse::missed(r, check != "short"));
+            match missed {
+                None => {
+                    eprintln!("abuse: the server binary beside this one is missing");
+                    std::process::exit(1);
+                }
+                Some(m) if !m.is_empty() => {
+                    eprintln!("abuse: goals missed:\n  {}", m.join("\n  "));
+                    std::process::exit(1);
+                }
+                Some(_) => eprintln!("abuse: every attack within its goals"),
+            }
+        }
+    }
 }
 
 /// The per-size conflict tables (printed only when the conflict group ran).

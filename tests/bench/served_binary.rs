@@ -152,7 +152,7 @@ fn gauge(text: &str, name: &str) -> f64 {
 
 /// Waits until the server has built every serving database it started without (`None` if that
 /// takes over ten minutes: a build that keeps failing).
-async fn wait_built(base: &str) -> Option<()> {
+pub async fn wait_built(base: &str) -> Option<()> {
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(600) {
         let text = match reqwest::get(format!("{base}/metrics")).await {

@@ -181,3 +181,31 @@ async fn read_through_and_company_monitoring_operations_ignore_as_of() {
     assert_eq!((status, status_as_of), (200, 200));
     assert_eq!(body["flights"], body_as_of["flights"]);
 }
+
+/// A load of a past version whose caller left (a request cancelled by its client or its
+/// deadline) runs to its end: the version is then loaded for the next caller, and the load never
+/// leaves a half-built file for the pruner (before issue 45 a cancelled load dropped its lock and
+/// registered nothing).
+#[tokio::test]
+async fn a_past_version_load_whose_caller_left_still_completes() {
+    let app = TestApp::start().await;
+    // Three more generations: version 1 is no longer among the newest three kept loaded.
+    let runner = changing_runner(app.lake.clone(), &normal()).await;
+    for _ in 0..3 {
+        runner.run(&DatasetId::ALL).await.unwrap();
+        app.snapshots.refresh().await.unwrap();
+    }
+    let dataset = DatasetId::ARMED_EVENTS;
+    let history = app.snapshots.history(dataset).await.unwrap();
+    let older = history.iter().find(|v| v.version == 1).expect("version 1 is published").clone();
+    assert!(app.snapshots.version(dataset, 1).is_none(), "version 1 is not loaded yet");
+    let owner: std::sync::Arc<str> = "a caller".into();
+    let load = sitrep_platform::snapshot::QUERY_OWNER.scope(owner, app.snapshots.load_published(dataset, &older));
+    // Cancelled at its first wait: the load has been handed to its own task.
+    assert!(tokio::time::timeout(std::time::Duration::ZERO, load).await.is_err());
+    let waited = std::time::Instant::now();
+    while app.snapshots.version(dataset, 1).is_none() {
+        assert!(waited.elapsed() < std::time::Duration::from_secs(30), "the abandoned load never finished");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
