@@ -1,6 +1,7 @@
 //! History (issue 31): an answer `as_of` a past time against the current answer, both uncached, and
-//! ListDatasetChanges between two versions of 1M armed events (uncached: each request a page size
-//! of its own, so each computes the whole diff).
+//! ListDatasetChanges between two versions of 1M armed events: the first page (which computes the
+//! pair's diff, issue 45) and then pages uncached by the body cache (each request a page size of its
+//! own), read from the computed diff.
 //!
 //! The lake: 1M synthetic events (version 1); the same stream extended to 1.01M (version 2: 10k
 //! events added, the incremental case); then 1M events of another seed (version 3: every row
@@ -23,8 +24,8 @@ const DIFF_SAMPLES: usize = 15;
 pub struct Figures {
     current_p50_ms: f64,
     as_of_p50_ms: f64,
-    /// (what changed, p50 ms, p99 ms, changed rows)
-    changes: Vec<(&'static str, f64, f64, i64)>,
+    /// (what changed, the first page's ms, p50 ms, p99 ms, changed rows)
+    changes: Vec<(&'static str, f64, f64, f64, i64)>,
 }
 
 async fn time_get(app: &sitrep_tests::TestApp, path: &str) -> (f64, serde_json::Value) {
@@ -70,7 +71,7 @@ pub async fn measure(as_of: DateTime<Utc>) -> Figures {
         ("all 1M replaced (v2 → v3)", format!("since={}", v2.timestamp_millis())),
     ];
     for (what, range) in pairs {
-        time_get(&app, &format!("{CHANGES}&{range}&page_size=1")).await;
+        let (first, _) = time_get(&app, &format!("{CHANGES}&{range}&page_size=1")).await;
         let (mut times, mut total) = (Vec::new(), 0);
         for size in 2..2 + DIFF_SAMPLES {
             let (ms, body) = time_get(&app, &format!("{CHANGES}&{range}&page_size={size}")).await;
@@ -78,7 +79,7 @@ pub async fn measure(as_of: DateTime<Utc>) -> Figures {
             total = body["pagination"]["totalCount"].as_i64().unwrap_or_default();
         }
         times.sort_by(f64::total_cmp);
-        changes.push((what, percentile(&times, 0.5), percentile(&times, 0.99), total));
+        changes.push((what, first, percentile(&times, 0.5), percentile(&times, 0.99), total));
     }
     Figures { current_p50_ms: percentile(&current, 0.5), as_of_p50_ms: percentile(&past, 0.5), changes }
 }
@@ -88,10 +89,10 @@ pub fn print(f: &Figures) {
     println!("| current p50 ms | as_of p50 ms | as_of ÷ current (goal ≤ 1.5) |");
     println!("|---:|---:|---:|");
     println!("| {:.2} | {:.2} | {:.2} |", f.current_p50_ms, f.as_of_p50_ms, f.as_of_p50_ms / f.current_p50_ms);
-    println!("\nListDatasetChanges between two versions of about 1M armed events, uncached ({DIFF_SAMPLES} distinct page sizes; goal p50 ≤ 500 ms)\n");
-    println!("| versions | rows changed | p50 ms | p99 ms |");
-    println!("|---|---:|---:|---:|");
-    for (what, p50, p99, total) in &f.changes {
-        println!("| {what} | {total} | {p50:.0} | {p99:.0} |");
+    println!("\nListDatasetChanges between two versions of about 1M armed events: the first page computes the pair's diff; then {DIFF_SAMPLES} distinct page sizes (no body-cache hit) read from it (goal p50 ≤ 500 ms)\n");
+    println!("| versions | rows changed | first page ms | p50 ms | p99 ms |");
+    println!("|---|---:|---:|---:|---:|");
+    for (what, first, p50, p99, total) in &f.changes {
+        println!("| {what} | {total} | {first:.0} | {p50:.0} | {p99:.0} |");
     }
 }
