@@ -602,17 +602,19 @@ pub fn print(r: &Report) {
 /// about the server; what it checks are the outcomes — no error for the good client, no server
 /// error for the attacker, descriptors back, the attacks' rows swept.
 pub fn missed(r: &Report, all: bool) -> Vec<String> {
+    // A figure that could not be measured (NaN) misses its goal too.
+    let over = |figure: f64, most: f64| matches!(figure.partial_cmp(&most), Some(std::cmp::Ordering::Greater) | None);
     let mut missed = Vec::new();
     for row in &r.rows {
         let ratio = row.during.1 / r.alone.1;
-        if all && !(ratio <= 3.0) {
+        if all && over(ratio, 3.0) {
             missed.push(format!("{}: the good client's p99 {ratio:.2} × alone", row.attack));
         }
         if row.samples == 0 || row.errors > 0 {
             missed
                 .push(format!("{}: the good client got {} errors in {} requests", row.attack, row.errors, row.samples));
         }
-        if all && !(row.peak_rss_mb <= 1.5 * r.idle_rss_mb) {
+        if all && over(row.peak_rss_mb, 1.5 * r.idle_rss_mb) {
             missed.push(format!("{}: peak RSS {:.0} MB, idle {:.0} MB", row.attack, row.peak_rss_mb, r.idle_rss_mb));
         }
         if row.fds_back_s.is_none() {
