@@ -334,13 +334,12 @@ async fn unauthenticated_rows(state_url: &str) -> i64 {
     sqlx::query_scalar(sql).fetch_one(&mut conn).await.expect("counts")
 }
 
-/// The server's open descriptors but its versions' database files (each loaded version holds its
-/// file open while it stays loaded, up to the bounds of the versions kept: not a leak).
-fn open_fds_but_versions(pid: u32, cache: &std::path::Path) -> usize {
-    let db = cache.join("db");
+/// The server's open descriptors but its cache's database files (a loaded version or a cached
+/// diff holds its file open while it is kept, within the bounds of what is kept: not a leak).
+fn open_fds_but_cached_files(pid: u32, cache: &std::path::Path) -> usize {
     let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else { return 0 };
     fds.filter_map(Result::ok)
-        .filter(|fd| std::fs::read_link(fd.path()).map_or(true, |to| !to.starts_with(&db)))
+        .filter(|fd| std::fs::read_link(fd.path()).map_or(true, |to| !to.starts_with(cache)))
         .count()
 }
 
@@ -431,21 +430,32 @@ pub async fn run() -> Option<Report> {
     // Attacks 5 and then 4 run last: what they make DuckDB hold (versions' pages, a diff's join)
     // stays resident after them, and would count against the attacks after them.
     let order = attacks.iter().filter(|a| !a.starts_with('4') && !a.starts_with('5')).chain([&attacks[4], &attacks[3]]);
-    for &attack in order {
+    // ABUSE_ATTACKS=4,5: only those (an operator looking into one attack).
+    let chosen = std::env::var("ABUSE_ATTACKS").unwrap_or_default();
+    let wanted = |a: &str| chosen.is_empty() || chosen.split(',').any(|n| a.starts_with(n.trim()));
+    for &attack in order.filter(|a| wanted(a)) {
         eprintln!("abuse: {attack} …");
-        let fds_before = open_fds_but_versions(pid, &cache);
+        let fds_before = open_fds_but_cached_files(pid, &cache);
         let stop = Arc::new(AtomicBool::new(false));
         let (good, good_task) = measure(stop.clone());
         // The server's resident memory, sampled through the attack.
         let sampling = Arc::new(AtomicBool::new(true));
         let sampler = {
             let sampling = sampling.clone();
+            let metrics = served_binary::metrics_base(port);
             tokio::spawn(async move {
-                let mut peak: f64 = 0.0;
+                let (mut peak, mut duckdb, mut n): (f64, f64, u64) = (0.0, 0.0, 0);
                 while sampling.load(Ordering::Relaxed) {
                     peak = peak.max(served_binary::status_mb(pid, "VmRSS:").unwrap_or(0.0));
+                    if n.is_multiple_of(4) {
+                        let held = served_binary::gauge_mb(&metrics, "sitrep_duckdb_memory_bytes").await;
+                        duckdb = duckdb.max(if held.is_nan() { 0.0 } else { held });
+                    }
+                    n += 1;
                     tokio::time::sleep(Duration::from_millis(50)).await;
                 }
+                let cache = served_binary::gauge_mb(&metrics, "sitrep_body_cache_bytes").await;
+                eprintln!("abuse: peak RSS {peak:.0} MB; DuckDB's buffers at most {duckdb:.0} MB; the body cache {cache:.0} MB at the end");
                 peak
             })
         };
@@ -517,11 +527,11 @@ pub async fn run() -> Option<Report> {
         let _ = good_task.await;
         sampling.store(false, Ordering::Relaxed);
         let peak_rss_mb = sampler.await.unwrap_or(f64::NAN);
-        let fds_after = open_fds_but_versions(pid, &cache);
+        let fds_after = open_fds_but_cached_files(pid, &cache);
         let settled = Instant::now();
         let mut fds_back_s = None;
         while settled.elapsed() < Duration::from_secs(30) {
-            if open_fds_but_versions(pid, &cache) <= fds_before {
+            if open_fds_but_cached_files(pid, &cache) <= fds_before {
                 fds_back_s = Some(settled.elapsed().as_secs_f64());
                 break;
             }

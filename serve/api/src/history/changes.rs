@@ -27,7 +27,7 @@ use crate::context::context;
 
 use super::{
     dataset_param,
-    diff::{materialise, page, ChangedRow, Totals},
+    diff::{materialise_file, page, ChangedRow, Totals},
     model::*,
 };
 
@@ -117,26 +117,20 @@ pub async fn list_dataset_changes(
         let (older, newer) = (pair.older.clone(), pair.newer.clone());
         let (limit, off) = (page_size as i64, offset as i64);
         let versions = (dataset, older.version, newer.version);
+        let (a, b, memory) = (older.clone(), newer.clone(), state.snapshots.build_memory().to_string());
         let diff = context(state)
             .diffs
-            .get_or_compute(state.snapshots.engine(), versions, |into| {
-                let (older, newer) = (older.clone(), newer.clone());
-                async move {
-                    newer
-                        .query_table(move |conn, newer_table| {
-                            materialise(conn, dataset, older.table(), newer_table, &into)
-                        })
-                        .await
-                }
+            .get_or_compute(state.snapshots.engine(), &state.snapshots.scratch_dir(), versions, move |into| {
+                materialise_file(&a, &b, into, &memory)
             })
             .await
             .map_err(ApiError::from)?;
         let (totals, table) = (diff.totals, diff.table.clone());
         let rows = newer
-            .query_table(move |conn, newer_table| {
-                // Held until the page is read: an eviction meanwhile drops the table after it.
+            .query(move |conn| {
+                // Held until the page is read: an eviction meanwhile drops the file after it.
                 let _diff = diff;
-                page(conn, dataset, &table, older.table(), newer_table, limit, off)
+                page(conn, &table, limit, off)
             })
             .await
             .map_err(ApiError::from)?;

@@ -1,10 +1,14 @@
 //! The changes between two versions of a dataset, computed in DuckDB: a full outer join of the two
 //! serving tables on the dataset's declared row key. A row only in the newer version is added, only
 //! in the older removed, in both with any column distinct changed. The join is materialised once
-//! per version pair (keys and kinds, in key order: `diff_cache.rs` keeps it), so a cursor's offset
-//! names the same rows on every replica and a page reads only its own rows whole, rendered to JSON.
+//! per version pair (keys and kinds, in key order, in a file of its own: `diff_cache.rs` keeps it),
+//! so a cursor's offset names the same rows on every replica and a page reads only its own rows
+//! whole, rendered to JSON.
+
+use std::path::Path;
 
 use duckdb::{params, Connection};
+use sitrep_platform::snapshot::{open_duckdb, DatasetDb, DbError};
 use sitrep_schemas::DatasetId;
 
 /// One changed row: what happened, its key, the columns that differ (changed rows), and the row
@@ -91,22 +95,21 @@ impl Columns {
     }
 }
 
-/// The statement that materialises the changes between tables `older` and `newer` (names of our
-/// own attached schemas, never from a request) as table `into`: each changed key with what
-/// happened to it (1 added, 2 removed, 3 changed), in key order — the order pages are cut from.
+/// The statement that finds the changes between tables `older` and `newer` (names of our own
+/// attached schemas, never from a request) and writes them as table `into`: each changed key and
+/// what happened to it, in key order (so a row's `rowid` is its number in that order).
 ///
 /// The join is narrow — each side's key and the 64-bit hash of its whole row the serving file
 /// stores (`_row_hash`) — so a million rows a side stay a small hash table; rows whose hashes match
-/// are unchanged (two different rows of one key sharing a hash: a chance of 2⁻⁶⁴). The table
-/// holds keys only: a page's rows are read whole when it is asked for ([`page_sql`]).
-pub fn diff_table_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> String {
+/// are unchanged (two different rows of one key sharing a hash: a chance of 2⁻⁶⁴).
+pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> String {
     let c = Columns::of(dataset);
     let keys = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.key);
     let key_cols = c.list(|i| format!("coalesce(b{i}, a{i}) AS k{i}"), &c.key);
-    let order = c.list(|i| format!("k{i}"), &c.key);
     format!(
         "CREATE TABLE {into} AS
-         SELECT CAST(CASE WHEN a_h IS NULL THEN 1 WHEN b_h IS NULL THEN 2 ELSE 3 END AS UTINYINT) AS change, {key_cols}
+         SELECT CASE WHEN a_h IS NULL THEN 'added' WHEN b_h IS NULL THEN 'removed' ELSE 'changed' END AS change_kind,
+                {key_cols}
          FROM (SELECT {a_keys}, _row_hash AS a_h FROM {older})
          FULL OUTER JOIN (SELECT {b_keys}, _row_hash AS b_h FROM {newer}) ON {on}
          WHERE a_h IS DISTINCT FROM b_h
@@ -114,45 +117,42 @@ pub fn diff_table_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) 
         a_keys = keys('a'),
         b_keys = keys('b'),
         on = c.joined("a", "b"),
+        order = c.list(|i| format!("k{i}"), &c.key),
     )
 }
 
-/// How many of a materialised diff's changes are of each kind.
-pub fn totals_sql(diff: &str) -> String {
-    format!(
-        "SELECT count(*) FILTER (WHERE change = 1), count(*) FILTER (WHERE change = 2),
-                count(*) FILTER (WHERE change = 3)
-         FROM {diff}"
-    )
-}
+/// The rendered table a diff is paged from: per change its number in key order (`rn`, from 0: a
+/// page is a range of it, which prunes row groups), what happened, the key, the changed columns,
+/// and the rows before and after, as JSON.
+pub const RENDERED_TABLE: &str = "(rn BIGINT, change_kind VARCHAR, key_json VARCHAR, changed_columns VARCHAR,
+     before_json VARCHAR, after_json VARCHAR)";
 
-/// The statement of a page of a materialised diff (parameters: limit, offset): the page's keys
-/// in the diff's order, each with its rows read whole from `older` and `newer` and compared
-/// column by column.
-pub fn page_sql(dataset: DatasetId, diff: &str, older: &str, newer: &str) -> String {
+/// The statement that renders the changes numbered `rn` in [?, ?) of `keys` ([`keys_sql`]) into
+/// `into` ([`RENDERED_TABLE`]): their rows read whole from `older` and `newer` (only rows whose
+/// first key column is one of theirs: a filter DuckDB pushes into the scan) and compared column by
+/// column. Rendering a slice at a time keeps the whole rows in memory a slice's worth.
+pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, into: &str) -> String {
     let c = Columns::of(dataset);
-    let order = c.list(|i| format!("k{i}"), &c.key);
     let whole = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.all());
-    // The page's rows are read whole from rows whose first key column is one of the page's: a
-    // filter DuckDB pushes into the scan (without it, every column of both versions is read).
-    let of_page = match c.key.first().filter(|&&i| !c.nullable[i]) {
-        Some(&i) => format!("WHERE {} IN (SELECT k{i} FROM page)", c.names[i]),
+    let of_slice = match c.key.first().filter(|&&i| !c.nullable[i]) {
+        Some(&i) => format!("WHERE {} IN (SELECT k{i} FROM slice)", c.names[i]),
         None => String::new(),
     };
     let changed =
         c.list(|i| format!("CASE WHEN a{i} IS DISTINCT FROM b{i} THEN {} END", quoted(&c.names[i])), &c.all());
     let key_json = c.list(|i| format!("{}, k{i}", quoted(&c.names[i])), &c.key);
     format!(
-        "WITH page AS (SELECT * FROM {diff} LIMIT ? OFFSET ?)
-         SELECT CASE change WHEN 1 THEN 'added' WHEN 2 THEN 'removed' ELSE 'changed' END,
+        "INSERT INTO {into}
+         WITH slice AS (SELECT rowid AS rn, * FROM {keys} WHERE rowid >= ? AND rowid < ?)
+         SELECT rn, change_kind,
                 CAST(json_object({key_json}) AS VARCHAR),
-                CASE WHEN change = 3
+                CASE WHEN change_kind = 'changed'
                      THEN CAST(to_json(list_filter([{changed}], x -> x IS NOT NULL)) AS VARCHAR) ELSE '[]' END,
                 {before}, {after}
-         FROM page
-         LEFT JOIN (SELECT true AS a_in, {a_whole} FROM {older} {of_page}) ON {on_a}
-         LEFT JOIN (SELECT true AS b_in, {b_whole} FROM {newer} {of_page}) ON {on_b}
-         ORDER BY {order}",
+         FROM slice
+         LEFT JOIN (SELECT true AS a_in, {a_whole} FROM {older} {of_slice}) ON {on_a}
+         LEFT JOIN (SELECT true AS b_in, {b_whole} FROM {newer} {of_slice}) ON {on_b}
+         ORDER BY rn",
         a_whole = whole('a'),
         b_whole = whole('b'),
         on_a = c.joined("k", "a"),
@@ -162,31 +162,79 @@ pub fn page_sql(dataset: DatasetId, diff: &str, older: &str, newer: &str) -> Str
     )
 }
 
-/// Materialises the changes between two versions' tables as table `into`; returns the totals.
-/// Statements are not cached: their text names two attached versions, which come and go.
-pub fn materialise(
-    conn: &Connection,
-    dataset: DatasetId,
-    older: &str,
-    newer: &str,
-    into: &str,
-) -> duckdb::Result<Totals> {
-    conn.execute_batch(&diff_table_sql(dataset, older, newer, into))?;
-    conn.query_row(&totals_sql(into), [], |r| Ok(Totals { added: r.get(0)?, removed: r.get(1)?, changed: r.get(2)? }))
+/// How many of a diff's changes are of each kind.
+pub fn totals_sql(diff: &str) -> String {
+    format!(
+        "SELECT count(*) FILTER (WHERE change_kind = 'added'), count(*) FILTER (WHERE change_kind = 'removed'),
+                count(*) FILTER (WHERE change_kind = 'changed')
+         FROM {diff}"
+    )
+}
+
+/// Changes rendered by one statement.
+const SLICE: i64 = 50_000;
+
+/// The statement of a page of a materialised diff (parameters: the first `rn`, the end).
+pub fn page_sql(diff: &str) -> String {
+    format!(
+        "SELECT change_kind, key_json, changed_columns, before_json, after_json
+         FROM {diff} WHERE rn >= ? AND rn < ? ORDER BY rn"
+    )
+}
+
+/// Rows per row group of a diff file: a page reads the row groups its `rn` range falls in, so
+/// small ones (the serving files' size) keep a page's read to its own rows' neighbourhood.
+const DIFF_ROW_GROUP: usize = 8192;
+
+/// Materialises the changes between two versions as table `changes` of a new DuckDB file `into`,
+/// in a transient instance of its own (blocking): the join and the sort take at most
+/// `memory_limit` and spill to disk past it, away from the serving instance's memory. The file is
+/// written under a temporary name and renamed when complete. Returns the totals.
+pub fn materialise_file(
+    older: &DatasetDb,
+    newer: &DatasetDb,
+    into: &Path,
+    memory_limit: &str,
+) -> Result<Totals, DbError> {
+    let (building, spill) = (into.with_extension("building"), into.with_extension("tmp"));
+    let path = |p: &Path| quoted(&p.to_string_lossy());
+    let written = (|| {
+        let conn = open_duckdb()?;
+        conn.execute_batch(&format!(
+            "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET preserve_insertion_order = true;
+             ATTACH {} AS d (ROW_GROUP_SIZE {DIFF_ROW_GROUP});",
+            quoted(memory_limit),
+            path(&spill),
+            path(&building),
+        ))?;
+        let (a, b) = (older.expose_in(&conn, "a")?, newer.expose_in(&conn, "b")?);
+        let dataset = older.dataset;
+        // The keys in the instance's own database: in memory, spilling with the rest past the limit.
+        conn.execute_batch(&keys_sql(dataset, &a, &b, "memory.main.changed_keys"))?;
+        let totals = conn.query_row(&totals_sql("memory.main.changed_keys"), [], |r| {
+            Ok(Totals { added: r.get(0)?, removed: r.get(1)?, changed: r.get(2)? })
+        })?;
+        conn.execute_batch(&format!("CREATE TABLE d.changes {RENDERED_TABLE}"))?;
+        let mut render = conn.prepare(&render_sql(dataset, "memory.main.changed_keys", &a, &b, "d.changes"))?;
+        for first in (0..totals.all()).step_by(SLICE as usize) {
+            render.execute(params![first, first + SLICE])?;
+        }
+        drop(render);
+        conn.execute_batch("CHECKPOINT d; DETACH d;")?;
+        std::fs::rename(&building, into)?;
+        Ok(totals)
+    })();
+    let _ = std::fs::remove_dir_all(&spill);
+    if written.is_err() {
+        let _ = std::fs::remove_file(&building);
+    }
+    written
 }
 
 /// A page of a materialised diff.
-pub fn page(
-    conn: &Connection,
-    dataset: DatasetId,
-    diff: &str,
-    older: &str,
-    newer: &str,
-    limit: i64,
-    offset: i64,
-) -> duckdb::Result<Vec<ChangedRow>> {
-    let mut stmt = conn.prepare(&page_sql(dataset, diff, older, newer))?;
-    let rows = stmt.query_map(params![limit, offset], |r| {
+pub fn page(conn: &Connection, diff: &str, limit: i64, offset: i64) -> duckdb::Result<Vec<ChangedRow>> {
+    let mut stmt = conn.prepare(&page_sql(diff))?;
+    let rows = stmt.query_map(params![offset, offset.saturating_add(limit)], |r| {
         Ok(ChangedRow {
             change: r.get(0)?,
             key: r.get(1)?,

@@ -1,19 +1,24 @@
 //! The changes of a version pair, computed once and paged from what was computed: the first page
-//! of ListDatasetChanges materialises the pair's diff (keys and kinds, `diff.rs`) as a table of the
-//! engine's in-memory catalog; every later page, from any caller, reads its slice of that table.
+//! of ListDatasetChanges materialises the pair's diff (keys and kinds, `diff.rs`) as a DuckDB file
+//! in the scratch directory, computed in a transient instance of its own (its memory bounded,
+//! spilling to disk past it, never the serving instance's) and attached read-only to the engine;
+//! every later page, from any caller, reads its slice of that file.
 //!
 //! Bounded: the diffs kept hold at most [`ROWS`] changes together (and at most [`DIFFS`] pairs); the
 //! least recently used go first, except the one just computed (a diff larger than the budget is
-//! kept alone). A diff is dropped from DuckDB when it is evicted and no page still reads it.
+//! kept alone). A diff is detached and its file deleted when it is evicted and no page still
+//! reads it.
 //!
-//! Fair: a pair is computed once however many ask at once (the others wait for it, holding no
-//! connection), and each owner (account or address) computes one pair at a time, so eight
-//! parallel diffs from one account wait behind each other, not in front of everyone's queries.
-//! A computation whose caller left is interrupted (the engine's pool) and the next caller
-//! computes it again.
+//! Fair: a pair is computed once however many ask at once (the others wait for it, holding
+//! nothing), each owner (account or address) computes one pair at a time and the server
+//! [`AT_ONCE`], so eight parallel diffs from one account wait behind each other, not in front of
+//! everyone's queries. A computation runs to its end even when its caller leaves (its share held
+//! until then, so cancelling and asking again gains nothing); a result no one waits for any more
+//! is dropped and the next caller computes it again.
 
 use std::{
     collections::HashMap,
+    path::{Path, PathBuf},
     sync::{
         atomic::{AtomicU64, Ordering},
         Arc, Mutex,
@@ -22,32 +27,44 @@ use std::{
 
 use sitrep_platform::snapshot::{DbError, Engine, OwnerShares};
 use sitrep_schemas::DatasetId;
-use tokio::sync::OnceCell;
+use tokio::sync::{OnceCell, Semaphore};
 
 use super::diff::Totals;
 
-/// Changes kept at most across the cached diffs (keys and a kind each: about 30–60 bytes a row
-/// for a text key).
-pub const ROWS: i64 = 1_000_000;
+/// Changes kept at most across the cached diffs. They are on disk, rendered (a few hundred bytes a
+/// change: about 0.8 GB of the cache directory at most for armed events); what memory they take
+/// is the engine's cached pages of them, within its limit.
+pub const ROWS: i64 = 2_000_000;
 
 /// Version pairs kept at most.
 pub const DIFFS: usize = 16;
 
+/// Computations at once in the whole server: each takes up to the build memory limit
+/// (`SITREP_BUILD_MEMORY`) beside the engine's, so one at a time bounds what they add.
+pub const AT_ONCE: usize = 1;
+
 /// Which diff: a dataset and its older and newer versions.
 type Pair = (DatasetId, u64, u64);
 
-/// A materialised diff: its table in the engine's in-memory catalog and its totals. Dropping it
-/// drops the table (off the async threads), once no page reads it.
+/// A materialised diff: its table as the engine reads it (`<schema>.changes`), its totals and its
+/// file. Dropping it detaches the file and deletes it (off the async threads), once no page reads
+/// it.
 pub struct Diff {
     pub table: String,
     pub totals: Totals,
+    alias: String,
+    file: PathBuf,
     engine: Arc<Engine>,
 }
 
 impl Drop for Diff {
     fn drop(&mut self) {
-        let sql = format!("DROP TABLE IF EXISTS {}", self.table);
-        self.engine.clone().in_background("drop a cached diff", move |e| e.admin(|c| c.execute_batch(&sql)));
+        let (alias, file) = (std::mem::take(&mut self.alias), std::mem::take(&mut self.file));
+        self.engine.clone().in_background("drop a cached diff", move |e| {
+            let detached = e.detach(&alias);
+            std::fs::remove_file(&file)?;
+            detached
+        });
     }
 }
 
@@ -61,10 +78,11 @@ struct Slot {
 pub struct DiffCache {
     slots: Mutex<HashMap<Pair, Slot>>,
     ticks: AtomicU64,
-    /// Names the tables: never two alike in one process.
-    tables: AtomicU64,
+    /// Names the files and schemas: never two alike in one process.
+    names: AtomicU64,
     /// One computation at a time per owner.
     computing: OwnerShares,
+    at_once: Arc<Semaphore>,
 }
 
 impl Default for DiffCache {
@@ -72,35 +90,45 @@ impl Default for DiffCache {
         DiffCache {
             slots: Mutex::default(),
             ticks: AtomicU64::default(),
-            tables: AtomicU64::default(),
+            names: AtomicU64::default(),
             computing: OwnerShares::new(1),
+            at_once: Arc::new(Semaphore::new(AT_ONCE)),
         }
     }
 }
 
 impl DiffCache {
-    /// The diff of `older` → `newer` of `dataset`, computed now (by `compute`, given the table
-    /// to create) unless it is kept or being computed.
-    pub async fn get_or_compute<F, Fut>(
+    /// The diff of `pair` (dataset, older, newer), computed now unless it is kept or being
+    /// computed: `compute` (blocking) writes it as table `changes` of a new DuckDB file at the
+    /// path it is given, in `scratch` (a directory the engine may attach from).
+    pub async fn get_or_compute<F>(
         &self,
         engine: &Arc<Engine>,
-        pair: (DatasetId, u64, u64),
+        scratch: &Path,
+        pair: Pair,
         compute: F,
     ) -> Result<Arc<Diff>, DbError>
     where
-        F: FnOnce(String) -> Fut,
-        Fut: std::future::Future<Output = Result<Totals, DbError>>,
+        F: FnOnce(&Path) -> Result<Totals, DbError> + Send + 'static,
     {
         let cell = self.slot(pair);
         let diff = cell
             .get_or_try_init(|| async {
-                let _mine = self.computing.enter().await;
-                // The guard exists before the table: however the computation ends (failed,
-                // interrupted, its caller gone), dropping it drops whatever was created.
-                let table = format!("memory.main.diff_{}", self.tables.fetch_add(1, Ordering::Relaxed));
-                let mut diff = Diff { table: table.clone(), totals: Totals::default(), engine: engine.clone() };
-                diff.totals = compute(table).await?;
-                Ok::<_, DbError>(Arc::new(diff))
+                let mine = self.computing.enter().await;
+                let one_of = self.at_once.clone().acquire_owned().await.map_err(|e| DbError::Task(e.to_string()))?;
+                let n = self.names.fetch_add(1, Ordering::Relaxed);
+                let (alias, file) = (format!("diff_{n}"), scratch.join(format!("diff_{n}.duckdb")));
+                let engine = engine.clone();
+                let computed = tokio::task::spawn_blocking(move || {
+                    let _held = (mine, one_of);
+                    let totals = compute(&file)?;
+                    if let Err(e) = engine.attach(&file, &alias) {
+                        let _ = std::fs::remove_file(&file);
+                        return Err(e);
+                    }
+                    Ok(Arc::new(Diff { table: format!("{alias}.changes"), totals, alias, file, engine }))
+                });
+                computed.await.map_err(|e| DbError::Task(e.to_string()))?
             })
             .await;
         match diff {
@@ -158,111 +186,117 @@ impl DiffCache {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
+    use std::{sync::atomic::AtomicUsize, time::Duration};
 
     use super::*;
 
-    fn tables(engine: &Engine) -> i64 {
-        let sql = "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'memory' AND table_name LIKE 'diff_%'";
-        engine.admin(|c| c.query_row(sql, [], |r| r.get(0))).unwrap()
+    /// An engine over a temporary directory and its scratch directory.
+    fn engine() -> (tempfile::TempDir, Arc<Engine>, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 4).unwrap());
+        let scratch = dir.path().join("scratch");
+        std::fs::create_dir_all(&scratch).unwrap();
+        (dir, engine, scratch)
     }
 
-    /// A computation creating `rows` changes in its table, counted.
-    fn computing(
-        engine: &Arc<Engine>,
-        rows: i64,
-        count: &Arc<AtomicUsize>,
-    ) -> impl FnOnce(String) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<Totals, DbError>> + Send>>
-    {
-        let (engine, count) = (engine.clone(), count.clone());
-        move |table| {
-            Box::pin(async move {
-                count.fetch_add(1, Ordering::SeqCst);
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                engine
-                    .query(move |c| {
-                        c.execute_batch(&format!("CREATE TABLE {table} AS SELECT 1 AS change FROM range({rows})"))?;
-                        Ok(Totals { added: rows, removed: 0, changed: 0 })
-                    })
-                    .await
-            })
+    /// Diffs attached to the engine and files in the scratch directory.
+    fn kept_by(engine: &Engine, scratch: &Path) -> (i64, usize) {
+        let sql = "SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE 'diff_%'";
+        let attached = engine.admin(|c| c.query_row(sql, [], |r| r.get(0))).unwrap();
+        (attached, std::fs::read_dir(scratch).unwrap().count())
+    }
+
+    async fn until_kept(engine: &Engine, scratch: &Path, expected: (i64, usize)) {
+        let waited = std::time::Instant::now();
+        while kept_by(engine, scratch) != expected {
+            assert!(waited.elapsed() < Duration::from_secs(10), "{:?}, not {expected:?}", kept_by(engine, scratch));
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
     }
 
-    /// Eight callers asking for one pair at once: one computation, one table, the same diff.
+    /// A computation writing `rows` changes, counted; it takes 50 ms at least.
+    fn computing(
+        rows: i64,
+        count: &Arc<AtomicUsize>,
+    ) -> impl FnOnce(&Path) -> Result<Totals, DbError> + Send + 'static {
+        let count = count.clone();
+        move |file| {
+            count.fetch_add(1, Ordering::SeqCst);
+            std::thread::sleep(Duration::from_millis(50));
+            let conn = duckdb::Connection::open(file)?;
+            conn.execute_batch(&format!("CREATE TABLE changes AS SELECT 1 AS change FROM range({rows})"))?;
+            Ok(Totals { added: rows, removed: 0, changed: 0 })
+        }
+    }
+
+    /// Eight callers asking for one pair at once: one computation, one file, the same diff, whose
+    /// table the engine reads.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_pair_is_computed_once_however_many_ask() {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Arc::new(Engine::open(dir.path(), "64MB", 4).unwrap());
+        let (_dir, engine, scratch) = engine();
         let (cache, count) = (DiffCache::default(), Arc::new(AtomicUsize::new(0)));
         let pair = (DatasetId::ARMED_EVENTS, 1, 2);
-        let asks = (0..8).map(|_| cache.get_or_compute(&engine, pair, computing(&engine, 10, &count)));
+        let asks = (0..8).map(|_| cache.get_or_compute(&engine, &scratch, pair, computing(10, &count)));
         let diffs = futures::future::join_all(asks).await;
         assert_eq!(count.load(Ordering::SeqCst), 1);
         let first = diffs[0].as_ref().unwrap();
         assert!(diffs.iter().all(|d| Arc::ptr_eq(d.as_ref().unwrap(), first)));
-        assert_eq!(tables(&engine), 1);
+        assert_eq!(kept_by(&engine, &scratch), (1, 1));
         assert_eq!(cache.kept(), (1, 10));
+        let sql = format!("SELECT count(*) FROM {}", first.table);
+        assert_eq!(engine.query(move |c| c.query_row(&sql, [], |r| r.get::<_, i64>(0))).await.unwrap(), 10);
     }
 
-    /// Past the budget the least recently used diff goes, and its table with it once no page holds
+    /// Past the budget the least recently used diff goes, and its file with it once no page holds
     /// it; the one just computed stays even when it alone is over the budget.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_least_recently_used_diff_goes_past_the_budget_and_its_table_with_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Arc::new(Engine::open(dir.path(), "256MB", 4).unwrap());
+    async fn the_least_recently_used_diff_goes_past_the_budget_and_its_file_with_it() {
+        let (_dir, engine, scratch) = engine();
         let (cache, count) = (DiffCache::default(), Arc::new(AtomicUsize::new(0)));
         let ds = DatasetId::ARMED_EVENTS;
         let half = ROWS / 2;
-        let a = cache.get_or_compute(&engine, (ds, 1, 2), computing(&engine, half, &count)).await.unwrap();
-        drop(a);
-        cache.get_or_compute(&engine, (ds, 2, 3), computing(&engine, half, &count)).await.unwrap();
+        let get = |pair, rows| cache.get_or_compute(&engine, &scratch, pair, computing(rows, &count));
+        drop(get((ds, 1, 2), half).await.unwrap());
+        get((ds, 2, 3), half).await.unwrap();
         // (1, 2) used again: (2, 3) is now the least recently used.
-        cache.get_or_compute(&engine, (ds, 1, 2), computing(&engine, half, &count)).await.unwrap();
+        get((ds, 1, 2), half).await.unwrap();
         assert_eq!(count.load(Ordering::SeqCst), 2);
-        cache.get_or_compute(&engine, (ds, 3, 4), computing(&engine, 10, &count)).await.unwrap();
+        get((ds, 3, 4), 10).await.unwrap();
         assert_eq!(cache.kept(), (2, half + 10));
-        let big = cache.get_or_compute(&engine, (ds, 4, 5), computing(&engine, ROWS + 1, &count)).await.unwrap();
+        until_kept(&engine, &scratch, (2, 2)).await;
+        let held = get((ds, 4, 5), ROWS + 1).await.unwrap();
         assert_eq!(cache.kept(), (1, ROWS + 1), "the newest diff, alone over the budget, is kept alone");
-        // Tables go in the background once their last holder lets go.
-        let waited = std::time::Instant::now();
-        while tables(&engine) != 1 {
-            assert!(waited.elapsed() < std::time::Duration::from_secs(10), "evicted tables were not dropped");
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        drop(big);
+        until_kept(&engine, &scratch, (1, 1)).await;
+        drop(held);
     }
 
-    /// A computation that fails, or whose caller leaves, leaves no table and no slot: the next
-    /// caller computes it afresh.
+    /// A computation that fails leaves no file and no slot; one whose caller left runs to its end
+    /// and is then dropped (no one waits for it): either way the next caller computes afresh.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_failed_or_abandoned_computation_leaves_nothing_behind() {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Arc::new(Engine::open(dir.path(), "64MB", 4).unwrap());
+        let (_dir, engine, scratch) = engine();
         let (cache, count) = (DiffCache::default(), Arc::new(AtomicUsize::new(0)));
         let pair = (DatasetId::ARMED_EVENTS, 1, 2);
-        let failing = {
-            let engine = engine.clone();
-            move |table: String| async move {
-                engine
-                    .query(move |c| {
-                        c.execute_batch(&format!("CREATE TABLE {table} AS SELECT 1 AS change"))?;
-                        c.execute_batch("SELECT no_such_column FROM range(1)")?;
-                        Ok(Totals::default())
-                    })
-                    .await
+        let failing = |_: &Path| Err(DbError::Task("no such column".into()));
+        assert!(cache.get_or_compute(&engine, &scratch, pair, failing).await.is_err());
+        let written = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let compute = {
+            let (inner, written) = (computing(5, &count), written.clone());
+            move |file: &Path| {
+                let totals = inner(file);
+                written.store(true, Ordering::SeqCst);
+                totals
             }
         };
-        assert!(cache.get_or_compute(&engine, pair, failing).await.is_err());
-        let abandoned = cache.get_or_compute(&engine, pair, computing(&engine, 5, &count));
-        assert!(tokio::time::timeout(std::time::Duration::from_millis(10), abandoned).await.is_err());
-        let waited = std::time::Instant::now();
-        while tables(&engine) != 0 {
-            assert!(waited.elapsed() < std::time::Duration::from_secs(10), "a failed computation's table stayed");
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        let abandoned = cache.get_or_compute(&engine, &scratch, pair, compute);
+        assert!(tokio::time::timeout(Duration::from_millis(10), abandoned).await.is_err());
+        // It finishes in the background (its file written, then attached), then goes.
+        while !written.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
         }
+        until_kept(&engine, &scratch, (0, 0)).await;
         assert_eq!(cache.kept(), (0, 0));
-        let diff = cache.get_or_compute(&engine, pair, computing(&engine, 5, &count)).await.unwrap();
+        let diff = cache.get_or_compute(&engine, &scratch, pair, computing(5, &count)).await.unwrap();
         assert_eq!((diff.totals.added, count.load(Ordering::SeqCst)), (5, 2));
     }
 }

@@ -102,6 +102,20 @@ fn duckdb_version() -> &'static str {
     })
 }
 
+/// The view of a version read straight from its Parquet files, in schema `alias`. `_pos` is there
+/// so a page's SQL has the columns it has on a built table; without a position index it is never
+/// read. `_row_hash` is computed as the build stores it.
+fn parquet_view(alias: &str, dataset: DatasetId, files: &[PathBuf]) -> String {
+    format!(
+        "CREATE VIEW {alias}.{table} AS SELECT *, NULL::BIGINT AS _pos, {row_hash} AS _row_hash
+         FROM (SELECT {columns} FROM {files});",
+        table = dataset.table_name(),
+        columns = serving_select(dataset),
+        files = read_parquet(files),
+        row_hash = row_hash(dataset),
+    )
+}
+
 /// Rows per row group of a serving table.
 const SERVING_ROW_GROUP: usize = 8192;
 
@@ -253,17 +267,7 @@ impl DatasetDb {
     pub fn over_parquet(engine: &Arc<Engine>, spec: VersionSpec, db_dir: &Path) -> Result<Self, DbError> {
         let (dataset, version) = (spec.dataset, spec.version);
         let alias = Self::new_alias(dataset, version);
-        // `_pos` is there so a page's SQL has the columns it has on a built table; without a
-        // position index it is never read. `_row_hash` is computed as the build stores it.
-        let views = format!(
-            "CREATE VIEW {alias}.{table} AS SELECT *, NULL::BIGINT AS _pos, {row_hash} AS _row_hash
-             FROM (SELECT {columns} FROM {files});",
-            table = dataset.table_name(),
-            columns = serving_select(dataset),
-            files = read_parquet(&spec.files),
-            row_hash = row_hash(dataset),
-        );
-        engine.create_views(&alias, &views)?;
+        engine.create_views(&alias, &parquet_view(&alias, dataset, &spec.files))?;
         let path = Self::file_of(db_dir, dataset, version, &spec.files);
         Self::checked(engine, &spec, alias, Backing::Parquet, path)
     }
@@ -281,6 +285,23 @@ impl DatasetDb {
 
     pub fn backing(&self) -> Backing {
         self.backing
+    }
+
+    /// Makes this version's rows readable in another DuckDB instance of this process (a transient
+    /// one that computes something from them away from the serving instance's memory): its file
+    /// attached read-only as schema `alias`, or views over its Parquet files there. Returns the
+    /// name of its table in that instance.
+    pub fn expose_in(&self, conn: &Connection, alias: &str) -> Result<String, DbError> {
+        match self.backing {
+            Backing::File => {
+                conn.execute_batch(&format!("ATTACH {} AS {alias} (READ_ONLY)", quote(&self.path.to_string_lossy())))?
+            }
+            Backing::Parquet => conn.execute_batch(&format!(
+                "CREATE SCHEMA {alias}; {}",
+                parquet_view(alias, self.dataset, &self.sources)
+            ))?,
+        }
+        Ok(format!("{alias}.{}", self.dataset.table_name()))
     }
 
     /// A schema name no other attach has had.

@@ -30,6 +30,9 @@ const POOL_SIZE: usize = 8;
 /// Older versions loaded on demand (cursors, `as_of`), kept loaded at most (the least recently used go).
 const ON_DEMAND_VERSIONS: usize = 8;
 
+/// The cache directory's subdirectory of scratch files.
+const SCRATCH_DIR: &str = "scratch";
+
 /// Threads of a serving file's build. With two, DuckDB's sort of 5M events needs more than 128 MB
 /// (it fails at that limit); with one it stays within it, taking 1.6x as long — a build never
 /// delays an answer (the previous generation, or the Parquet files at start, answer meanwhile),
@@ -129,6 +132,12 @@ impl Snapshots {
         retention: Retention,
     ) -> Result<Self, SnapshotError> {
         let engine = Engine::open(&cache_dir, &memory_limit, POOL_SIZE)?;
+        // Scratch files live as long as the process that wrote them.
+        let scratch = cache_dir.join(SCRATCH_DIR);
+        if scratch.exists() {
+            std::fs::remove_dir_all(&scratch)?;
+        }
+        std::fs::create_dir_all(&scratch)?;
         Ok(Snapshots {
             lake,
             engine: Arc::new(engine),
@@ -148,6 +157,18 @@ impl Snapshots {
 
     pub fn lake(&self) -> &Lake {
         &self.lake
+    }
+
+    /// Where files derived from loaded versions go for this process's lifetime (emptied at
+    /// start): inside the cache directory, so the engine may attach them.
+    pub fn scratch_dir(&self) -> PathBuf {
+        self.cache_dir.join(SCRATCH_DIR)
+    }
+
+    /// The memory limit of a transient DuckDB instance's work (a build; a diff): its memory adds
+    /// to the server's, beyond the engine's limit, and it spills to disk past it.
+    pub fn build_memory(&self) -> &str {
+        &self.build_memory
     }
 
     /// The DuckDB instance the loaded versions are attached to.
