@@ -47,8 +47,9 @@ pub struct ServeArgs {
     /// Memory limit of the server's one DuckDB instance.
     #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
     pub duckdb_memory: String,
-    /// Memory limit of a dataset version's serving-file build (a transient DuckDB instance, one
-    /// thread; it sorts beyond this on disk). Resident memory is this plus what serving holds.
+    /// Memory limit of a dataset version's serving-file build and of a version pair's diff
+    /// (ListDatasetChanges), each a transient DuckDB instance, one thread, spilling beyond this to
+    /// disk. Resident memory is this plus what serving holds.
     #[arg(long, env = "SITREP_BUILD_MEMORY", default_value = "128MB")]
     pub build_memory: String,
     /// Also run the ingest scheduler in this process (single-process deployments).
