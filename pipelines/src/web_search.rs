@@ -184,10 +184,15 @@ impl SearchProvider {
         since: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Answer, Failure> {
-        match self.kind {
-            Kind::Contract => self.contract(http, query, since, until).await,
-            Kind::Searxng => self.searxng(http, query, since, until).await,
-        }
+        let asked = async {
+            match self.kind {
+                Kind::Contract => self.contract(http, query, since, until).await,
+                Kind::Searxng => self.searxng(http, query, since, until).await,
+            }
+        };
+        // `timeout` bounds the whole query, retries and their waits included (a 429's
+        // Retry-After may ask for a minute): a scan's queries fit in its lease.
+        tokio::time::timeout(self.timeout, asked).await.unwrap_or(Err(Failure::Timeout))
     }
 
     /// A reply's JSON answer, or its failure by reasonCode (`forbidden`: what a 403 means for
@@ -356,6 +361,38 @@ mod tests {
                 .unwrap();
         let (since, until) = window();
         assert_eq!(unreachable.search(&http, "x", since, until).await, Err(Failure::ProviderUnavailable));
+    }
+
+    /// Issue 46: a provider answering 429 with `Retry-After: 60` to every request made a query
+    /// wait two minutes between its retries; the query's timeout now covers its retries.
+    #[tokio::test]
+    async fn a_query_never_waits_past_its_timeout_retries_included() {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move {
+            while let Ok((mut s, _)) = listener.accept().await {
+                tokio::spawn(async move {
+                    let mut buf = [0u8; 4096];
+                    let _ = s.read(&mut buf).await;
+                    let busy = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n";
+                    let _ = s.write_all(busy.as_bytes()).await;
+                });
+            }
+        });
+        let provider = SearchProvider {
+            url: format!("http://127.0.0.1:{port}/v1/search"),
+            api_key: None,
+            kind: Kind::Contract,
+            timeout: Duration::from_secs(1),
+        };
+        // The default policy: two retries, each waiting what Retry-After asks (up to 60 s).
+        let http = Http::new(crate::transport::Transport::Live, RetryPolicy::default()).unwrap();
+        let (since, until) = window();
+        let started = std::time::Instant::now();
+        let answer = tokio::time::timeout(Duration::from_secs(10), provider.search(&http, "x", since, until)).await;
+        assert_eq!(answer, Ok(Err(Failure::Timeout)), "the query outlived its timeout");
+        assert!(started.elapsed() < Duration::from_secs(3));
     }
 
     #[tokio::test]

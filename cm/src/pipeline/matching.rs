@@ -4,18 +4,29 @@
 
 use std::collections::BTreeSet;
 
-use super::words::{contains_bounded, is_distinctive, name_forms, phrase_spans, words};
+use super::words::{contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, words};
 use crate::{
     records::{AllowedUse, AuthorityTier, ClaimType, TrustState},
     store::Company,
 };
 
+/// A name or alias as the matcher uses it.
+#[derive(Debug, Clone)]
+struct NameClaim {
+    claim_id: String,
+    /// The words of each form news writes it in.
+    forms: Vec<Vec<String>>,
+    distinctive: bool,
+    /// Its words without corporate words: two aliases with the same core are one alias.
+    core: Vec<String>,
+}
+
 /// A company as the matcher sees it: the claims it may attribute by.
 #[derive(Debug, Clone)]
 pub struct Profile {
     pub company_id: String,
-    /// Name and aliases (claim id, the forms' words, distinctive), the name first.
-    names: Vec<(String, Vec<Vec<String>>, bool)>,
+    /// Name and aliases, the name first.
+    names: Vec<NameClaim>,
     /// Domains (claim id, lower-case domain).
     domains: Vec<(String, String)>,
     identifiers: Vec<Vec<String>>,
@@ -43,7 +54,12 @@ impl Profile {
                 ClaimType::Alias => {
                     let w = words(&claim.value);
                     own_words.extend(w.iter().cloned());
-                    names.push((claim.claim_id.clone(), name_forms(&w), is_distinctive(&w)));
+                    names.push(NameClaim {
+                        claim_id: claim.claim_id.clone(),
+                        forms: name_forms(&w),
+                        distinctive: is_distinctive(&w),
+                        core: core_words(&w),
+                    });
                 }
                 ClaimType::Domain => domains.push((claim.claim_id.clone(), claim.value.to_lowercase())),
                 ClaimType::LegalIdentifier => identifiers.push(words(&claim.value)),
@@ -134,8 +150,8 @@ fn hits(profile: &Profile, item: &Item, title: &[String], snippet: &[String]) ->
     let appears =
         |phrase: &Vec<String>| !phrase_spans(phrase, title).is_empty() || !phrase_spans(phrase, snippet).is_empty();
     let mut names = Vec::new();
-    for (i, (_, forms, _)) in profile.names.iter().enumerate() {
-        for form in forms {
+    for (i, name) in profile.names.iter().enumerate() {
+        for form in &name.forms {
             for (field, words) in [(Field::Title, title), (Field::Snippet, snippet)] {
                 names.extend(phrase_spans(form, words).into_iter().map(|span| NameHit { claim_index: i, field, span }));
             }
@@ -154,10 +170,16 @@ fn hits(profile: &Profile, item: &Item, title: &[String], snippet: &[String]) ->
         location: profile.locations.iter().any(appears),
     };
     // The guard within the company: a name that is not distinctive needs a second signal —
-    // the host, a domain string, an identifier, a location, or another of its names.
-    let distinct_claims: BTreeSet<usize> = hits.names.iter().map(|h| h.claim_index).collect();
-    let second_signal = hits.identifying() || hits.location || distinct_claims.len() >= 2;
-    hits.names.retain(|h| profile.names[h.claim_index].2 || second_signal);
+    // the host, a domain string, an identifier, a location, or another of its aliases matching
+    // other words of the item (not "Apple" inside the same words as "Apple Inc").
+    let another_alias = hits.names.iter().enumerate().any(|(i, a)| {
+        hits.names[i + 1..].iter().any(|b| {
+            let apart = a.field != b.field || a.span.1 <= b.span.0 || b.span.1 <= a.span.0;
+            apart && profile.names[a.claim_index].core != profile.names[b.claim_index].core
+        })
+    });
+    let second_signal = hits.identifying() || hits.location || another_alias;
+    hits.names.retain(|h| profile.names[h.claim_index].distinctive || second_signal);
     hits
 }
 
@@ -210,13 +232,12 @@ pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) ->
         .map(|(i, h)| {
             let profile = &profiles[i];
             let name_in_title = h.names.iter().find(|n| n.field == Field::Title);
-            let title_claim = name_in_title
-                .map(|n| profile.names[n.claim_index].0.clone())
-                .or_else(|| h.domain_in_text.as_ref().filter(|(_, in_title)| *in_title).map(|(id, _)| id.clone()));
+            // A name or alias in the title (a domain string there alone is not one: 4.8).
+            let title_claim = name_in_title.map(|n| profile.names[n.claim_index].claim_id.clone());
             let any_claim = || {
                 h.names
                     .first()
-                    .map(|n| profile.names[n.claim_index].0.clone())
+                    .map(|n| profile.names[n.claim_index].claim_id.clone())
                     .or_else(|| h.domain_in_text.as_ref().map(|(id, _)| id.clone()))
                     .unwrap_or_default()
             };
@@ -226,6 +247,9 @@ pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) ->
                     (0.9, "name in the title with a domain or identifier", claim)
                 }
                 (None, Some(claim)) => (0.75, "name in the title", claim),
+                (None, None) if h.names.is_empty() => {
+                    (0.55, "the domain in the text, no name in the title", any_claim())
+                }
                 (None, None) => (0.55, "name in the snippet only", any_claim()),
             };
             if h.location {
@@ -307,6 +331,12 @@ mod tests {
         assert_eq!(with_domain[0].attribution, 0.9);
         assert_eq!(at("Ashgrove Pharma recalls inhaler", "", "wire.example")[0].attribution, 0.75);
         assert_eq!(at("Inhaler recall", "Ashgrove Pharma said", "wire.example")[0].attribution, 0.55);
+        // Issue 46: a domain string alone in the title is not a name in the title.
+        let domain_only = at("ashgrovepharma.co.uk goes dark", "", "wire.example");
+        assert_eq!(
+            (domain_only[0].attribution, domain_only[0].rule),
+            (0.55, "the domain in the text, no name in the title")
+        );
         let located = at("Ashgrove Pharma recalls inhaler", "at its Leeds site", "wire.example");
         assert!((located[0].attribution - 0.8).abs() < 1e-9);
         assert!(at("Ash grove in bloom", "", "wire.example").is_empty());
@@ -326,6 +356,24 @@ mod tests {
         assert_eq!(at("Summit recalls soup", "The Ohio company said").len(), 1, "a location");
         assert_eq!(at("Summit Foods recalls soup", "").len(), 1, "a distinctive alias");
         assert_eq!(at("Summit recalls soup", "summit-foods.com lists the batches").len(), 1, "a domain");
+    }
+
+    /// Issue 46: "Apple Inc" (trimmed to "apple") and the alias "Apple" both hit the same word of
+    /// "apple harvest"; one hit is one signal, so the guard holds. Aliases that differ only in case
+    /// or corporate words are one alias even when they hit different words.
+    #[test]
+    fn one_hit_is_one_signal_and_aliases_alike_are_one_alias() {
+        let apple = company(json!({"name": "Apple Inc", "domicileCountry": "US", "aliases": ["Apple", "APPLE INC."],
+            "domains": ["apple.com"]}));
+        let p = [Profile::of(&apple)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]);
+        assert!(at("Record apple harvest in Kent", "").is_empty(), "one word, two aliases: one signal");
+        assert!(at("Apple harvest", "apple growers cheer").is_empty(), "aliases alike: one alias");
+        assert_eq!(at("Apple shares fall", "apple.com posted the results").len(), 1, "a domain is a second signal");
+        let two = company(json!({"name": "Apple Inc", "domicileCountry": "US", "aliases": ["Macs"]}));
+        let p = [Profile::of(&two)];
+        let found = attribute(&p, &item("Apple cuts prices of Macs", "", "wire.example"), &[]);
+        assert_eq!(found.len(), 1, "another alias on other words is a second signal");
     }
 
     #[test]

@@ -77,11 +77,16 @@ pub fn is_common(word: &str) -> bool {
 /// the generic corporate words it keeps two or more words, or one of six or more characters
 /// that is not a common English word.
 pub fn is_distinctive(name_words: &[String]) -> bool {
-    let core: Vec<&String> = name_words.iter().filter(|w| !GENERIC_CORPORATE.contains(&w.as_str())).collect();
-    match core.as_slice() {
+    match core_words(name_words).as_slice() {
         [one] => one.chars().count() >= 6 && !is_common(one),
         many => many.len() >= 2,
     }
+}
+
+/// A name's words without the generic corporate ones: names and aliases that differ only in case
+/// or corporate words ("Apple Inc", "APPLE") have the same core and count as one alias.
+pub fn core_words(name_words: &[String]) -> Vec<String> {
+    name_words.iter().filter(|w| !GENERIC_CORPORATE.contains(&w.as_str())).cloned().collect()
 }
 
 /// The forms of a name that news uses: the name itself and, when it differs, the name without
