@@ -208,7 +208,7 @@ async fn a_material_event_shows_its_bounded_evidence_to_its_account_only() {
     assert_eq!(body["event"]["lifecycle"], "MATERIAL_IMPACT_LIFECYCLE_ADMITTED");
     assert_eq!(body["impact"]["impactId"], impact.impact_id.as_str());
     assert_eq!(body["impact"]["evidenceReferenceCount"], 20);
-    let not_found = json!({"code": "NOT_FOUND", "message": "impact not found"});
+    let not_found = json!({"error": "NOT_FOUND", "code": "NOT_FOUND", "message": "impact not found"});
     let other = account(&app).await;
     assert_eq!(
         get(&app, &other.key, &format!("{EVENT}?impact_id={}", impact.impact_id)).await,

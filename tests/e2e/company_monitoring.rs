@@ -114,7 +114,7 @@ async fn create_checks_in_the_documented_order() {
         (code, refused),
         (
             503,
-            json!({"code": "COMPANY_MONITORING_DISABLED", "message": "Company monitoring is not enabled on this deployment."})
+            json!({"error": "COMPANY_MONITORING_DISABLED", "code": "COMPANY_MONITORING_DISABLED", "message": "Company monitoring is not enabled on this deployment."})
         )
     );
 
@@ -132,13 +132,19 @@ async fn create_checks_in_the_documented_order() {
     let (_, pro_writer) = key(&app, Plan::Pro, RW).await;
     assert_eq!(
         post(&app, &pro_writer, CREATE, &body).await,
-        (403, json!({"code": "ACCESS_DENIED", "message": "company monitoring is not available for this account"}))
+        (
+            403,
+            json!({"error": "ACCESS_DENIED", "code": "ACCESS_DENIED", "message": "company monitoring is not available for this account"})
+        )
     );
     // Entitled, then the restWrites flag.
     let (_, writer) = key(&app, Plan::Business, RW).await;
     assert_eq!(
         post(&app, &writer, CREATE, &body).await,
-        (403, json!({"code": "WRITES_DISABLED", "message": "company monitoring REST writes are disabled"}))
+        (
+            403,
+            json!({"error": "WRITES_DISABLED", "code": "WRITES_DISABLED", "message": "company monitoring REST writes are disabled"})
+        )
     );
 }
 
@@ -196,7 +202,7 @@ async fn create_answers_replays_conflicts_violations_and_the_limit() {
         post(&app, &writer, CREATE, &other).await,
         (
             409,
-            json!({"code": "REPLAY_CONFLICT", "message": "clientRequestId was already used with a different company"})
+            json!({"error": "REPLAY_CONFLICT", "code": "REPLAY_CONFLICT", "message": "clientRequestId was already used with a different company"})
         )
     );
     // The customer reference of a live company answers for it.
@@ -217,7 +223,10 @@ async fn create_answers_replays_conflicts_violations_and_the_limit() {
     let third = json!({"clientRequestId": "r4", "company": {"name": "Third", "domicileCountry": "GB"}});
     assert_eq!(
         post(&app, &writer, CREATE, &third).await,
-        (422, json!({"code": "COMPANY_LIMIT_REACHED", "message": "company limit reached (2)"}))
+        (
+            422,
+            json!({"error": "COMPANY_LIMIT_REACHED", "code": "COMPANY_LIMIT_REACHED", "message": "company limit reached (2)"})
+        )
     );
     let (_, _, status) = status(&app, &writer).await;
     assert_eq!((status["companyCount"].clone(), status["snapshotGeneration"].clone()), (json!(2), json!("2")));
@@ -438,9 +447,12 @@ async fn lifecycle_moves_by_the_table_and_coverage_follows_the_company() {
     assert_eq!((removed["company"]["claims"].clone(), removed["snapshotRequired"].clone()), (json!([]), json!(true)));
     assert_eq!(
         post(&app, &writer, SET_STATE, &set("MONITORED_COMPANY_LIFECYCLE_ACTIVE")).await,
-        (422, json!({"code": "REMOVED_COMPANY_IS_TERMINAL", "message": "a removed company cannot change lifecycle"}))
+        (
+            422,
+            json!({"error": "REMOVED_COMPANY_IS_TERMINAL", "code": "REMOVED_COMPANY_IS_TERMINAL", "message": "a removed company cannot change lifecycle"})
+        )
     );
-    let not_found = json!({"code": "NOT_FOUND", "message": "company not found"});
+    let not_found = json!({"error": "NOT_FOUND", "code": "NOT_FOUND", "message": "company not found"});
     assert_eq!(get(&app, &writer, &format!("{COVERAGE}?company_id={id}")).await, (404, not_found.clone()), "removed");
     // Another account's company is not found either; a malformed id is a violation.
     let (_, other) = key(&app, Plan::Business, RW).await;
@@ -511,20 +523,26 @@ async fn update_applies_a_patch_and_refuses_with_the_documented_codes() {
     assert_eq!(values, ["Acme", "c-1", "Leeds", "Acme Corp"]);
     assert_eq!(
         post(&app, &writer, UPDATE, &patch(json!({"removeClaimIds": [domain_claim]}))).await,
-        (404, json!({"code": "CLAIM_NOT_FOUND", "message": format!("claim not found: {domain_claim}")}))
+        (
+            404,
+            json!({"error": "CLAIM_NOT_FOUND", "code": "CLAIM_NOT_FOUND", "message": format!("claim not found: {domain_claim}")})
+        )
     );
     assert_eq!(
         post(&app, &writer, UPDATE, &patch(json!({"customerReference": "c-2"}))).await,
         (
             409,
-            json!({"code": "CUSTOMER_REFERENCE_CONFLICT", "message": "customerReference is already used by another company"})
+            json!({"error": "CUSTOMER_REFERENCE_CONFLICT", "code": "CUSTOMER_REFERENCE_CONFLICT", "message": "customerReference is already used by another company"})
         )
     );
     let many: Vec<Value> =
         (0..80).map(|i| json!({"type": "COMPANY_CLAIM_TYPE_ALIAS", "value": format!("Alias {i}")})).collect();
     assert_eq!(
         post(&app, &writer, UPDATE, &patch(json!({"addClaims": many}))).await,
-        (422, json!({"code": "CLAIM_BUDGET_EXCEEDED", "message": "company claims exceed 81"}))
+        (
+            422,
+            json!({"error": "CLAIM_BUDGET_EXCEEDED", "code": "CLAIM_BUDGET_EXCEEDED", "message": "company claims exceed 81"})
+        )
     );
     let (code, body) = post(
         &app,
@@ -537,7 +555,7 @@ async fn update_applies_a_patch_and_refuses_with_the_documented_codes() {
     let missing = json!({"companyId": sitrep_cm::ids::Kind::Company.new_id(), "patch": {}});
     assert_eq!(
         post(&app, &writer, UPDATE, &missing).await,
-        (404, json!({"code": "NOT_FOUND", "message": "company not found"}))
+        (404, json!({"error": "NOT_FOUND", "code": "NOT_FOUND", "message": "company not found"}))
     );
     // The generation moved for the effective update only (and the two creates).
     let (_, _, status) = status(&app, &writer).await;

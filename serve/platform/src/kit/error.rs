@@ -197,12 +197,16 @@ impl ApiError {
             ApiError::CmAccessDenied { lapsed } => json_response(
                 status,
                 json!({
+                    "error": "ACCESS_DENIED",
                     "code": "ACCESS_DENIED",
                     "message": if lapsed { "company monitoring entitlement has lapsed" } else { "company monitoring is not available for this account" },
                 }),
             ),
             ApiError::NotFound => json_response(status, json!({ "error": "Not found" })),
-            ApiError::Coded { code, message, .. } => json_response(status, json!({ "code": code, "message": message })),
+            // `error` repeats the code: the reference contract requires the field (SUPPLEMENT 1.5).
+            ApiError::Coded { code, message, .. } => {
+                json_response(status, json!({ "error": code, "code": code, "message": message }))
+            }
             ApiError::MethodNotAllowed { allow } => {
                 with(json_response(status, json!({ "error": "Method not allowed" })), &[("allow", allow)])
             }
