@@ -225,6 +225,7 @@ async fn one_worker_at_a_time_and_a_crashed_scan_leaves_the_company_due() {
         providers: vec![],
         assessment_ready: true,
         searched_until: None,
+        windows: vec![],
         domain_checks: vec![],
     };
     let dropped =
@@ -382,4 +383,34 @@ async fn evidence_gone_on_the_daily_re_check_retracts_the_impact_within_seven_da
     assert_eq!(scanner.recheck(RECORDED_AT + 60_000 + day).await.unwrap(), (1, 1));
     let retracted = impact_of().await;
     assert_eq!((retracted.lifecycle, retracted.impact_revision), (sitrep_cm::records::ImpactLifecycle::Retracted, 2));
+}
+
+/// Issue 46: a SEARCH query that failed leaves its window where it was. Before, the window moved
+/// on whenever any provider answered (NEWS nearly always does), so the stretch the failed query
+/// should have searched was never searched again. Scan 1: the name's query fails, the domain's
+/// answers (PARTIAL). Scan 2, a day later, the provider has recovered: the name's query searches
+/// its whole week again and finds the statement scan 1 missed.
+#[tokio::test]
+async fn a_failed_query_is_searched_again_from_where_its_window_ended() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let (account_id, company) = ashgrove(&app, "cm-windows").await;
+    let key = |provider: &str, query: &str| (provider.to_string(), query.to_string());
+    let (_down, scanner_down) = scanner(&app, "name-query-down", "worker-a").await;
+    let first = scanner_down.run(ScanScope::Account(&account_id), RECORDED_AT).await.unwrap();
+    assert_eq!((first.scanned, first.impact_revisions), (1, 0));
+    let record = store(&app).scan_record(&company.company_id).await.unwrap();
+    assert_eq!(record.providers[0].state, sitrep_cm::records::ProviderCoverage::Partial);
+    let windows = store(&app).search_windows(&company.company_id).await.unwrap();
+    assert_eq!(windows.get(&key("search", "\"Ashgrove Pharma\"")), None, "the failed query's window moved on");
+    assert_eq!(windows.get(&key("search", "\"ashgrovepharma.co.uk\"")), Some(&RECORDED_AT));
+    assert_eq!(windows.get(&key("news", "")), Some(&RECORDED_AT));
+
+    let day = 24 * 3600 * 1000;
+    let (_up, scanner_up) = scanner(&app, "normal", "worker-a").await;
+    let second = scanner_up.run(ScanScope::Account(&account_id), RECORDED_AT + day).await.unwrap();
+    assert_eq!((second.scanned, second.impact_revisions), (1, 1), "the missed statement was found");
+    let record = store(&app).scan_record(&company.company_id).await.unwrap();
+    assert_eq!(record.providers[0].window_start, RECORDED_AT + day - 7 * day, "the name's whole week");
+    let windows = store(&app).search_windows(&company.company_id).await.unwrap();
+    assert_eq!(windows.get(&key("search", "\"Ashgrove Pharma\"")), Some(&(RECORDED_AT + day)));
 }

@@ -2,6 +2,8 @@
 //! is free, so a crashed scan leaves the company due), a finished scan's outcome written in one
 //! transaction with the company's coverage, and the sweep that re-judges freshness.
 
+use std::collections::HashMap;
+
 use sqlx::{Any, Row, Transaction};
 
 use super::{companies::load, impacts::write_events, parse, CmError, CmStore, Company, EventWrite};
@@ -40,6 +42,9 @@ pub struct ScanResult {
     pub assessment_ready: bool,
     /// The end of this scan's window when a provider completed it.
     pub searched_until: Option<i64>,
+    /// The windows this scan searched to their end: (provider, query, end) for each query that
+    /// succeeded (NEWS: query ''). A failed query's end stays where it was.
+    pub windows: Vec<(Provider, String, i64)>,
     /// Each DOMAIN claim checked, and whether it resolved.
     pub domain_checks: Vec<(String, bool)>,
 }
@@ -215,6 +220,20 @@ impl CmStore {
         Ok(leased)
     }
 
+    /// Where each of the company's provider windows ended, by (provider, query): see
+    /// [`ScanResult::windows`].
+    pub async fn search_windows(&self, company_id: &str) -> Result<HashMap<(String, String), i64>, CmError> {
+        let rows = sqlx::query("SELECT provider, query, searched_until FROM cm_search_windows WHERE company_id = $1")
+            .bind(company_id)
+            .fetch_all(&self.pool)
+            .await?;
+        let mut windows = HashMap::new();
+        for r in rows {
+            windows.insert((r.try_get(0)?, r.try_get(1)?), r.try_get(2)?);
+        }
+        Ok(windows)
+    }
+
     /// The account's active and paused companies (the matcher weighs an item against them all).
     pub async fn live_companies(&self, account: &str) -> Result<Vec<Company>, CmError> {
         let filter = crate::filters::ListFilter::default();
@@ -289,6 +308,18 @@ impl CmStore {
             .bind(p.window_start)
             .bind(p.window_end)
             .bind(&p.reason_code)
+            .execute(&mut *tx)
+            .await?;
+        }
+        for (provider, query, until) in &result.windows {
+            sqlx::query(
+                "INSERT INTO cm_search_windows (company_id, provider, query, searched_until) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (company_id, provider, query) DO UPDATE SET searched_until = excluded.searched_until",
+            )
+            .bind(company_id)
+            .bind(provider.short_name())
+            .bind(query)
+            .bind(until)
             .execute(&mut *tx)
             .await?;
         }

@@ -18,7 +18,7 @@ use sitrep_cm::{
         lexicon::classify,
         matching::{attribute, Item, Profile},
     },
-    records::{ClaimType, Provider, ProviderCoverage, TrustState},
+    records::{ClaimType, Provider, ProviderCoverage, TrustState, WireEnum},
     settings::CmSettings,
     store::{CmError, CmStore, ScanResult, ScanScope, ScanTarget},
 };
@@ -37,8 +37,30 @@ const SWEEP_CRON: &str = "30 */15 * * * *";
 
 /// How long a worker holds a company it scans (a crashed worker's companies are due again after).
 pub const LEASE_MS: i64 = 10 * 60_000;
-/// The longest window searched: since the last successful scan, at most 7 days back.
+/// The longest window searched: at most 7 days back.
 const MAX_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
+
+/// How far a window reaches back over the previous one's end: items indexed late.
+const OVERLAP_MS: i64 = 6 * 3600 * 1000;
+
+/// Where each provider's windows (per query) ended, and the scan's time (SUPPLEMENT 4.8: each
+/// provider keeps its own window; a failed query leaves its end where it was).
+struct Windows {
+    ended: std::collections::HashMap<(String, String), i64>,
+    now: i64,
+}
+
+impl Windows {
+    /// Where this scan's window of `provider`'s `query` starts: the end of its last completed
+    /// window less the overlap, at most 7 days back.
+    fn since(&self, provider: Provider, query: &str) -> i64 {
+        let floor = self.now - MAX_WINDOW_MS;
+        match self.ended.get(&(provider.short_name(), query.to_string())) {
+            Some(end) => (end - OVERLAP_MS).max(floor),
+            None => floor,
+        }
+    }
+}
 /// Companies leased at a time, and scanned at once.
 const BATCH: usize = 50;
 const CONCURRENCY: usize = 8;
@@ -204,15 +226,24 @@ impl Scanner {
         let Some(profile) = profiles.iter().find(|p| p.company_id == target.company.company_id) else {
             return Ok(None);
         };
-        let since = target.searched_until.unwrap_or(0).max(now - MAX_WINDOW_MS);
+        let ended = self.store.search_windows(&target.company.company_id).await?;
+        let windows = Windows { ended, now };
         let mut hits = Vec::new();
         let mut providers = Vec::new();
+        let mut searched = Vec::new();
         if let Some(search) = self.search.as_ref().filter(|_| self.settings.flags.search_provider) {
-            let (scan, found) = self.search(search, profile, &target.company, since, now).await;
+            let (scan, found, done) = self.search(search, profile, &target.company, &windows).await;
             providers.push(scan);
             hits.extend(found);
+            searched.extend(done.into_iter().map(|q| (Provider::Search, q, now)));
         }
-        providers.push(news_scan(news, since, now, &mut hits));
+        let news_since = windows.since(Provider::News, "");
+        let news = news_scan(news, news_since, now, &mut hits);
+        if news.state != ProviderCoverage::Failed {
+            searched.push((Provider::News, String::new(), now));
+        }
+        let since = providers.iter().map(|p| p.window_start).fold(news.window_start, i64::min);
+        providers.push(news);
         let candidates = self.candidates(profiles, &target.company.company_id, hits);
         let stored = self.store.events_of(&target.company.company_id, since - WINDOW_MS).await?;
         let outcome = events::apply(stored, candidates, &profile.own_words, now);
@@ -231,6 +262,7 @@ impl Scanner {
             providers,
             assessment_ready: outcome.assessment_ready,
             searched_until,
+            windows: searched,
             domain_checks,
         };
         let recorded = self.store.finish_scan(target, &self.owner, &mut result, now, self.settings.scan_interval_ms);
@@ -238,15 +270,16 @@ impl Scanner {
     }
 
     /// The SEARCH provider's part: `"<alias>"` for up to 3 aliases (the name first) and
-    /// `"<domain>"` for up to 2 domains, one query at a time.
+    /// `"<domain>"` for up to 2 domains, one query at a time, each over its own window; also the
+    /// queries that succeeded (their windows end now).
     async fn search(
         &self,
         search: &SearchProvider,
         profile: &Profile,
         company: &sitrep_cm::store::Company,
-        since: i64,
-        until: i64,
-    ) -> (ProviderScan, Vec<Hit>) {
+        windows: &Windows,
+    ) -> (ProviderScan, Vec<Hit>, Vec<String>) {
+        let until = windows.now;
         let queries: Vec<String> = profile
             .search_aliases(company)
             .into_iter()
@@ -256,9 +289,14 @@ impl Scanner {
         let mut failures: Vec<Failure> = Vec::new();
         let (mut capped, mut partial) = (false, false);
         let mut hits = Vec::new();
+        let mut done = Vec::new();
+        let mut since = until;
         for query in &queries {
-            match search.search(&self.http, query, time(since), time(until)).await {
+            let from = windows.since(Provider::Search, query);
+            since = since.min(from);
+            match search.search(&self.http, query, time(from), time(until)).await {
                 Ok(answer) => {
+                    done.push(query.clone());
                     capped |= answer.capped;
                     partial |= answer.partial;
                     hits.extend(answer.results.into_iter().map(|r| Hit {
@@ -296,7 +334,7 @@ impl Scanner {
             window_end: until,
             reason_code: reason_code.to_string(),
         };
-        (scan, hits)
+        (scan, hits, done)
     }
 
     /// The items about `company_id` with a category: evidence URLs only, each once.
