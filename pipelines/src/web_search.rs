@@ -288,8 +288,10 @@ impl SearchProvider {
                 })
             })
             .collect();
+        // "No result came back" is judged on what the instance returned, before the undated and
+        // out-of-window results are dropped: results that came back make the query partial.
         let unresponsive = !parsed.unresponsive_engines.is_empty();
-        if unresponsive && results.is_empty() {
+        if unresponsive && returned == 0 {
             return Err(Failure::ProviderUnavailable);
         }
         Ok(Answer { capped: parsed.number_of_results > returned as f64, partial: unresponsive, results })
@@ -408,6 +410,9 @@ mod tests {
         assert!(first.snippet.starts_with("A rival drugmaker"));
         let partial = search("searxng-unresponsive", Kind::Searxng, "\"Ashgrove Pharma\"").await.unwrap();
         assert!(partial.partial && partial.results.len() == 2);
+        // Issue 46: results came back (all dropped: undated or too old), so partial, not failed.
+        let stale = search("searxng-unresponsive-stale", Kind::Searxng, "\"Ashgrove Pharma\"").await.unwrap();
+        assert!(stale.partial && stale.results.is_empty());
         assert_eq!(
             search("searxng-down", Kind::Searxng, "\"Ashgrove Pharma\"").await,
             Err(Failure::ProviderUnavailable)
