@@ -414,3 +414,49 @@ async fn a_failed_query_is_searched_again_from_where_its_window_ended() {
     let windows = store(&app).search_windows(&company.company_id).await.unwrap();
     assert_eq!(windows.get(&key("search", "\"Ashgrove Pharma\"")), Some(&(RECORDED_AT + day)));
 }
+
+/// Issue 46: NEWS is fresh as its data is at the scan. Before, a scan of stale news kept the
+/// previous scan's completion, so NEWS stayed fresh for two more scan intervals; SEARCH's last
+/// completion still stands until it is too old.
+#[tokio::test]
+async fn news_is_fresh_only_while_its_data_is() {
+    use sitrep_cm::{pipeline::coverage::ProviderScan, records::Provider, records::ProviderCoverage};
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let (account_id, company) = ashgrove(&app, "cm-news-fresh").await;
+    let part = |provider, complete: Option<i64>, at: i64| ProviderScan {
+        provider,
+        state: ProviderCoverage::Complete,
+        capped: false,
+        last_complete_at: complete,
+        window_start: at - 1_000,
+        window_end: at,
+        reason_code: String::new(),
+    };
+    let scan = |at: i64, fresh_news: bool| {
+        let store = store(&app);
+        let account_id = account_id.clone();
+        async move {
+            let leased =
+                store.lease_scans(ScanScope::Account(&account_id), "worker-a", at, LEASE_MS, 10).await.unwrap();
+            let mut result = sitrep_cm::store::ScanResult {
+                writes: vec![],
+                // SEARCH failed this time (no completion); NEWS answered, from fresh data or not.
+                providers: vec![
+                    part(Provider::Search, (at == RECORDED_AT).then_some(at), at),
+                    part(Provider::News, fresh_news.then_some(at), at),
+                ],
+                assessment_ready: true,
+                searched_until: None,
+                windows: vec![],
+                domain_checks: vec![],
+            };
+            store.finish_scan(&leased[0], "worker-a", &mut result, at, settings().scan_interval_ms).await.unwrap();
+        }
+    };
+    scan(RECORDED_AT, true).await;
+    scan(RECORDED_AT + 60_000, false).await;
+    let record = store(&app).scan_record(&company.company_id).await.unwrap();
+    let completed = |p: Provider| record.providers.iter().find(|s| s.provider == p).unwrap().last_complete_at;
+    assert_eq!(completed(Provider::News), None, "stale news is not fresh");
+    assert_eq!(completed(Provider::Search), Some(RECORDED_AT), "SEARCH's last completion stands");
+}

@@ -292,7 +292,11 @@ impl CmStore {
             .fetch_optional(&mut *tx)
             .await?;
             // The scan says whether this answer completes the provider (complete, from fresh data).
-            p.last_complete_at = p.last_complete_at.or(previous.flatten());
+            // NEWS is fresh as its data is now (4.8): an answer from stale data is not made fresh
+            // by an earlier one, where SEARCH's last completion stands until it is too old.
+            if p.provider != Provider::News {
+                p.last_complete_at = p.last_complete_at.or(previous.flatten());
+            }
             sqlx::query(
                 "INSERT INTO cm_provider_scans (company_id, provider, state, capped, last_complete_at, window_start, \
                  window_end, reason_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
