@@ -4,9 +4,39 @@
 
 use std::{collections::BTreeSet, sync::LazyLock};
 
-/// The words of `text`, lower-cased, in order (anything but letters and digits separates them).
+use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
+
+/// The words of `text`, folded as 4.8 compares both sides: NFKC, accents removed, lower-cased
+/// (Nestlé = Nestle); `&` inside a token stays part of it (AT&T, H&M: never "at t"), elsewhere it
+/// is "and" (Marks & Spencer = Marks and Spencer); anything else but letters and digits —
+/// punctuation, hyphens — separates words.
 pub fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    let folded: String = text.nfkc().collect::<String>().nfd().filter(|c| !is_combining_mark(*c)).collect();
+    let mut out = Vec::new();
+    for chunk in folded.to_lowercase().split(|c: char| !(c.is_alphanumeric() || c == '&')) {
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut token = String::new();
+        for (i, &c) in chars.iter().enumerate() {
+            if c != '&' {
+                token.push(c);
+                continue;
+            }
+            let joins =
+                i > 0 && chars[i - 1].is_alphanumeric() && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+            if joins {
+                token.push('&');
+            } else {
+                if !token.is_empty() {
+                    out.push(std::mem::take(&mut token));
+                }
+                out.push("and".to_string());
+            }
+        }
+        if !token.is_empty() {
+            out.push(token);
+        }
+    }
+    out
 }
 
 /// Where `phrase` (its words) occurs in `text` (its words) as whole words: spans [start, end).
@@ -156,7 +186,22 @@ mod tests {
     fn phrases_match_whole_words_only() {
         assert_eq!(phrase_spans(&w("Ashgrove Pharma"), &w("Shares of ASHGROVE pharma fell.")), [(2, 4)]);
         assert!(phrase_spans(&w("Ash"), &w("Ashgrove Pharma")).is_empty());
-        assert_eq!(phrase_spans(&w("Johnson & Johnson"), &w("Johnson & Johnson recalls")), [(0, 2)]);
+        assert_eq!(phrase_spans(&w("Johnson & Johnson"), &w("Johnson & Johnson recalls")), [(0, 3)]);
+    }
+
+    /// Issue 46: both sides folded the same way.
+    #[test]
+    fn text_is_folded_as_newsrooms_write_names() {
+        assert_eq!(w("AT&T cuts jobs"), ["at&t", "cuts", "jobs"], "AT&T stays one token");
+        assert!(phrase_spans(&w("AT&T"), &w("Layoffs at T-Mobile")).is_empty());
+        assert_eq!(phrase_spans(&w("AT&T"), &w("Outage hits AT&T customers")), [(2, 3)]);
+        assert_eq!(phrase_spans(&w("H&M"), &w("H&M shuts stores")), [(0, 1)]);
+        assert_eq!(phrase_spans(&w("Marks and Spencer"), &w("Marks & Spencer cyber-attack")), [(0, 3)]);
+        assert_eq!(phrase_spans(&w("Marks & Spencer"), &w("Marks and Spencer hit by hackers")), [(0, 3)]);
+        assert_eq!(phrase_spans(&w("Nestlé"), &w("Nestle recalls baby food")), [(0, 1)]);
+        assert_eq!(phrase_spans(&w("Nestle"), &w("NESTLÉ profits fall")), [(0, 1)]);
+        assert_eq!(w("ＡＢＣ Corp"), ["abc", "corp"], "NFKC: full-width letters");
+        assert_eq!(w("cyber-attack"), ["cyber", "attack"], "hyphens separate");
     }
 
     #[test]
