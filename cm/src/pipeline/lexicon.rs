@@ -35,7 +35,17 @@ struct Row {
 const ROWS: &[Row] = &[
     Row {
         category: "security_incident",
-        keywords: &["data breach", "hacked", "ransomware", "cyberattack", "cyber attack"],
+        keywords: &[
+            "data breach",
+            "hacked",
+            "ransomware",
+            "cyber attack",
+            "cyberattack",
+            "cyber incident",
+            "security incident",
+            "data leak",
+            "exposed data",
+        ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation],
         magnitude: Magnitude::High,
@@ -52,9 +62,12 @@ const ROWS: &[Row] = &[
             "enters administration",
             "into administration",
             "appoints administrators",
+            "receivership",
+            "liquidation",
             "debt default",
             "defaulted on",
             "missed a debt payment",
+            "missed an interest payment",
         ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Finances],
@@ -64,16 +77,16 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "legal",
-        keywords: &["fraud", "lawsuit", "sued", "class action", "indicted", "settlement"],
+        keywords: &["fraud", "indicted", "charged with", "lawsuit", "sued", "class action", "settlement", "settles"],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation, Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &["indicted", "fraud"],
+        high_for: &["indicted", "fraud", "charged with"],
         context: &[],
     },
     Row {
         category: "regulatory",
-        keywords: &["fined", "penalty", "sanctioned", "investigation", "probe"],
+        keywords: &["fined", "fine of", "penalty", "sanctioned", "investigation", "probe", "subpoena"],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation, Channel::Finances],
         magnitude: Magnitude::Medium,
@@ -82,7 +95,21 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "workforce_reduction",
-        keywords: &["layoffs", "lays off", "job cuts", "cut jobs", "redundancies"],
+        keywords: &[
+            "layoffs",
+            "lays off",
+            "laid off",
+            "lay offs",
+            "job cuts",
+            "cuts jobs",
+            "cut jobs",
+            "cutting jobs",
+            "jobs cut",
+            "redundancies",
+            "workforce reduction",
+            "reduce its workforce",
+            "headcount reduction",
+        ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Finances, Channel::Reputation],
         magnitude: Magnitude::Medium,
@@ -91,7 +118,21 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "operational_disruption",
-        keywords: &["outage", "recall", "plant closure", "on strike", "strike action", "walkout", "shutdown"],
+        keywords: &[
+            "outage",
+            "service disruption",
+            "systems down",
+            "recall",
+            "plant closure",
+            "shutdown",
+            "shut down",
+            "closes plant",
+            "on strike",
+            "strike action",
+            "walkout",
+            "walk out",
+            "workers strike",
+        ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
@@ -109,7 +150,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "financial_results",
-        keywords: &["earnings", "revenue", "profit", "guidance", "quarterly results"],
+        keywords: &["earnings", "revenue", "profit", "guidance", "quarterly results", "profit warning"],
         direction: DirectionRule::ByCues,
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
@@ -118,7 +159,7 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "corporate_transaction",
-        keywords: &["acquires", "acquisition", "merger", "takeover", "divests"],
+        keywords: &["acquires", "acquisition", "merger", "takeover", "divests", "to buy", "agrees to sell"],
         direction: DirectionRule::Fixed(Direction::Mixed),
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
@@ -146,6 +187,7 @@ const ROWS: &[Row] = &[
             "raises €",
             "wins contract",
             "contract award",
+            "awarded a contract",
         ],
         direction: DirectionRule::Fixed(Direction::Positive),
         channels: &[Channel::Finances],
@@ -155,7 +197,7 @@ const ROWS: &[Row] = &[
     },
 ];
 
-const NEGATIVE_CUES: &[&str] = &["warning", "miss", "misses", "loss", "cuts guidance"];
+const NEGATIVE_CUES: &[&str] = &["warning", "miss", "misses", "loss", "cuts guidance", "lowers guidance"];
 const POSITIVE_CUES: &[&str] = &["beat", "beats", "record", "raises guidance", "raises forecast"];
 
 /// What the lexicon made of an item.
@@ -212,7 +254,9 @@ fn keyword_pattern(keyword: &str, inflect: bool) -> String {
     let mut last_is_word = true;
     for word in parts {
         last_is_word = word.chars().all(char::is_alphanumeric);
-        pattern.push_str(if last_is_word { r"\s+" } else { r"\s*" });
+        // A space or hyphen inside a keyword matches a space, a hyphen or nothing (4.8): cyber
+        // attack = cyber-attack = cyberattack, lay offs = lay-offs = layoffs.
+        pattern.push_str(if last_is_word { r"(?:\s+|-)?" } else { r"\s*" });
         pattern.push_str(&regex::escape(word));
     }
     if last_is_word {
@@ -234,7 +278,7 @@ static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
     ROWS.iter()
         .map(|row| Compiled {
             keywords: row.keywords.iter().map(|k| (*k, compile(k, true))).collect(),
-            context: row.context.iter().map(|w| compile(w, false)).collect(),
+            context: row.context.iter().map(|w| compile(w, true)).collect(),
         })
         .collect()
 });
@@ -311,6 +355,20 @@ mod tests {
         assert_eq!(category("Acme workers on strike at Leeds plant", ""), Some("operational_disruption"));
         assert_eq!(category("Acme raises $40m in funding", ""), Some("funding_award"));
         assert_eq!(category("Acme hit by cyber attack", ""), Some("security_incident"));
+    }
+
+    /// Issue 46: the variants newsrooms write, missed before.
+    #[test]
+    fn spaces_and_hyphens_inside_keywords_and_the_common_variants_match() {
+        assert_eq!(category("Acme hit by cyber-attack", ""), Some("security_incident"));
+        assert_eq!(category("Acme confirms cyberattack", ""), Some("security_incident"));
+        assert_eq!(category("Acme announces lay-offs", ""), Some("workforce_reduction"));
+        assert_eq!(category("Hundreds laid off at Acme", ""), Some("workforce_reduction"));
+        assert_eq!(category("Acme cutting jobs in Leeds", ""), Some("workforce_reduction"));
+        assert_eq!(category("Acme to shut down Leeds plant", ""), Some("operational_disruption"));
+        assert_eq!(category("Acme goes into liquidation", ""), Some("insolvency"));
+        assert_eq!(category("Moody's downgrades Acme", "The agency cut its ratings"), Some("credit_rating"));
+        assert_eq!(category("Acme agrees to sell its chips unit", ""), Some("corporate_transaction"));
     }
 
     #[test]
