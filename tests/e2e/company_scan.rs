@@ -73,7 +73,7 @@ async fn get(app: &TestApp, key: &str, path: &str) -> Value {
 }
 
 #[tokio::test]
-async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending() {
+async fn a_scan_admits_the_primary_statement_with_the_reports_of_its_event() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
     let account = app.state.store.create_account("cm-scan", Plan::Business).await.unwrap();
     let account_id = account.id.clone();
@@ -122,9 +122,11 @@ async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending()
         json!({"attribution": 0.95, "occurrenceTruth": 0.9, "materialImpact": 0.75, "overall": 0.75})
     );
     assert_eq!(impact["canonicalUrl"], "https://ashgrovepharma.co.uk/media/statement-inhaler-patent-claim");
+    // The company's statement and the two reports of the lawsuit are one event (one concept,
+    // issue 46): three sources.
     assert_eq!(
         impact["rationale"],
-        "legal signal from 1 source(s); attribution by the publisher's host is the company's domain"
+        "legal signal from 3 source(s); attribution by the publisher's host is the company's domain"
     );
     let event = get(
         &app,
@@ -140,14 +142,14 @@ async fn a_scan_admits_the_primary_statement_and_keeps_the_lone_report_pending()
     assert_eq!(event["evidence"][0]["authorityTier"], "EVIDENCE_AUTHORITY_TIER_PRIMARY_VERIFIED");
     assert_eq!(event["evidence"][0]["provider"], "MONITORING_PROVIDER_SEARCH");
 
-    // The lawsuit report (one publisher: the second outlet syndicates its title) is pending, so
-    // the assessment is not ready: PARTIAL coverage, with events observed in the window.
+    // The lawsuit's reports joined the statement's event, so no candidate is pending and the
+    // assessment is ready: ADEQUATE coverage, with events observed in the window.
     let coverage =
         get(&app, &key, &format!("/api/company-monitoring/v1/get-company-coverage?company_id={company_id}")).await;
     let c = &coverage["coverage"];
     assert_eq!(
         (c["state"].clone(), c["observation"].clone(), c["assessmentReady"].clone()),
-        (json!("COMPANY_COVERAGE_STATE_PARTIAL"), json!("COMPANY_OBSERVATION_STATE_EVENTS_OBSERVED"), json!(false))
+        (json!("COMPANY_COVERAGE_STATE_ADEQUATE"), json!("COMPANY_OBSERVATION_STATE_EVENTS_OBSERVED"), json!(true))
     );
     let providers: Vec<(String, String, bool)> = c["providers"]
         .as_array()
@@ -371,16 +373,30 @@ async fn evidence_gone_on_the_daily_re_check_retracts_the_impact_within_seven_da
         let window = sitrep_cm::store::Window::Newest { as_of: i64::MAX, after: None };
         store(&app).impacts(&account_id, &feed, window, 10).await.unwrap().remove(0)
     };
-    // The first re-check: every URL answers; a day later the statement is gone: retracted.
-    assert_eq!(scanner.recheck(RECORDED_AT + 60_000).await.unwrap(), (1, 0));
+    // The event's evidence: the company's statement and the two reports of the lawsuit (one
+    // concept, one event). The first re-check: every URL answers.
+    let reports = [
+        "https://pharmatimes.example/news/ashgrove-pharma-sued-over-inhaler-patent",
+        "https://newswire.example/story/ashgrove-pharma-sued-over-inhaler-patent",
+    ];
+    assert_eq!(scanner.recheck(RECORDED_AT + 60_000).await.unwrap(), (3, 0));
     assert_eq!(scanner.recheck(RECORDED_AT + 120_000).await.unwrap(), (0, 0), "at most daily");
-    scanner.verification =
-        std::sync::Arc::new(RecordedVerification { gone: vec![statement.into()], ..Default::default() });
+    let gone = |urls: &[&str]| {
+        std::sync::Arc::new(RecordedVerification {
+            gone: urls.iter().map(|u| u.to_string()).collect(),
+            ..Default::default()
+        })
+    };
     let day = sitrep_cm::store::RECHECK_EVERY_MS;
-    // Beyond 7 days after admission nothing is re-checked: the gone URL retracts nothing then.
+    // A day later the statement alone is gone: the reports still stand, nothing is retracted.
+    scanner.verification = gone(&[statement]);
+    assert_eq!(scanner.recheck(RECORDED_AT + 60_000 + day).await.unwrap(), (3, 0));
+    scanner.verification = gone(&[statement, reports[0], reports[1]]);
+    // Beyond 7 days after admission nothing is re-checked: gone URLs retract nothing then.
     assert_eq!(scanner.recheck(RECORDED_AT + 8 * day).await.unwrap(), (0, 0));
     assert_eq!(impact_of().await.lifecycle, sitrep_cm::records::ImpactLifecycle::Admitted);
-    assert_eq!(scanner.recheck(RECORDED_AT + 60_000 + day).await.unwrap(), (1, 1));
+    // Within them, every URL gone: retracted.
+    assert_eq!(scanner.recheck(RECORDED_AT + 60_000 + 2 * day).await.unwrap(), (3, 1));
     let retracted = impact_of().await;
     assert_eq!((retracted.lifecycle, retracted.impact_revision), (sitrep_cm::records::ImpactLifecycle::Retracted, 2));
 }

@@ -22,6 +22,10 @@ enum DirectionRule {
 
 struct Row {
     category: &'static str,
+    /// What the row's keywords report (4.8's Concept column), unless `other_concepts` names one.
+    concept: &'static str,
+    /// Keywords that report another concept of the category.
+    other_concepts: &'static [(&'static str, &'static [&'static str])],
     keywords: &'static [&'static str],
     direction: DirectionRule,
     channels: &'static [Channel],
@@ -35,6 +39,8 @@ struct Row {
 const ROWS: &[Row] = &[
     Row {
         category: "security_incident",
+        concept: "breach",
+        other_concepts: &[],
         keywords: &[
             "data breach",
             "hacked",
@@ -54,6 +60,11 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "insolvency",
+        concept: "insolvency",
+        other_concepts: &[(
+            "default",
+            &["debt default", "defaulted on", "missed a debt payment", "missed an interest payment"],
+        )],
         keywords: &[
             "bankruptcy",
             "insolvency",
@@ -77,6 +88,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "legal",
+        concept: "litigation",
+        other_concepts: &[("criminal", &["fraud", "indicted", "charged with"])],
         keywords: &["fraud", "indicted", "charged with", "lawsuit", "sued", "class action", "settlement", "settles"],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation, Channel::Finances],
@@ -86,6 +99,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "regulatory",
+        concept: "penalty",
+        other_concepts: &[("investigation", &["investigation", "probe", "subpoena"])],
         keywords: &["fined", "fine of", "penalty", "sanctioned", "investigation", "probe", "subpoena"],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation, Channel::Finances],
@@ -95,6 +110,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "workforce_reduction",
+        concept: "job_cuts",
+        other_concepts: &[],
         keywords: &[
             "layoffs",
             "lays off",
@@ -118,6 +135,12 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "operational_disruption",
+        concept: "outage",
+        other_concepts: &[
+            ("recall", &["recall"]),
+            ("closure", &["plant closure", "shutdown", "shut down", "closes plant"]),
+            ("strike", &["on strike", "strike action", "walkout", "walk out", "workers strike"]),
+        ],
         keywords: &[
             "outage",
             "service disruption",
@@ -141,6 +164,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "credit_rating",
+        concept: "rating",
+        other_concepts: &[],
         keywords: &["downgrade", "downgraded", "upgrade", "upgraded"],
         direction: DirectionRule::ByKeyword,
         channels: &[Channel::Finances],
@@ -150,6 +175,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "financial_results",
+        concept: "results",
+        other_concepts: &[],
         keywords: &["earnings", "revenue", "profit", "guidance", "quarterly results", "profit warning"],
         direction: DirectionRule::ByCues,
         channels: &[Channel::Finances],
@@ -159,6 +186,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "corporate_transaction",
+        concept: "deal",
+        other_concepts: &[],
         keywords: &["acquires", "acquisition", "merger", "takeover", "divests", "to buy", "agrees to sell"],
         direction: DirectionRule::Fixed(Direction::Mixed),
         channels: &[Channel::Finances],
@@ -168,6 +197,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "leadership_change",
+        concept: "leadership",
+        other_concepts: &[],
         keywords: &["chief executive", "ceo", "resigns", "steps down", "appoints"],
         direction: DirectionRule::Fixed(Direction::Mixed),
         channels: &[Channel::Reputation],
@@ -177,6 +208,8 @@ const ROWS: &[Row] = &[
     },
     Row {
         category: "funding_award",
+        concept: "funding",
+        other_concepts: &[("contract", &["wins contract", "contract award", "awarded a contract"])],
         keywords: &[
             "funding round",
             "series a",
@@ -204,6 +237,8 @@ const POSITIVE_CUES: &[&str] = &["beat", "beats", "record", "raises guidance", "
 #[derive(Debug, Clone, PartialEq)]
 pub struct Classification {
     pub category: &'static str,
+    /// What the matched keyword reports: candidates of one concept are one event (4.8).
+    pub concept: &'static str,
     pub direction: Direction,
     pub channels: Vec<Channel>,
     pub magnitude: Magnitude,
@@ -318,7 +353,8 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         }
     };
     let magnitude = if row.high_for.contains(&keyword) { Magnitude::High } else { row.magnitude };
-    Some(Classification { category: row.category, direction, channels: row.channels.to_vec(), magnitude })
+    let concept = row.other_concepts.iter().find(|(_, ks)| ks.contains(&keyword)).map_or(row.concept, |(c, _)| *c);
+    Some(Classification { category: row.category, concept, direction, channels: row.channels.to_vec(), magnitude })
 }
 
 /// A category's direction, channels and magnitude when no keyword decides them (its fixed
@@ -331,6 +367,7 @@ pub fn defaults(category: &str) -> Option<Classification> {
     };
     Some(Classification {
         category: row.category,
+        concept: row.concept,
         direction,
         channels: row.channels.to_vec(),
         magnitude: row.magnitude,

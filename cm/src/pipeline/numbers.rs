@@ -1,0 +1,105 @@
+//! The numbers an item states, by kind (SUPPLEMENT 4.8's event grouping): currency amounts
+//! ("$262m", "£1.2bn"), percentages ("12%", "5 per cent") and counts of jobs, flights or sites
+//! ("1,000 jobs", "40 stores"). Two reports of one concept that each state a number of one kind
+//! differing by more than 25 % are two events ("cuts 200 jobs" and "cuts 4,000 jobs").
+
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NumberKind {
+    Money,
+    Percent,
+    Jobs,
+    Flights,
+    Sites,
+}
+
+static MONEY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)[$£€]\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|billion|m|mn|million|k|thousand)?\b").expect("money")
+});
+static PERCENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)").expect("percent"));
+/// A count, one word allowed between it and its noun ("1,000 more jobs").
+static COUNT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d[\d,]*)\s+(?:[a-z-]+\s+)?(jobs|job\s+cuts|job\s+losses|roles|staff|workers|employees|positions|people|redundancies|layoffs|lay-offs|flights|sites|stores|plants|branches|shops|offices|factories)\b",
+    )
+    .expect("count")
+});
+
+fn number(text: &str) -> Option<f64> {
+    text.replace(',', "").parse().ok()
+}
+
+/// The numbers `text` states, with their kinds.
+pub fn stated(text: &str) -> Vec<(NumberKind, f64)> {
+    let mut out = Vec::new();
+    for c in MONEY.captures_iter(text) {
+        let scale = match c.get(2).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
+            Some("bn" | "billion") => 1e9,
+            Some("m" | "mn" | "million") => 1e6,
+            Some("k" | "thousand") => 1e3,
+            _ => 1.0,
+        };
+        if let Some(n) = c.get(1).and_then(|m| number(m.as_str())) {
+            out.push((NumberKind::Money, n * scale));
+        }
+    }
+    for c in PERCENT.captures_iter(text) {
+        if let Some(n) = c.get(1).and_then(|m| number(m.as_str())) {
+            out.push((NumberKind::Percent, n));
+        }
+    }
+    for c in COUNT.captures_iter(text) {
+        let kind = match c.get(2).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
+            Some("flights") => NumberKind::Flights,
+            Some("sites" | "stores" | "plants" | "branches" | "shops" | "offices" | "factories") => NumberKind::Sites,
+            _ => NumberKind::Jobs,
+        };
+        if let Some(n) = c.get(1).and_then(|m| number(m.as_str())) {
+            out.push((kind, n));
+        }
+    }
+    out
+}
+
+/// Whether two reports state numbers of one kind that differ by more than 25 %: for some kind
+/// both state, no number of one is within 25 % of a number of the other.
+pub fn disagree(a: &[(NumberKind, f64)], b: &[(NumberKind, f64)]) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 0.25 * x.abs().max(y.abs());
+    a.iter().any(|(kind, _)| {
+        let (of_a, of_b): (Vec<f64>, Vec<f64>) = (
+            a.iter().filter(|(k, _)| k == kind).map(|(_, n)| *n).collect(),
+            b.iter().filter(|(k, _)| k == kind).map(|(_, n)| *n).collect(),
+        );
+        !of_b.is_empty() && !of_a.iter().any(|x| of_b.iter().any(|y| close(*x, *y)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_read_with_their_kinds() {
+        assert_eq!(stated("Acme fined $262m"), [(NumberKind::Money, 262e6)]);
+        assert_eq!(stated("a £1.2bn deal"), [(NumberKind::Money, 1.2e9)]);
+        assert_eq!(stated("shares fell 12%"), [(NumberKind::Percent, 12.0)]);
+        assert_eq!(stated("cuts 1,000 more jobs"), [(NumberKind::Jobs, 1000.0)]);
+        assert_eq!(stated("announces 4,000 job cuts"), [(NumberKind::Jobs, 4000.0)]);
+        assert_eq!(stated("cancels 40 flights"), [(NumberKind::Flights, 40.0)]);
+        assert_eq!(stated("to close 12 stores"), [(NumberKind::Sites, 12.0)]);
+        assert!(stated("Acme reports in 2026").is_empty(), "a year is not a count");
+    }
+
+    #[test]
+    fn reports_disagree_only_on_a_kind_both_state() {
+        let (a, b) = (stated("Acme to cut 200 jobs"), stated("Acme cuts 4,000 jobs worldwide"));
+        assert!(disagree(&a, &b));
+        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("about 1,100 roles to go")));
+        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("fined $2m")), "different kinds");
+        assert!(!disagree(&stated("job cuts announced"), &stated("cuts 4,000 jobs")), "one states none");
+    }
+}
