@@ -93,7 +93,26 @@ fn host(e: &Evidence) -> String {
     url::Url::parse(&e.canonical_url).ok().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default()
 }
 
-/// Distinct publishers: items of one canonical host are one publisher, and items whose
+/// The press-release wires of 4.8 (hosts, and the names they publish under).
+const WIRES: &[(&str, &str)] = &[
+    ("prnewswire.com", "pr newswire"),
+    ("globenewswire.com", "globenewswire"),
+    ("businesswire.com", "business wire"),
+    ("accesswire.com", "accesswire"),
+    ("einpresswire.com", "ein presswire"),
+    ("newsfilecorp.com", "newsfile"),
+];
+
+fn is_wire(e: &Evidence) -> bool {
+    let host = host(e);
+    let publisher = e.publisher.to_lowercase();
+    WIRES.iter().any(|(h, name)| {
+        host == *h || host.strip_suffix(h).is_some_and(|rest| rest.ends_with('.')) || publisher == *name
+    })
+}
+
+/// Distinct publishers: items of one canonical host are one publisher, press-release wires are
+/// one together, and items whose
 /// normalised titles are identical are one (a syndicated copy counts once).
 fn publishers(evidence: &[Evidence]) -> usize {
     let mut group: Vec<usize> = (0..evidence.len()).collect();
@@ -105,7 +124,8 @@ fn publishers(evidence: &[Evidence]) -> usize {
         i
     }
     let titles: Vec<String> = evidence.iter().map(|e| normalised_title(&e.title)).collect();
-    let hosts: Vec<String> = evidence.iter().map(host).collect();
+    // Press-release wires publish the issuer's own words: all of them are one publisher.
+    let hosts: Vec<String> = evidence.iter().map(|e| if is_wire(e) { "wire".into() } else { host(e) }).collect();
     for i in 0..evidence.len() {
         for j in 0..i {
             if hosts[i] == hosts[j] || (!titles[i].is_empty() && titles[i] == titles[j]) {
@@ -490,6 +510,23 @@ mod tests {
         );
         let apart = apply(Vec::new(), vec![small, big], &own(), NOW);
         assert_eq!(apart.writes.len(), 2, "200 and 4,000 jobs are two events");
+    }
+
+    /// Issue 46: the issuer's release on two wires is one publisher: the event stays pending.
+    #[test]
+    fn press_release_wires_are_one_publisher_together() {
+        let on_wire = |host: &str, title: &str| candidate(host, title, "", AuthorityTier::Ordinary, NOW - HOUR);
+        let out = apply(
+            Vec::new(),
+            vec![
+                on_wire("prnewswire.com", "Ashgrove Pharma announces job cuts in Leeds"),
+                on_wire("globenewswire.com", "Ashgrove Pharma to reduce its workforce"),
+            ],
+            &own(),
+            NOW,
+        );
+        assert_eq!(out.writes.len(), 1, "one concept: one event");
+        assert_eq!(out.writes[0].event.state, EventState::Pending, "two wires are one publisher");
     }
 
     fn tokens_of_candidate(c: &Candidate) -> BTreeSet<String> {

@@ -332,11 +332,23 @@ fn first_match(text: &str, whole: &str) -> Option<(usize, &'static str)> {
     })
 }
 
+/// A law firm's or an investor-alert service's solicitation: not evidence of a legal or
+/// regulatory event at all (4.8).
+static SOLICITATION: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)on\s+behalf\s+of\s+(?:its\s+|their\s+)?(?:investors|shareholders|stockholders)|(?:shareholder|investor|stockholder)\s+alert|lead\s+plaintiff\s+deadline|class\s+action\b[^\n]*\bdeadline|deadline\b[^\n]*\bclass\s+action|reminds\s+(?:investors|shareholders)",
+    )
+    .expect("the solicitation pattern compiles")
+});
+
 /// The item's category by the lexicon, or `None` (the item is discarded).
 pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     let whole = format!("{title}\n{snippet}");
     let (row, keyword) = first_match(title, &whole).or_else(|| first_match(snippet, &whole))?;
     let row = &ROWS[row];
+    if matches!(row.category, "legal" | "regulatory") && SOLICITATION.is_match(&format!("{title} {snippet}")) {
+        return None;
+    }
     let direction = match row.direction {
         DirectionRule::Fixed(d) => d,
         DirectionRule::ByKeyword if keyword.starts_with("down") => Direction::Negative,
@@ -406,6 +418,20 @@ mod tests {
         assert_eq!(category("Acme goes into liquidation", ""), Some("insolvency"));
         assert_eq!(category("Moody's downgrades Acme", "The agency cut its ratings"), Some("credit_rating"));
         assert_eq!(category("Acme agrees to sell its chips unit", ""), Some("corporate_transaction"));
+    }
+
+    /// Issue 46: a law firm's solicitation is not evidence of a legal or regulatory event.
+    #[test]
+    fn solicitations_are_not_legal_events() {
+        let alert = "Law firm announces investigation on behalf of investors of Acme Corp";
+        assert_eq!(category(alert, ""), None);
+        assert_eq!(category("SHAREHOLDER ALERT: class action filed against Acme", "Deadline: 12 January"), None);
+        assert_eq!(category("Acme faces class action over data use", "Filed in Delaware"), Some("legal"));
+        assert_eq!(
+            category("Investor alert: Acme hit by ransomware", ""),
+            Some("security_incident"),
+            "only legal and regulatory"
+        );
     }
 
     #[test]
