@@ -183,6 +183,32 @@ fn hits(profile: &Profile, item: &Item, title: &[String], snippet: &[String]) ->
     hits
 }
 
+/// What a company does when it is the one suing: "<name> sues", "<name> is suing", "<name> files
+/// suit/lawsuit against", "<name> takes … to court".
+const SUING: &[&[&str]] = &[
+    &["sues"],
+    &["is", "suing"],
+    &["files", "suit"],
+    &["files", "lawsuit"],
+    &["filed", "suit"],
+    &["filed", "a", "lawsuit"],
+    &["files", "a", "lawsuit"],
+];
+
+impl Profile {
+    /// Whether the item names the company as the one suing ("Acme sues Globex"): litigation it
+    /// brings is not litigation against it (4.8).
+    pub fn is_plaintiff_in(&self, item: &Item) -> bool {
+        [words(&item.title), words(&item.snippet)].iter().any(|text| {
+            self.names.iter().flat_map(|n| &n.forms).any(|form| {
+                phrase_spans(form, text).iter().any(|&(_, end)| {
+                    SUING.iter().any(|verb| text.get(end..end + verb.len()).is_some_and(|next| next == *verb))
+                })
+            })
+        })
+    }
+}
+
 /// An item attributed to a company.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attribution {
@@ -374,6 +400,17 @@ mod tests {
         let p = [Profile::of(&two)];
         let found = attribute(&p, &item("Apple cuts prices of Macs", "", "wire.example"), &[]);
         assert_eq!(found.len(), 1, "another alias on other words is a second signal");
+    }
+
+    /// Issue 46: "Acme sues X" is not litigation against Acme; "X sues Acme" is.
+    #[test]
+    fn the_company_suing_is_the_plaintiff() {
+        let acme = company(json!({"name": "Acme Robotics", "domicileCountry": "US"}));
+        let p = Profile::of(&acme);
+        assert!(p.is_plaintiff_in(&item("Acme Robotics sues Globex over patents", "", "wire.example")));
+        assert!(p.is_plaintiff_in(&item("Patent fight", "Acme Robotics is suing Globex", "wire.example")));
+        assert!(!p.is_plaintiff_in(&item("Globex sues Acme Robotics over patents", "", "wire.example")));
+        assert!(!p.is_plaintiff_in(&item("Acme Robotics sued over patents", "", "wire.example")));
     }
 
     #[test]

@@ -350,6 +350,12 @@ impl Scanner {
             let attributions = attribute(profiles, &item, &self.settings.authoritative_publishers);
             let Some(attribution) = attributions.into_iter().find(|a| a.company_id == company_id) else { continue };
             let Some(class) = classify(&item.title, &item.snippet) else { continue };
+            // Litigation the company brings is not an event against it (4.8: "Acme sues X").
+            let suing =
+                || profiles.iter().find(|p| p.company_id == company_id).is_some_and(|p| p.is_plaintiff_in(&item));
+            if class.category == "legal" && suing() {
+                continue;
+            }
             let publisher = if hit.publisher.is_empty() { item.host.clone() } else { hit.publisher };
             out.push(Candidate {
                 provider: hit.provider,
