@@ -162,10 +162,16 @@ fn tokens_of(e: &Evidence, own: &BTreeSet<String>) -> BTreeSet<String> {
     content_tokens(&text_of(e), own)
 }
 
-/// The lexicon concept an item of an event reports (stored items are classified again: their
-/// words are stored, their concept is not).
-fn concept_of(e: &Evidence) -> Option<&'static str> {
-    lexicon::classify(&e.title, &e.excerpt).map(|c| c.concept)
+/// What grouping compares of an event's item, read once per item and scan: the lexicon concept
+/// it reports (stored items are classified again: their words are stored, their concept is not)
+/// and the numbers it states.
+struct Read {
+    concept: Option<&'static str>,
+    numbers: Vec<(numbers::NumberKind, f64)>,
+}
+
+fn read(e: &Evidence) -> Read {
+    Read { concept: lexicon::classify(&e.title, &e.excerpt).map(|c| c.concept), numbers: numbers::stated(&text_of(e)) }
 }
 
 fn changed_by_a_step(a: f64, b: f64) -> bool {
@@ -189,6 +195,8 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
     let mut candidates = candidates;
     candidates.sort_by_key(|c| (c.published_at.unwrap_or(now), c.item.canonical_url.clone()));
     let mut joined: BTreeSet<usize> = BTreeSet::new();
+    let mut reads: std::collections::HashMap<String, Read> =
+        working.iter().flat_map(|w| &w.evidence).map(|e| (e.evidence_id.clone(), read(e))).collect();
     for c in candidates {
         let seen = working.iter().position(|w| w.evidence.iter().any(|e| e.canonical_url == c.item.canonical_url));
         if let Some(at) = seen {
@@ -208,10 +216,16 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                     && w.event.state != EventState::Discarded
                     && w.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
                     && (at - w.event.occurred_at).abs() <= WINDOW_MS
-                    && !w.evidence.iter().any(|e| numbers::disagree(&stated, &numbers::stated(&text_of(e))))
+                    && !w
+                        .evidence
+                        .iter()
+                        .any(|e| reads.get(&e.evidence_id).is_some_and(|r| numbers::disagree(&stated, &r.numbers)))
             })
             .map(|(i, w)| {
-                let same_concept = w.evidence.iter().any(|e| concept_of(e) == Some(c.class.concept));
+                let same_concept = w
+                    .evidence
+                    .iter()
+                    .any(|e| reads.get(&e.evidence_id).is_some_and(|r| r.concept == Some(c.class.concept)));
                 let similarity = w.evidence.iter().map(|e| jaccard(&tokens, &tokens_of(e, own))).fold(0.0, f64::max);
                 (i, same_concept, similarity)
             })
@@ -263,6 +277,7 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
             gone_at: None,
         };
         let w = &mut working[index];
+        reads.insert(evidence.evidence_id.clone(), read(&evidence));
         w.evidence.push(evidence.clone());
         w.new_evidence.push(evidence);
         w.touched = true;
