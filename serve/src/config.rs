@@ -47,11 +47,14 @@ pub struct ServeArgs {
     /// Memory limit of the server's one DuckDB instance.
     #[arg(long, env = "SITREP_DUCKDB_MEMORY", default_value = "256MB")]
     pub duckdb_memory: String,
-    /// Memory limit of a dataset version's serving-file build and of a version pair's diff
-    /// (ListDatasetChanges), each a transient DuckDB instance, one thread, spilling beyond this to
-    /// disk. Resident memory is this plus what serving holds.
+    /// Memory limit of a dataset version's serving-file build, a transient DuckDB instance, one
+    /// thread, spilling beyond this to disk. Resident memory is this plus what serving holds.
     #[arg(long, env = "SITREP_BUILD_MEMORY", default_value = "128MB")]
     pub build_memory: String,
+    /// Memory limit of a version pair's diff (ListDatasetChanges), a transient DuckDB instance,
+    /// one thread, one at a time: callers start it, so it is kept small and spills to disk.
+    #[arg(long, env = "SITREP_DIFF_MEMORY", default_value = "48MB")]
+    pub diff_memory: String,
     /// Also run the ingest scheduler in this process (single-process deployments).
     #[arg(long, env = "SITREP_WITH_INGEST")]
     pub with_ingest: bool,

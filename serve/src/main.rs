@@ -215,7 +215,8 @@ async fn run() -> anyhow::Result<()> {
                     serve.duckdb_memory.clone(),
                     sitrep_lake::Retention::of(serve.retention_hours, serve.retention_days),
                 )?
-                .with_build_memory(serve.build_memory.clone()),
+                .with_build_memory(serve.build_memory.clone())
+                .with_diff_memory(serve.diff_memory.clone()),
             );
             let started = std::time::Instant::now();
             // Ready once the files are here; the poller builds the serving files next.

@@ -95,31 +95,48 @@ impl Columns {
     }
 }
 
-/// The statement that finds the changes between tables `older` and `newer` (names of our own
-/// attached schemas, never from a request) and writes them as table `into`: each changed key and
-/// what happened to it, in key order (so a row's `rowid` is its number in that order).
+/// The statements that find the changes between tables `older` and `newer` (names of our own
+/// attached schemas, never from a request) and write them as table `into`: each changed key and
+/// what happened to it, in key order (so a row's `rowid` is its number in that order). Run in
+/// order; the second takes a partition number in [0, [`KEY_PARTITIONS`]) and runs once for each.
 ///
 /// The join is narrow — each side's key and the 64-bit hash of its whole row the serving file
 /// stores (`_row_hash`) — so a million rows a side stay a small hash table; rows whose hashes match
-/// are unchanged (two different rows of one key sharing a hash: a chance of 2⁻⁶⁴).
-pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> String {
+/// are unchanged (two different rows of one key sharing a hash: a chance of 2⁻⁶⁴). It runs a
+/// partition of the keys (by their hash) at a time, so its hash table is a fraction of that: a
+/// full outer join's table must stay in memory, and the diff's memory limit is small.
+pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> [String; 4] {
     let c = Columns::of(dataset);
     let keys = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.key);
     let key_cols = c.list(|i| format!("coalesce(b{i}, a{i}) AS k{i}"), &c.key);
-    format!(
-        "CREATE TABLE {into} AS
-         SELECT CASE WHEN a_h IS NULL THEN 'added' WHEN b_h IS NULL THEN 'removed' ELSE 'changed' END AS change_kind,
-                {key_cols}
-         FROM (SELECT {a_keys}, _row_hash AS a_h FROM {older})
-         FULL OUTER JOIN (SELECT {b_keys}, _row_hash AS b_h FROM {newer}) ON {on}
-         WHERE a_h IS DISTINCT FROM b_h
-         ORDER BY {order}",
-        a_keys = keys('a'),
-        b_keys = keys('b'),
-        on = c.joined("a", "b"),
-        order = c.list(|i| format!("k{i}"), &c.key),
-    )
+    let key_hash = |s: char| format!("hash({}) % {KEY_PARTITIONS} = $1", c.list(|i| format!("{s}{i}"), &c.key));
+    let unordered = format!("{into}_unordered");
+    [
+        format!(
+            "CREATE TABLE {unordered} AS SELECT NULL::VARCHAR AS change_kind, {} FROM (SELECT {} FROM {newer}) LIMIT 0",
+            c.list(|i| format!("b{i} AS k{i}"), &c.key),
+            keys('b'),
+        ),
+        format!(
+            "INSERT INTO {unordered}
+             SELECT CASE WHEN a_h IS NULL THEN 'added' WHEN b_h IS NULL THEN 'removed' ELSE 'changed' END AS change_kind,
+                    {key_cols}
+             FROM (SELECT * FROM (SELECT {a_keys}, _row_hash AS a_h FROM {older}) WHERE {a_part})
+             FULL OUTER JOIN (SELECT * FROM (SELECT {b_keys}, _row_hash AS b_h FROM {newer}) WHERE {b_part}) ON {on}
+             WHERE a_h IS DISTINCT FROM b_h",
+            a_keys = keys('a'),
+            b_keys = keys('b'),
+            a_part = key_hash('a'),
+            b_part = key_hash('b'),
+            on = c.joined("a", "b"),
+        ),
+        format!("CREATE TABLE {into} AS SELECT * FROM {unordered} ORDER BY {}", c.list(|i| format!("k{i}"), &c.key)),
+        format!("DROP TABLE {unordered}"),
+    ]
 }
+
+/// Key partitions [`keys_sql`] joins one at a time.
+pub const KEY_PARTITIONS: u64 = 8;
 
 /// The rendered table a diff is paged from: per change its number in key order (`rn`, from 0: a
 /// page is a range of it, which prunes row groups), what happened, the key, the changed columns,
@@ -172,7 +189,7 @@ pub fn totals_sql(diff: &str) -> String {
 }
 
 /// Changes rendered by one statement.
-const SLICE: i64 = 50_000;
+const SLICE: i64 = 10_000;
 
 /// The statement of a page of a materialised diff (parameters: the first `rn`, the end).
 pub fn page_sql(diff: &str) -> String {
@@ -196,26 +213,36 @@ pub fn materialise_file(
     into: &Path,
     memory_limit: &str,
 ) -> Result<Totals, DbError> {
-    let (building, spill) = (into.with_extension("building"), into.with_extension("tmp"));
+    let (building, spill, keys) = (into.with_extension("building"), into.with_extension("tmp"), into.with_extension("keys"));
     let path = |p: &Path| quoted(&p.to_string_lossy());
     let written = (|| {
         let conn = open_duckdb()?;
         conn.execute_batch(&format!(
             "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET preserve_insertion_order = true;
-             ATTACH {} AS d (ROW_GROUP_SIZE {DIFF_ROW_GROUP});",
+             ATTACH {} AS d (ROW_GROUP_SIZE {DIFF_ROW_GROUP}); ATTACH {} AS k;",
             quoted(memory_limit),
             path(&spill),
             path(&building),
+            path(&keys),
         ))?;
         let (a, b) = (older.expose_in(&conn, "a")?, newer.expose_in(&conn, "b")?);
         let dataset = older.dataset;
-        // The keys in the instance's own database: in memory, spilling with the rest past the limit.
-        conn.execute_batch(&keys_sql(dataset, &a, &b, "memory.main.changed_keys"))?;
-        let totals = conn.query_row(&totals_sql("memory.main.changed_keys"), [], |r| {
+        // The keys in a file of their own (deleted after): two million changed keys would
+        // otherwise be an in-memory table of tens of megabytes, which DuckDB cannot spill.
+        let [create, partition, order, drop_unordered] = keys_sql(dataset, &a, &b, "k.changed_keys");
+        conn.execute_batch(&create)?;
+        let mut join = conn.prepare(&partition)?;
+        for p in 0..KEY_PARTITIONS {
+            join.execute(params![p])?;
+        }
+        std::mem::drop(join);
+        conn.execute_batch(&order)?;
+        conn.execute_batch(&drop_unordered)?;
+        let totals = conn.query_row(&totals_sql("k.changed_keys"), [], |r| {
             Ok(Totals { added: r.get(0)?, removed: r.get(1)?, changed: r.get(2)? })
         })?;
         conn.execute_batch(&format!("CREATE TABLE d.changes {RENDERED_TABLE}"))?;
-        let mut render = conn.prepare(&render_sql(dataset, "memory.main.changed_keys", &a, &b, "d.changes"))?;
+        let mut render = conn.prepare(&render_sql(dataset, "k.changed_keys", &a, &b, "d.changes"))?;
         for first in (0..totals.all()).step_by(SLICE as usize) {
             render.execute(params![first, first + SLICE])?;
         }
@@ -225,6 +252,8 @@ pub fn materialise_file(
         Ok(totals)
     })();
     let _ = std::fs::remove_dir_all(&spill);
+    let _ = std::fs::remove_file(&keys);
+    let _ = std::fs::remove_file(keys.with_extension("keys.wal"));
     if written.is_err() {
         let _ = std::fs::remove_file(&building);
     }

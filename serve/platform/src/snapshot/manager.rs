@@ -91,6 +91,8 @@ pub struct Snapshots {
     cache_dir: PathBuf,
     /// DuckDB's memory limit for a serving file's build (a transient instance of its own).
     build_memory: String,
+    /// DuckDB's memory limit for a version pair's diff (a transient instance of its own).
+    diff_memory: String,
     current: RwLock<Option<Arc<Generation>>>,
     /// `current`'s number, for the edge's check on every repeated answer: reading it writes no
     /// shared cache line, where taking the lock would (two worker threads then trade that line).
@@ -125,6 +127,12 @@ impl Snapshots {
         self
     }
 
+    /// The memory limit of a version pair's diff (default: the engine's).
+    pub fn with_diff_memory(mut self, limit: String) -> Self {
+        self.diff_memory = limit;
+        self
+    }
+
     pub fn with_retention(
         lake: Lake,
         cache_dir: PathBuf,
@@ -142,7 +150,8 @@ impl Snapshots {
             lake,
             engine: Arc::new(engine),
             cache_dir,
-            build_memory: memory_limit,
+            build_memory: memory_limit.clone(),
+            diff_memory: memory_limit,
             current: RwLock::new(None),
             current_number: AtomicU64::new(0),
             retained: Mutex::new(HashMap::new()),
@@ -169,6 +178,11 @@ impl Snapshots {
     /// to the server's, beyond the engine's limit, and it spills to disk past it.
     pub fn build_memory(&self) -> &str {
         &self.build_memory
+    }
+
+    /// The memory limit of a version pair's diff (ListDatasetChanges), a transient instance too.
+    pub fn diff_memory(&self) -> &str {
+        &self.diff_memory
     }
 
     /// The DuckDB instance the loaded versions are attached to.
