@@ -253,18 +253,36 @@ async fn a_failing_provider_is_recorded_with_its_reason_code() {
     assert_eq!(company.coverage, sitrep_cm::records::CoverageState::Stale);
 }
 
-/// The labelled corpus (data/fixtures/web-search/corpus.py): its companies scanned over REST's
-/// eyes. Published-impact precision: impacts with evidence labelled as an event of their company,
-/// of all impacts. Rediscovery: labelled events with such an impact, of all labelled events.
-#[tokio::test]
-async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
-    let labels: Value =
-        serde_json::from_str(include_str!("../../data/fixtures/web-search/labelled.json")).expect("the labels");
+/// What a labelled corpus's scan published, as measured by [`scan_labelled_corpus`].
+struct CorpusFigures {
+    /// Impacts with evidence labelled as an event of their company, of all impacts.
+    precision: f64,
+    /// Labelled events with such an impact, of all labelled events.
+    rediscovery: f64,
+    /// Impacts published on the corpus's quiet companies (those with no event).
+    false_alarms: usize,
+}
+
+impl CorpusFigures {
+    /// Issue 46's goals on the project's corpora (the README's lower bounds).
+    fn meet_the_goals(&self) {
+        assert!(self.precision >= 0.95, "precision {:.2}", self.precision);
+        assert!(self.rediscovery >= 0.75, "rediscovery {:.2}", self.rediscovery);
+        assert_eq!(self.false_alarms, 0, "impacts published on quiet companies");
+    }
+}
+
+/// Scans a labelled corpus (data/fixtures/web-search/<scenario>.py, recorded as scenario
+/// `scenario`, labels in `labels`) end to end: its companies created in one account, one scan,
+/// and what it published read back over REST.
+async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
+    let labels: Value = serde_json::from_str(labels).expect("the labels");
     let authoritative: Vec<String> =
         labels["authoritativePublishers"].as_array().unwrap().iter().map(|h| h.as_str().unwrap().to_string()).collect();
+    let quiet: Vec<&str> = labels["quiet"].as_array().unwrap().iter().map(|q| q.as_str().unwrap()).collect();
     let with_publishers = CmSettings { authoritative_publishers: authoritative, ..settings() };
     let app = TestApp::start_with(Options { company_monitoring: with_publishers.clone(), ..Default::default() }).await;
-    let account = app.state.store.create_account("cm-corpus", Plan::Business).await.unwrap();
+    let account = app.state.store.create_account(&format!("cm-{scenario}"), Plan::Business).await.unwrap();
     let account_id = account.id.clone();
     let key = app
         .state
@@ -278,12 +296,13 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
         let mut input = company.clone();
         let short = input.as_object_mut().unwrap().remove("key").unwrap();
         let mut v = sitrep_cm::violations::Violations::default();
-        let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&input), &mut v).unwrap();
+        let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&input), &mut v)
+            .unwrap_or_else(|| panic!("{company} is not a valid company: {v:?}"));
         let created = store(&app).create(&account_id, short.as_str().unwrap(), &input, 500, 1_000).await.unwrap();
         let sitrep_cm::store::Created::New(c) = created else { panic!() };
         company_keys.insert(c.company_id, short.as_str().unwrap().to_string());
     }
-    let (_server, mut scanner) = scanner(&app, "labelled", "worker-a").await;
+    let (_server, mut scanner) = scanner(&app, scenario, "worker-a").await;
     scanner.settings = with_publishers;
     let report = scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT).await.unwrap();
     assert_eq!(report.scanned, company_keys.len());
@@ -299,7 +318,7 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
         .collect();
     let events: std::collections::BTreeSet<&String> = event_of.values().collect();
     let impacts = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts?page_size=100").await;
-    let (mut correct, mut total, mut found) = (0, 0, std::collections::BTreeSet::new());
+    let (mut correct, mut total, mut false_alarms, mut found) = (0, 0, 0, std::collections::BTreeSet::new());
     for impact in impacts["impacts"].as_array().unwrap() {
         total += 1;
         let company = &company_keys[impact["companyId"].as_str().unwrap()];
@@ -319,6 +338,9 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
             .filter_map(|e| event_of.get(e["canonicalUrl"].as_str().unwrap()))
             .filter(|event| event.starts_with(&format!("{company}/")))
             .collect();
+        if quiet.contains(&company.as_str()) {
+            false_alarms += 1;
+        }
         if labelled.is_empty() {
             println!("false positive: {company}: {}", shown["event"]["title"]);
         } else {
@@ -329,13 +351,28 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
     let precision = correct as f64 / total.max(1) as f64;
     let rediscovery = found.len() as f64 / events.len() as f64;
     println!(
-        "labelled corpus: {total} impacts published, precision {precision:.2}; {} of {} events rediscovered ({rediscovery:.2}); missed: {:?}",
+        "{scenario} corpus: {total} impacts published, precision {precision:.2}; {} of {} events rediscovered ({rediscovery:.2}); {false_alarms} on quiet companies; missed: {:?}",
         found.len(),
         events.len(),
         events.iter().filter(|e| !found.contains(**e)).collect::<Vec<_>>()
     );
-    assert!(precision >= 0.92, "precision {precision:.2}");
-    assert!(rediscovery >= 0.60, "rediscovery {rediscovery:.2}");
+    CorpusFigures { precision, rediscovery, false_alarms }
+}
+
+/// The first labelled corpus (data/fixtures/web-search/corpus.py): traps of names and words.
+#[tokio::test]
+async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
+    let figures = scan_labelled_corpus("labelled", include_str!("../../data/fixtures/web-search/labelled.json")).await;
+    figures.meet_the_goals();
+}
+
+/// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
+/// common-word brand names, wires and solicitations, a plaintiff, quiet companies.
+#[tokio::test]
+async fn the_reporting_corpus_is_published_precisely_and_mostly_rediscovered() {
+    let figures =
+        scan_labelled_corpus("reporting", include_str!("../../data/fixtures/web-search/reporting.json")).await;
+    figures.meet_the_goals();
 }
 
 #[tokio::test]

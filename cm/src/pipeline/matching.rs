@@ -4,7 +4,9 @@
 
 use std::collections::BTreeSet;
 
-use super::words::{contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, words};
+use super::words::{
+    contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, tokens, words, Token, LEGAL_FORMS,
+};
 use crate::{
     records::{AllowedUse, AuthorityTier, ClaimType, TrustState},
     store::Company,
@@ -145,7 +147,89 @@ fn host_under(host: &str, domain: &str) -> bool {
     host == domain || host.strip_suffix(domain).is_some_and(|rest| rest.ends_with('.'))
 }
 
-fn hits(profile: &Profile, item: &Item, title: &[String], snippet: &[String]) -> Hits {
+/// An item's title and snippet, as words and as written.
+struct Texts {
+    title: Vec<String>,
+    snippet: Vec<String>,
+    title_tokens: Vec<Token>,
+    snippet_tokens: Vec<Token>,
+}
+
+impl Texts {
+    fn of(item: &Item) -> Texts {
+        let (title_tokens, snippet_tokens) = (tokens(&item.title), tokens(&item.snippet));
+        let words = |t: &[Token]| t.iter().map(|t| t.word.clone()).collect();
+        Texts { title: words(&title_tokens), snippet: words(&snippet_tokens), title_tokens, snippet_tokens }
+    }
+
+    fn tokens(&self, field: Field) -> &[Token] {
+        match field {
+            Field::Title => &self.title_tokens,
+            Field::Snippet => &self.snippet_tokens,
+        }
+    }
+}
+
+/// Whether most of a title's longer words (four letters or more, after the first word) are
+/// capitalised: a headline in title case, where capitals say nothing about names. (Not asked of
+/// a snippet: running text naming three brands in a row is not title case.)
+fn headline_cased(text: &[Token]) -> bool {
+    let long: Vec<&Token> =
+        text.iter().skip(1).filter(|t| t.word.chars().filter(|c| c.is_alphabetic()).count() >= 4).collect();
+    long.len() >= 2 && long.iter().filter(|t| t.capitalised).count() * 10 >= long.len() * 6
+}
+
+/// Whether the words at `span` are written as a company's name, not as the common word a name
+/// may also be (4.8's guard, for names such as Apple, Shell, Next, Target): with the company's
+/// legal form ("Apple Inc", "Next plc"), or as a proper noun of its own in running text —
+/// capitalised, not the first word of a sentence, not in a title-cased headline, and not part
+/// of a longer capitalised name ("the Big Apple", "Royal Dutch Shell").
+fn written_as_a_name(field: Field, text: &[Token], span: (usize, usize)) -> bool {
+    let named = &text[span.0..span.1];
+    if named.iter().any(|t| LEGAL_FORMS.contains(&t.word.as_str())) {
+        return true;
+    }
+    let in_a_longer_name = |t: &Token| t.capitalised && !t.upper && !t.sentence_start;
+    let before = span.0.checked_sub(1).and_then(|i| text.get(i));
+    let after = text.get(span.1).filter(|t| !t.after_comma);
+    let capitals_say_nothing = field == Field::Title && headline_cased(text);
+    !capitals_say_nothing
+        && named.iter().all(|t| t.capitalised)
+        && !named[0].sentence_start
+        && !before.is_some_and(in_a_longer_name)
+        && !after.is_some_and(in_a_longer_name)
+}
+
+/// Words that make the company named before them the source of figures ("Oakridge's survey").
+const SOURCE_NOUNS: &[&str] =
+    &["survey", "surveys", "study", "tracker", "index", "poll", "research", "analysis", "tally"];
+/// Verbs of a source counting or estimating ("Oakridge counted 38,000 job cuts").
+/// (Not "estimated": "Acme estimated the breach would cost $20m" is Acme's own news.)
+const SOURCE_VERBS: &[&str] = &["counted", "tallied", "tracked", "surveyed"];
+/// Verbs of a reported-speech tag after a comma (", Oakridge says").
+const SAYS: &[&str] = &["says", "said", "reports", "reported", "estimates", "found", "finds"];
+
+/// Whether the words at `span` name a company as the source of what the text reports: "according
+/// to X", "per X", "data from X", "X's survey", "X counted …", "…, X says" closing the text. Such
+/// a company is quoted about others' news (an analyst's count of other companies' job cuts), and
+/// an item that names it only so is not about it. A company's own announcement still is: its
+/// name then heads a clause ("X said on Thursday it would cut …") rather than tagging one.
+fn cited_as_a_source(text: &[Token], span: (usize, usize)) -> bool {
+    let word = |i: usize| text.get(i).map_or("", |t| t.word.as_str());
+    let before = |n: usize| span.0.checked_sub(n).map_or("", word);
+    let (next, then) = (word(span.1), word(span.1 + 1));
+    let possessive_or_not = if next == "s" { (then, word(span.1 + 2)) } else { (next, then) };
+    (before(2) == "according" && before(1) == "to")
+        || before(1) == "per"
+        || (matches!(before(1), "from" | "by") && matches!(before(2), "data" | "figures" | "numbers" | "compiled"))
+        || SOURCE_NOUNS.contains(&possessive_or_not.0)
+        || SOURCE_NOUNS.contains(&possessive_or_not.1)
+        || SOURCE_VERBS.contains(&next)
+        || (text[span.0].after_comma && SAYS.contains(&next) && span.1 + 1 == text.len())
+}
+
+fn hits(profile: &Profile, item: &Item, texts: &Texts) -> Hits {
+    let (title, snippet) = (texts.title.as_slice(), texts.snippet.as_slice());
     let text = format!("{}\n{}", item.title, item.snippet);
     let appears =
         |phrase: &Vec<String>| !phrase_spans(phrase, title).is_empty() || !phrase_spans(phrase, snippet).is_empty();
@@ -179,7 +263,15 @@ fn hits(profile: &Profile, item: &Item, title: &[String], snippet: &[String]) ->
         })
     });
     let second_signal = hits.identifying() || hits.location || another_alias;
-    hits.names.retain(|h| profile.names[h.claim_index].distinctive || second_signal);
+    hits.names.retain(|h| {
+        profile.names[h.claim_index].distinctive
+            || second_signal
+            || written_as_a_name(h.field, texts.tokens(h.field), h.span)
+    });
+    // Named only as the source of what the item reports: the item is not about the company.
+    if hits.names.iter().all(|h| cited_as_a_source(texts.tokens(h.field), h.span)) && !hits.identifying() {
+        hits.names.clear();
+    }
     hits
 }
 
@@ -224,12 +316,11 @@ pub struct Attribution {
 /// The companies of `profiles` that `item` is about, with their attribution; `authoritative`
 /// are the hosts of CM_AUTHORITATIVE_PUBLISHERS.
 pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) -> Vec<Attribution> {
-    let title = words(&item.title);
-    let snippet = words(&item.snippet);
+    let texts = Texts::of(item);
     let mut found: Vec<(usize, Hits)> = profiles
         .iter()
         .enumerate()
-        .map(|(i, p)| (i, hits(p, item, &title, &snippet)))
+        .map(|(i, p)| (i, hits(p, item, &texts)))
         .filter(|(_, h)| h.is_candidate())
         .collect();
     if found.len() >= 2 {
@@ -248,6 +339,14 @@ pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) ->
             });
         }
         found.retain(|(_, h)| h.is_candidate());
+        // "Corvel sues Bayfield": the suit is the defendant's news (4.8's legal row), so the
+        // company suing does not contest it.
+        if found.len() >= 2 {
+            let plaintiff = |i: usize| profiles[i].is_plaintiff_in(item);
+            if found.iter().any(|(i, _)| !plaintiff(*i)) {
+                found.retain(|(i, _)| !plaintiff(*i));
+            }
+        }
         // Still two or more: a company matched on names alone is dropped.
         if found.len() >= 2 {
             found.retain(|(_, h)| h.identifying());
@@ -400,6 +499,77 @@ mod tests {
         let p = [Profile::of(&two)];
         let found = attribute(&p, &item("Apple cuts prices of Macs", "", "wire.example"), &[]);
         assert_eq!(found.len(), 1, "another alias on other words is a second signal");
+    }
+
+    /// Issue 46: a common-word brand name written as a name — with its legal form, or as a
+    /// proper noun of its own in running text — is the company; the word is not.
+    #[test]
+    fn a_common_word_name_written_as_a_name_is_the_company() {
+        let next = company(json!({"name": "Next plc", "domicileCountry": "GB", "aliases": ["Next"]}));
+        let p = [Profile::of(&next)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]).len();
+        assert_eq!(
+            at("Profit warning", "The clothing retailer Next said sales fell."),
+            1,
+            "a proper noun mid-sentence"
+        );
+        assert_eq!(at("Shares in Next slide 6% as mild weather hits coats", ""), 1, "in a sentence-case title");
+        assert_eq!(at("Profit warning", "Next plc lowered its guidance."), 1, "with its legal form");
+        assert_eq!(at("Sales fall", "Sales fell, Next said, as the weather stayed mild."), 1, "a speech tag");
+        assert_eq!(at("Next cuts profit guidance", "Sales fell."), 0, "a sentence's first word says nothing");
+        assert_eq!(at("The next step in the probe", "Regulators said the next stage would follow."), 0);
+        assert_eq!(at("Probe Moves To Next Stage After Fines", ""), 0, "a title-cased headline says nothing");
+        let apple = company(json!({"name": "Apple Inc.", "domicileCountry": "US", "aliases": ["Apple"]}));
+        let p = [Profile::of(&apple)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]).len();
+        assert_eq!(at("Subway outage", "An outage in the Big Apple left riders stuck."), 0, "part of a longer name");
+        assert_eq!(at("Outage", "Photos stopped syncing; Apple's status page lists an outage."), 1);
+        assert_eq!(at("Outage", "Apple, Google and Meta said the outage was over."), 0, "first word of the text");
+        assert_eq!(at("Outage", "Users of Apple, Google and Meta saw an outage."), 1, "a list after a comma");
+    }
+
+    /// Issue 46: a company quoted as the source of others' news ("tech layoffs rose 40%,
+    /// Oakridge says") is not what the item is about; its own news told by it still is.
+    #[test]
+    fn a_company_cited_only_as_a_source_is_not_the_subject() {
+        let oak =
+            company(json!({"name": "Oakridge Analytics", "domicileCountry": "US", "domains": ["oakridge.example"]}));
+        let p = [Profile::of(&oak)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]).len();
+        assert_eq!(
+            at(
+                "Tech layoffs rose 40% in October, Oakridge Analytics says",
+                "Oakridge Analytics counted 38,000 job cuts."
+            ),
+            0
+        );
+        assert_eq!(
+            at("Job cuts accelerate, per Oakridge Analytics data", "Oakridge Analytics' monthly tracker found more."),
+            0
+        );
+        assert_eq!(at("Layoffs rise", "according to Oakridge Analytics, and data from Oakridge Analytics"), 0);
+        assert_eq!(
+            at("Oakridge Analytics cuts 200 jobs", "The firm said, Oakridge Analytics says"),
+            1,
+            "the subject once"
+        );
+        assert_eq!(at("Layoffs rise, Oakridge Analytics says", "oakridge.example has the figures"), 1, "a domain too");
+        assert_eq!(at("Oakridge Analytics estimated the breach cost $2m", ""), 1);
+    }
+
+    /// Issue 46: in "Corvel sues Bayfield" both names match; the suit is Bayfield's news, and the
+    /// company suing does not make it ambiguous.
+    #[test]
+    fn the_company_suing_does_not_contest_the_defendants_item() {
+        let corvel = company(json!({"name": "Corvel Therapeutics", "domicileCountry": "US"}));
+        let bayfield = company(json!({"name": "Bayfield Biologics", "domicileCountry": "US"}));
+        let p = [Profile::of(&corvel), Profile::of(&bayfield)];
+        let found =
+            attribute(&p, &item("Corvel Therapeutics sues Bayfield Biologics over patent", "", "wire.example"), &[]);
+        assert_eq!(names_of(&p, &found), [1]);
+        let merger =
+            attribute(&p, &item("Corvel Therapeutics and Bayfield Biologics agree merger", "", "wire.example"), &[]);
+        assert!(merger.is_empty(), "two companies on names alone, neither suing: neither");
     }
 
     /// Issue 46: "Acme sues X" is not litigation against Acme; "X sues Acme" is.

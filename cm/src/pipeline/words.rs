@@ -11,29 +11,73 @@ use unicode_normalization::{char::is_combining_mark, UnicodeNormalization};
 /// is "and" (Marks & Spencer = Marks and Spencer); anything else but letters and digits —
 /// punctuation, hyphens — separates words.
 pub fn words(text: &str) -> Vec<String> {
+    tokens(text).into_iter().map(|t| t.word).collect()
+}
+
+/// A word of running text ([`words`]) with what its writing says beside the folded word.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub word: String,
+    /// Written with a capital first letter.
+    pub capitalised: bool,
+    /// Written all in capitals (an acronym such as CEO, or shouting).
+    pub upper: bool,
+    /// The first word of the text or of a sentence (after `.`, `!`, `?` or `:`).
+    pub sentence_start: bool,
+    /// A comma stands between it and the word before.
+    pub after_comma: bool,
+}
+
+/// The words of `text` as [`words`] folds them, each with how it was written.
+pub fn tokens(text: &str) -> Vec<Token> {
     let folded: String = text.nfkc().collect::<String>().nfd().filter(|c| !is_combining_mark(*c)).collect();
     let mut out = Vec::new();
-    for chunk in folded.to_lowercase().split(|c: char| !(c.is_alphanumeric() || c == '&')) {
-        let chars: Vec<char> = chunk.chars().collect();
+    // What separated the next word from the one before it.
+    let (mut sentence_start, mut after_comma) = (true, false);
+    let push = |out: &mut Vec<Token>, written: &str, sentence_start: &mut bool, after_comma: &mut bool| {
+        let letters = || written.chars().filter(|c| c.is_alphabetic());
+        out.push(Token {
+            word: written.to_lowercase(),
+            capitalised: written.chars().next().is_some_and(char::is_uppercase),
+            upper: letters().count() >= 2 && letters().all(char::is_uppercase),
+            sentence_start: std::mem::take(sentence_start),
+            after_comma: std::mem::take(after_comma),
+        });
+    };
+    let is_word_char = |c: char| c.is_alphanumeric() || c == '&';
+    let mut rest = folded.as_str();
+    while !rest.is_empty() {
+        let gap = rest.find(is_word_char).unwrap_or(rest.len());
+        for c in rest[..gap].chars() {
+            match c {
+                '.' | '!' | '?' | ':' => sentence_start = true,
+                ',' => after_comma = true,
+                _ => {}
+            }
+        }
+        rest = &rest[gap..];
+        let len = rest.find(|c: char| !is_word_char(c)).unwrap_or(rest.len());
+        let chunk: Vec<char> = rest[..len].chars().collect();
+        rest = &rest[len..];
         let mut token = String::new();
-        for (i, &c) in chars.iter().enumerate() {
+        for (i, &c) in chunk.iter().enumerate() {
             if c != '&' {
                 token.push(c);
                 continue;
             }
             let joins =
-                i > 0 && chars[i - 1].is_alphanumeric() && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+                i > 0 && chunk[i - 1].is_alphanumeric() && chunk.get(i + 1).is_some_and(|n| n.is_alphanumeric());
             if joins {
                 token.push('&');
             } else {
                 if !token.is_empty() {
-                    out.push(std::mem::take(&mut token));
+                    push(&mut out, &std::mem::take(&mut token), &mut sentence_start, &mut after_comma);
                 }
-                out.push("and".to_string());
+                push(&mut out, "and", &mut sentence_start, &mut after_comma);
             }
         }
         if !token.is_empty() {
-            out.push(token);
+            push(&mut out, &token, &mut sentence_start, &mut after_comma);
         }
     }
     out
@@ -119,10 +163,14 @@ pub fn core_words(name_words: &[String]) -> Vec<String> {
     name_words.iter().filter(|w| !GENERIC_CORPORATE.contains(&w.as_str())).cloned().collect()
 }
 
+/// The legal forms a company's name may end in.
+pub const LEGAL_FORMS: &[&str] =
+    &["inc", "incorporated", "ltd", "limited", "plc", "llc", "lp", "co", "corp", "corporation"];
+
 /// The forms of a name that news uses: the name itself and, when it differs, the name without
 /// a leading "the" and trailing corporate words ("Ashgrove Pharma Ltd" → "Ashgrove Pharma").
 pub fn name_forms(name_words: &[String]) -> Vec<Vec<String>> {
-    let suffixes = ["inc", "incorporated", "ltd", "limited", "plc", "llc", "lp", "co", "corp", "corporation"];
+    let suffixes = LEGAL_FORMS;
     let mut core = name_words;
     while let [first, rest @ ..] = core {
         if first != "the" || rest.is_empty() {

@@ -213,7 +213,8 @@ pub fn materialise_file(
     into: &Path,
     memory_limit: &str,
 ) -> Result<Totals, DbError> {
-    let (building, spill, keys) = (into.with_extension("building"), into.with_extension("tmp"), into.with_extension("keys"));
+    let (building, spill, keys) =
+        (into.with_extension("building"), into.with_extension("tmp"), into.with_extension("keys"));
     let path = |p: &Path| quoted(&p.to_string_lossy());
     let written = (|| {
         let conn = open_duckdb()?;
