@@ -136,7 +136,16 @@ async fn company_scanner(
         sitrep_ingest::config::Mode::Live => Arc::new(LiveVerification),
         sitrep_ingest::config::Mode::Replay => Arc::new(RecordedVerification::default()),
     };
-    let scanner = Scanner { store, lake, http: env.http().clone(), search: provider, settings, owner, verification };
+    let scanner = Scanner {
+        store,
+        lake,
+        http: env.http().clone(),
+        search: provider,
+        settings,
+        owner,
+        verification,
+        lease: sitrep_ingest::company_scan::LEASE,
+    };
     // Live, leases are judged on the state store's clock (this machine's plus the skew), as on
     // every other worker; replay keeps the recordings' time.
     let skew = match source.mode {

@@ -186,6 +186,7 @@ pub async fn measure() -> Figures {
         settings: settings(),
         owner: "bench".into(),
         verification: Arc::new(RecordedVerification::default()),
+        lease: sitrep_ingest::company_scan::LEASE,
     });
     let t = Instant::now();
     let report = scanner.run(ScanScope::Account(&scan_account.id), app.state.clock.now_ms()).await.expect("scan");

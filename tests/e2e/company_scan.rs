@@ -51,6 +51,7 @@ async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, 
         settings: settings(),
         owner: owner.into(),
         verification: std::sync::Arc::new(RecordedVerification::default()),
+        lease: sitrep_ingest::company_scan::LEASE,
     };
     (server, scanner)
 }
@@ -512,4 +513,97 @@ async fn news_is_fresh_only_while_its_data_is() {
     let completed = |p: Provider| record.providers.iter().find(|s| s.provider == p).unwrap().last_complete_at;
     assert_eq!(completed(Provider::News), None, "stale news is not fresh");
     assert_eq!(completed(Provider::Search), Some(RECORDED_AT), "SEARCH's last completion stands");
+}
+
+/// How a misbehaving search provider answers (issue 46: a scan never outlives its lease).
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// Accepts and never answers.
+    Silent,
+    /// Answers this status with `Retry-After: 60`, every time.
+    Busy(u16),
+    /// Sends its headers, then the body a byte at a time.
+    Trickle,
+}
+
+/// A provider on loopback that misbehaves as `fault` on every request.
+async fn faulty_provider(fault: Fault) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 8192];
+                let _ = socket.read(&mut request).await;
+                match fault {
+                    Fault::Silent => tokio::time::sleep(std::time::Duration::from_secs(3600)).await,
+                    Fault::Busy(status) => {
+                        let reply = format!("HTTP/1.1 {status} Busy\r\nRetry-After: 60\r\nContent-Length: 0\r\n\r\n");
+                        let _ = socket.write_all(reply.as_bytes()).await;
+                    }
+                    Fault::Trickle => {
+                        let head =
+                            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n";
+                        let _ = socket.write_all(head.as_bytes()).await;
+                        while socket.write_all(b" ").await.is_ok() {
+                            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// Issue 46: whatever the provider does, a batch's scans end within their lease — here ten
+/// companies (two rounds of eight at once), two queries each of up to 1.5 s, under a 2 s lease —
+/// and each is recorded with its SEARCH window left where it was, to be searched again.
+#[tokio::test]
+async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
+    for fault in [Fault::Silent, Fault::Busy(429), Fault::Busy(503), Fault::Trickle] {
+        let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+        let account = app.state.store.create_account("cm-faults", Plan::Business).await.unwrap();
+        let mut ids = Vec::new();
+        for i in 0..10 {
+            let input = json!({"name": format!("Faultline {i} Holdings Ltd"), "domicileCountry": "GB",
+                "domains": [format!("faultline{i}.example")]});
+            let mut v = sitrep_cm::violations::Violations::default();
+            let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&input), &mut v).unwrap();
+            let sitrep_cm::store::Created::New(c) =
+                store(&app).create(&account.id, &format!("f{i}"), &input, 500, 1_000).await.unwrap()
+            else {
+                panic!("created")
+            };
+            ids.push(c.company_id);
+        }
+        let port = faulty_provider(fault).await;
+        let url = format!("http://127.0.0.1:{port}/v1/search");
+        let scanner = Scanner {
+            store: store(&app),
+            lake: app.lake.clone(),
+            // Retries as in production: each waits what Retry-After asks.
+            http: Http::new(sitrep_pipelines::transport::Transport::Live, RetryPolicy::default()).unwrap(),
+            search: Some(SearchProvider {
+                url: url.clone(),
+                api_key: None,
+                kind: Kind::Contract,
+                timeout: std::time::Duration::from_millis(1500),
+            }),
+            settings: CmSettings { search_provider_url: Some(url), ..settings() },
+            owner: "worker-a".into(),
+            verification: std::sync::Arc::new(RecordedVerification::default()),
+            lease: std::time::Duration::from_secs(2),
+        };
+        let started = std::time::Instant::now();
+        let report = scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(2), "{fault:?}: the batch took {took:?}, past its lease");
+        assert_eq!((report.scanned, report.dropped), (10, 0), "{fault:?}");
+        for id in &ids {
+            let windows = store(&app).search_windows(id).await.unwrap();
+            assert!(windows.keys().all(|(_, query)| query.is_empty()), "{fault:?}: a failed query's window moved");
+        }
+    }
 }

@@ -37,6 +37,8 @@ const SWEEP_CRON: &str = "30 */15 * * * *";
 
 /// How long a worker holds a company it scans (a crashed worker's companies are due again after).
 pub const LEASE_MS: i64 = 10 * 60_000;
+/// [`LEASE_MS`] as a [`Scanner`]'s `lease`.
+pub const LEASE: std::time::Duration = std::time::Duration::from_millis(LEASE_MS as u64);
 /// The longest window searched: at most 7 days back.
 const MAX_WINDOW_MS: i64 = 7 * 24 * 3600 * 1000;
 
@@ -148,6 +150,10 @@ pub struct Scanner {
     pub settings: CmSettings,
     /// This worker's name on the leases it takes.
     pub owner: String,
+    /// How long it holds them ([`LEASE`]): a batch's searches end by nine tenths of it, whatever
+    /// the provider does, so no scan outlives its lease and another worker never takes a company
+    /// over mid-scan.
+    pub lease: std::time::Duration,
     pub verification: std::sync::Arc<dyn Verification>,
 }
 
@@ -163,10 +169,12 @@ impl Scanner {
         // A named account or company is scanned at once, whether due or not: all in one batch.
         let batch = if matches!(scope, ScanScope::Due { .. }) { BATCH } else { usize::MAX >> 1 };
         loop {
-            let leased = self.store.lease_scans(scope, &self.owner, now, LEASE_MS, batch).await?;
+            let leased = self.store.lease_scans(scope, &self.owner, now, self.lease.as_millis() as i64, batch).await?;
             if leased.is_empty() {
                 break;
             }
+            // The rest of the lease after the searches: NEWS, grouping and the writes.
+            let searches_end = tokio::time::Instant::now() + self.lease.mul_f64(0.9);
             // Each account's companies once per batch: an item is weighed against them all.
             let mut accounts: std::collections::HashMap<String, Vec<Profile>> = std::collections::HashMap::new();
             for target in &leased {
@@ -179,7 +187,7 @@ impl Scanner {
             let finished: Vec<Result<Option<usize>, CmError>> = stream::iter(leased)
                 .map(|target| async move {
                     let profiles = accounts.get(&target.account_id).map(Vec::as_slice).unwrap_or_default();
-                    self.scan(&target, profiles, news, now).await
+                    self.scan(&target, profiles, news, now, searches_end).await
                 })
                 .buffer_unordered(CONCURRENCY)
                 .collect()
@@ -222,6 +230,7 @@ impl Scanner {
         profiles: &[Profile],
         news: Option<&News>,
         now: i64,
+        searches_end: tokio::time::Instant,
     ) -> Result<Option<usize>, CmError> {
         let Some(profile) = profiles.iter().find(|p| p.company_id == target.company.company_id) else {
             return Ok(None);
@@ -232,7 +241,7 @@ impl Scanner {
         let mut providers = Vec::new();
         let mut searched = Vec::new();
         if let Some(search) = self.search.as_ref().filter(|_| self.settings.flags.search_provider) {
-            let (scan, found, done) = self.search(search, profile, &target.company, &windows).await;
+            let (scan, found, done) = self.search(search, profile, &target.company, &windows, searches_end).await;
             providers.push(scan);
             hits.extend(found);
             searched.extend(done.into_iter().map(|q| (Provider::Search, q, now)));
@@ -271,13 +280,15 @@ impl Scanner {
 
     /// The SEARCH provider's part: `"<alias>"` for up to 3 aliases (the name first) and
     /// `"<domain>"` for up to 2 domains, one query at a time, each over its own window; also the
-    /// queries that succeeded (their windows end now).
+    /// queries that succeeded (their windows end now). A query not answered by `searches_end`
+    /// fails as `timeout` (one not started by then too): its window stays for the next scan.
     async fn search(
         &self,
         search: &SearchProvider,
         profile: &Profile,
         company: &sitrep_cm::store::Company,
         windows: &Windows,
+        searches_end: tokio::time::Instant,
     ) -> (ProviderScan, Vec<Hit>, Vec<String>) {
         let until = windows.now;
         let queries: Vec<String> = profile
@@ -294,7 +305,9 @@ impl Scanner {
         for query in &queries {
             let from = windows.since(Provider::Search, query);
             since = since.min(from);
-            match search.search(&self.http, query, time(from), time(until)).await {
+            let asked =
+                tokio::time::timeout_at(searches_end, search.search(&self.http, query, time(from), time(until)));
+            match asked.await.unwrap_or(Err(Failure::Timeout)) {
                 Ok(answer) => {
                     done.push(query.clone());
                     capped |= answer.capped;
