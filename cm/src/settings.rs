@@ -41,10 +41,24 @@ impl Default for CmSettings {
             flags: Flags::default(),
             company_limits: [0, 0, 500],
             scan_interval_ms: 360 * 60_000,
-            authoritative_publishers: Vec::new(),
+            authoritative_publishers: SHIPPED_PUBLISHERS.iter().map(|h| h.to_string()).collect(),
         }
     }
 }
+
+/// The authoritative publishers a deployment trusts unless `CM_AUTHORITATIVE_PUBLISHERS` says
+/// otherwise (4.8): `data/reference/authoritative-publishers.txt`, hosts one a line (its source and
+/// date in that directory's README).
+pub static SHIPPED_PUBLISHERS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+    include_str!("../../data/reference/authoritative-publishers.txt")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect()
+});
+
+/// Variables whose empty value means something (an empty list), not "unset".
+const EMPTY_IS_A_VALUE: &[&str] = &["CM_AUTHORITATIVE_PUBLISHERS"];
 
 /// A setting that does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -102,19 +116,25 @@ impl CmSettings {
                 count("CM_COMPANY_LIMIT_BUSINESS", defaults.company_limits[2])?,
             ],
             scan_interval_ms: interval_min * 60_000,
-            authoritative_publishers: lookup("CM_AUTHORITATIVE_PUBLISHERS")
-                .unwrap_or_default()
-                .split(',')
-                .map(|h| h.trim().to_ascii_lowercase())
-                .map(|h| h.strip_prefix("www.").map(str::to_string).unwrap_or(h))
-                .filter(|h| !h.is_empty())
-                .collect(),
+            // Setting the variable replaces the shipped list; an empty value empties it.
+            authoritative_publishers: match lookup("CM_AUTHORITATIVE_PUBLISHERS") {
+                None => defaults.authoritative_publishers,
+                Some(hosts) => hosts
+                    .split(',')
+                    .map(|h| h.trim().to_ascii_lowercase())
+                    .map(|h| h.strip_prefix("www.").map(str::to_string).unwrap_or(h))
+                    .filter(|h| !h.is_empty())
+                    .collect(),
+            },
         })
     }
 
-    /// The settings from the process environment (empty values count as unset).
+    /// The settings from the process environment (empty values count as unset, but where an
+    /// empty value is one: [`EMPTY_IS_A_VALUE`]).
     pub fn from_env() -> Result<CmSettings, SettingError> {
-        Self::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.trim().is_empty()))
+        Self::from_lookup(|name| {
+            std::env::var(name).ok().filter(|v| EMPTY_IS_A_VALUE.contains(&name) || !v.trim().is_empty())
+        })
     }
 
     /// The runtime gate of 4.1: open only when the store's schema is current, the cursor secret
@@ -178,7 +198,12 @@ mod tests {
         .unwrap();
         assert!(s.flags.ui && s.flags.rest_writes);
         assert_eq!((s.scan_interval_ms, s.company_limits), (3_600_000, [0, 5, 500]));
-        assert_eq!(s.authoritative_publishers, ["reuters.com", "apnews.com"]);
+        assert_eq!(s.authoritative_publishers, ["reuters.com", "apnews.com"], "the variable replaces the list");
+        let shipped = CmSettings::from_lookup(env(&[])).unwrap().authoritative_publishers;
+        assert!(["reuters.com", "apnews.com", "afp.com", "ft.com"].iter().all(|h| shipped.contains(&h.to_string())));
+        assert!(shipped.iter().all(|h| h == &h.to_ascii_lowercase() && !h.starts_with("www.") && h.contains('.')));
+        let emptied = CmSettings::from_lookup(env(&[("CM_AUTHORITATIVE_PUBLISHERS", "")])).unwrap();
+        assert!(emptied.authoritative_publishers.is_empty(), "an empty value empties it");
         let bad = CmSettings::from_lookup(env(&[("CM_FLAG_ALERTS", "maybe")])).unwrap_err();
         assert_eq!(bad.to_string(), "CM_FLAG_ALERTS: `maybe` is not on or off");
         assert!(CmSettings::from_lookup(env(&[("CM_SCAN_INTERVAL_MIN", "0")])).is_err());
