@@ -57,6 +57,9 @@ pub static SHIPPED_PUBLISHERS: std::sync::LazyLock<Vec<&'static str>> = std::syn
         .collect()
 });
 
+/// GDELT's DOC 2.0 API: the SEARCH provider when `SEARCH_PROVIDER_KIND=gdelt` names no URL.
+pub const GDELT_DOC_API: &str = "https://api.gdeltproject.org/api/v2/doc/doc";
+
 /// Variables whose empty value means something (an empty list), not "unset".
 const EMPTY_IS_A_VALUE: &[&str] = &["CM_AUTHORITATIVE_PUBLISHERS"];
 
@@ -102,7 +105,11 @@ impl CmSettings {
         }
         Ok(CmSettings {
             cursor_secret: lookup("CM_CURSOR_SECRET").map(String::into_bytes),
-            search_provider_url: lookup("SEARCH_PROVIDER_URL"),
+            // GDELT needs no key: naming it is configuring it, at its public endpoint by default.
+            search_provider_url: lookup("SEARCH_PROVIDER_URL").or_else(|| {
+                let kind = lookup("SEARCH_PROVIDER_KIND").unwrap_or_default();
+                kind.trim().eq_ignore_ascii_case("gdelt").then(|| GDELT_DOC_API.to_string())
+            }),
             flags: Flags {
                 rest_writes: flag("CM_FLAG_REST_WRITES", f.rest_writes)?,
                 publication: flag("CM_FLAG_PUBLICATION", f.publication)?,
@@ -202,6 +209,9 @@ mod tests {
         let shipped = CmSettings::from_lookup(env(&[])).unwrap().authoritative_publishers;
         assert!(["reuters.com", "apnews.com", "afp.com", "ft.com"].iter().all(|h| shipped.contains(&h.to_string())));
         assert!(shipped.iter().all(|h| h == &h.to_ascii_lowercase() && !h.starts_with("www.") && h.contains('.')));
+        let gdelt = CmSettings::from_lookup(env(&[("SEARCH_PROVIDER_KIND", "GDELT")])).unwrap();
+        assert_eq!(gdelt.search_provider_url.as_deref(), Some(GDELT_DOC_API), "keyless: configured by naming it");
+        assert!(CmSettings::from_lookup(env(&[])).unwrap().search_provider_url.is_none());
         let emptied = CmSettings::from_lookup(env(&[("CM_AUTHORITATIVE_PUBLISHERS", "")])).unwrap();
         assert!(emptied.authoritative_publishers.is_empty(), "an empty value empties it");
         let bad = CmSettings::from_lookup(env(&[("CM_FLAG_ALERTS", "maybe")])).unwrap_err();

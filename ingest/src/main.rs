@@ -97,7 +97,8 @@ enum CmCommand {
 /// Company monitoring's SEARCH provider (its URL is `SEARCH_PROVIDER_URL`, a CM setting).
 #[derive(clap::Args)]
 struct SearchArgs {
-    /// `contract` (our web-search contract, the default) or `searxng`.
+    /// `contract` (our web-search contract, the default), `searxng` or `gdelt` (keyless; GDELT's
+    /// public DOC API when SEARCH_PROVIDER_URL is unset).
     #[arg(long, env = "SEARCH_PROVIDER_KIND", default_value = "contract")]
     search_provider_kind: String,
     #[arg(long, env = "SEARCH_PROVIDER_API_KEY", hide_env_values = true)]
@@ -121,14 +122,11 @@ async fn company_scanner(
         bail!("company monitoring is not enabled on this deployment ({why:?})");
     }
     let kind = web_search::Kind::parse(&search.search_provider_kind).with_context(|| {
-        format!("SEARCH_PROVIDER_KIND `{}` is not contract or searxng", search.search_provider_kind)
+        format!("SEARCH_PROVIDER_KIND `{}` is not contract, searxng or gdelt", search.search_provider_kind)
     })?;
     let env = Arc::new(SourceEnv::prepare(source).await?);
-    let provider = settings.search_provider_url.clone().map(|url| web_search::SearchProvider {
-        url,
-        api_key: search.search_provider_api_key.clone(),
-        kind,
-        timeout: web_search::TIMEOUT,
+    let provider = settings.search_provider_url.clone().map(|url| {
+        web_search::SearchProvider::new(url, search.search_provider_api_key.clone(), kind, web_search::TIMEOUT)
     });
     let owner = format!("{}-{}", hostname(), std::process::id());
     // The recorded world has no DNS and its URLs stay: in replay every domain resolves.

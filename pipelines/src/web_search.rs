@@ -1,6 +1,7 @@
 //! Company monitoring's SEARCH provider (SUPPLEMENT 4.8, a Decision): our web-search contract
-//! (`POST {url}` with `{query, since, until, limit}`) or a SearXNG instance (`GET {url}/search`
-//! with `format=json`), with an optional bearer token. Each query answers its results, whether
+//! (`POST {url}` with `{query, since, until, limit}`), a SearXNG instance (`GET {url}/search`
+//! with `format=json`), with an optional bearer token, or GDELT's DOC 2.0 API (keyless, titles
+//! only, one request every 5 s). Each query answers its results, whether
 //! they were capped, and whether the provider answered only in part; or the reasonCode of 4.8.
 
 use std::time::Duration;
@@ -20,21 +21,54 @@ pub const LIMIT: u32 = 25;
 /// How long one query may take.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
 
+/// The most articles a GDELT query asks for.
+const GDELT_MAX_RECORDS: usize = 75;
+/// GDELT asks for at most one request every 5 s.
+pub const GDELT_PACE: Duration = Duration::from_secs(5);
+
 /// Which API the provider speaks (`SEARCH_PROVIDER_KIND`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     Contract,
     Searxng,
+    Gdelt,
 }
 
 impl Kind {
-    /// `contract` (the default) or `searxng`.
+    /// `contract` (the default), `searxng` or `gdelt`.
     pub fn parse(value: &str) -> Option<Kind> {
         match value.trim().to_ascii_lowercase().as_str() {
             "" | "contract" => Some(Kind::Contract),
             "searxng" => Some(Kind::Searxng),
+            "gdelt" => Some(Kind::Gdelt),
             _ => None,
         }
+    }
+
+    /// How long apart its requests must start, across this process (`None`: no pacing).
+    fn pace(self) -> Option<Duration> {
+        (self == Kind::Gdelt).then_some(GDELT_PACE)
+    }
+}
+
+/// When a paced provider's next request may start: requests queue for their turn here, each
+/// taking the next slot, before their own timeout starts (the wait is the provider's rule, not a
+/// slow answer; the scan's lease still bounds it).
+#[derive(Debug, Default)]
+pub struct Pacer {
+    next: tokio::sync::Mutex<Option<tokio::time::Instant>>,
+}
+
+impl Pacer {
+    async fn turn(&self, every: Duration) {
+        let start = {
+            let mut next = self.next.lock().await;
+            let now = tokio::time::Instant::now();
+            let start = next.map_or(now, |n| n.max(now));
+            *next = Some(start + every);
+            start
+        };
+        tokio::time::sleep_until(start).await;
     }
 }
 
@@ -99,6 +133,38 @@ pub struct SearchProvider {
     pub api_key: Option<String>,
     pub kind: Kind,
     pub timeout: Duration,
+    /// The turns of a paced provider (GDELT), shared by every clone of it.
+    pub pacer: std::sync::Arc<Pacer>,
+}
+
+impl SearchProvider {
+    pub fn new(url: String, api_key: Option<String>, kind: Kind, timeout: Duration) -> Self {
+        SearchProvider { url, api_key, kind, timeout, pacer: Default::default() }
+    }
+}
+
+/// GDELT's `artlist` answer: `articles` is absent when nothing matched.
+#[derive(Deserialize)]
+struct GdeltBody {
+    #[serde(default)]
+    articles: Vec<GdeltArticle>,
+}
+
+#[derive(Deserialize)]
+struct GdeltArticle {
+    url: String,
+    #[serde(default)]
+    title: String,
+    /// `YYYYMMDDThhmmssZ`, when GDELT first saw the article.
+    #[serde(default)]
+    seendate: String,
+    #[serde(default)]
+    domain: String,
+}
+
+/// GDELT's `seendate` (`20261118T091200Z`) as epoch ms.
+fn gdelt_time(text: &str) -> Option<i64> {
+    NaiveDateTime::parse_from_str(text.trim(), "%Y%m%dT%H%M%SZ").ok().map(|t| t.and_utc().timestamp_millis())
 }
 
 #[derive(Deserialize)]
@@ -184,10 +250,14 @@ impl SearchProvider {
         since: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Answer, Failure> {
+        if let Some(every) = self.kind.pace() {
+            self.pacer.turn(every).await;
+        }
         let asked = async {
             match self.kind {
                 Kind::Contract => self.contract(http, query, since, until).await,
                 Kind::Searxng => self.searxng(http, query, since, until).await,
+                Kind::Gdelt => self.gdelt(http, query, since, until).await,
             }
         };
         // `timeout` bounds the whole query, retries and their waits included (a 429's
@@ -298,6 +368,62 @@ impl SearchProvider {
     }
 }
 
+impl SearchProvider {
+    async fn gdelt(
+        &self,
+        http: &Http,
+        query: &str,
+        since: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Answer, Failure> {
+        let mut url = Url::parse(&self.url).map_err(|_| Failure::RequestRejected)?;
+        let stamp = |t: DateTime<Utc>| t.format("%Y%m%d%H%M%S").to_string();
+        url.query_pairs_mut()
+            .append_pair("query", query)
+            .append_pair("mode", "artlist")
+            .append_pair("format", "json")
+            .append_pair("maxrecords", &GDELT_MAX_RECORDS.to_string())
+            .append_pair("sort", "datedesc")
+            .append_pair("startdatetime", &stamp(since))
+            .append_pair("enddatetime", &stamp(until));
+        // Keyless: no bearer, whatever SEARCH_PROVIDER_API_KEY says.
+        let reply = http
+            .send(Method::GET, &url, HeaderMap::new(), None, Some(self.timeout))
+            .await
+            .map_err(|e| transport_failure(&e))?;
+        let parsed: Result<GdeltBody, Failure> = Self::answer(&reply, Failure::RequestRejected);
+        // GDELT answers its errors (a phrase too short, a bad date) as plain text with status 200.
+        if matches!(parsed, Err(Failure::Malformed)) {
+            let first_line = String::from_utf8_lossy(&reply.body)
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .chars()
+                .take(200)
+                .collect::<String>();
+            tracing::warn!(first_line, "GDELT answered something other than JSON");
+        }
+        let parsed = parsed?;
+        let capped = parsed.articles.len() >= GDELT_MAX_RECORDS;
+        let window = since.timestamp_millis()..=until.timestamp_millis();
+        let results = parsed
+            .articles
+            .into_iter()
+            .filter_map(|a| {
+                let published_at = gdelt_time(&a.seendate).filter(|t| window.contains(t))?;
+                Some(Found {
+                    url: a.url,
+                    title: a.title,
+                    snippet: String::new(),
+                    published_at: Some(published_at),
+                    publisher: a.domain,
+                })
+            })
+            .collect();
+        Ok(Answer { results, capped, partial: false })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -311,9 +437,9 @@ mod tests {
         let url = match kind {
             Kind::Contract => "https://search.provider.example/v1/search",
             Kind::Searxng => "https://searxng.provider.example",
+            Kind::Gdelt => "https://api.gdeltproject.org/api/v2/doc/doc",
         };
-        let provider =
-            SearchProvider { url: url.into(), api_key: Some("REDACTED".into()), kind, timeout: Duration::from_secs(1) };
+        let provider = SearchProvider::new(url.into(), Some("REDACTED".into()), kind, Duration::from_secs(1));
         (server, http, provider)
     }
 
@@ -352,12 +478,7 @@ mod tests {
         ] {
             assert_eq!(search(scenario, Kind::Contract, "\"Ashgrove Pharma\"").await, Err(failure), "{scenario}");
         }
-        let unreachable = SearchProvider {
-            url: "http://127.0.0.1:9/v1/search".into(),
-            api_key: None,
-            kind: Kind::Contract,
-            timeout: TIMEOUT,
-        };
+        let unreachable = SearchProvider::new("http://127.0.0.1:9/v1/search".into(), None, Kind::Contract, TIMEOUT);
         let http =
             Http::new(crate::transport::Transport::Live, RetryPolicy { max_retries: 0, ..RetryPolicy::default() })
                 .unwrap();
@@ -382,12 +503,12 @@ mod tests {
                 });
             }
         });
-        let provider = SearchProvider {
-            url: format!("http://127.0.0.1:{port}/v1/search"),
-            api_key: None,
-            kind: Kind::Contract,
-            timeout: Duration::from_secs(1),
-        };
+        let provider = SearchProvider::new(
+            format!("http://127.0.0.1:{port}/v1/search"),
+            None,
+            Kind::Contract,
+            Duration::from_secs(1),
+        );
         // The default policy: two retries, each waiting what Retry-After asks (up to 60 s).
         let http = Http::new(crate::transport::Transport::Live, RetryPolicy::default()).unwrap();
         let (since, until) = window();
@@ -395,6 +516,43 @@ mod tests {
         let answer = tokio::time::timeout(Duration::from_secs(10), provider.search(&http, "x", since, until)).await;
         assert_eq!(answer, Ok(Err(Failure::Timeout)), "the query outlived its timeout");
         assert!(started.elapsed() < Duration::from_secs(3));
+    }
+
+    /// GDELT's DOC API (4.8): `artlist` articles mapped (titles only, `seendate`, `domain`), those
+    /// outside the window dropped; no match is `{}`; its plain-text errors are `malformed`.
+    #[tokio::test]
+    async fn gdelt_articles_are_mapped_and_windowed_and_its_text_errors_malformed() {
+        let answer = search("gdelt-normal", Kind::Gdelt, "\"Ashgrove Pharma\"").await.unwrap();
+        assert_eq!(answer.results.len(), 4, "the article seen before the window is dropped");
+        assert!(!answer.capped && !answer.partial);
+        let first = &answer.results[0];
+        assert_eq!(
+            (first.publisher.as_str(), first.published_at, first.snippet.as_str()),
+            ("pharmatimes.example", Some(1_794_993_120_000), "")
+        );
+        assert_eq!(first.title, "Ashgrove Pharma sued over inhaler patent");
+        assert_eq!(search("gdelt-empty", Kind::Gdelt, "\"Ashgrove Pharma\"").await, Ok(Answer::default()));
+        assert_eq!(search("gdelt-error", Kind::Gdelt, "\"Ashgrove Pharma\"").await, Err(Failure::Malformed));
+        assert_eq!(search("gdelt-busy", Kind::Gdelt, "\"Ashgrove Pharma\"").await, Err(Failure::RateLimited));
+        assert_eq!(search("gdelt-down", Kind::Gdelt, "\"Ashgrove Pharma\"").await, Err(Failure::ProviderUnavailable));
+    }
+
+    /// GDELT asks for one request every 5 s: a provider's queries, and its clones', take turns
+    /// (each turn starts an interval after the one before; here 50 ms for 5 s).
+    #[tokio::test]
+    async fn paced_requests_take_turns_an_interval_apart() {
+        let p = SearchProvider::new("https://api.gdeltproject.org/api/v2/doc/doc".into(), None, Kind::Gdelt, TIMEOUT);
+        assert!(std::sync::Arc::ptr_eq(&p.pacer, &p.clone().pacer), "clones share the turns");
+        assert_eq!((Kind::Gdelt.pace(), Kind::Contract.pace()), (Some(GDELT_PACE), None));
+        let every = Duration::from_millis(50);
+        let started = tokio::time::Instant::now();
+        let mut starts: Vec<tokio::time::Instant> = futures::future::join_all((0..3).map(|_| async {
+            p.pacer.turn(every).await;
+            tokio::time::Instant::now()
+        }))
+        .await;
+        starts.sort();
+        assert!(starts[1] - starts[0] >= every && starts[2] - starts[1] >= every, "{:?}", started.elapsed());
     }
 
     #[tokio::test]

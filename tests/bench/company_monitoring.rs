@@ -177,12 +177,7 @@ pub async fn measure() -> Figures {
         store: store.clone(),
         lake: app.lake.clone(),
         http,
-        search: Some(SearchProvider {
-            url: SEARCH_URL.into(),
-            api_key: None,
-            kind: SearchKind::Contract,
-            timeout: TIMEOUT,
-        }),
+        search: Some(SearchProvider::new(SEARCH_URL.into(), None, SearchKind::Contract, TIMEOUT)),
         settings: settings(),
         owner: "bench".into(),
         verification: Arc::new(RecordedVerification::default()),

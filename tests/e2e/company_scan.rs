@@ -37,12 +37,7 @@ async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, 
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fixtures/web-search").join(scenario);
     let server = FixtureServer::start_dirs(&[dir]).await.unwrap();
     let http = Http::new(server.transport(), RetryPolicy { max_retries: 0, ..RetryPolicy::default() }).unwrap();
-    let search = SearchProvider {
-        url: SEARCH_URL.into(),
-        api_key: Some("REDACTED".into()),
-        kind: Kind::Contract,
-        timeout: TIMEOUT,
-    };
+    let search = SearchProvider::new(SEARCH_URL.into(), Some("REDACTED".into()), Kind::Contract, TIMEOUT);
     let scanner = Scanner {
         store: store(app),
         lake: app.lake.clone(),
@@ -585,12 +580,12 @@ async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
             lake: app.lake.clone(),
             // Retries as in production: each waits what Retry-After asks.
             http: Http::new(sitrep_pipelines::transport::Transport::Live, RetryPolicy::default()).unwrap(),
-            search: Some(SearchProvider {
-                url: url.clone(),
-                api_key: None,
-                kind: Kind::Contract,
-                timeout: std::time::Duration::from_millis(1500),
-            }),
+            search: Some(SearchProvider::new(
+                url.clone(),
+                None,
+                Kind::Contract,
+                std::time::Duration::from_millis(1500),
+            )),
             settings: CmSettings { search_provider_url: Some(url), ..settings() },
             owner: "worker-a".into(),
             verification: std::sync::Arc::new(RecordedVerification::default()),
