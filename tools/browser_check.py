@@ -61,6 +61,18 @@ def fits(page, what):
         expect(box is None or box["x"] + box["width"] <= 390, f"{what}: a button is cut off at {box}")
 
 
+def labelled(page, what):
+    """At phone width every table row is a card: each cell with a value shows its column's label
+    (the stylesheet writes `data-label` before the value), so no value stands bare. Cells that
+    hold only a button (Revoke) need none."""
+    bare = page.evaluate("""() => [...document.querySelectorAll('.table td')]
+        .filter(td => td.textContent.trim() && !td.querySelector('button, form'))
+        .filter(td => !td.dataset.label || getComputedStyle(td, '::before').content.indexOf(td.dataset.label) < 0)
+        .map(td => td.textContent.trim())""")
+    cells = page.locator(".table td").count()
+    expect(cells > 0 and not bare, f"{what}: every value at 390 px has its label ({len(bare)} of {cells} bare: {bare[:5]})")
+
+
 def main(base, key, chromium, out):
     os.makedirs(out, exist_ok=True)
     shot = lambda page, name: page.screenshot(path=os.path.join(out, f"{name}.png"), full_page=True)
@@ -82,6 +94,7 @@ def main(base, key, chromium, out):
         expect(page.locator("h2", has_text="API Keys").count() == 1, f"signed in to the dashboard: {page.url} {page.content()[:600]}")
         shot(page, "02-dashboard")
         fits(page, "the dashboard")
+        labelled(page, "the dashboard")
         page.fill("#key-name", "browser key")
         submit(page, "text=Create key")
         secret = page.locator("#new-key").inner_text().strip()
@@ -102,6 +115,7 @@ def main(base, key, chromium, out):
         expect(page.locator("td", has_text="Ashgrove Pharma").count() >= 1, "the scanned company is listed")
         expect(page.locator("a", has_text="source").count() >= 1, "its impact links to its evidence")
         fits(page, "the company-monitoring page")
+        labelled(page, "the company-monitoring page")
         shot(page, "04b-company-monitoring")
 
         # An assistant: registration, the consent page approved in the browser, the code exchanged.
@@ -130,6 +144,7 @@ def main(base, key, chromium, out):
         expect(row.count() == 1, "the assistant is listed under Connected MCP Clients")
         shot(page, "06-connected-clients")
         fits(page, "the dashboard with a connected client")
+        labelled(page, "the dashboard with a connected client")
         submit(page, row.locator("button", has_text="Revoke"))
         expect(page.locator("tr", has_text="Browser Assistant").count() == 0, "the revoked assistant is gone")
         expect(requests.get(api, headers=bearer).status_code == 401, "the revoked assistant's token is refused")
@@ -138,12 +153,17 @@ def main(base, key, chromium, out):
         expect(page.locator("svg").count() == 1, "the status page has its freshness chart")
         co2 = page.locator("tr", has_text="co2-monitoring")
         expect("stale (frozen upstream)" in co2.inner_text(), "the replayed frozen upstream is named on the status page")
+        fits(page, "the status page")
+        labelled(page, "the status page")
         shot(page, "07-status")
         submit(page, "text=Dashboard")
         submit(page, "text=Sign out")
         expect(page.locator("h1", has_text="Sign in").count() == 1, "signed out")
+        page.goto(f"{base}/docs/mcp")
+        fits(page, "the MCP tools page")
+        labelled(page, "the MCP tools page")
         browser.close()
-    print(f"browser (chromium {version}): dashboard, keys, company monitoring, consent, connected clients, status (all fit 390 px): ok; screenshots in {out}")
+    print(f"browser (chromium {version}): dashboard, keys, company monitoring, consent, connected clients, status, MCP tools (all fit 390 px, every value labelled): ok; screenshots in {out}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,13 @@ use poem::{http::StatusCode, Response};
 
 /// A table cell labelled with its column, so a narrow screen shows each row as a labelled card.
 pub fn cell(label: &str, content: &str) -> String {
-    format!("<td data-label=\"{}\">{content}</td>", escape(label))
+    classed_cell(label, "", content)
+}
+
+/// [`cell`] with a class (the status page colours a state's cell by its name).
+pub fn classed_cell(label: &str, class: &str, content: &str) -> String {
+    let class = if class.is_empty() { String::new() } else { format!(" class=\"{}\"", escape(class)) };
+    format!("<td{class} data-label=\"{}\">{content}</td>", escape(label))
 }
 
 pub fn escape(s: &str) -> String {

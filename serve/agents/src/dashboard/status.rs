@@ -6,7 +6,7 @@ use poem::{http::StatusCode, Request, Response};
 use serde_json::{json, Value};
 use sitrep_schemas::{DatasetId, StaleReason};
 
-use crate::html::{document, escape};
+use crate::html::{cell, classed_cell, document, escape};
 use sitrep_platform::{app_state::AppState, dataset_health::DatasetHealth, meta::error_class};
 
 struct Row {
@@ -106,21 +106,25 @@ pub fn page(state: &AppState, req: &Request) -> Response {
     let table: String = rows
         .iter()
         .map(|r| {
-            format!(
-                "<tr><td>{}</td><td class=\"{state}\">{state}{reason}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(r.dataset.as_str()),
-                r.health.version.map(|v| v.to_string()).unwrap_or_else(|| "—".into()),
-                r.health.as_of.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "—".into()),
-                age_words(r.health.age_seconds),
-                age_words(r.health.content_age_seconds),
-                r.mode.unwrap_or("—"),
-                escape(r.last_error_class.as_deref().unwrap_or("—")),
-                state = r.health.state.as_str(),
-                reason = match r.health.stale_reason {
-                    Some(StaleReason::FrozenUpstream) => " (frozen upstream)",
-                    _ => "",
-                },
-            )
+            let state = r.health.state.as_str();
+            let reason = match r.health.stale_reason {
+                Some(StaleReason::FrozenUpstream) => " (frozen upstream)",
+                _ => "",
+            };
+            let cells = [
+                cell("Dataset", &escape(r.dataset.as_str())),
+                classed_cell("State", state, &format!("{state}{reason}")),
+                cell("Version", &r.health.version.map(|v| v.to_string()).unwrap_or_else(|| "—".into())),
+                cell(
+                    "As of",
+                    &r.health.as_of.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "—".into()),
+                ),
+                cell("Age", &age_words(r.health.age_seconds)),
+                cell("Content age", &age_words(r.health.content_age_seconds)),
+                cell("Mode", r.mode.unwrap_or("—")),
+                cell("Last error", &escape(r.last_error_class.as_deref().unwrap_or("—"))),
+            ];
+            format!("<tr>{}</tr>", cells.concat())
         })
         .collect();
     let body = format!(

@@ -5,20 +5,20 @@ use poem::{http::StatusCode, Response};
 use serde_json::Value;
 
 use super::revision;
-use crate::html::{document, escape};
+use crate::html::{cell, document, escape};
 
 pub fn page(site: &str, tools: &[Value]) -> Response {
     let rows: String = tools
         .iter()
         .map(|t| {
             let text = |v: &Value| escape(v.as_str().unwrap_or_default());
-            format!(
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                text(&t["name"]),
-                text(&t["title"]),
-                text(&t["description"]),
-                text(&t["_meta"]["access"]),
-            )
+            let cells = [
+                cell("Name", &format!("<code>{}</code>", text(&t["name"]))),
+                cell("Title", &text(&t["title"])),
+                cell("Description", &text(&t["description"])),
+                cell("Access", &text(&t["_meta"]["access"])),
+            ];
+            format!("<tr>{}</tr>", cells.concat())
         })
         .collect();
     let body = format!(
