@@ -150,7 +150,10 @@ def main(base, key, chromium, out):
         expect(requests.get(api, headers=bearer).status_code == 401, "the revoked assistant's token is refused")
 
         page.goto(f"{base}/status")
-        expect(page.locator("svg").count() == 1, "the status page has its freshness chart")
+        expect(page.locator("svg[aria-label^='Age of each dataset']").count() == 1, "the status page has its freshness chart")
+        rows = page.locator(".table tbody tr").count()
+        expect(page.locator("svg.history").count() == rows and rows > 0, f"each of the {rows} datasets has its history picture")
+        expect(page.locator("svg.history line.current").count() >= 1, "a history picture highlights the current version")
         co2 = page.locator("tr", has_text="co2-monitoring")
         expect("stale (frozen upstream)" in co2.inner_text(), "the replayed frozen upstream is named on the status page")
         fits(page, "the status page")
@@ -162,6 +165,12 @@ def main(base, key, chromium, out):
         page.goto(f"{base}/docs/mcp")
         fits(page, "the MCP tools page")
         labelled(page, "the MCP tools page")
+
+        # The status page on a laptop screen too (the README shows this one).
+        wide = browser.new_context(user_agent=AGENT, viewport={"width": 1280, "height": 1000}).new_page()
+        wide.goto(f"{base}/status")
+        expect(wide.locator("svg.history").count() == rows, "the history pictures at 1280 px")
+        shot(wide, "08-status-1280")
         browser.close()
     print(f"browser (chromium {version}): dashboard, keys, company monitoring, consent, connected clients, status, MCP tools (all fit 390 px, every value labelled): ok; screenshots in {out}")
 

@@ -116,6 +116,25 @@ async fn gc_keeps_exactly_the_retained_versions_and_list_dataset_versions_names_
         assert_eq!((&v["mode"], &v["current"]), (&json!("replay"), &json!(g == 9)));
         assert!(v["rows"].as_u64().unwrap() > 0);
     }
+    // Issue 48: the status page pictures the same retained versions, a mark each on its time
+    // axis, the current one highlighted, and says so in words.
+    let page = app.get("/status").send().await.unwrap().text().await.unwrap();
+    let picture = page
+        .split("<svg class=\"history\" data-dataset=\"co2-monitoring\"")
+        .nth(1)
+        .and_then(|rest| rest.split("</svg>").next())
+        .expect("co2-monitoring's history picture");
+    let marked: Vec<u64> =
+        picture.split("data-version=\"").skip(1).map(|m| m.split('"').next().unwrap().parse().unwrap()).collect();
+    assert_eq!(marked, kept, "a mark for each retained version, as ListDatasetVersions lists them");
+    assert!(picture.contains("data-version=\"9\" class=\"current\""), "the current version highlighted");
+    assert_eq!(picture.matches("class=\"current\"").count(), 1);
+    let words = format!(
+        "co2-monitoring: {} retained versions since {}",
+        kept.len(),
+        times[*kept.last().unwrap() as usize - 1].format("%Y-%m-%d %H:%M UTC")
+    );
+    assert!(picture.contains(&words) && picture.contains("current version 9"), "its text equivalent: {picture}");
     // A dataset published once has that one version.
     let (_, body) = app.json(&format!("{VERSIONS}?dataset=armed-events")).await;
     assert_eq!(

@@ -300,7 +300,7 @@ pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
             "/status",
             make(move |req: Request| {
                 let state = s3.clone();
-                async move { status::page(&state, &req) }
+                async move { status::page(&state, &req).await }
             }),
         )
 }

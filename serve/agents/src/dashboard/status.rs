@@ -1,5 +1,6 @@
 //! `GET /status` (public): every dataset's state, version, as-of, age, mode and last error class,
-//! with a freshness chart; `?format=json` gives the same rows as JSON.
+//! a picture of its retained history, and a freshness chart; `?format=json` gives the same rows
+//! as JSON.
 
 use chrono::{DateTime, Utc};
 use poem::{http::StatusCode, Request, Response};
@@ -7,7 +8,8 @@ use serde_json::{json, Value};
 use sitrep_schemas::{DatasetId, StaleReason};
 
 use crate::html::{cell, classed_cell, document, escape};
-use sitrep_platform::{app_state::AppState, dataset_health::DatasetHealth, meta::error_class};
+use sitrep_lake::PublishedVersion;
+use sitrep_platform::{app_state::AppState, dataset_health::DatasetHealth, kit::answer::DataState, meta::error_class};
 
 struct Row {
     dataset: DatasetId,
@@ -73,7 +75,80 @@ fn chart(rows: &[Row]) -> String {
     )
 }
 
-pub fn page(state: &AppState, req: &Request) -> Response {
+/// Columns the history picture judges the dataset's state in.
+const HISTORY_COLUMNS: usize = 60;
+
+/// A dataset's retained history as a picture (inline SVG, no script): its time axis runs from the
+/// oldest retained version's publication to `now`; each column of it is shaded by the state the
+/// version current then was in (stale, or stale because its upstream froze; fresh is unshaded),
+/// a mark stands at each version's publication (`data-version`), the current one highlighted;
+/// its title and description say the same in words for screen readers.
+fn history_picture(
+    dataset: DatasetId,
+    versions: &[PublishedVersion],
+    current: Option<u64>,
+    now: DateTime<Utc>,
+) -> String {
+    let Some(first) = versions.iter().map(|v| v.published_at).min() else {
+        return "—".into();
+    };
+    let span = (now - first).num_milliseconds().max(1) as f64;
+    let x = |t: DateTime<Utc>| 2.0 + 196.0 * ((t - first).num_milliseconds() as f64 / span).clamp(0.0, 1.0);
+    let mut shaded = [0usize; 2];
+    let columns: String = (0..HISTORY_COLUMNS)
+        .filter_map(|c| {
+            let t = first + chrono::Duration::milliseconds((span * (c as f64 + 0.5) / HISTORY_COLUMNS as f64) as i64);
+            let then = versions.iter().filter(|v| v.published_at <= t).max_by_key(|v| v.published_at)?;
+            let (state, reason) = DataState::judged(dataset, Some(&then.entry.freshness), t);
+            let class = match (state, reason) {
+                (DataState::Stale, Some(StaleReason::FrozenUpstream)) => "frozen",
+                (DataState::Stale, _) => "stale",
+                _ => return None,
+            };
+            shaded[usize::from(class == "frozen")] += 1;
+            let width = 196.0 / HISTORY_COLUMNS as f64;
+            Some(format!(
+                "<rect class=\"{class}\" x=\"{:.2}\" y=\"2\" width=\"{width:.2}\" height=\"16\" fill=\"currentColor\" opacity=\"0.35\"/>",
+                2.0 + width * c as f64
+            ))
+        })
+        .collect();
+    let marks: String = versions
+        .iter()
+        .map(|v| {
+            let is_current = Some(v.version) == current;
+            format!(
+                "<line data-version=\"{n}\"{cls} x1=\"{x:.2}\" x2=\"{x:.2}\" y1=\"{y1}\" y2=\"18\" stroke=\"currentColor\" stroke-width=\"{w}\"><title>version {n}, {at}{cur}</title></line>",
+                n = v.version,
+                cls = if is_current { " class=\"current\"" } else { "" },
+                x = x(v.published_at),
+                y1 = if is_current { 0 } else { 4 },
+                w = if is_current { 3 } else { 1 },
+                at = v.published_at.format("%Y-%m-%d %H:%M UTC"),
+                cur = if is_current { " (current)" } else { "" },
+            )
+        })
+        .collect();
+    let share = |n: usize| n * 100 / HISTORY_COLUMNS;
+    let words = format!(
+        "{}: {} retained version{} since {}; stale {}% of that time, frozen upstream {}%{}",
+        dataset.as_str(),
+        versions.len(),
+        if versions.len() == 1 { "" } else { "s" },
+        first.format("%Y-%m-%d %H:%M UTC"),
+        share(shaded[0]),
+        share(shaded[1]),
+        current.map(|c| format!("; current version {c}")).unwrap_or_default(),
+    );
+    format!(
+        "<svg class=\"history\" data-dataset=\"{d}\" role=\"img\" aria-labelledby=\"h-{d}-t h-{d}-d\" viewBox=\"0 0 200 20\" width=\"200\" height=\"20\">\
+<title id=\"h-{d}-t\">History of {d}</title><desc id=\"h-{d}-d\">{words}</desc><line x1=\"2\" x2=\"198\" y1=\"18\" y2=\"18\" stroke=\"currentColor\" opacity=\"0.3\"/>{columns}{marks}</svg>",
+        d = escape(dataset.as_str()),
+        words = escape(&words),
+    )
+}
+
+pub async fn page(state: &AppState, req: &Request) -> Response {
     let now = Utc::now();
     let (generation, rows) = rows(state, now);
     let as_json = req
@@ -103,9 +178,18 @@ pub fn page(state: &AppState, req: &Request) -> Response {
             .header("cache-control", "no-store")
             .body(json!({"generation": generation, "datasets": datasets}).to_string());
     }
+    // Each dataset's retained versions (read from the lake once, then cached per generation); a
+    // dataset whose history cannot be read shows none rather than failing the page.
+    let mut pictures = Vec::with_capacity(rows.len());
+    for r in &rows {
+        let versions = state.snapshots.retained_history(r.dataset).await.ok();
+        let versions = versions.as_deref().map(Vec::as_slice).unwrap_or_default();
+        pictures.push(history_picture(r.dataset, versions, r.health.version, now));
+    }
     let table: String = rows
         .iter()
-        .map(|r| {
+        .zip(&pictures)
+        .map(|(r, picture)| {
             let state = r.health.state.as_str();
             let reason = match r.health.stale_reason {
                 Some(StaleReason::FrozenUpstream) => " (frozen upstream)",
@@ -123,13 +207,14 @@ pub fn page(state: &AppState, req: &Request) -> Response {
                 cell("Content age", &age_words(r.health.content_age_seconds)),
                 cell("Mode", r.mode.unwrap_or("—")),
                 cell("Last error", &escape(r.last_error_class.as_deref().unwrap_or("—"))),
+                cell("History", picture),
             ];
             format!("<tr>{}</tr>", cells.concat())
         })
         .collect();
     let body = format!(
         "<h1>Data status</h1><p>Generation {}. <a href=\"/status?format=json\">JSON</a> · <a href=\"/dashboard\">Dashboard</a></p>\
-<div class=\"table\"><table><thead><tr><th>Dataset</th><th>State</th><th>Version</th><th>As of</th><th>Age</th><th>Content age</th><th>Mode</th><th>Last error</th></tr></thead>\
+<div class=\"table\"><table><thead><tr><th>Dataset</th><th>State</th><th>Version</th><th>As of</th><th>Age</th><th>Content age</th><th>Mode</th><th>Last error</th><th>History</th></tr></thead>\
 <tbody>{table}</tbody></table></div>{}",
         generation.map(|g| g.to_string()).unwrap_or_else(|| "none yet".into()),
         chart(&rows),
