@@ -366,9 +366,7 @@ impl SearchProvider {
         }
         Ok(Answer { capped: parsed.number_of_results > returned as f64, partial: unresponsive, results })
     }
-}
 
-impl SearchProvider {
     async fn gdelt(
         &self,
         http: &Http,
