@@ -99,7 +99,7 @@ wire_enum!(
     "COMPANY_OBSERVATION_STATE_",
     [EventsObserved = "EVENTS_OBSERVED", NoEventsObserved = "NO_EVENTS_OBSERVED", Unknown = "UNKNOWN",]
 );
-wire_enum!(Provider, "MONITORING_PROVIDER_", [Search = "SEARCH", News = "NEWS"]);
+wire_enum!(Provider, "MONITORING_PROVIDER_", [Search = "SEARCH", News = "NEWS", Filings = "FILINGS"]);
 wire_enum!(
     ProviderCoverage,
     "PROVIDER_COVERAGE_STATE_",

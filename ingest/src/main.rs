@@ -55,6 +55,8 @@ enum Command {
         source: SourceArgs,
         #[command(flatten)]
         search: SearchArgs,
+        #[command(flatten)]
+        filings: FilingsArgs,
     },
     /// Fetch historical month partitions FROM..TO (YYYY-MM, inclusive) and commit them once.
     Backfill {
@@ -87,6 +89,8 @@ enum CmCommand {
         source: SourceArgs,
         #[command(flatten)]
         search: SearchArgs,
+        #[command(flatten)]
+        filings: FilingsArgs,
         #[arg(long)]
         account: Option<String>,
         #[arg(long, conflicts_with = "account")]
@@ -105,6 +109,36 @@ struct SearchArgs {
     search_provider_api_key: Option<String>,
 }
 
+/// Company monitoring's FILINGS provider: the SEC's EDGAR submissions API.
+#[derive(clap::Args)]
+struct FilingsArgs {
+    /// The User-Agent the SEC requires of automated clients: "Organisation contact@address".
+    /// Live scans run FILINGS only with it.
+    #[arg(long, env = "SEC_EDGAR_USER_AGENT")]
+    sec_edgar_user_agent: Option<String>,
+    /// Where EDGAR's submissions API is served.
+    #[arg(long, env = "SEC_EDGAR_URL", default_value = sitrep_pipelines::edgar::EDGAR_DATA_API)]
+    sec_edgar_url: String,
+}
+
+/// The User-Agent replay declares (the recordings' requests carry it).
+const REPLAY_EDGAR_USER_AGENT: &str = "Sitrep Replay replay@sitrep.example";
+
+/// The FILINGS provider of this run: live only with a declared User-Agent (the SEC blocks
+/// undeclared tools), in replay with the recordings' own.
+fn edgar(args: &FilingsArgs, mode: sitrep_ingest::config::Mode) -> Option<sitrep_pipelines::edgar::Edgar> {
+    let declared = args.sec_edgar_user_agent.as_deref().map(str::trim).filter(|ua| !ua.is_empty());
+    let user_agent = match (declared, mode) {
+        (Some(ua), _) => ua.to_string(),
+        (None, sitrep_ingest::config::Mode::Replay) => REPLAY_EDGAR_USER_AGENT.to_string(),
+        (None, sitrep_ingest::config::Mode::Live) => {
+            tracing::warn!("company monitoring: FILINGS is off: SEC_EDGAR_USER_AGENT is not set (the SEC requires it)");
+            return None;
+        }
+    };
+    Some(sitrep_pipelines::edgar::Edgar::new(args.sec_edgar_url.clone(), user_agent, sitrep_pipelines::edgar::TIMEOUT))
+}
+
 /// The worker's clock: the recordings' time in replay mode, else the wall clock.
 type Clock = Arc<dyn Fn() -> i64 + Send + Sync>;
 
@@ -114,6 +148,7 @@ async fn company_scanner(
     state: &str,
     source: &SourceArgs,
     search: &SearchArgs,
+    filings: &FilingsArgs,
     lake: Lake,
 ) -> anyhow::Result<(Scanner, Clock)> {
     let settings = CmSettings::from_env()?;
@@ -139,6 +174,7 @@ async fn company_scanner(
         lake,
         http: env.http().clone(),
         search: provider,
+        filings: edgar(filings, source.mode),
         settings,
         owner,
         verification,
@@ -265,9 +301,9 @@ async fn main() -> anyhow::Result<()> {
                 );
             }
         }
-        Command::Schedule { source, search } => {
+        Command::Schedule { source, search, filings } => {
             let scanner = match cli.state.as_deref() {
-                Some(state) => match company_scanner(state, &source, &search, lake.clone()).await {
+                Some(state) => match company_scanner(state, &source, &search, &filings, lake.clone()).await {
                     Ok(scanner) => Some(scanner),
                     Err(e) => {
                         tracing::info!(reason = %e, "company monitoring scans are not scheduled");
@@ -306,9 +342,9 @@ async fn main() -> anyhow::Result<()> {
             bar.finish_with_message(format!("backfill {dataset} done"));
             println!("generation {}", commit.generation);
         }
-        Command::Cm { command: CmCommand::Scan { source, search, account, company } } => {
+        Command::Cm { command: CmCommand::Scan { source, search, filings, account, company } } => {
             let state = cli.state.as_deref().context("cm scan needs the state store (--state or SITREP_STATE)")?;
-            let (scanner, clock) = company_scanner(state, &source, &search, lake).await?;
+            let (scanner, clock) = company_scanner(state, &source, &search, &filings, lake).await?;
             let scope = match (&account, &company) {
                 (_, Some(c)) => ScanScope::Company(c),
                 (Some(a), None) => ScanScope::Account(a),

@@ -17,8 +17,9 @@ use crate::{
     IngestError,
 };
 
-/// Upstreams the worker calls outside the dataset sources: company monitoring's SEARCH provider.
-pub const WORKER_UPSTREAMS: [&str; 1] = ["web-search"];
+/// Upstreams the worker calls outside the dataset sources: company monitoring's SEARCH and
+/// FILINGS providers.
+pub const WORKER_UPSTREAMS: [&str; 2] = ["web-search", "sec-edgar"];
 
 pub struct SourceEnv {
     http: Http,

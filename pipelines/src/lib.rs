@@ -19,6 +19,7 @@ pub mod climate_news;
 pub mod comtrade;
 pub mod config;
 pub mod consumer_prices;
+pub mod edgar;
 pub mod ember;
 pub mod error;
 pub mod feeds;

@@ -7,7 +7,10 @@
 //! JSON body (a search provider answers every query at one URL). Misses answer 404 with a JSON
 //! note, so a connector that builds a different request than the recorded one fails loudly in
 //! tests instead of silently reading another file. `response.delayMs` holds the answer back (a
-//! provider that times out).
+//! provider that times out). `request.anyValueOf` names query parameters a recording matches
+//! whatever their value (a search window that moves with the scan's clock); a recording that
+//! names the request's every parameter is preferred to one that leaves some open, and of those,
+//! the one that leaves the fewest.
 
 use std::{
     collections::HashMap,
@@ -41,6 +44,9 @@ struct MetaRequest {
     /// Fields the request's JSON body must hold, as here (absent: any body).
     #[serde(default)]
     json: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Query parameters matched whatever their value.
+    #[serde(default, rename = "anyValueOf")]
+    any_value_of: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -74,9 +80,11 @@ impl Recording {
 
 type Key = (String, String, String, Vec<(String, String)>);
 
-fn key_of(method: &str, host: &str, path: &str, query: Option<&str>) -> Key {
-    let mut pairs: Vec<(String, String)> =
-        query.map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().collect()).unwrap_or_default();
+/// The request key, leaving out the parameters named in `open` (matched whatever their value).
+fn key_of(method: &str, host: &str, path: &str, query: Option<&str>, open: &[String]) -> Key {
+    let mut pairs: Vec<(String, String)> = query
+        .map(|q| url::form_urlencoded::parse(q.as_bytes()).into_owned().filter(|(k, _)| !open.contains(k)).collect())
+        .unwrap_or_default();
     pairs.sort();
     (method.to_ascii_uppercase(), host.to_ascii_lowercase(), path.to_string(), pairs)
 }
@@ -86,6 +94,8 @@ fn key_of(method: &str, host: &str, path: &str, query: Option<&str>) -> Key {
 pub struct FixtureSet {
     /// Per request key, its recordings: those that name body fields first.
     recordings: HashMap<Key, Vec<Recording>>,
+    /// The distinct `anyValueOf` lists of the recordings, shortest first (the empty one too).
+    open_lists: Vec<Vec<String>>,
     recorded_at: Option<DateTime<Utc>>,
 }
 
@@ -114,7 +124,13 @@ impl FixtureSet {
                 })
                 .ok_or_else(|| SourceError::Io(format!("{}: no body file for {stem}", dir.display())))?;
             let url = Url::parse(&meta.request.url).map_err(|e| SourceError::parse(&meta.request.url, e))?;
-            let key = key_of(&meta.request.method, url.host_str().unwrap_or(""), url.path(), url.query());
+            let mut open = meta.request.any_value_of;
+            open.sort();
+            let key = key_of(&meta.request.method, url.host_str().unwrap_or(""), url.path(), url.query(), &open);
+            if !self.open_lists.contains(&open) {
+                self.open_lists.push(open);
+                self.open_lists.sort_by_key(Vec::len);
+            }
             let recording = Recording {
                 json: meta.request.json,
                 status: meta.response.status,
@@ -135,6 +151,13 @@ impl FixtureSet {
     /// Capture time of the newest recording: the as-of of data ingested from this set.
     pub fn recorded_at(&self) -> Option<DateTime<Utc>> {
         self.recorded_at
+    }
+
+    /// The recordings a request could be answered by: of the most specific key that has any.
+    fn candidates(&self, method: &str, host: &str, path: &str, query: Option<&str>) -> Option<&Vec<Recording>> {
+        std::iter::once(&Vec::new())
+            .chain(&self.open_lists)
+            .find_map(|open| self.recordings.get(&key_of(method, host, path, query, open)))
     }
 
     pub fn len(&self) -> usize {
@@ -243,11 +266,8 @@ async fn serve_connection(
         Some((h, p)) => (h, format!("/{p}")),
         None => (trimmed, "/".to_string()),
     };
-    let found = set
-        .recordings
-        .get(&key_of(&method, host, &path, query))
-        .and_then(|same| same.iter().find(|r| r.answers(&body)))
-        .cloned();
+    let found =
+        set.candidates(&method, host, &path, query).and_then(|same| same.iter().find(|r| r.answers(&body))).cloned();
     let (status, headers, body) = match found {
         Some(r) => {
             tokio::time::sleep(std::time::Duration::from_millis(r.delay_ms)).await;
@@ -278,5 +298,43 @@ fn reason(status: u16) -> &'static str {
         502 => "Bad Gateway",
         503 => "Service Unavailable",
         _ => "Status",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(dir: &Path, name: &str, url: &str, open: &[&str], body: &str) {
+        let meta = serde_json::json!({
+            "request": {"method": "GET", "url": url, "anyValueOf": open},
+            "response": {"status": 200, "headers": {"content-type": "text/plain"}},
+            "recordedAt": "2026-11-20T06:00:00Z",
+        });
+        std::fs::write(dir.join(format!("{name}.meta.json")), meta.to_string()).unwrap();
+        std::fs::write(dir.join(format!("{name}.body.txt")), body).unwrap();
+    }
+
+    /// A window's parameters move with the clock: a recording leaving them open answers every
+    /// window of its query; the one leaving the query open too answers any other query; an exact
+    /// recording wins over both.
+    #[tokio::test]
+    async fn open_parameters_match_any_value_and_the_most_specific_recording_answers() {
+        let dir = tempfile::tempdir().unwrap();
+        let api = "https://api.example/doc";
+        record(dir.path(), "exact", &format!("{api}?q=a&from=1"), &[], "exact");
+        record(dir.path(), "a", &format!("{api}?q=a&from=0"), &["from"], "a, any window");
+        record(dir.path(), "any", &format!("{api}?q=x&from=0"), &["from", "q"], "any query");
+        let server = FixtureServer::start_dirs(&[dir.path().to_path_buf()]).await.unwrap();
+        let http = reqwest::Client::new();
+        let get = |query: &str| {
+            let url = format!("{}/api.example/doc?{query}", server.origin());
+            let http = http.clone();
+            async move { http.get(url).send().await.unwrap().text().await.unwrap() }
+        };
+        assert_eq!(get("q=a&from=1").await, "exact");
+        assert_eq!(get("from=20261113060000&q=a").await, "a, any window");
+        assert_eq!(get("q=b&from=7").await, "any query");
+        assert!(get("q=b&from=7&extra=1").await.contains("no recording"), "a parameter not recorded");
     }
 }

@@ -60,7 +60,7 @@ pub struct Pacer {
 }
 
 impl Pacer {
-    async fn turn(&self, every: Duration) {
+    pub async fn turn(&self, every: Duration) {
         let start = {
             let mut next = self.next.lock().await;
             let now = tokio::time::Instant::now();
@@ -224,7 +224,7 @@ fn epoch_ms(text: &str) -> Option<i64> {
 }
 
 /// A failed exchange by its reasonCode: a timeout, else an unreachable provider.
-fn transport_failure(e: &SourceError) -> Failure {
+pub(crate) fn transport_failure(e: &SourceError) -> Failure {
     match e {
         SourceError::Transport { detail, .. } if detail.contains("timed out") || detail.contains("timeout") => {
             Failure::Timeout

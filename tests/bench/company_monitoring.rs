@@ -178,6 +178,7 @@ pub async fn measure() -> Figures {
         lake: app.lake.clone(),
         http,
         search: Some(SearchProvider::new(SEARCH_URL.into(), None, SearchKind::Contract, TIMEOUT)),
+        filings: None,
         settings: settings(),
         owner: "bench".into(),
         verification: Arc::new(RecordedVerification::default()),

@@ -8,7 +8,10 @@ use sitrep_cm::{
     store::{CmStore, ScanScope},
 };
 use sitrep_ingest::company_scan::{RecordedVerification, Scanner, LEASE_MS};
+use std::time::Duration;
+
 use sitrep_pipelines::{
+    edgar::{Edgar, EDGAR_DATA_API},
     http::{Http, RetryPolicy},
     replay::FixtureServer,
     web_search::{Kind, SearchProvider, TIMEOUT},
@@ -32,10 +35,16 @@ fn store(app: &TestApp) -> CmStore {
     sitrep_api::context(&app.state).company_monitoring.store.clone()
 }
 
-/// A scanner of `app`'s companies over the recordings of `scenario`.
+/// A scanner of `app`'s companies over the SEARCH recordings of `scenario` and EDGAR's normal ones.
 async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, Scanner) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fixtures/web-search").join(scenario);
-    let server = FixtureServer::start_dirs(&[dir]).await.unwrap();
+    scanner_over(app, scenario, "normal", owner).await
+}
+
+/// A scanner over the SEARCH recordings of `search` and the FILINGS recordings of `filings`.
+async fn scanner_over(app: &TestApp, search: &str, filings: &str, owner: &str) -> (FixtureServer, Scanner) {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/fixtures");
+    let dirs = [fixtures.join("web-search").join(search), fixtures.join("sec-edgar").join(filings)];
+    let server = FixtureServer::start_dirs(&dirs).await.unwrap();
     let http = Http::new(server.transport(), RetryPolicy { max_retries: 0, ..RetryPolicy::default() }).unwrap();
     let search = SearchProvider::new(SEARCH_URL.into(), Some("REDACTED".into()), Kind::Contract, TIMEOUT);
     let scanner = Scanner {
@@ -43,6 +52,11 @@ async fn scanner(app: &TestApp, scenario: &str, owner: &str) -> (FixtureServer, 
         lake: app.lake.clone(),
         http,
         search: Some(search),
+        filings: Some(Edgar::new(
+            EDGAR_DATA_API.into(),
+            "Sitrep Replay replay@sitrep.example".into(),
+            Duration::from_secs(1),
+        )),
         settings: settings(),
         owner: owner.into(),
         verification: std::sync::Arc::new(RecordedVerification::default()),
@@ -224,7 +238,7 @@ async fn one_worker_at_a_time_and_a_crashed_scan_leaves_the_company_due() {
         assessment_ready: true,
         searched_until: None,
         windows: vec![],
-        domain_checks: vec![],
+        claim_checks: vec![],
     };
     let dropped =
         store(&app).finish_scan(&first[0], "worker-a", &mut late, RECORDED_AT + LEASE_MS + 2, 1).await.unwrap();
@@ -497,7 +511,7 @@ async fn news_is_fresh_only_while_its_data_is() {
                 assessment_ready: true,
                 searched_until: None,
                 windows: vec![],
-                domain_checks: vec![],
+                claim_checks: vec![],
             };
             store.finish_scan(&leased[0], "worker-a", &mut result, at, settings().scan_interval_ms).await.unwrap();
         }
@@ -586,6 +600,7 @@ async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
                 Kind::Contract,
                 std::time::Duration::from_millis(1500),
             )),
+            filings: None,
             settings: CmSettings { search_provider_url: Some(url), ..settings() },
             owner: "worker-a".into(),
             verification: std::sync::Arc::new(RecordedVerification::default()),
@@ -601,4 +616,156 @@ async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
             assert!(windows.keys().all(|(_, query)| query.is_empty()), "{fault:?}: a failed query's window moved");
         }
     }
+}
+
+/// A business key of a new account of `app`, and Kestrel Avionics registered over REST: a listed
+/// company with its CIK (SUPPLEMENT 4.8's FILINGS provider) and its domain.
+async fn kestrel(app: &TestApp, account_name: &str) -> (String, String) {
+    let account = app.state.store.create_account(account_name, Plan::Business).await.unwrap();
+    let scopes = ["company_monitoring:read", "company_monitoring:write"];
+    let key = app.state.store.create_key(&account.id, "cm", "di", &scopes, false).await.unwrap().secret;
+    let body = json!({"clientRequestId": "kestrel", "company": {"name": "Kestrel Avionics", "domicileCountry": "US",
+        "domains": ["kestrelavionics.com"], "identifiers": ["CIK:1987654"]}});
+    let r = app
+        .http
+        .post(format!("{}/api/company-monitoring/v1/create-monitored-company", app.base))
+        .header("X-Service-Key", &key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let company_id = r.json::<Value>().await.unwrap()["company"]["companyId"].as_str().unwrap().to_string();
+    (key, company_id)
+}
+
+/// Each impact's category with the providers and publishers of its event's evidence.
+async fn impacts_with_evidence(app: &TestApp, key: &str) -> Vec<(String, Vec<(String, String)>)> {
+    let impacts = get(app, key, "/api/company-monitoring/v1/list-company-event-impacts").await;
+    let mut out = Vec::new();
+    for impact in impacts["impacts"].as_array().unwrap() {
+        let id = impact["impactId"].as_str().unwrap();
+        let event =
+            get(app, key, &format!("/api/company-monitoring/v1/get-company-material-event?impact_id={id}")).await;
+        let mut evidence: Vec<(String, String)> = event["evidence"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["provider"].as_str().unwrap().to_string(), e["publisher"].as_str().unwrap().to_string()))
+            .collect();
+        evidence.sort();
+        out.push((event["event"]["category"].as_str().unwrap().to_string(), evidence));
+    }
+    out.sort();
+    out
+}
+
+/// Issue 47: the recorded week's listed company. Its 8-K reporting a restructuring (item 2.05)
+/// and the two outlets' reports of the job cuts are one event citing both providers; its officer's
+/// departure (5.02) is admitted on the filing alone; a report only Reuters carries (a shipped
+/// authoritative publisher) is admitted alone; the 8-K of "other events" and exhibits, the
+/// quarterly report and the filings before the window are not events. Coverage lists the three
+/// providers that ran.
+#[tokio::test]
+async fn a_listed_company_s_filings_join_the_news_of_their_events() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let (key, company_id) = kestrel(&app, "cm-filings").await;
+    let (server, scanner) = scanner(&app, "normal", "worker-a").await;
+    let report = scanner.run(ScanScope::Company(&company_id), RECORDED_AT).await.unwrap();
+    assert_eq!((report.scanned, report.impact_revisions), (1, 3), "{report:?}");
+    assert!(server.requests().contains(&"GET /data.sec.gov/submissions/CIK0001987654.json".to_string()));
+    let filing = ("MONITORING_PROVIDER_FILINGS".to_string(), "sec.gov".to_string());
+    let search = |publisher: &str| ("MONITORING_PROVIDER_SEARCH".to_string(), publisher.to_string());
+    assert_eq!(
+        impacts_with_evidence(&app, &key).await,
+        [
+            ("leadership_change".to_string(), vec![filing.clone()]),
+            ("regulatory".to_string(), vec![search("Reuters")]),
+            ("workforce_reduction".to_string(), vec![filing.clone(), search("AeroTime"), search("Reuters")]),
+        ]
+    );
+    let impacts = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts").await;
+    let cuts = impacts["impacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["rationale"].as_str().is_some_and(|r| r.starts_with("workforce_reduction")));
+    let cuts = cuts.unwrap_or_else(|| panic!("{impacts}"));
+    assert_eq!(
+        cuts["canonicalUrl"],
+        "https://sec.gov/Archives/edgar/data/1987654/000198765426000041/kstl-20261117.htm"
+    );
+    assert_eq!(cuts["rationale"], "workforce_reduction signal from 3 source(s); attribution by the company's CIK");
+    assert_eq!(cuts["confidence"]["attribution"], 0.99);
+    assert_eq!(cuts["confidence"]["occurrenceTruth"], 0.9);
+    let coverage =
+        get(&app, &key, &format!("/api/company-monitoring/v1/get-company-coverage?company_id={company_id}")).await;
+    let providers: Vec<(String, String)> = coverage["coverage"]["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["provider"].as_str().unwrap().into(), p["state"].as_str().unwrap().into()))
+        .collect();
+    assert!(providers.contains(&("MONITORING_PROVIDER_FILINGS".into(), "PROVIDER_COVERAGE_STATE_COMPLETE".into())));
+    assert_eq!(providers.len(), 3, "{providers:?}");
+    // Scanned again at once: the filings are already evidence, nothing new.
+    let again = scanner.run(ScanScope::Company(&company_id), RECORDED_AT + 60_000).await.unwrap();
+    assert_eq!(again.impact_revisions, 0);
+}
+
+/// Issue 47: FILINGS' faults, each with its reasonCode in coverage, SEARCH's impacts recorded
+/// regardless, the filings' window left to be read again; a CIK the SEC does not know on three
+/// scans in a row expires the claim and asks for confirmation, as an unresolved domain does.
+#[tokio::test]
+async fn filings_faults_are_reported_and_an_unknown_cik_needs_confirmation() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    for (scenario, reason) in [
+        ("undeclared", "authentication_failed"),
+        ("rate-limited", "rate_limited"),
+        ("down", "provider_unavailable"),
+        ("timeout", "timeout"),
+        ("malformed", "malformed"),
+    ] {
+        let (key, company_id) = kestrel(&app, &format!("cm-filings-{scenario}")).await;
+        let (_server, scanner) = scanner_over(&app, "normal", scenario, "worker-a").await;
+        let report = scanner.run(ScanScope::Company(&company_id), RECORDED_AT).await.unwrap();
+        assert_eq!(report.scanned, 1, "{scenario}");
+        let coverage =
+            get(&app, &key, &format!("/api/company-monitoring/v1/get-company-coverage?company_id={company_id}")).await;
+        let filings = coverage["coverage"]["providers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["provider"] == "MONITORING_PROVIDER_FILINGS")
+            .cloned()
+            .unwrap_or_else(|| panic!("{scenario}: {coverage}"));
+        assert_eq!(
+            (filings["state"].as_str().unwrap(), filings["reasonCode"].as_str().unwrap()),
+            ("PROVIDER_COVERAGE_STATE_FAILED", reason),
+            "{scenario}"
+        );
+        // A provider that never completed is not fresh (4.9 rule 5, before rule 6's PARTIAL).
+        assert_eq!(coverage["coverage"]["state"], "COMPANY_COVERAGE_STATE_STALE", "{scenario}");
+        let found = impacts_with_evidence(&app, &key).await;
+        let categories: Vec<&str> = found.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(categories, ["regulatory", "workforce_reduction"], "{scenario}: SEARCH's events stand");
+        let windows = store(&app).search_windows(&company_id).await.unwrap();
+        assert!(!windows.contains_key(&("filings".to_string(), "CIK:1987654".to_string())), "{scenario}: {windows:?}");
+    }
+    let (key, company_id) = kestrel(&app, "cm-filings-unknown").await;
+    let (_server, scanner) = scanner_over(&app, "normal", "unknown-cik", "worker-a").await;
+    let mut states = Vec::new();
+    for scan in 0..3 {
+        scanner.run(ScanScope::Company(&company_id), RECORDED_AT + scan * 60_000).await.unwrap();
+        let coverage =
+            get(&app, &key, &format!("/api/company-monitoring/v1/get-company-coverage?company_id={company_id}")).await;
+        states.push(coverage["coverage"]["state"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        states,
+        ["COMPANY_COVERAGE_STATE_STALE", "COMPANY_COVERAGE_STATE_STALE", "COMPANY_COVERAGE_STATE_NEEDS_CONFIRMATION"]
+    );
+    let shown = get(&app, &key, "/api/company-monitoring/v1/list-monitored-companies").await;
+    let cik = shown["companies"][0]["claims"].as_array().unwrap().iter().find(|c| c["value"] == "CIK:1987654").cloned();
+    assert_eq!(cik.unwrap()["trustState"], "COMPANY_CLAIM_TRUST_STATE_EXPIRED");
 }

@@ -104,7 +104,7 @@ mod tests {
     fn the_invariants_hold_for_every_combination() {
         let states = [ProviderCoverage::Complete, ProviderCoverage::Partial, ProviderCoverage::Failed];
         let mut provider_sets: Vec<Vec<ProviderScan>> = vec![Vec::new()];
-        for provider in [Provider::Search, Provider::News] {
+        for provider in [Provider::Search, Provider::News, Provider::Filings] {
             let mut next = Vec::new();
             for set in &provider_sets {
                 next.push(set.clone());
@@ -137,7 +137,9 @@ mod tests {
                 seen.insert(state);
                 if state == CoverageState::Adequate {
                     assert!(f.identified && f.scanned && !f.domain_unconfirmed && f.assessment_ready);
-                    assert_eq!(providers.len(), 2);
+                    // SEARCH and NEWS; FILINGS when the company has a CIK (not required).
+                    let has = |want: Provider| providers.iter().any(|p| p.provider == want);
+                    assert!(has(Provider::Search) && has(Provider::News));
                     assert!(providers
                         .iter()
                         .all(|p| p.state == ProviderCoverage::Complete && !p.capped && p.fresh(NOW, INTERVAL)));

@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 
 use super::{
+    filings,
     lexicon::{self, Classification},
     matching::{Attribution, Item},
     numbers,
@@ -171,7 +172,8 @@ struct Read {
 }
 
 fn read(e: &Evidence) -> Read {
-    Read { concept: lexicon::classify(&e.title, &e.excerpt).map(|c| c.concept), numbers: numbers::stated(&text_of(e)) }
+    let concept = filings::classify_evidence(e.provider, &e.title, &e.excerpt).map(|c| c.concept);
+    Read { concept, numbers: numbers::stated(&text_of(e)) }
 }
 
 fn changed_by_a_step(a: f64, b: f64) -> bool {
@@ -198,7 +200,11 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
     let mut reads: std::collections::HashMap<String, Read> =
         working.iter().flat_map(|w| &w.evidence).map(|e| (e.evidence_id.clone(), read(e))).collect();
     for c in candidates {
-        let seen = working.iter().position(|w| w.evidence.iter().any(|e| e.canonical_url == c.item.canonical_url));
+        // Already evidence of an event of its category (a filing's items are one URL, each
+        // evidence of its own category's event).
+        let seen = working.iter().position(|w| {
+            w.event.category == c.class.category && w.evidence.iter().any(|e| e.canonical_url == c.item.canonical_url)
+        });
         if let Some(at) = seen {
             joined.insert(at);
             continue;
@@ -327,7 +333,7 @@ fn weigh(w: &mut Working, now: i64) {
         .min()
         .unwrap_or_else(|| w.evidence.iter().map(|e| e.first_seen_at).min().unwrap_or(now));
     w.event.updated_at = now;
-    let class = lexicon::classify(&rep.title, &rep.excerpt)
+    let class = filings::classify_evidence(rep.provider, &rep.title, &rep.excerpt)
         .filter(|c| c.category == w.event.category)
         .or_else(|| lexicon::defaults(&w.event.category));
     let Some(class) = class else { return };

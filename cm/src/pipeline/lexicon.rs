@@ -353,20 +353,23 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         DirectionRule::Fixed(d) => d,
         DirectionRule::ByKeyword if keyword.starts_with("down") => Direction::Negative,
         DirectionRule::ByKeyword => Direction::Positive,
-        DirectionRule::ByCues => {
-            let (negative, positive) = &*CUES;
-            if negative.iter().any(|c| c.is_match(&whole)) {
-                Direction::Negative
-            } else if positive.iter().any(|c| c.is_match(&whole)) {
-                Direction::Positive
-            } else {
-                Direction::Mixed
-            }
-        }
+        DirectionRule::ByCues => cued_direction(&whole),
     };
     let magnitude = if row.high_for.contains(&keyword) { Magnitude::High } else { row.magnitude };
     let concept = row.other_concepts.iter().find(|(_, ks)| ks.contains(&keyword)).map_or(row.concept, |(c, _)| *c);
     Some(Classification { category: row.category, concept, direction, channels: row.channels.to_vec(), magnitude })
+}
+
+/// financial_results' direction over `text`: negative cues, then positive cues, else mixed.
+pub fn cued_direction(text: &str) -> Direction {
+    let (negative, positive) = &*CUES;
+    if negative.iter().any(|c| c.is_match(text)) {
+        Direction::Negative
+    } else if positive.iter().any(|c| c.is_match(text)) {
+        Direction::Positive
+    } else {
+        Direction::Mixed
+    }
 }
 
 /// A category's direction, channels and magnitude when no keyword decides them (its fixed

@@ -8,6 +8,7 @@
 pub mod coverage;
 pub mod events;
 pub mod evidence_url;
+pub mod filings;
 pub mod lexicon;
 pub mod matching;
 pub mod numbers;

@@ -45,11 +45,12 @@ pub struct ScanResult {
     /// The windows this scan searched to their end: (provider, query, end) for each query that
     /// succeeded (NEWS: query ''). A failed query's end stays where it was.
     pub windows: Vec<(Provider, String, i64)>,
-    /// Each DOMAIN claim checked, and whether it resolved.
-    pub domain_checks: Vec<(String, bool)>,
+    /// Each claim checked, and whether it held: a DOMAIN claim resolved, a CIK claim was known to
+    /// the SEC (4.8: an unknown CIK shows in coverage as an unresolved domain does).
+    pub claim_checks: Vec<(String, bool)>,
 }
 
-/// Consecutive failed resolutions that expire a DOMAIN claim (4.9 rule 3).
+/// Consecutive failed checks that expire a DOMAIN (or CIK) claim (4.9 rule 3).
 pub const DNS_FAILURES_TO_EXPIRE: i64 = 3;
 
 /// A company's latest scan, as GetCompanyCoverage shows it.
@@ -327,7 +328,8 @@ impl CmStore {
             .execute(&mut *tx)
             .await?;
         }
-        for (claim_id, resolved) in &result.domain_checks {
+        // cm_domain_checks counts any claim's consecutive failed checks (a CIK's too).
+        for (claim_id, resolved) in &result.claim_checks {
             let failures: i64 = sqlx::query_scalar(
                 "INSERT INTO cm_domain_checks (claim_id, company_id, failures, checked_at) VALUES ($1, $2, $3, $4) \
                  ON CONFLICT (claim_id) DO UPDATE SET failures = CASE WHEN $3 = 0 THEN 0 \

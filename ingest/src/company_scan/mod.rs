@@ -1,9 +1,11 @@
 //! Company monitoring's scan (SUPPLEMENT 4.8): for each company due (or named), the SEARCH
-//! provider's queries and the NEWS provider's items in the window, each item attributed across
+//! provider's queries, the FILINGS provider's current reports (companies with a CIK) and the NEWS
+//! provider's items in the window, each search or news item attributed across
 //! the account's companies and given a category, the candidates applied to the company's events,
 //! and the outcome with the company's coverage written in one transaction — under a lease, so two
 //! workers never scan one company at once.
 
+mod filings;
 mod news;
 
 use std::collections::BTreeSet;
@@ -24,6 +26,7 @@ use sitrep_cm::{
 };
 use sitrep_lake::Lake;
 use sitrep_pipelines::{
+    edgar::Edgar,
     http::Http,
     web_search::{Failure, SearchProvider},
 };
@@ -147,6 +150,9 @@ pub struct Scanner {
     pub http: Http,
     /// `None` when no provider is configured or the `searchProvider` flag is off.
     pub search: Option<SearchProvider>,
+    /// The FILINGS provider (SEC EDGAR); `None` when it is not configured (live, without the
+    /// User-Agent the SEC requires).
+    pub filings: Option<Edgar>,
     pub settings: CmSettings,
     /// This worker's name on the leases it takes.
     pub owner: String,
@@ -246,6 +252,16 @@ impl Scanner {
             hits.extend(found);
             searched.extend(done.into_iter().map(|q| (Provider::Search, q, now)));
         }
+        let mut claim_checks = Vec::new();
+        let mut filed = Vec::new();
+        if let Some(edgar) = &self.filings {
+            if let Some(found) = filings::scan(edgar, &self.http, &target.company, &windows, searches_end).await {
+                providers.push(found.scan);
+                filed = found.candidates;
+                claim_checks = found.claim_checks;
+                searched.extend(found.done.into_iter().map(|q| (Provider::Filings, q, now)));
+            }
+        }
         let news_since = windows.since(Provider::News, "");
         let news = news_scan(news, news_since, now, &mut hits);
         if news.state != ProviderCoverage::Failed {
@@ -253,7 +269,8 @@ impl Scanner {
         }
         let since = providers.iter().map(|p| p.window_start).fold(news.window_start, i64::min);
         providers.push(news);
-        let candidates = self.candidates(profiles, &target.company.company_id, hits);
+        let mut candidates = self.candidates(profiles, &target.company.company_id, hits);
+        candidates.extend(filed);
         let stored = self.store.events_of(&target.company.company_id, since - WINDOW_MS).await?;
         let outcome = events::apply(stored, candidates, &profile.own_words, now);
         let revisions = outcome.writes.iter().filter(|w| w.impact_changed).count();
@@ -264,18 +281,21 @@ impl Scanner {
             target.company.claims.iter().filter(|c| {
                 c.kind == ClaimType::Domain && !matches!(c.trust, TrustState::Expired | TrustState::Rejected)
             });
-        let domain_checks = futures::future::join_all(
-            domains
-                .map(|claim| async move { (claim.claim_id.clone(), self.verification.resolves(&claim.value).await) }),
-        )
-        .await;
+        claim_checks.extend(
+            futures::future::join_all(
+                domains.map(
+                    |claim| async move { (claim.claim_id.clone(), self.verification.resolves(&claim.value).await) },
+                ),
+            )
+            .await,
+        );
         let mut result = ScanResult {
             writes: outcome.writes,
             providers,
             assessment_ready: outcome.assessment_ready,
             searched_until,
             windows: searched,
-            domain_checks,
+            claim_checks,
         };
         let recorded = self.store.finish_scan(target, &self.owner, &mut result, now, self.settings.scan_interval_ms);
         Ok(recorded.await?.map(|_| revisions))
