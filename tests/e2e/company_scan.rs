@@ -524,6 +524,49 @@ async fn news_is_fresh_only_while_its_data_is() {
     assert_eq!(completed(Provider::Search), Some(RECORDED_AT), "SEARCH's last completion stands");
 }
 
+/// Issue 47's decision on NEWS: it covers what the deployment ingests. Where the lake has no news
+/// dataset it does not run, is not listed, and SEARCH alone (complete, fresh, every candidate
+/// weighed) makes coverage ADEQUATE; a provider that stops running (NEWS here) leaves no entry.
+#[tokio::test]
+async fn without_ingested_news_coverage_is_adequate_on_search_alone() {
+    use sitrep_cm::{pipeline::coverage::ProviderScan, records::Provider, records::ProviderCoverage};
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let (account_id, company) = ashgrove(&app, "cm-no-news").await;
+    let scan = |at: i64, providers: Vec<Provider>| {
+        let store = store(&app);
+        let account_id = account_id.clone();
+        async move {
+            let leased =
+                store.lease_scans(ScanScope::Account(&account_id), "worker-a", at, LEASE_MS, 10).await.unwrap();
+            let part = |provider| ProviderScan {
+                provider,
+                state: ProviderCoverage::Complete,
+                capped: false,
+                last_complete_at: Some(at),
+                window_start: at - 1_000,
+                window_end: at,
+                reason_code: String::new(),
+            };
+            let mut result = sitrep_cm::store::ScanResult {
+                writes: vec![],
+                providers: providers.into_iter().map(part).collect(),
+                assessment_ready: true,
+                searched_until: Some(at),
+                windows: vec![],
+                claim_checks: vec![],
+            };
+            store.finish_scan(&leased[0], "worker-a", &mut result, at, settings().scan_interval_ms).await.unwrap();
+        }
+    };
+    scan(RECORDED_AT, vec![Provider::Search, Provider::News]).await;
+    scan(RECORDED_AT + 60_000, vec![Provider::Search]).await;
+    let record = store(&app).scan_record(&company.company_id).await.unwrap();
+    let ran: Vec<Provider> = record.providers.iter().map(|p| p.provider).collect();
+    assert_eq!(ran, [Provider::Search], "NEWS did not run this time: no entry");
+    let shown = store(&app).company(&account_id, &company.company_id).await.unwrap().unwrap();
+    assert_eq!(shown.coverage, sitrep_cm::records::CoverageState::Adequate);
+}
+
 /// How a misbehaving search provider answers (issue 46: a scan never outlives its lease).
 #[derive(Debug, Clone, Copy)]
 enum Fault {

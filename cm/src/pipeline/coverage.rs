@@ -60,11 +60,13 @@ pub fn assess(f: &Facts) -> (CoverageState, ObservationState) {
         C::Stale
     } else if f.providers.iter().any(|p| p.state != ProviderCoverage::Complete || p.capped) || !f.assessment_ready {
         C::Partial
-    } else if [Provider::Search, Provider::News].iter().all(|want| f.providers.iter().any(|p| p.provider == *want)) {
+    } else if f.providers.iter().any(|p| p.provider == Provider::Search) {
+        // SEARCH searched the web, and every provider that ran (NEWS where the deployment ingests
+        // news, FILINGS where the company has a CIK) is complete and fresh.
         C::Adequate
     } else {
-        // Complete and fresh, but a provider is missing (the search provider switched off):
-        // not enough to call the company quiet.
+        // Complete and fresh, but SEARCH is missing (switched off): not enough to call the
+        // company quiet.
         C::Partial
     };
     let observation = if state == C::IdentityUnresolved {
@@ -137,9 +139,8 @@ mod tests {
                 seen.insert(state);
                 if state == CoverageState::Adequate {
                     assert!(f.identified && f.scanned && !f.domain_unconfirmed && f.assessment_ready);
-                    // SEARCH and NEWS; FILINGS when the company has a CIK (not required).
-                    let has = |want: Provider| providers.iter().any(|p| p.provider == want);
-                    assert!(has(Provider::Search) && has(Provider::News));
+                    // SEARCH always; NEWS and FILINGS when they ran (not required).
+                    assert!(providers.iter().any(|p| p.provider == Provider::Search));
                     assert!(providers
                         .iter()
                         .all(|p| p.state == ProviderCoverage::Complete && !p.capped && p.fresh(NOW, INTERVAL)));
@@ -188,6 +189,13 @@ mod tests {
         assert_eq!(assess(&Facts { providers: &stale, ..base.clone() }).0, CoverageState::Stale);
         let news_only = [both[1].clone()];
         assert_eq!(assess(&Facts { providers: &news_only, ..base.clone() }).0, CoverageState::Partial);
+        // A deployment that ingests no news: SEARCH alone, complete and fresh, is adequate.
+        let search_only = [both[0].clone()];
+        assert_eq!(assess(&Facts { providers: &search_only, ..base.clone() }).0, CoverageState::Adequate);
+        // FILINGS, when it ran, counts like any provider: failed, it holds coverage back.
+        let filings_failed =
+            [both[0].clone(), both[1].clone(), scan(Provider::Filings, ProviderCoverage::Failed, false, false)];
+        assert_eq!(assess(&Facts { providers: &filings_failed, ..base.clone() }).0, CoverageState::Stale);
         assert_eq!(assess(&Facts { domain_unconfirmed: true, ..base.clone() }).0, CoverageState::NeedsConfirmation);
         assert_eq!(assess(&Facts { scanned: false, ..base.clone() }).0, CoverageState::AwaitingFirstScan);
         let unresolved = Facts { identified: false, events_in_window: true, ..base };

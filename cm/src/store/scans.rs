@@ -284,6 +284,15 @@ impl CmStore {
             return Ok(None);
         };
         write_events(&mut tx, account, &mut result.writes, now).await?;
+        // Coverage lists the providers that ran for the company: one that did not this time (no
+        // news ingested, the CIK claim removed, SEARCH switched off) leaves no stale entry.
+        for provider in Provider::VALUES.iter().filter(|v| !result.providers.iter().any(|p| p.provider == **v)) {
+            sqlx::query("DELETE FROM cm_provider_scans WHERE company_id = $1 AND provider = $2")
+                .bind(company_id)
+                .bind(provider.short_name())
+                .execute(&mut *tx)
+                .await?;
+        }
         for p in result.providers.iter_mut() {
             let previous: Option<Option<i64>> = sqlx::query_scalar(
                 "SELECT last_complete_at FROM cm_provider_scans WHERE company_id = $1 AND provider = $2",

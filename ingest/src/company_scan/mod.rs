@@ -31,7 +31,7 @@ use sitrep_pipelines::{
     web_search::{Failure, SearchProvider},
 };
 
-pub use news::{News, NewsItem};
+pub use news::{News, NewsItem, NewsSource};
 
 /// The worker's cadence: due companies every 5 minutes; the coverage sweep and the evidence
 /// re-check every 15.
@@ -189,7 +189,7 @@ impl Scanner {
                     accounts.insert(target.account_id.clone(), companies.iter().map(Profile::of).collect());
                 }
             }
-            let (news, accounts) = (news.as_ref(), &accounts);
+            let (news, accounts) = (&news, &accounts);
             let finished: Vec<Result<Option<usize>, CmError>> = stream::iter(leased)
                 .map(|target| async move {
                     let profiles = accounts.get(&target.account_id).map(Vec::as_slice).unwrap_or_default();
@@ -234,7 +234,7 @@ impl Scanner {
         &self,
         target: &ScanTarget,
         profiles: &[Profile],
-        news: Option<&News>,
+        news: &NewsSource,
         now: i64,
         searches_end: tokio::time::Instant,
     ) -> Result<Option<usize>, CmError> {
@@ -262,13 +262,13 @@ impl Scanner {
                 searched.extend(found.done.into_iter().map(|q| (Provider::Filings, q, now)));
             }
         }
-        let news_since = windows.since(Provider::News, "");
-        let news = news_scan(news, news_since, now, &mut hits);
-        if news.state != ProviderCoverage::Failed {
-            searched.push((Provider::News, String::new(), now));
+        if let Some(news) = news_scan(news, windows.since(Provider::News, ""), now, &mut hits) {
+            if news.state != ProviderCoverage::Failed {
+                searched.push((Provider::News, String::new(), now));
+            }
+            providers.push(news);
         }
-        let since = providers.iter().map(|p| p.window_start).fold(news.window_start, i64::min);
-        providers.push(news);
+        let since = providers.iter().map(|p| p.window_start).min().unwrap_or(now);
         let mut candidates = self.candidates(profiles, &target.company.company_id, hits);
         candidates.extend(filed);
         let stored = self.store.events_of(&target.company.company_id, since - WINDOW_MS).await?;
@@ -454,8 +454,9 @@ pub async fn schedule(
 }
 
 /// The NEWS provider's part: the ingested items published in the window; FAILED
-/// `provider_unavailable` when a news dataset is unavailable, complete only from fresh data.
-fn news_scan(news: Option<&News>, since: i64, until: i64, hits: &mut Vec<Hit>) -> ProviderScan {
+/// `provider_unavailable` when a news dataset is unavailable, complete only from fresh data;
+/// `None` where the deployment ingests no news (NEWS does not run).
+fn news_scan(news: &NewsSource, since: i64, until: i64, hits: &mut Vec<Hit>) -> Option<ProviderScan> {
     let mut scan = ProviderScan {
         provider: Provider::News,
         state: ProviderCoverage::Failed,
@@ -465,7 +466,11 @@ fn news_scan(news: Option<&News>, since: i64, until: i64, hits: &mut Vec<Hit>) -
         window_end: until,
         reason_code: "provider_unavailable".into(),
     };
-    let Some(news) = news else { return scan };
+    let news = match news {
+        NewsSource::NotIngested => return None,
+        NewsSource::Unavailable => return Some(scan),
+        NewsSource::Read(news) => news,
+    };
     hits.extend(news.items.iter().filter(|i| (since..=until).contains(&i.published_at)).map(|i| Hit {
         provider: Provider::News,
         source_id: i.id.clone(),
@@ -478,5 +483,5 @@ fn news_scan(news: Option<&News>, since: i64, until: i64, hits: &mut Vec<Hit>) -
     scan.state = ProviderCoverage::Complete;
     scan.reason_code = String::new();
     scan.last_complete_at = news.fresh.then_some(until);
-    scan
+    Some(scan)
 }

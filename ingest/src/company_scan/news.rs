@@ -1,5 +1,6 @@
 //! Company monitoring's NEWS provider (SUPPLEMENT 4.8, a Decision): the news items we already
-//! ingest (aviation news, climate news), read from the lake's current versions.
+//! ingest (aviation news, climate news), read from the lake's current versions — those the lake
+//! has: NEWS covers what the deployment ingests, and does not run where it ingests none.
 
 use arrow::{
     array::{Array, StringArray, TimestampMillisecondArray},
@@ -54,15 +55,37 @@ fn items(batch: &RecordBatch, snippet_column: &str) -> Option<Vec<NewsItem>> {
     )
 }
 
-/// The news items, or `None` when a news dataset is unavailable (never published, or unreadable).
-pub async fn load(lake: &Lake) -> Option<News> {
-    let commit = lake.latest_commit().await.ok()?;
+/// What NEWS has to read: it covers what the deployment ingests (issue 47's decision).
+#[derive(Debug, Clone, PartialEq)]
+pub enum NewsSource {
+    /// The lake has no news dataset: this deployment ingests none, and NEWS does not run (a
+    /// provider that cannot run is not listed, and does not hold coverage back forever).
+    NotIngested,
+    /// A news dataset the lake has cannot be read: NEWS fails.
+    Unavailable,
+    /// The items of every news dataset the lake has.
+    Read(News),
+}
+
+/// The news items of the news datasets the lake has.
+pub async fn load(lake: &Lake) -> NewsSource {
+    let Ok(commit) = lake.latest_commit().await else { return NewsSource::Unavailable };
     let mut news = News { items: Vec::new(), fresh: true };
+    let mut ingested = false;
     for (dataset, snippet_column) in DATASETS {
-        let entry = commit.datasets.get(dataset.as_str())?;
-        let batch = lake.read_rows(dataset, entry).await.ok()??;
-        news.items.extend(items(&batch, snippet_column)?);
+        let Some(entry) = commit.datasets.get(dataset.as_str()) else { continue };
+        ingested = true;
+        let read = match lake.read_rows(dataset, entry).await {
+            Ok(Some(batch)) => items(&batch, snippet_column),
+            _ => None,
+        };
+        let Some(read) = read else { return NewsSource::Unavailable };
+        news.items.extend(read);
         news.fresh &= entry.freshness.status == DatasetStatus::Ok;
     }
-    Some(news)
+    if ingested {
+        NewsSource::Read(news)
+    } else {
+        NewsSource::NotIngested
+    }
 }
