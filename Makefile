@@ -80,9 +80,10 @@ run: build var/cm-cursor-secret
 	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 
 ## Company monitoring under make run: its runtime gate opens with a cursor secret generated once
-## under var/ and the recorded SEARCH provider (data/fixtures/web-search), unless set otherwise.
+## under var/ and GDELT as the SEARCH provider, whose answers (data/fixtures/web-search) and EDGAR's
+## (data/fixtures/sec-edgar) replay answers, unless set otherwise.
 CM_REPLAY = CM_CURSOR_SECRET="$${CM_CURSOR_SECRET:-$$(cat var/cm-cursor-secret)}" \
-	SEARCH_PROVIDER_URL="$${SEARCH_PROVIDER_URL:-https://search.provider.example/v1/search}"
+	SEARCH_PROVIDER_KIND="$${SEARCH_PROVIDER_KIND:-gdelt}"
 
 var/cm-cursor-secret:
 	@mkdir -p var && head -c 32 /dev/urandom | base64 > $@

@@ -30,9 +30,11 @@ export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CA
 export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true SITREP_READ_THROUGH=replay
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
 export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000,cm-write=1000000,cm-import=1000000"
-# Company monitoring's runtime gate open (a cursor secret and the recorded search provider), and a
-# business key with its scopes, so schemathesis reaches its operations.
-export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVIDER_URL="https://search.provider.example/v1/search"
+# Company monitoring's runtime gate open (a cursor secret and, as under make run, GDELT's recorded
+# answers as the search provider), and a business key with its scopes, so schemathesis reaches its
+# operations.
+export CM_CURSOR_SECRET="contract-tests-company-monitoring-secret" SEARCH_PROVIDER_KIND=gdelt
+unset SEARCH_PROVIDER_URL
 # The dashboard's company-monitoring page too (flag `ui`), for the browser.
 export CM_FLAG_UI=on
 key="$("$bin/sitrep-serve" keys create --account contract --plan business \
@@ -51,7 +53,13 @@ done
 curl -fsS -H "X-Service-Key: $key" -H 'Content-Type: application/json' \
     -d '{"clientRequestId":"contract-seed","company":{"name":"Ashgrove Pharma","domicileCountry":"GB","domains":["ashgrovepharma.co.uk"]}}' \
     "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
+curl -fsS -H "X-Service-Key: $key" -H 'Content-Type: application/json' \
+    -d '{"clientRequestId":"contract-seed-2","company":{"name":"Kestrel Avionics","domicileCountry":"US","domains":["kestrelavionics.com"],"identifiers":["CIK:1987654"]}}' \
+    "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
 "$bin/sitrep-ingest" cm scan --mode replay >/dev/null
+# What make run + make cm-scan show: impacts from SEARCH (GDELT), FILINGS and a shipped
+# authoritative publisher.
+python3 "$root/tools/cm_replay_check.py" "$base" "$key"
 curl -fsS "$base/openapi.json" -o "$work/openapi.json"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 cd "$work" # schemathesis keeps its state in ./.schemathesis
