@@ -107,6 +107,20 @@ struct SearchArgs {
     search_provider_kind: String,
     #[arg(long, env = "SEARCH_PROVIDER_API_KEY", hide_env_values = true)]
     search_provider_api_key: Option<String>,
+    /// Where paced upstreams' turns are kept (GDELT's one request every 5 s, the SEC's ten a
+    /// second): `in-process`, or the replicas' `redis://…`, shared by every worker.
+    #[arg(long, env = "SITREP_RATE_LIMIT", default_value = "in-process")]
+    rate_limit: String,
+}
+
+/// The turns of the paced upstream `key`: shared through Redis where one is configured.
+fn pacer(rate_limit: &str, key: &str) -> anyhow::Result<sitrep_pipelines::pace::Pacer> {
+    if rate_limit.starts_with("redis://") || rate_limit.starts_with("rediss://") {
+        let shared = sitrep_pipelines::pace::SharedTurns::new(rate_limit, key)
+            .with_context(|| "SITREP_RATE_LIMIT is not a Redis URL")?;
+        return Ok(sitrep_pipelines::pace::Pacer::shared(shared));
+    }
+    Ok(sitrep_pipelines::pace::Pacer::default())
 }
 
 /// Company monitoring's FILINGS provider: the SEC's EDGAR submissions API.
@@ -160,9 +174,17 @@ async fn company_scanner(
         format!("SEARCH_PROVIDER_KIND `{}` is not contract, searxng or gdelt", search.search_provider_kind)
     })?;
     let env = Arc::new(SourceEnv::prepare(source).await?);
-    let provider = settings.search_provider_url.clone().map(|url| {
-        web_search::SearchProvider::new(url, search.search_provider_api_key.clone(), kind, web_search::TIMEOUT)
-    });
+    let provider = match settings.search_provider_url.clone() {
+        Some(url) => Some(
+            web_search::SearchProvider::new(url, search.search_provider_api_key.clone(), kind, web_search::TIMEOUT)
+                .with_pacer(pacer(&search.rate_limit, "gdelt")?),
+        ),
+        None => None,
+    };
+    let filings = match edgar(filings, source.mode) {
+        Some(edgar) => Some(edgar.with_pacer(pacer(&search.rate_limit, "sec-edgar")?)),
+        None => None,
+    };
     let owner = format!("{}-{}", hostname(), std::process::id());
     // The recorded world has no DNS and its URLs stay: in replay every domain resolves.
     let verification: Arc<dyn Verification> = match source.mode {
@@ -174,7 +196,7 @@ async fn company_scanner(
         lake,
         http: env.http().clone(),
         search: provider,
-        filings: edgar(filings, source.mode),
+        filings,
         settings,
         owner,
         verification,

@@ -3,7 +3,7 @@
 //! the company's recent filings as parallel arrays under `filings.recent`). The SEC's fair-access
 //! rules are the connector's, not the operator's: every request declares the deployment's
 //! User-Agent ("Organisation contact@address"), and requests start at most ten a second across
-//! the process. Failures carry the reasonCodes of the SEARCH contract, with the SEC's meanings: a
+//! the process, or the deployment where the workers share a Redis (`pace`). Failures carry the reasonCodes of the SEARCH contract, with the SEC's meanings: a
 //! 403 is the SEC refusing an undeclared client, a 404 a CIK it does not know.
 
 use std::time::Duration;
@@ -18,7 +18,8 @@ use url::Url;
 
 use crate::{
     http::Http,
-    web_search::{transport_failure, Failure, Pacer},
+    pace::Pacer,
+    web_search::{transport_failure, Failure},
 };
 
 /// Where the SEC serves the submissions API.
@@ -159,6 +160,12 @@ pub struct Edgar {
 impl Edgar {
     pub fn new(base_url: String, user_agent: String, timeout: Duration) -> Self {
         Edgar { base_url, user_agent, timeout, pacer: Default::default() }
+    }
+
+    /// The connector taking its turns from `pacer` (shared by every worker through Redis).
+    pub fn with_pacer(mut self, pacer: Pacer) -> Self {
+        self.pacer = std::sync::Arc::new(pacer);
+        self
     }
 
     fn headers(&self) -> HeaderMap {

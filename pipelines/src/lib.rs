@@ -37,6 +37,7 @@ pub mod noaa_gml;
 pub mod ocean_ice;
 pub mod open_meteo;
 pub mod openaq;
+pub mod pace;
 pub mod portwatch;
 pub mod positions;
 pub mod public_fetch;

@@ -51,26 +51,7 @@ impl Kind {
     }
 }
 
-/// When a paced provider's next request may start: requests queue for their turn here, each
-/// taking the next slot, before their own timeout starts (the wait is the provider's rule, not a
-/// slow answer; the scan's lease still bounds it).
-#[derive(Debug, Default)]
-pub struct Pacer {
-    next: tokio::sync::Mutex<Option<tokio::time::Instant>>,
-}
-
-impl Pacer {
-    pub async fn turn(&self, every: Duration) {
-        let start = {
-            let mut next = self.next.lock().await;
-            let now = tokio::time::Instant::now();
-            let start = next.map_or(now, |n| n.max(now));
-            *next = Some(start + every);
-            start
-        };
-        tokio::time::sleep_until(start).await;
-    }
-}
+pub use crate::pace::Pacer;
 
 /// A query's failure, by the reasonCode of 4.8.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -140,6 +121,12 @@ pub struct SearchProvider {
 impl SearchProvider {
     pub fn new(url: String, api_key: Option<String>, kind: Kind, timeout: Duration) -> Self {
         SearchProvider { url, api_key, kind, timeout, pacer: Default::default() }
+    }
+
+    /// The provider taking its turns from `pacer` (shared by every worker through Redis).
+    pub fn with_pacer(mut self, pacer: Pacer) -> Self {
+        self.pacer = std::sync::Arc::new(pacer);
+        self
     }
 }
 

@@ -812,3 +812,39 @@ async fn filings_faults_are_reported_and_an_unknown_cik_needs_confirmation() {
     let cik = shown["companies"][0]["claims"].as_array().unwrap().iter().find(|c| c["value"] == "CIK:1987654").cloned();
     assert_eq!(cik.unwrap()["trustState"], "COMPANY_CLAIM_TRUST_STATE_EXPIRED");
 }
+
+/// Issue 47: GDELT's one request every 5 s (and the SEC's ten a second) hold across the
+/// deployment: two workers' pacers sharing the Redis of the replicas' rate limiter take turns an
+/// interval apart between them; with Redis gone each keeps its own turns (paced, not stalled).
+#[tokio::test]
+async fn paced_turns_are_shared_by_every_worker_through_redis() {
+    use sitrep_pipelines::pace::{Pacer, SharedTurns};
+    let mut redis = sitrep_tests::redis_server::RedisServer::start();
+    let every = Duration::from_millis(200);
+    let url = redis.url();
+    let worker = || Pacer::shared(SharedTurns::new(&url, "gdelt-test").unwrap());
+    let (a, b) = (worker(), worker());
+    let started = tokio::time::Instant::now();
+    let turns = (0..6).map(|i| {
+        let pacer = if i % 2 == 0 { &a } else { &b };
+        async move {
+            pacer.turn(every).await;
+            started.elapsed()
+        }
+    });
+    let mut starts = futures::future::join_all(turns).await;
+    starts.sort();
+    for pair in starts.windows(2) {
+        // Each wait is Redis's (whole ms) from the script's run, slept after the answer's trip
+        // back: allow 10 ms. Unshared, the two workers' turns would start together.
+        assert!(pair[1] - pair[0] >= every - Duration::from_millis(10), "turns {starts:?}");
+    }
+    redis.stop();
+    let alone = worker();
+    let started = tokio::time::Instant::now();
+    for _ in 0..3 {
+        alone.turn(every).await;
+    }
+    let took = started.elapsed();
+    assert!(took >= every * 2 && took < Duration::from_secs(10), "three local turns took {took:?}");
+}
