@@ -376,7 +376,7 @@ impl SearchProvider {
             .send(Method::GET, &url, HeaderMap::new(), None, Some(self.timeout))
             .await
             .map_err(|e| transport_failure(&e))?;
-        let parsed: Result<GdeltBody, Failure> = Self::answer(&reply, Failure::RequestRejected);
+        let parsed: Result<GdeltBody, Failure> = Self::answer(&reply, Failure::AuthenticationFailed);
         // GDELT answers its errors (a phrase too short, a bad date) as plain text with status 200.
         if matches!(parsed, Err(Failure::Malformed)) {
             let first_line = String::from_utf8_lossy(&reply.body)

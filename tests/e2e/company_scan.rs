@@ -263,6 +263,61 @@ async fn a_failing_provider_is_recorded_with_its_reason_code() {
     assert_eq!(company.coverage, sitrep_cm::records::CoverageState::Stale);
 }
 
+/// Issue 47: every SEARCH adapter's faults, scanned end to end — 401/403, 429 (with
+/// Retry-After), 5xx, a silent provider past the query's timeout, a malformed body — each recorded
+/// in the adapter's own format and reported with the reasonCode of 4.8, the query's window left to
+/// be searched again. (FILINGS' faults: `filings_faults_are_reported_…`.)
+#[tokio::test]
+async fn every_search_adapter_s_faults_are_reported_by_reason_code() {
+    let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
+    let gdelt = "https://api.gdeltproject.org/api/v2/doc/doc";
+    let searxng = "https://searxng.provider.example";
+    let cases = [
+        (Kind::Contract, SEARCH_URL, "unauthorized", "authentication_failed"),
+        (Kind::Contract, SEARCH_URL, "rate-limited", "rate_limited"),
+        (Kind::Contract, SEARCH_URL, "server-error", "provider_unavailable"),
+        (Kind::Contract, SEARCH_URL, "timeout", "timeout"),
+        (Kind::Contract, SEARCH_URL, "malformed", "malformed"),
+        (Kind::Gdelt, gdelt, "gdelt-forbidden", "authentication_failed"),
+        (Kind::Gdelt, gdelt, "gdelt-busy", "rate_limited"),
+        (Kind::Gdelt, gdelt, "gdelt-down", "provider_unavailable"),
+        (Kind::Gdelt, gdelt, "gdelt-timeout", "timeout"),
+        (Kind::Gdelt, gdelt, "gdelt-error", "malformed"),
+        (Kind::Searxng, searxng, "searxng-forbidden", "request_rejected"),
+        (Kind::Searxng, searxng, "searxng-rate-limited", "rate_limited"),
+        (Kind::Searxng, searxng, "searxng-down", "provider_unavailable"),
+        (Kind::Searxng, searxng, "searxng-timeout", "timeout"),
+        (Kind::Searxng, searxng, "searxng-malformed", "malformed"),
+    ];
+    for (kind, url, scenario, reason) in cases {
+        // One query (no domain: its identity is a legal identifier), so GDELT's pace never waits.
+        let account = app.state.store.create_account(&format!("cm-{scenario}"), Plan::Business).await.unwrap();
+        let mut v = sitrep_cm::violations::Violations::default();
+        let value =
+            json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "identifiers": ["LEI:213800ASHGROVE00042"]});
+        let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).unwrap();
+        let sitrep_cm::store::Created::New(company) =
+            store(&app).create(&account.id, "r1", &input, 10, 1_000).await.unwrap()
+        else {
+            panic!("created")
+        };
+        let (server, mut scanner) = scanner(&app, scenario, "worker-a").await;
+        scanner.search = Some(SearchProvider::new(url.into(), Some("REDACTED".into()), kind, Duration::from_secs(1)));
+        let report = scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
+        assert_eq!(report.scanned, 1, "{scenario}");
+        let record = store(&app).scan_record(&company.company_id).await.unwrap();
+        let search = record.providers.iter().find(|p| p.provider == sitrep_cm::records::Provider::Search).unwrap();
+        assert_eq!(
+            (search.state, search.reason_code.as_str()),
+            (sitrep_cm::records::ProviderCoverage::Failed, reason),
+            "{scenario}: {:?}",
+            server.requests()
+        );
+        let windows = store(&app).search_windows(&company.company_id).await.unwrap();
+        assert!(windows.keys().all(|(provider, _)| provider != "search"), "{scenario}: {windows:?}");
+    }
+}
+
 /// What a labelled corpus's scan published, as measured by [`scan_labelled_corpus`].
 struct CorpusFigures {
     /// Impacts with evidence labelled as an event of their company, of all impacts.
