@@ -1,12 +1,15 @@
 //! The company-monitoring figures of issue 28, on one account and a file-backed SQLite state
 //! store: ListCompanyEventImpacts over 500 companies / 50k impacts (a page of 50, in process),
 //! a ListCompanyEventChanges poll (empty and full page), CreateMonitoredCompany, an import of 100
-//! rows, and a scan of 500 companies against a local SEARCH provider answering in 50 ms.
+//! rows, and a scan of 500 companies against local providers answering in 50 ms (SEARCH for
+//! all, FILINGS for the fifth that are listed, paced as the SEC asks), and GDELT's pace apart:
+//! a few queries timed against its floor of one every 5 s.
 
 use std::{sync::Arc, time::Instant};
 
 use poem::{endpoint::BoxEndpoint, Endpoint};
 use serde_json::{json, Value};
+use sitrep_cm::settings::GDELT_DOC_API;
 use sitrep_cm::{
     records::Direction,
     settings::CmSettings,
@@ -14,9 +17,10 @@ use sitrep_cm::{
 };
 use sitrep_ingest::company_scan::{RecordedVerification, Scanner};
 use sitrep_pipelines::{
+    edgar::{Edgar, EDGAR_DATA_API, TIMEOUT as EDGAR_TIMEOUT},
     http::{Http, RetryPolicy},
     replay::FixtureServer,
-    web_search::{Kind as SearchKind, SearchProvider, TIMEOUT},
+    web_search::{Kind as SearchKind, SearchProvider, GDELT_PACE, TIMEOUT},
 };
 use sitrep_platform::state::Plan;
 use sitrep_tests::{cm_data::admitted, Options, TestApp};
@@ -36,6 +40,26 @@ pub struct Figures {
     pub import_p50_ms: f64,
     pub scan_s: f64,
     pub scanned: usize,
+    /// Companies of the scan with a CIK (FILINGS ran for them).
+    pub listed: usize,
+    /// GDELT: queries timed, and how long they took.
+    pub gdelt_queries: usize,
+    pub gdelt_s: f64,
+}
+
+/// Every fifth company of the scan is listed (a CIK claim).
+const LISTED_EVERY: usize = 5;
+/// GDELT queries timed (one company of two queries, then another).
+const GDELT_QUERIES: usize = 4;
+
+/// A recording in `dir` answering `url` after 50 ms; `open` its query parameters matched whatever
+/// their value.
+fn record(dir: &std::path::Path, name: &str, method: &str, url: &str, open: &[&str], body: &Value) {
+    let meta = json!({"request": {"method": method, "url": url, "anyValueOf": open},
+        "response": {"status": 200, "headers": {"content-type": "application/json"}, "delayMs": 50},
+        "recordedAt": "2026-11-20T06:00:00Z"});
+    std::fs::write(dir.join(format!("{name}.meta.json")), meta.to_string()).expect("meta");
+    std::fs::write(dir.join(format!("{name}.body.json")), body.to_string()).expect("body");
 }
 
 fn settings() -> CmSettings {
@@ -156,7 +180,10 @@ pub async fn measure() -> Figures {
     let scan_account = app.state.store.create_account("cm-bench-scan", Plan::Business).await.expect("account");
     let mut v = sitrep_cm::violations::Violations::default();
     for n in 0..COMPANIES {
-        let value = json!({"name": format!("Scanned {n:04} Industries"), "domicileCountry": "US", "domains": [format!("scanned{n:04}.example")]});
+        let mut value = json!({"name": format!("Scanned {n:04} Industries"), "domicileCountry": "US", "domains": [format!("scanned{n:04}.example")]});
+        if n % LISTED_EVERY == 0 {
+            value["identifiers"] = json!([format!("CIK:{}", 9_000_000 + n)]);
+        }
         let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).expect("input");
         store.create(&scan_account.id, &format!("s{n}"), &input, 100_000, now).await.expect("create");
     }
@@ -171,14 +198,38 @@ pub async fn measure() -> Figures {
         .collect();
     std::fs::write(fixtures.path().join("any.body.json"), json!({"results": results, "truncated": false}).to_string())
         .expect("body");
+    // EDGAR: each listed company's submissions (the recorded week's, an 8-K of item 2.05 in it).
+    let submissions: Value = serde_json::from_str(
+        &std::fs::read_to_string(sitrep_tests::fixtures().join("sec-edgar/normal/CIK0001987654.body.json"))
+            .expect("EDGAR"),
+    )
+    .expect("EDGAR json");
+    for n in (0..COMPANIES).step_by(LISTED_EVERY) {
+        let url = format!("https://data.sec.gov/submissions/CIK{:010}.json", 9_000_000 + n);
+        record(fixtures.path(), &format!("cik-{n}"), "GET", &url, &[], &submissions);
+    }
+    // GDELT: every query, any window, a few articles.
+    let articles: Vec<Value> = (0..5)
+        .map(|i| json!({"url": format!("https://outlet{i}.example/story-{i}"), "title": format!("Scanned {i:04} Industries sued over contract"), "seendate": "20261119T100000Z", "domain": format!("outlet{i}.example")}))
+        .collect();
+    let gdelt_url = "https://api.gdeltproject.org/api/v2/doc/doc?query=x&mode=artlist&format=json&maxrecords=75&sort=datedesc&startdatetime=0&enddatetime=0";
+    record(
+        fixtures.path(),
+        "gdelt",
+        "GET",
+        gdelt_url,
+        &["query", "startdatetime", "enddatetime"],
+        &json!({"articles": articles}),
+    );
     let server = FixtureServer::start_dirs(&[fixtures.path().to_path_buf()]).await.expect("provider");
     let http = Http::new(server.transport(), RetryPolicy { max_retries: 0, ..RetryPolicy::default() }).expect("http");
+    let edgar = Edgar::new(EDGAR_DATA_API.into(), "Sitrep Bench bench@sitrep.example".into(), EDGAR_TIMEOUT);
     let scanner = Arc::new(Scanner {
         store: store.clone(),
         lake: app.lake.clone(),
-        http,
+        http: http.clone(),
         search: Some(SearchProvider::new(SEARCH_URL.into(), None, SearchKind::Contract, TIMEOUT)),
-        filings: None,
+        filings: Some(edgar),
         settings: settings(),
         owner: "bench".into(),
         verification: Arc::new(RecordedVerification::default()),
@@ -187,6 +238,29 @@ pub async fn measure() -> Figures {
     let t = Instant::now();
     let report = scanner.run(ScanScope::Account(&scan_account.id), app.state.clock.now_ms()).await.expect("scan");
     let scan_s = t.elapsed().as_secs_f64();
+
+    // GDELT's pace: two companies of two queries each (name and domain), one request every 5 s.
+    let gdelt = SearchProvider::new(GDELT_DOC_API.into(), None, SearchKind::Gdelt, TIMEOUT);
+    let gdelt_scanner = Scanner {
+        store: store.clone(),
+        lake: app.lake.clone(),
+        http,
+        search: Some(gdelt),
+        filings: None,
+        settings: settings(),
+        owner: "bench".into(),
+        verification: Arc::new(RecordedVerification::default()),
+        lease: sitrep_ingest::company_scan::LEASE,
+    };
+    let gdelt_account = app.state.store.create_account("cm-bench-gdelt", Plan::Business).await.expect("account");
+    for n in 0..GDELT_QUERIES / 2 {
+        let value = json!({"name": format!("Paced {n:04} Industries"), "domicileCountry": "US", "domains": [format!("paced{n:04}.example")]});
+        let input = sitrep_cm::company_input::CompanyInput::parse("company", Some(&value), &mut v).expect("input");
+        store.create(&gdelt_account.id, &format!("g{n}"), &input, 100_000, now).await.expect("create");
+    }
+    let t = Instant::now();
+    gdelt_scanner.run(ScanScope::Account(&gdelt_account.id), app.state.clock.now_ms()).await.expect("GDELT scan");
+    let gdelt_s = t.elapsed().as_secs_f64();
 
     Figures {
         list_p50_ms: percentile(&listed, 0.5),
@@ -197,6 +271,9 @@ pub async fn measure() -> Figures {
         import_p50_ms: percentile(&import_ms, 0.5),
         scan_s,
         scanned: report.scanned,
+        listed: COMPANIES.div_ceil(LISTED_EVERY),
+        gdelt_queries: GDELT_QUERIES,
+        gdelt_s,
     }
 }
 
@@ -213,5 +290,24 @@ pub fn print(f: &Figures) {
     row("ListCompanyEventChanges poll, full page of 50: p50", f.poll_full_p50_ms, 2.0, "ms");
     row("CreateMonitoredCompany: p50", f.create_p50_ms, 5.0, "ms");
     row("ImportMonitoredCompanyBatch of 100 rows: p50", f.import_p50_ms, 100.0, "ms");
-    row(&format!("scan of {} companies, provider answering in 50 ms", f.scanned), f.scan_s, 60.0, "s");
+    row(
+        &format!("scan of {} companies ({} listed: FILINGS too), providers answering in 50 ms", f.scanned, f.listed),
+        f.scan_s,
+        60.0,
+        "s",
+    );
+    // GDELT's floor: its queries one every 5 s, whatever else the scan does.
+    let floor = (f.gdelt_queries - 1) as f64 * GDELT_PACE.as_secs_f64();
+    println!(
+        "| GDELT: {} queries (2 companies) at one every {} s | {:.2} s | floor {floor:.0} s | {:.2} |",
+        f.gdelt_queries,
+        GDELT_PACE.as_secs(),
+        f.gdelt_s,
+        f.gdelt_s / floor
+    );
+    let per_interval = 6.0 * 3600.0 / GDELT_PACE.as_secs_f64() / 2.0;
+    println!(
+        "\nGDELT's pace bounds a deployment, not this machine: {COMPANIES} companies of two queries take {:.0} min; a 6-hour scan interval covers {per_interval:.0} such companies (864 at five queries each).",
+        COMPANIES as f64 * 2.0 * GDELT_PACE.as_secs_f64() / 60.0
+    );
 }
