@@ -19,7 +19,7 @@ use url::Url;
 use crate::{
     http::Http,
     pace::Pacer,
-    web_search::{transport_failure, Failure},
+    web_search::{transport_failure, Failure, SearchProvider},
 };
 
 /// Where the SEC serves the submissions API.
@@ -186,20 +186,9 @@ impl Edgar {
                 .send(Method::GET, &url, self.headers(), None, Some(self.timeout))
                 .await
                 .map_err(|e| transport_failure(&e))?;
-            match reply.status.as_u16() {
-                200..=299 => {}
-                // The SEC refuses requests that do not declare who is asking.
-                401 | 403 => return Err(Failure::AuthenticationFailed),
-                429 => return Err(Failure::RateLimited),
-                500..=599 => return Err(Failure::ProviderUnavailable),
-                // 404: a CIK the SEC does not know (the claim's check fails, as a domain's that
-                // does not resolve).
-                _ => return Err(Failure::RequestRejected),
-            }
-            if reply.body.iter().all(u8::is_ascii_whitespace) {
-                return Err(Failure::InvalidEmpty);
-            }
-            let body: Body = serde_json::from_slice(&reply.body).map_err(|_| Failure::Malformed)?;
+            // The contract's mapping: a 403 is the SEC refusing an undeclared client; a 404 (as
+            // other 4xx, request_rejected) a CIK it does not know, whose claim's check fails.
+            let body: Body = SearchProvider::answer(&reply, Failure::AuthenticationFailed)?;
             Ok(Submissions { name: body.name, filings: filings_of(body.filings.recent)? })
         };
         tokio::time::timeout(self.timeout, asked).await.unwrap_or(Err(Failure::Timeout))

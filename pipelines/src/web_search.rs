@@ -254,7 +254,10 @@ impl SearchProvider {
 
     /// A reply's JSON answer, or its failure by reasonCode (`forbidden`: what a 403 means for
     /// this API): the status, then an empty body, then JSON that is not the answer's shape.
-    fn answer<T: serde::de::DeserializeOwned>(reply: &crate::http::Reply, forbidden: Failure) -> Result<T, Failure> {
+    pub(crate) fn answer<T: serde::de::DeserializeOwned>(
+        reply: &crate::http::Reply,
+        forbidden: Failure,
+    ) -> Result<T, Failure> {
         match reply.status.as_u16() {
             200..=299 => {}
             401 => return Err(Failure::AuthenticationFailed),

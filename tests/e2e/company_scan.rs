@@ -85,21 +85,9 @@ async fn get(app: &TestApp, key: &str, path: &str) -> Value {
 #[tokio::test]
 async fn a_scan_admits_the_primary_statement_with_the_reports_of_its_event() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
-    let account = app.state.store.create_account("cm-scan", Plan::Business).await.unwrap();
-    let account_id = account.id.clone();
-    let scopes = ["mcp", "company_monitoring:read", "company_monitoring:write"];
-    let key = app.state.store.create_key(&account_id, "cm", "di", &scopes, false).await.unwrap().secret;
-    let body = json!({"clientRequestId": "ashgrove", "company": {"name": "Ashgrove Pharma", "domicileCountry": "GB",
-        "domains": ["ashgrovepharma.co.uk"], "locations": ["Leeds"]}});
-    let r = app
-        .http
-        .post(format!("{}/api/company-monitoring/v1/create-monitored-company", app.base))
-        .header("X-Service-Key", &key)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let company_id = r.json::<Value>().await.unwrap()["company"]["companyId"].as_str().unwrap().to_string();
+    let company = json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.co.uk"],
+        "locations": ["Leeds"]});
+    let (key, company_id) = registered(&app, "cm-scan", company).await;
 
     let (_server, scanner) = scanner(&app, "normal", "worker-a").await;
     let report = scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT).await.unwrap();
@@ -716,14 +704,21 @@ async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
     }
 }
 
-/// A business key of a new account of `app`, and Kestrel Avionics registered over REST: a listed
-/// company with its CIK (SUPPLEMENT 4.8's FILINGS provider) and its domain.
+/// Kestrel Avionics registered over REST in a new account: a listed company with its CIK
+/// (SUPPLEMENT 4.8's FILINGS provider) and its domain. Returns the account's key and its id.
 async fn kestrel(app: &TestApp, account_name: &str) -> (String, String) {
+    let company = json!({"name": "Kestrel Avionics", "domicileCountry": "US", "domains": ["kestrelavionics.com"],
+        "identifiers": ["CIK:1987654"]});
+    registered(app, account_name, company).await
+}
+
+/// `company` registered over REST in a new business account of `app`: a key of that account with
+/// the MCP and company-monitoring scopes, and the company's id.
+async fn registered(app: &TestApp, account_name: &str, company: Value) -> (String, String) {
     let account = app.state.store.create_account(account_name, Plan::Business).await.unwrap();
-    let scopes = ["company_monitoring:read", "company_monitoring:write"];
+    let scopes = ["mcp", "company_monitoring:read", "company_monitoring:write"];
     let key = app.state.store.create_key(&account.id, "cm", "di", &scopes, false).await.unwrap().secret;
-    let body = json!({"clientRequestId": "kestrel", "company": {"name": "Kestrel Avionics", "domicileCountry": "US",
-        "domains": ["kestrelavionics.com"], "identifiers": ["CIK:1987654"]}});
+    let body = json!({"clientRequestId": "registered", "company": company});
     let r = app
         .http
         .post(format!("{}/api/company-monitoring/v1/create-monitored-company", app.base))
