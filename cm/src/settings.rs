@@ -59,6 +59,8 @@ pub static SHIPPED_PUBLISHERS: std::sync::LazyLock<Vec<&'static str>> = std::syn
 
 /// GDELT's DOC 2.0 API: the SEARCH provider when `SEARCH_PROVIDER_KIND=gdelt` names no URL.
 pub const GDELT_DOC_API: &str = "https://api.gdeltproject.org/api/v2/doc/doc";
+/// Exa's search API: the SEARCH provider when `SEARCH_PROVIDER_KIND=exa` names no URL.
+pub const EXA_SEARCH_API: &str = "https://api.exa.ai/search";
 
 /// Variables whose empty value means something (an empty list), not "unset".
 const EMPTY_IS_A_VALUE: &[&str] = &["CM_AUTHORITATIVE_PUBLISHERS"];
@@ -105,10 +107,15 @@ impl CmSettings {
         }
         Ok(CmSettings {
             cursor_secret: lookup("CM_CURSOR_SECRET").map(String::into_bytes),
-            // GDELT needs no key: naming it is configuring it, at its public endpoint by default.
+            // GDELT needs no key: naming it is configuring it, at its public endpoint by default;
+            // Exa is configured by naming it with its key.
             search_provider_url: lookup("SEARCH_PROVIDER_URL").or_else(|| {
-                let kind = lookup("SEARCH_PROVIDER_KIND").unwrap_or_default();
-                kind.trim().eq_ignore_ascii_case("gdelt").then(|| GDELT_DOC_API.to_string())
+                let kind = lookup("SEARCH_PROVIDER_KIND").unwrap_or_default().trim().to_ascii_lowercase();
+                match kind.as_str() {
+                    "gdelt" => Some(GDELT_DOC_API.to_string()),
+                    "exa" => lookup("SEARCH_PROVIDER_API_KEY").map(|_| EXA_SEARCH_API.to_string()),
+                    _ => None,
+                }
             }),
             flags: Flags {
                 rest_writes: flag("CM_FLAG_REST_WRITES", f.rest_writes)?,
@@ -211,6 +218,11 @@ mod tests {
         assert!(shipped.iter().all(|h| h == &h.to_ascii_lowercase() && !h.starts_with("www.") && h.contains('.')));
         let gdelt = CmSettings::from_lookup(env(&[("SEARCH_PROVIDER_KIND", "GDELT")])).unwrap();
         assert_eq!(gdelt.search_provider_url.as_deref(), Some(GDELT_DOC_API), "keyless: configured by naming it");
+        let exa =
+            CmSettings::from_lookup(env(&[("SEARCH_PROVIDER_KIND", "exa"), ("SEARCH_PROVIDER_API_KEY", "k")])).unwrap();
+        assert_eq!(exa.search_provider_url.as_deref(), Some(EXA_SEARCH_API));
+        let keyless = CmSettings::from_lookup(env(&[("SEARCH_PROVIDER_KIND", "exa")])).unwrap();
+        assert_eq!(keyless.search_provider_url, None, "Exa without its key is not configured");
         assert!(CmSettings::from_lookup(env(&[])).unwrap().search_provider_url.is_none());
         let emptied = CmSettings::from_lookup(env(&[("CM_AUTHORITATIVE_PUBLISHERS", "")])).unwrap();
         assert!(emptied.authoritative_publishers.is_empty(), "an empty value empties it");

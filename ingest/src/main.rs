@@ -101,8 +101,8 @@ enum CmCommand {
 /// Company monitoring's SEARCH provider (its URL is `SEARCH_PROVIDER_URL`, a CM setting).
 #[derive(clap::Args)]
 struct SearchArgs {
-    /// `contract` (our web-search contract, the default), `searxng` or `gdelt` (keyless; GDELT's
-    /// public DOC API when SEARCH_PROVIDER_URL is unset).
+    /// `contract` (our web-search contract, the default), `searxng`, `gdelt` (keyless; GDELT's
+    /// public DOC API when SEARCH_PROVIDER_URL is unset) or `exa` (Exa's API when it is unset).
     #[arg(long, env = "SEARCH_PROVIDER_KIND", default_value = "contract")]
     search_provider_kind: String,
     #[arg(long, env = "SEARCH_PROVIDER_API_KEY", hide_env_values = true)]
@@ -171,7 +171,7 @@ async fn company_scanner(
         bail!("company monitoring is not enabled on this deployment ({why:?})");
     }
     let kind = web_search::Kind::parse(&search.search_provider_kind).with_context(|| {
-        format!("SEARCH_PROVIDER_KIND `{}` is not contract, searxng or gdelt", search.search_provider_kind)
+        format!("SEARCH_PROVIDER_KIND `{}` is not contract, searxng, gdelt or exa", search.search_provider_kind)
     })?;
     let env = Arc::new(SourceEnv::prepare(source).await?);
     let provider = match settings.search_provider_url.clone() {

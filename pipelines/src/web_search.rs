@@ -1,7 +1,7 @@
 //! Company monitoring's SEARCH provider (SUPPLEMENT 4.8, a Decision): our web-search contract
 //! (`POST {url}` with `{query, since, until, limit}`), a SearXNG instance (`GET {url}/search`
-//! with `format=json`), with an optional bearer token, or GDELT's DOC 2.0 API (keyless, titles
-//! only, one request every 5 s). Each query answers its results, whether
+//! with `format=json`), with an optional bearer token, GDELT's DOC 2.0 API (keyless, titles
+//! only, one request every 5 s), or Exa's search API (`POST {url}`, the key in `x-api-key`). Each query answers its results, whether
 //! they were capped, and whether the provider answered only in part; or the reasonCode of 4.8.
 
 use std::time::Duration;
@@ -32,15 +32,17 @@ pub enum Kind {
     Contract,
     Searxng,
     Gdelt,
+    Exa,
 }
 
 impl Kind {
-    /// `contract` (the default), `searxng` or `gdelt`.
+    /// `contract` (the default), `searxng`, `gdelt` or `exa`.
     pub fn parse(value: &str) -> Option<Kind> {
         match value.trim().to_ascii_lowercase().as_str() {
             "" | "contract" => Some(Kind::Contract),
             "searxng" => Some(Kind::Searxng),
             "gdelt" => Some(Kind::Gdelt),
+            "exa" => Some(Kind::Exa),
             _ => None,
         }
     }
@@ -154,6 +156,24 @@ fn gdelt_time(text: &str) -> Option<i64> {
     NaiveDateTime::parse_from_str(text.trim(), "%Y%m%dT%H%M%SZ").ok().map(|t| t.and_utc().timestamp_millis())
 }
 
+/// Exa's `/search` answer.
+#[derive(Deserialize)]
+struct ExaBody {
+    results: Vec<ExaResult>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ExaResult {
+    url: String,
+    #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
+    published_date: Option<String>,
+    #[serde(default)]
+    highlights: Vec<String>,
+}
+
 #[derive(Deserialize)]
 struct ContractBody {
     results: Vec<ContractResult>,
@@ -245,6 +265,7 @@ impl SearchProvider {
                 Kind::Contract => self.contract(http, query, since, until).await,
                 Kind::Searxng => self.searxng(http, query, since, until).await,
                 Kind::Gdelt => self.gdelt(http, query, since, until).await,
+                Kind::Exa => self.exa(http, query, since, until).await,
             }
         };
         // `timeout` bounds the whole query, retries and their waits included (a 429's
@@ -357,6 +378,63 @@ impl SearchProvider {
         Ok(Answer { capped: parsed.number_of_results > returned as f64, partial: unresponsive, results })
     }
 
+    async fn exa(
+        &self,
+        http: &Http,
+        query: &str,
+        since: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Answer, Failure> {
+        let url = Url::parse(&self.url).map_err(|_| Failure::RequestRejected)?;
+        let stamp = |t: DateTime<Utc>| t.to_rfc3339_opts(SecondsFormat::Millis, true);
+        let body = serde_json::json!({
+            "query": query,
+            "numResults": LIMIT,
+            "startPublishedDate": stamp(since),
+            "endPublishedDate": stamp(until),
+            "category": "news",
+            "contents": {"highlights": true},
+        });
+        let reply = http
+            .send_body(Method::POST, &url, self.exa_headers(), body.to_string().into_bytes(), Some(self.timeout))
+            .await
+            .map_err(|e| transport_failure(&e))?;
+        let parsed: ExaBody = Self::answer(&reply, Failure::AuthenticationFailed)?;
+        let capped = parsed.results.len() >= LIMIT as usize;
+        let window = since.timestamp_millis()..=until.timestamp_millis();
+        let results = parsed
+            .results
+            .into_iter()
+            .take(LIMIT as usize)
+            .filter_map(|r| {
+                let published_at = r.published_date.as_deref().and_then(epoch_ms);
+                // Exa filters by date already; one it dates outside the window is dropped.
+                if published_at.is_some_and(|t| !window.contains(&t)) {
+                    return None;
+                }
+                let publisher = Url::parse(&r.url).ok()?.host_str()?.to_ascii_lowercase();
+                Some(Found {
+                    snippet: r.highlights.into_iter().next().unwrap_or_default(),
+                    title: r.title.unwrap_or_default(),
+                    url: r.url,
+                    published_at,
+                    publisher,
+                })
+            })
+            .collect();
+        Ok(Answer { results, capped, partial: false })
+    }
+
+    /// Exa's key goes in `x-api-key`, not as a bearer token.
+    fn exa_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        if let Some(value) = self.api_key.as_ref().and_then(|k| HeaderValue::from_str(k).ok()) {
+            headers.insert("x-api-key", value);
+        }
+        headers
+    }
+
     async fn gdelt(
         &self,
         http: &Http,
@@ -426,6 +504,7 @@ mod tests {
             Kind::Contract => "https://search.provider.example/v1/search",
             Kind::Searxng => "https://searxng.provider.example",
             Kind::Gdelt => "https://api.gdeltproject.org/api/v2/doc/doc",
+            Kind::Exa => "https://api.exa.ai/search",
         };
         let provider = SearchProvider::new(url.into(), Some("REDACTED".into()), kind, Duration::from_secs(1));
         (server, http, provider)
@@ -544,6 +623,41 @@ mod tests {
         for (k, start) in starts.iter().enumerate() {
             assert!(*start - started >= every * k as u32, "turn {k} after {:?}", *start - started);
         }
+    }
+
+    /// Exa (4.8): results mapped (snippet the first highlight, publisher the URL's host, a
+    /// result dated outside the window dropped, an undated one kept), capped at 25, each fault
+    /// by its reasonCode; the key travels as `x-api-key`, never as a bearer token.
+    #[tokio::test]
+    async fn exa_results_are_mapped_windowed_and_each_failure_has_its_reason_code() {
+        let answer = search("exa-normal", Kind::Exa, "\"Ashgrove Pharma\"").await.unwrap();
+        assert_eq!(answer.results.len(), 5, "the result dated before the window is dropped");
+        assert!(!answer.capped);
+        let first = &answer.results[0];
+        assert_eq!(
+            (first.publisher.as_str(), first.published_at, first.title.as_str()),
+            ("www.pharmatimes.example", Some(1_794_993_120_000), "Ashgrove Pharma sued over inhaler patent")
+        );
+        assert!(first.snippet.starts_with("A rival drugmaker"), "{}", first.snippet);
+        assert!(answer.results.iter().any(|r| r.published_at.is_none()), "an undated result is kept");
+        assert!(search("exa-capped", Kind::Exa, "\"Ashgrove Pharma\"").await.unwrap().capped);
+        for (scenario, failure) in [
+            ("exa-unauthorized", Failure::AuthenticationFailed),
+            ("exa-rate-limited", Failure::RateLimited),
+            ("exa-down", Failure::ProviderUnavailable),
+            ("exa-timeout", Failure::Timeout),
+            ("exa-malformed", Failure::Malformed),
+            ("exa-rejected", Failure::RequestRejected),
+        ] {
+            assert_eq!(search(scenario, Kind::Exa, "\"Ashgrove Pharma\"").await, Err(failure), "{scenario}");
+        }
+        let p = SearchProvider::new("https://api.exa.ai/search".into(), Some("k".into()), Kind::Exa, TIMEOUT);
+        let headers = p.exa_headers();
+        assert_eq!(
+            (headers.get("x-api-key").unwrap(), headers.get(AUTHORIZATION)),
+            (&HeaderValue::from_static("k"), None)
+        );
+        assert_eq!(Kind::parse("Exa"), Some(Kind::Exa));
     }
 
     #[tokio::test]

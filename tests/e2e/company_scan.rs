@@ -251,7 +251,7 @@ async fn a_failing_provider_is_recorded_with_its_reason_code() {
     assert_eq!(company.coverage, sitrep_cm::records::CoverageState::Stale);
 }
 
-/// Issue 47: every SEARCH adapter's faults, scanned end to end — 401/403, 429 (with
+/// Issue 47: every SEARCH adapter's faults (contract, GDELT, SearXNG, Exa), scanned end to end — 401/403, 429 (with
 /// Retry-After), 5xx, a silent provider past the query's timeout, a malformed body — each recorded
 /// in the adapter's own format and reported with the reasonCode of 4.8, the query's window left to
 /// be searched again. (FILINGS' faults: `filings_faults_are_reported_…`.)
@@ -260,6 +260,7 @@ async fn every_search_adapter_s_faults_are_reported_by_reason_code() {
     let app = TestApp::start_with(Options { company_monitoring: settings(), ..Default::default() }).await;
     let gdelt = "https://api.gdeltproject.org/api/v2/doc/doc";
     let searxng = "https://searxng.provider.example";
+    let exa = "https://api.exa.ai/search";
     let cases = [
         (Kind::Contract, SEARCH_URL, "unauthorized", "authentication_failed"),
         (Kind::Contract, SEARCH_URL, "rate-limited", "rate_limited"),
@@ -276,6 +277,11 @@ async fn every_search_adapter_s_faults_are_reported_by_reason_code() {
         (Kind::Searxng, searxng, "searxng-down", "provider_unavailable"),
         (Kind::Searxng, searxng, "searxng-timeout", "timeout"),
         (Kind::Searxng, searxng, "searxng-malformed", "malformed"),
+        (Kind::Exa, exa, "exa-unauthorized", "authentication_failed"),
+        (Kind::Exa, exa, "exa-rate-limited", "rate_limited"),
+        (Kind::Exa, exa, "exa-down", "provider_unavailable"),
+        (Kind::Exa, exa, "exa-timeout", "timeout"),
+        (Kind::Exa, exa, "exa-malformed", "malformed"),
     ];
     for (kind, url, scenario, reason) in cases {
         // One query (no domain: its identity is a legal identifier), so GDELT's pace never waits.
