@@ -109,10 +109,12 @@ def main(base, key, chromium, out):
         expect(requests.get(api, headers={"X-Service-Key": secret, "User-Agent": AGENT}).status_code == 401, "revoked key refused")
         shot(page, "04-key-revoked")
 
-        # Company monitoring (a business key with its scopes; the contract tests scanned one company).
+        # Company monitoring (a business key with its scopes; the contract tests scanned its two
+        # companies).
         page.goto(f"{base}/dashboard/companies")
         expect(page.locator("h2", has_text="Companies").count() == 1, f"the company-monitoring page: {page.content()[:600]}")
-        expect(page.locator("td", has_text="Ashgrove Pharma").count() >= 1, "the scanned company is listed")
+        for name in ("Ashgrove Pharma", "Kestrel Avionics"):
+            expect(page.locator("td", has_text=name).count() >= 1, f"the scanned company {name} is listed")
         expect(page.locator("a", has_text="source").count() >= 1, "its impact links to its evidence")
         fits(page, "the company-monitoring page")
         labelled(page, "the company-monitoring page")

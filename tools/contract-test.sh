@@ -39,6 +39,10 @@ unset SEARCH_PROVIDER_URL
 export CM_FLAG_UI=on
 key="$("$bin/sitrep-serve" keys create --account contract --plan business \
     --scope company_monitoring:read --scope company_monitoring:write | sed -n 's/^API key: //p')"
+# An account of its own for what make run + make cm-scan show (the browser reads it too): schemathesis
+# creates, renames and removes the contract account's companies.
+demo_key="$("$bin/sitrep-serve" keys create --account demo --plan business \
+    --scope company_monitoring:read --scope company_monitoring:write | sed -n 's/^API key: //p')"
 "$root/tools/replay_lake.sh" "$bin" >/dev/null
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
@@ -53,13 +57,18 @@ done
 curl -fsS -H "X-Service-Key: $key" -H 'Content-Type: application/json' \
     -d '{"clientRequestId":"contract-seed","company":{"name":"Ashgrove Pharma","domicileCountry":"GB","domains":["ashgrovepharma.co.uk"]}}' \
     "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
-curl -fsS -H "X-Service-Key: $key" -H 'Content-Type: application/json' \
-    -d '{"clientRequestId":"contract-seed-2","company":{"name":"Kestrel Avionics","domicileCountry":"US","domains":["kestrelavionics.com"],"identifiers":["CIK:1987654"]}}' \
-    "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
+n=0
+for company in '"name":"Ashgrove Pharma","domicileCountry":"GB","domains":["ashgrovepharma.co.uk"]' \
+    '"name":"Kestrel Avionics","domicileCountry":"US","domains":["kestrelavionics.com"],"identifiers":["CIK:1987654"]'; do
+    n=$((n + 1))
+    curl -fsS -H "X-Service-Key: $demo_key" -H 'Content-Type: application/json' \
+        -d "{\"clientRequestId\":\"demo-$n\",\"company\":{$company}}" \
+        "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
+done
 "$bin/sitrep-ingest" cm scan --mode replay >/dev/null
 # What make run + make cm-scan show: impacts from SEARCH (GDELT), FILINGS and a shipped
 # authoritative publisher.
-python3 "$root/tools/cm_replay_check.py" "$base" "$key"
+python3 "$root/tools/cm_replay_check.py" "$base" "$demo_key"
 curl -fsS "$base/openapi.json" -o "$work/openapi.json"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 cd "$work" # schemathesis keeps its state in ./.schemathesis
@@ -79,4 +88,4 @@ PYTHONPATH="$root/tools" SCHEMATHESIS_HOOKS=schemathesis_hooks "$venv/bin/st" ru
 # A real browser (Debian's chromium via Playwright) through the dashboard, a consent page and the
 # status page; screenshots of each page under var/test-output/screenshots.
 chromium="$("$root/tools/browser-env.sh")"
-"$venv/bin/python" "$root/tools/browser_check.py" "$base" "$key" "$chromium" "${SITREP_TEST_OUTPUT:-$root/var/test-output}/screenshots"
+"$venv/bin/python" "$root/tools/browser_check.py" "$base" "$demo_key" "$chromium" "${SITREP_TEST_OUTPUT:-$root/var/test-output}/screenshots"
