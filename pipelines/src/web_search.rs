@@ -1,8 +1,9 @@
 //! Company monitoring's SEARCH provider (SUPPLEMENT 4.8, a Decision): our web-search contract
 //! (`POST {url}` with `{query, since, until, limit}`), a SearXNG instance (`GET {url}/search`
 //! with `format=json`), with an optional bearer token, GDELT's DOC 2.0 API (keyless, titles
-//! only, one request every 5 s), or Exa's search API (`POST {url}`, the key in `x-api-key`). Each query answers its results, whether
-//! they were capped, and whether the provider answered only in part; or the reasonCode of 4.8.
+//! only, one request every 5 s), or Exa's search API (`POST {url}`, the key in `x-api-key`).
+//! Each query answers its results, whether they were capped, and whether the provider answered
+//! only in part; or the reasonCode of 4.8.
 
 use std::time::Duration;
 
