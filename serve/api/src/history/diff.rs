@@ -144,39 +144,63 @@ pub const KEY_PARTITIONS: u64 = 8;
 pub const RENDERED_TABLE: &str = "(rn BIGINT, change_kind VARCHAR, key_json VARCHAR, changed_columns VARCHAR,
      before_json VARCHAR, after_json VARCHAR)";
 
-/// The statement that renders the changes numbered `rn` in [?, ?) of `keys` ([`keys_sql`]) into
-/// `into` ([`RENDERED_TABLE`]): their rows read whole from `older` and `newer` (only rows whose
-/// first key column is one of theirs: a filter DuckDB pushes into the scan) and compared column by
-/// column. Rendering a slice at a time keeps the whole rows in memory a slice's worth.
-pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, into: &str) -> String {
+/// The statements that render the changes numbered `rn` in [?, ?) of `keys` ([`keys_sql`]) into
+/// `into` ([`RENDERED_TABLE`]): their rows read whole from `older`, then from `newer`, each into a
+/// temporary table, then compared column by column. One join each: a hash join holds a block per
+/// partition for its rows, so two joins of whole rows at once took more memory than the diff's
+/// limit, however few rows a slice has. Each side's scan reads only the slice's range of the first
+/// key column (when it has no nulls): the variables `slice_lo` and `slice_hi` ([`slice_range_sql`]),
+/// constants DuckDB prunes row groups with.
+pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, into: &str) -> [String; 3] {
     let c = Columns::of(dataset);
     let whole = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.all());
     let of_slice = match c.key.first().filter(|&&i| !c.nullable[i]) {
-        Some(&i) => format!("WHERE {} IN (SELECT k{i} FROM slice)", c.names[i]),
+        Some(&i) => format!("WHERE {} BETWEEN getvariable('slice_lo') AND getvariable('slice_hi')", c.names[i]),
         None => String::new(),
     };
+    let slice = format!("(SELECT rowid AS rn, * FROM {keys} WHERE rowid >= $1 AND rowid < $2)");
     let changed =
         c.list(|i| format!("CASE WHEN a{i} IS DISTINCT FROM b{i} THEN {} END", quoted(&c.names[i])), &c.all());
     let key_json = c.list(|i| format!("{}, k{i}", quoted(&c.names[i])), &c.key);
-    format!(
-        "INSERT INTO {into}
-         WITH slice AS (SELECT rowid AS rn, * FROM {keys} WHERE rowid >= ? AND rowid < ?)
-         SELECT rn, change_kind,
-                CAST(json_object({key_json}) AS VARCHAR),
-                CASE WHEN change_kind = 'changed'
-                     THEN CAST(to_json(list_filter([{changed}], x -> x IS NOT NULL)) AS VARCHAR) ELSE '[]' END,
-                {before}, {after}
-         FROM slice
-         LEFT JOIN (SELECT true AS a_in, {a_whole} FROM {older} {of_slice}) ON {on_a}
-         LEFT JOIN (SELECT true AS b_in, {b_whole} FROM {newer} {of_slice}) ON {on_b}
-         ORDER BY rn",
-        a_whole = whole('a'),
-        b_whole = whole('b'),
-        on_a = c.joined("k", "a"),
-        on_b = c.joined("k", "b"),
-        before = row_json(dataset, 'a'),
-        after = row_json(dataset, 'b'),
-    )
+    [
+        format!(
+            "CREATE OR REPLACE TEMP TABLE slice_before AS
+             SELECT slice.*, a_in, {a_cols} FROM {slice} slice
+             LEFT JOIN (SELECT true AS a_in, {a_whole} FROM {older} {of_slice}) ON {on_a}",
+            a_cols = c.list(|i| format!("a{i}"), &c.all()),
+            a_whole = whole('a'),
+            on_a = c.joined("k", "a"),
+        ),
+        format!(
+            "CREATE OR REPLACE TEMP TABLE slice_after AS
+             SELECT slice.rn, true AS b_in, {b_cols} FROM {slice} slice
+             JOIN (SELECT {b_whole} FROM {newer} {of_slice}) ON {on_b}",
+            b_cols = c.list(|i| format!("b{i}"), &c.all()),
+            b_whole = whole('b'),
+            on_b = c.joined("k", "b"),
+        ),
+        format!(
+            "INSERT INTO {into}
+             SELECT rn, change_kind,
+                    CAST(json_object({key_json}) AS VARCHAR),
+                    CASE WHEN change_kind = 'changed'
+                         THEN CAST(to_json(list_filter([{changed}], x -> x IS NOT NULL)) AS VARCHAR) ELSE '[]' END,
+                    {before}, {after}
+             FROM slice_before LEFT JOIN slice_after USING (rn)
+             ORDER BY rn",
+            before = row_json(dataset, 'a'),
+            after = row_json(dataset, 'b'),
+        ),
+    ]
+}
+
+/// Sets `slice_lo` and `slice_hi` ([`render_sql`]) to the first key column's least and greatest
+/// value among the changes numbered [`first`, `end`) of `keys`.
+pub fn slice_range_sql(dataset: DatasetId, keys: &str, first: i64, end: i64) -> String {
+    let c = Columns::of(dataset);
+    let k = c.key.first().map_or(0, |&i| i);
+    let of = format!("FROM {keys} WHERE rowid >= {first} AND rowid < {end}");
+    format!("SET VARIABLE slice_lo = (SELECT min(k{k}) {of}); SET VARIABLE slice_hi = (SELECT max(k{k}) {of});")
 }
 
 /// How many of a diff's changes are of each kind.
@@ -189,7 +213,7 @@ pub fn totals_sql(diff: &str) -> String {
 }
 
 /// Changes rendered by one statement.
-const SLICE: i64 = 10_000;
+const SLICE: i64 = 2_500;
 
 /// The statement of a page of a materialised diff (parameters: the first `rn`, the end).
 pub fn page_sql(diff: &str) -> String {
@@ -243,11 +267,14 @@ pub fn materialise_file(
             Ok(Totals { added: r.get(0)?, removed: r.get(1)?, changed: r.get(2)? })
         })?;
         conn.execute_batch(&format!("CREATE TABLE d.changes {RENDERED_TABLE}"))?;
-        let mut render = conn.prepare(&render_sql(dataset, "k.changed_keys", &a, &b, "d.changes"))?;
+        let [before, after, compare] = render_sql(dataset, "k.changed_keys", &a, &b, "d.changes");
         for first in (0..totals.all()).step_by(SLICE as usize) {
-            render.execute(params![first, first + SLICE])?;
+            conn.execute_batch(&slice_range_sql(dataset, "k.changed_keys", first, first + SLICE))?;
+            conn.execute(&before, params![first, first + SLICE])?;
+            conn.execute(&after, params![first, first + SLICE])?;
+            conn.execute_batch(&compare)?;
         }
-        drop(render);
+        conn.execute_batch("DROP TABLE IF EXISTS slice_before; DROP TABLE IF EXISTS slice_after;")?;
         conn.execute_batch("CHECKPOINT d; DETACH d;")?;
         std::fs::rename(&building, into)?;
         Ok(totals)
