@@ -31,6 +31,7 @@ const RESPONSE_TIMEOUT: Duration = Duration::from_millis(500);
 #[derive(Clone)]
 pub struct SharedTurns {
     connection: ConnectionManager,
+    script: Script,
     key: String,
 }
 
@@ -49,16 +50,12 @@ impl SharedTurns {
             .set_connection_timeout(Some(RESPONSE_TIMEOUT))
             .set_number_of_retries(1);
         let connection = ConnectionManager::new_lazy_with_config(client, config)?;
-        Ok(SharedTurns { connection, key: format!("sitrep:pace:{key}") })
+        Ok(SharedTurns { connection, script: Script::new(RESERVE_SCRIPT), key: format!("sitrep:pace:{key}") })
     }
 
     async fn reserve(&self, every: Duration) -> Result<Duration, redis::RedisError> {
         let mut connection = self.connection.clone();
-        let wait: i64 = Script::new(RESERVE_SCRIPT)
-            .key(&self.key)
-            .arg(every.as_millis() as i64)
-            .invoke_async(&mut connection)
-            .await?;
+        let wait: i64 = self.script.key(&self.key).arg(every.as_millis() as i64).invoke_async(&mut connection).await?;
         Ok(Duration::from_millis(wait.max(0) as u64))
     }
 }
