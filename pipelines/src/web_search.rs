@@ -522,6 +522,11 @@ mod tests {
         p.search(&http, query, since, until).await
     }
 
+    /// The name's query of `kind` over the recordings of `scenario` fails with `failure`.
+    async fn fails_with(kind: Kind, scenario: &str, failure: Failure) {
+        assert_eq!(search(scenario, kind, "\"Ashgrove Pharma\"").await, Err(failure), "{scenario}");
+    }
+
     #[tokio::test]
     async fn the_contract_answers_each_query() {
         let answer = search("normal", Kind::Contract, "\"Ashgrove Pharma\"").await.unwrap();
@@ -544,7 +549,7 @@ mod tests {
             ("malformed", Failure::Malformed),
             ("empty", Failure::InvalidEmpty),
         ] {
-            assert_eq!(search(scenario, Kind::Contract, "\"Ashgrove Pharma\"").await, Err(failure), "{scenario}");
+            fails_with(Kind::Contract, scenario, failure).await;
         }
         let unreachable = SearchProvider::new("http://127.0.0.1:9/v1/search".into(), None, Kind::Contract, TIMEOUT);
         let http =
@@ -650,7 +655,7 @@ mod tests {
             ("exa-malformed", Failure::Malformed),
             ("exa-rejected", Failure::RequestRejected),
         ] {
-            assert_eq!(search(scenario, Kind::Exa, "\"Ashgrove Pharma\"").await, Err(failure), "{scenario}");
+            fails_with(Kind::Exa, scenario, failure).await;
         }
         let p = SearchProvider::new("https://api.exa.ai/search".into(), Some("k".into()), Kind::Exa, TIMEOUT);
         let headers = p.exa_headers();
