@@ -53,7 +53,7 @@ pub struct ServeArgs {
     pub build_memory: String,
     /// Memory limit of a version pair's diff (ListDatasetChanges), a transient DuckDB instance,
     /// one thread, one at a time: callers start it, so it is kept small and spills to disk.
-    #[arg(long, env = "SITREP_DIFF_MEMORY", default_value = "48MB")]
+    #[arg(long, env = "SITREP_DIFF_MEMORY", default_value = sitrep_platform::snapshot::DIFF_MEMORY)]
     pub diff_memory: String,
     /// Also run the ingest scheduler in this process (single-process deployments).
     #[arg(long, env = "SITREP_WITH_INGEST")]

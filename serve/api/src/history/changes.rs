@@ -27,7 +27,7 @@ use crate::context::context;
 
 use super::{
     dataset_param,
-    diff::{materialise_file, page, ChangedRow, Totals},
+    diff::{materialise_file, Slicing, Totals},
     model::*,
 };
 
@@ -110,31 +110,28 @@ pub async fn list_dataset_changes(
         return dataset_get(&state.cache, req, None, jmespath, provenance, async { Ok(empty) }).await;
     };
     // Not remembered by the edge: which version is current at `since` moves with retention.
-    // Nor kept in the body cache: a page is already a range read of the rendered diff (about a
-    // millisecond), and a client paging a large diff would otherwise fill the cache with pages
+    // Nor kept in the body cache: a page is already a range read of the rendered diff (well under
+    // a millisecond), and a client paging a large diff would otherwise fill the cache with pages
     // no one reads twice, evicting other accounts' answers.
     let provenance = Provenance { until: None, ..provenance };
     let render = async move {
         let (older, newer) = (pair.older.clone(), pair.newer.clone());
-        let (limit, off) = (page_size as i64, offset as i64);
         let versions = (dataset, older.version, newer.version);
-        let (a, b, memory) = (older.clone(), newer.clone(), state.snapshots.diff_memory().to_string());
+        let memory = state.snapshots.diff_memory().to_string();
         let diff = context(state)
             .diffs
-            .get_or_compute(state.snapshots.engine(), &state.snapshots.scratch_dir(), versions, move |into| {
-                materialise_file(&a, &b, into, &memory)
+            .get_or_compute(&state.snapshots.scratch_dir(), versions, move |into| {
+                materialise_file(&older, &newer, into, &memory, Slicing::default())
             })
             .await
             .map_err(ApiError::from)?;
-        let (totals, table) = (diff.totals, diff.table.clone());
-        let rows = newer
-            .query(move |conn| {
-                // Held until the page is read: an eviction meanwhile drops the file after it.
-                let _diff = diff;
-                page(conn, &table, limit, off)
-            })
+        let totals = diff.totals;
+        // Held until the page is read: an eviction meanwhile deletes the file after it.
+        let lines = tokio::task::spawn_blocking(move || diff.page(offset, page_size as u64))
             .await
-            .map_err(ApiError::from)?;
+            .map_err(ApiError::internal)?
+            .map_err(|e| ApiError::internal(format!("a diff's page: {e}")))?;
+        let rows = lines.iter().map(|l| parsed(l)).collect::<Result<Vec<RowChange>, _>>()?;
         let this_page = CursorPayload {
             op: op.segment().into(),
             gen: pair.newer.version,
@@ -185,22 +182,12 @@ async fn pinned_pair(state: &AppState, dataset: DatasetId, p: &CursorPayload) ->
 fn respond(
     dataset: DatasetId,
     pair: &Pair,
-    rows: Vec<ChangedRow>,
+    changes: Vec<RowChange>,
     totals: Totals,
     next_cursor: String,
 ) -> Result<ListDatasetChangesResponse, ApiError> {
     let version =
         |db: &DatasetDb| VersionRef { version: db.version as i64, published_at: db.published_at.timestamp_millis() };
-    let mut changes = Vec::with_capacity(rows.len());
-    for r in rows {
-        changes.push(RowChange {
-            change: r.change,
-            key: parsed(&r.key)?,
-            changed_columns: parsed(&r.changed_columns)?,
-            before: r.before.as_deref().map(parsed).transpose()?,
-            after: r.after.as_deref().map(parsed).transpose()?,
-        });
-    }
     Ok(ListDatasetChangesResponse {
         dataset: dataset.to_string(),
         key: dataset.row_key().iter().map(|k| k.to_string()).collect(),
@@ -212,7 +199,7 @@ fn respond(
     })
 }
 
-/// A JSON value DuckDB rendered for a changed row.
+/// A changed row as DuckDB rendered it (a line of the diff file).
 fn parsed<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, ApiError> {
     serde_json::from_str(s).map_err(|e| ApiError::internal(format!("a changed row's JSON: {e}")))
 }

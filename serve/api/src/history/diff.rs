@@ -1,25 +1,17 @@
 //! The changes between two versions of a dataset, computed in DuckDB: a full outer join of the two
 //! serving tables on the dataset's declared row key. A row only in the newer version is added, only
-//! in the older removed, in both with any column distinct changed. The join is materialised once
-//! per version pair (keys and kinds, in key order, in a file of its own: `diff_cache.rs` keeps it),
-//! so a cursor's offset names the same rows on every replica and a page reads only its own rows
-//! whole, rendered to JSON.
+//! in the older removed, in both with any column distinct changed. The join is computed once per
+//! version pair and its changes rendered to JSON, in key order, into a file of their own
+//! (`diff_file.rs`; `diff_cache.rs` keeps it), so a cursor's offset names the same rows on every
+//! replica and a page reads only its own lines.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use duckdb::{params, Connection};
 use sitrep_platform::snapshot::{open_duckdb, DatasetDb, DbError};
 use sitrep_schemas::DatasetId;
 
-/// One changed row: what happened, its key, the columns that differ (changed rows), and the row
-/// before and after as JSON objects (the serving forms: instants in epoch ms, dates as text).
-pub struct ChangedRow {
-    pub change: String,
-    pub key: String,
-    pub changed_columns: String,
-    pub before: Option<String>,
-    pub after: Option<String>,
-}
+use super::diff_file::DiffWriter;
 
 /// How many rows were added, removed and changed in all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,7 +47,7 @@ fn row_json(dataset: DatasetId, side: char) -> String {
             format!("{}, {value}", quoted(f.name()))
         })
         .collect();
-    format!("CASE WHEN {side}_in THEN CAST(json_object({}) AS VARCHAR) END", members.join(", "))
+    format!("CASE WHEN {side}_in THEN json_object({}) END", members.join(", "))
 }
 
 /// The names of the statements' columns: `{side}{i}` is the i-th schema column of a side, `k{i}`
@@ -138,20 +130,16 @@ pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> [St
 /// Key partitions [`keys_sql`] joins one at a time.
 pub const KEY_PARTITIONS: u64 = 8;
 
-/// The rendered table a diff is paged from: per change its number in key order (`rn`, from 0: a
-/// page is a range of it, which prunes row groups), what happened, the key, the changed columns,
-/// and the rows before and after, as JSON.
-pub const RENDERED_TABLE: &str = "(rn BIGINT, change_kind VARCHAR, key_json VARCHAR, changed_columns VARCHAR,
-     before_json VARCHAR, after_json VARCHAR)";
-
-/// The statements that render the changes numbered `rn` in [?, ?) of `keys` ([`keys_sql`]) into
-/// `into` ([`RENDERED_TABLE`]): their rows read whole from `older`, then from `newer`, each into a
-/// temporary table, then compared column by column. One join each: a hash join holds a block per
+/// The statements that render the changes numbered `rn` in [?, ?) of `keys` ([`keys_sql`]): their
+/// rows read whole from `older`, then from `newer`, each into a temporary table, then compared
+/// column by column and written to the file `lines` (a path of ours, never from a request), one
+/// JSON line per change (a `RowChange`), in key order. Written by DuckDB as it goes: a result
+/// fetched whole took more than the diff's memory limit. One join each: a hash join holds a block per
 /// partition for its rows, so two joins of whole rows at once took more memory than the diff's
 /// limit, however few rows a slice has. Each side's scan reads only the slice's range of the first
 /// key column (when it has no nulls): the variables `slice_lo` and `slice_hi` ([`slice_range_sql`]),
 /// constants DuckDB prunes row groups with.
-pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, into: &str) -> [String; 3] {
+pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, lines: &Path) -> [String; 3] {
     let c = Columns::of(dataset);
     let whole = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.all());
     let of_slice = match c.key.first().filter(|&&i| !c.nullable[i]) {
@@ -180,16 +168,19 @@ pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, into
             on_b = c.joined("k", "b"),
         ),
         format!(
-            "INSERT INTO {into}
-             SELECT rn, change_kind,
-                    CAST(json_object({key_json}) AS VARCHAR),
-                    CASE WHEN change_kind = 'changed'
-                         THEN CAST(to_json(list_filter([{changed}], x -> x IS NOT NULL)) AS VARCHAR) ELSE '[]' END,
-                    {before}, {after}
-             FROM slice_before LEFT JOIN slice_after USING (rn)
-             ORDER BY rn",
+            "COPY (SELECT change_kind AS change,
+                          json_object({key_json}) AS key,
+                          CASE WHEN change_kind = 'changed'
+                               THEN to_json(list_filter([{changed}], x -> x IS NOT NULL)) ELSE '[]'::JSON END
+                              AS \"changedColumns\",
+                          {before} AS before,
+                          {after} AS after
+                   FROM slice_before LEFT JOIN slice_after USING (rn)
+                   ORDER BY rn)
+             TO {lines} (FORMAT json)",
             before = row_json(dataset, 'a'),
             after = row_json(dataset, 'b'),
+            lines = quoted(&lines.to_string_lossy()),
         ),
     ]
 }
@@ -212,46 +203,92 @@ pub fn totals_sql(diff: &str) -> String {
     )
 }
 
-/// Changes rendered by one statement.
-const SLICE: i64 = 2_500;
-
-/// The statement of a page of a materialised diff (parameters: the first `rn`, the end).
-pub fn page_sql(diff: &str) -> String {
-    format!(
-        "SELECT change_kind, key_json, changed_columns, before_json, after_json
-         FROM {diff} WHERE rn >= ? AND rn < ? ORDER BY rn"
-    )
+/// How a diff's rendering is cut: changes a statement renders, statements an instance runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Slicing {
+    pub changes: i64,
+    pub per_instance: usize,
 }
 
-/// Rows per row group of a diff file: a page reads the row groups its `rn` range falls in, so
-/// small ones (the serving files' size) keep a page's read to its own rows' neighbourhood.
-const DIFF_ROW_GROUP: usize = 8192;
+impl Default for Slicing {
+    fn default() -> Self {
+        Slicing { changes: SLICE, per_instance: SLICES_AN_INSTANCE }
+    }
+}
 
-/// Materialises the changes between two versions as table `changes` of a new DuckDB file `into`,
-/// in a transient instance of its own (blocking): the join and the sort take at most
-/// `memory_limit` and spill to disk past it, away from the serving instance's memory. The file is
-/// written under a temporary name and renamed when complete. Returns the totals.
+/// Changes rendered by one statement. The rows of a slice's key range lie all over the serving
+/// files (sorted for the list operations, not by key), so every slice reads most of both
+/// versions' row groups: the number of slices is the rendering's cost. 5,000 renders a 2M-change
+/// diff of armed events in about 16 s and within the default 32 MB; 1,000 took 40 s.
+const SLICE: i64 = 5_000;
+
+/// Slices rendered by one instance (100,000 changes): DuckDB keeps a few kilobytes outside its
+/// memory limit for every join it has run, until its instance closes (in one instance, the 7,800
+/// statements of a 2M-change diff rendered 1,000 changes a slice held 28 MB more at the end), so
+/// the rendering moves to a fresh instance (about 10 ms to open) every so often.
+const SLICES_AN_INSTANCE: usize = 20;
+
+/// Where a diff's work goes: the keys file, DuckDB's spill directory and one slice's lines.
+struct Scratch {
+    keys: PathBuf,
+    spill: PathBuf,
+    lines: PathBuf,
+}
+
+impl Scratch {
+    fn beside(into: &Path) -> Self {
+        Scratch {
+            keys: into.with_extension("keys"),
+            spill: into.with_extension("tmp"),
+            lines: into.with_extension("slice"),
+        }
+    }
+
+    fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.spill);
+        let _ = std::fs::remove_file(&self.keys);
+        let _ = std::fs::remove_file(&self.lines);
+        let _ = std::fs::remove_file(self.keys.with_extension("keys.wal"));
+    }
+}
+
+/// A transient instance for a diff's work: its memory `memory_limit`, one thread, spilling to
+/// `scratch.spill`, the keys file attached as `k` and the two versions exposed; returns it and the
+/// versions' tables.
+fn instance(
+    older: &DatasetDb,
+    newer: &DatasetDb,
+    scratch: &Scratch,
+    memory_limit: &str,
+) -> Result<(Connection, String, String), DbError> {
+    let path = |p: &Path| quoted(&p.to_string_lossy());
+    let conn = open_duckdb()?;
+    conn.execute_batch(&format!(
+        "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET preserve_insertion_order = true;
+         ATTACH {} AS k;",
+        quoted(memory_limit),
+        path(&scratch.spill),
+        path(&scratch.keys),
+    ))?;
+    let (a, b) = (older.expose_in(&conn, "a")?, newer.expose_in(&conn, "b")?);
+    Ok((conn, a, b))
+}
+
+/// Computes the changes between two versions and writes them rendered as a diff file `into`
+/// ([`DiffWriter`]), in transient instances of its own (blocking): the join and the sort take at
+/// most `memory_limit` and spill to disk past it, away from the serving instance's memory.
+/// Returns the totals.
 pub fn materialise_file(
     older: &DatasetDb,
     newer: &DatasetDb,
     into: &Path,
     memory_limit: &str,
+    slicing: Slicing,
 ) -> Result<Totals, DbError> {
-    let (building, spill, keys) =
-        (into.with_extension("building"), into.with_extension("tmp"), into.with_extension("keys"));
-    let path = |p: &Path| quoted(&p.to_string_lossy());
+    let scratch = Scratch::beside(into);
+    let dataset = older.dataset;
     let written = (|| {
-        let conn = open_duckdb()?;
-        conn.execute_batch(&format!(
-            "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET preserve_insertion_order = true;
-             ATTACH {} AS d (ROW_GROUP_SIZE {DIFF_ROW_GROUP}); ATTACH {} AS k;",
-            quoted(memory_limit),
-            path(&spill),
-            path(&building),
-            path(&keys),
-        ))?;
-        let (a, b) = (older.expose_in(&conn, "a")?, newer.expose_in(&conn, "b")?);
-        let dataset = older.dataset;
+        let (conn, a, b) = instance(older, newer, &scratch, memory_limit)?;
         // The keys in a file of their own (deleted after): two million changed keys would
         // otherwise be an in-memory table of tens of megabytes, which DuckDB cannot spill.
         let [create, partition, order, drop_unordered] = keys_sql(dataset, &a, &b, "k.changed_keys");
@@ -266,39 +303,115 @@ pub fn materialise_file(
         let totals = conn.query_row(&totals_sql("k.changed_keys"), [], |r| {
             Ok(Totals { added: r.get(0)?, removed: r.get(1)?, changed: r.get(2)? })
         })?;
-        conn.execute_batch(&format!("CREATE TABLE d.changes {RENDERED_TABLE}"))?;
-        let [before, after, compare] = render_sql(dataset, "k.changed_keys", &a, &b, "d.changes");
-        for first in (0..totals.all()).step_by(SLICE as usize) {
-            conn.execute_batch(&slice_range_sql(dataset, "k.changed_keys", first, first + SLICE))?;
-            conn.execute(&before, params![first, first + SLICE])?;
-            conn.execute(&after, params![first, first + SLICE])?;
-            conn.execute_batch(&compare)?;
+        std::mem::drop(conn);
+        let mut file = DiffWriter::create(into)?;
+        let [before, after, compare] = render_sql(dataset, "k.changed_keys", &a, &b, &scratch.lines);
+        let slices: Vec<i64> = (0..totals.all()).step_by(slicing.changes.max(1) as usize).collect();
+        for some in slices.chunks(slicing.per_instance.max(1)) {
+            let (conn, ..) = instance(older, newer, &scratch, memory_limit)?;
+            for &first in some {
+                let end = first + slicing.changes;
+                conn.execute_batch(&slice_range_sql(dataset, "k.changed_keys", first, end))?;
+                conn.execute(&before, params![first, end])?;
+                conn.execute(&after, params![first, end])?;
+                conn.execute_batch(&compare)?;
+                file.push_lines(std::io::BufReader::new(std::fs::File::open(&scratch.lines)?))?;
+            }
         }
-        conn.execute_batch("DROP TABLE IF EXISTS slice_before; DROP TABLE IF EXISTS slice_after;")?;
-        conn.execute_batch("CHECKPOINT d; DETACH d;")?;
-        std::fs::rename(&building, into)?;
+        file.finish()?;
         Ok(totals)
     })();
-    let _ = std::fs::remove_dir_all(&spill);
-    let _ = std::fs::remove_file(&keys);
-    let _ = std::fs::remove_file(keys.with_extension("keys.wal"));
+    scratch.remove();
     if written.is_err() {
-        let _ = std::fs::remove_file(&building);
+        DiffWriter::discard(into);
     }
     written
 }
 
-/// A page of a materialised diff.
-pub fn page(conn: &Connection, diff: &str, limit: i64, offset: i64) -> duckdb::Result<Vec<ChangedRow>> {
-    let mut stmt = conn.prepare(&page_sql(diff))?;
-    let rows = stmt.query_map(params![offset, offset.saturating_add(limit)], |r| {
-        Ok(ChangedRow {
-            change: r.get(0)?,
-            key: r.get(1)?,
-            changed_columns: r.get(2)?,
-            before: r.get(3)?,
-            after: r.get(4)?,
-        })
-    })?;
-    rows.collect()
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::datatypes::DataType;
+    use chrono::DateTime;
+    use sitrep_platform::snapshot::{BuildOptions, Engine, VersionSpec};
+    use sitrep_schemas::Freshness;
+
+    use super::*;
+    use crate::history::{diff_file::read_page, model::RowChange};
+
+    /// Row `i` of a synthetic version, every column from `i`: ids `e000123`, and in `bumped` rows
+    /// every integer one more (a changed row).
+    fn synthetic_row(dataset: DatasetId, bumped: &str) -> String {
+        let schema = dataset.schema();
+        let column = |f: &arrow::datatypes::Field| {
+            let v = match f.data_type() {
+                DataType::Utf8 if f.name() == "id" => "'e' || lpad(i::VARCHAR, 6, '0')".to_string(),
+                DataType::Utf8 => format!("'{}-' || (i % 7)", f.name()),
+                DataType::Int32 => format!("(i % 50 + CASE WHEN {bumped} THEN 1 ELSE 0 END)::INTEGER"),
+                DataType::Int64 => format!("(i + CASE WHEN {bumped} THEN 1 ELSE 0 END)::BIGINT"),
+                DataType::Float64 => "i * 0.5".into(),
+                DataType::Boolean => "i % 2 = 0".into(),
+                DataType::Timestamp(..) => "to_timestamp(1700000000 + i)".into(),
+                DataType::Date32 => "DATE '2026-01-01' + (i % 30)::INTEGER".into(),
+                DataType::List(_) => "['a', i::VARCHAR]".into(),
+                other => unreachable!("a synthetic {other:?}"),
+            };
+            format!("{v} AS {}", f.name())
+        };
+        schema.fields().iter().map(|f| column(f)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// A version of armed events over the rows `i` of `range` (SQL) that `keep` holds.
+    fn version(engine: &Arc<Engine>, dir: &Path, version: u64, range: &str, keep: &str, bumped: &str) -> DatasetDb {
+        let dataset = DatasetId::ARMED_EVENTS;
+        let file = dir.join(format!("v{version}.parquet"));
+        let conn = open_duckdb().unwrap();
+        let rows = synthetic_row(dataset, bumped);
+        let copy =
+            format!("COPY (SELECT {rows} FROM {range} t(i) WHERE {keep}) TO '{}' (FORMAT parquet)", file.display());
+        conn.execute_batch(&copy).unwrap();
+        let rows =
+            conn.query_row(&format!("SELECT count(*) FROM {range} t(i) WHERE {keep}"), [], |r| r.get(0)).unwrap();
+        let freshness = Freshness { rows, ..Freshness::never(None) };
+        let spec = VersionSpec { dataset, version, published_at: DateTime::UNIX_EPOCH, freshness, files: vec![file] };
+        let opts = BuildOptions { db_dir: &dir.join("db"), memory_limit: "64MB", threads: 1 };
+        DatasetDb::load(engine, spec, &opts).unwrap()
+    }
+
+    /// The same changes whatever the slicing: cut into slices of 7 changes, 2 slices an instance
+    /// (13 slices over 7 instances), the file holds line for line what one slice writes, in key
+    /// order, each kind as the versions differ.
+    #[test]
+    fn a_diff_rendered_in_slices_and_instances_is_the_diff_rendered_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 2).unwrap());
+        // 300 rows; then every tenth removed, the ones after them changed, 27 added.
+        let older = version(&engine, dir.path(), 1, "range(300)", "true", "false");
+        let newer = version(&engine, dir.path(), 2, "range(330)", "i % 10 <> 0", "i % 10 = 1");
+        let rendered = |name: &str, slicing: Slicing| {
+            let into = dir.path().join(name);
+            let totals = materialise_file(&older, &newer, &into, "32MB", slicing).unwrap();
+            (totals, read_page(&into, totals.all() as u64, 0, u64::MAX).unwrap())
+        };
+        let (totals, whole) = rendered("whole.changes", Slicing { changes: 1_000, per_instance: 1 });
+        assert_eq!(totals, Totals { added: 27, removed: 30, changed: 30 });
+        let (sliced_totals, sliced) = rendered("sliced.changes", Slicing { changes: 7, per_instance: 2 });
+        assert_eq!((sliced_totals, sliced.len()), (totals, 87));
+        assert_eq!(sliced, whole);
+        let changes: Vec<RowChange> = sliced.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let keys: Vec<&str> = changes.iter().map(|c| c.key["id"].as_str().unwrap()).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "in key order");
+        let changed = changes.iter().find(|c| c.change == "changed").unwrap();
+        assert_eq!(changed.changed_columns, ["fatalities"]);
+        assert_eq!(
+            changed.before.as_ref().unwrap()["fatalities"].as_i64().unwrap() + 1,
+            changed.after.as_ref().unwrap()["fatalities"].as_i64().unwrap()
+        );
+        let removed = changes.iter().find(|c| c.change == "removed").unwrap();
+        assert!(removed.after.is_none() && removed.before.as_ref().unwrap()["actors"].is_array());
+        let names: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        assert!(!names.iter().any(|n| n.contains(".keys") || n.contains(".slice") || n.contains(".tmp")), "{names:?}");
+    }
 }

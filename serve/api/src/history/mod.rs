@@ -5,6 +5,7 @@
 mod changes;
 mod diff;
 pub mod diff_cache;
+mod diff_file;
 pub mod model;
 
 use poem::Request;

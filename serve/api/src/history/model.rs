@@ -1,7 +1,7 @@
 //! The History group's response shapes.
 
 use poem_openapi::Object;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sitrep_platform::kit::paged_list::Pagination;
 
 /// One retained version of a dataset.
@@ -55,8 +55,8 @@ pub struct ChangeSummary {
 pub type Row = std::collections::BTreeMap<String, serde_json::Value>;
 
 /// One row added, removed or changed. Rows are as the lake's Parquet holds them, with instants in
-/// epoch ms, dates as `YYYY-MM-DD` and lists as arrays.
-#[derive(Debug, Clone, Serialize, Object)]
+/// epoch ms, dates as `YYYY-MM-DD` and lists as arrays. Read from the lines DuckDB renders.
+#[derive(Debug, Clone, Serialize, Deserialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct RowChange {

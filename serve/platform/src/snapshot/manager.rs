@@ -33,6 +33,10 @@ const ON_DEMAND_VERSIONS: usize = 8;
 /// The cache directory's subdirectory of scratch files.
 const SCRATCH_DIR: &str = "scratch";
 
+/// The default memory limit of a version pair's diff (`SITREP_DIFF_MEMORY`): a 2M-change diff of
+/// armed events renders within 24 MB, so 32 leaves room for wider rows.
+pub const DIFF_MEMORY: &str = "32MB";
+
 /// Threads of a serving file's build. With two, DuckDB's sort of 5M events needs more than 128 MB
 /// (it fails at that limit); with one it stays within it, taking 1.6x as long — a build never
 /// delays an answer (the previous generation, or the Parquet files at start, answer meanwhile),
@@ -127,7 +131,7 @@ impl Snapshots {
         self
     }
 
-    /// The memory limit of a version pair's diff (default: the engine's).
+    /// The memory limit of a version pair's diff (default: [`DIFF_MEMORY`]).
     pub fn with_diff_memory(mut self, limit: String) -> Self {
         self.diff_memory = limit;
         self
@@ -151,7 +155,7 @@ impl Snapshots {
             engine: Arc::new(engine),
             cache_dir,
             build_memory: memory_limit.clone(),
-            diff_memory: memory_limit,
+            diff_memory: DIFF_MEMORY.into(),
             current: RwLock::new(None),
             current_number: AtomicU64::new(0),
             retained: Mutex::new(HashMap::new()),
