@@ -30,6 +30,11 @@ use crate::{percentile, served_binary, served_binary::env_u64};
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";
 
+/// The page attack 7 sends its jmespath bombs with: one the good client reads too, so the attack
+/// measures what evaluating the bombs costs. An unfiltered page would add its own first read of
+/// 1M events' columns (about 40 MB of DuckDB's buffers, within its limit), as anyone's would.
+const BOMBED_PAGE: &str = "/api/conflict/v1/list-armed-events?country=UA&page_size=100";
+
 /// The good client's latencies and errors while it runs.
 #[derive(Default)]
 struct Good {
@@ -506,7 +511,7 @@ pub async fn run() -> Option<Report> {
             7 => {
                 let bombs = [doubling(40), format!("to_string({})", doubling(40)), format!("length({})", doubling(40))];
                 flood(&codes, from, 8, until, 5_000, move |http, i| {
-                    http.get(format!("{b}{ARMED}?page_size=100"))
+                    http.get(format!("{b}{BOMBED_PAGE}"))
                         .query(&[("jmespath", bombs[i as usize % 3].as_str())])
                         .header("x-service-key", &key)
                 })

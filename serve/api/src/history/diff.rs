@@ -216,11 +216,21 @@ impl Default for Slicing {
     }
 }
 
-/// Changes rendered by one statement. The rows of a slice's key range lie all over the serving
-/// files (sorted for the list operations, not by key), so every slice reads most of both
+/// Changes rendered by one statement, at first. The rows of a slice's key range lie all over the
+/// serving files (sorted for the list operations, not by key), so every slice reads most of both
 /// versions' row groups: the number of slices is the rendering's cost. 5,000 renders a 2M-change
-/// diff of armed events in about 16 s and within the default 32 MB; 1,000 took 40 s.
+/// diff of armed events (added and removed rows) in about 16 s within the default 32 MB; 1,000
+/// took 40 s. Rows changed on both sides take twice the memory: a slice that does not fit is
+/// rendered again in halves ([`MIN_SLICE`]).
 const SLICE: i64 = 5_000;
+
+/// The least a slice is halved to when it does not fit the diff's memory limit.
+const MIN_SLICE: i64 = 50;
+
+/// Whether DuckDB refused a statement for want of memory (its message's error class).
+fn out_of_memory(e: &duckdb::Error) -> bool {
+    matches!(e, duckdb::Error::DuckDBFailure(_, Some(message)) if message.starts_with("Out of Memory Error"))
+}
 
 /// Slices rendered by one instance (100,000 changes): DuckDB keeps a few kilobytes outside its
 /// memory limit for every join it has run, until its instance closes (in one instance, the 7,800
@@ -306,16 +316,30 @@ pub fn materialise_file(
         std::mem::drop(conn);
         let mut file = DiffWriter::create(into)?;
         let [before, after, compare] = render_sql(dataset, "k.changed_keys", &a, &b, &scratch.lines);
-        let slices: Vec<i64> = (0..totals.all()).step_by(slicing.changes.max(1) as usize).collect();
-        for some in slices.chunks(slicing.per_instance.max(1)) {
-            let (conn, ..) = instance(older, newer, &scratch, memory_limit)?;
-            for &first in some {
-                let end = first + slicing.changes;
-                conn.execute_batch(&slice_range_sql(dataset, "k.changed_keys", first, end))?;
-                conn.execute(&before, params![first, end])?;
-                conn.execute(&after, params![first, end])?;
-                conn.execute_batch(&compare)?;
-                file.push_lines(std::io::BufReader::new(std::fs::File::open(&scratch.lines)?))?;
+        let render = |conn: &Connection, first: i64, end: i64| -> Result<(), duckdb::Error> {
+            conn.execute_batch(&slice_range_sql(dataset, "k.changed_keys", first, end))?;
+            conn.execute(&before, params![first, end])?;
+            conn.execute(&after, params![first, end])?;
+            conn.execute_batch(&compare)
+        };
+        let (mut first, mut step) = (0, slicing.changes.max(1));
+        // The instance rendering now, and the slices it has rendered.
+        let mut current: Option<(Connection, usize)> = None;
+        while first < totals.all() {
+            let (conn, rendered) = match current.take() {
+                Some(c) if c.1 < slicing.per_instance.max(1) => c,
+                _ => (instance(older, newer, &scratch, memory_limit)?.0, 0),
+            };
+            match render(&conn, first, first + step) {
+                Ok(()) => {
+                    file.push_lines(std::io::BufReader::new(std::fs::File::open(&scratch.lines)?))?;
+                    first += step;
+                    current = Some((conn, rendered + 1));
+                }
+                // Rows wider than the default's (or changed on both sides, twice as wide): the
+                // slice again in halves, in a fresh instance, down to a few rows.
+                Err(e) if out_of_memory(&e) && step > MIN_SLICE => step = (step / 2).max(MIN_SLICE),
+                Err(e) => return Err(e.into()),
             }
         }
         file.finish()?;
@@ -377,6 +401,26 @@ mod tests {
         let spec = VersionSpec { dataset, version, published_at: DateTime::UNIX_EPOCH, freshness, files: vec![file] };
         let opts = BuildOptions { db_dir: &dir.join("db"), memory_limit: "64MB", threads: 1 };
         DatasetDb::load(engine, spec, &opts).unwrap()
+    }
+
+    /// Every row changed (both sides of each change rendered): 5,000 a slice does not fit 32 MB,
+    /// so slices are halved until they do, and every change is written once, in key order.
+    #[test]
+    fn a_slice_too_large_for_the_memory_limit_is_rendered_in_halves() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "64MB", 2).unwrap());
+        let older = version(&engine, dir.path(), 1, "range(20000)", "true", "false");
+        let newer = version(&engine, dir.path(), 2, "range(20000)", "true", "true");
+        let into = dir.path().join("diff.changes");
+        let totals = materialise_file(&older, &newer, &into, "32MB", Slicing::default()).unwrap();
+        assert_eq!(totals, Totals { added: 0, removed: 0, changed: 20_000 });
+        let lines = read_page(&into, 20_000, 0, u64::MAX).unwrap();
+        let keys: Vec<String> = lines
+            .iter()
+            .map(|l| serde_json::from_str::<RowChange>(l).unwrap().key["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(keys.len(), 20_000);
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "each once, in key order");
     }
 
     /// The same changes whatever the slicing: cut into slices of 7 changes, 2 slices an instance
