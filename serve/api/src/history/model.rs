@@ -55,7 +55,8 @@ pub struct ChangeSummary {
 pub type Row = std::collections::BTreeMap<String, serde_json::Value>;
 
 /// One row added, removed or changed. Rows are as the lake's Parquet holds them, with instants in
-/// epoch ms, dates as `YYYY-MM-DD` and lists as arrays. Read from the lines DuckDB renders.
+/// epoch ms, dates as `YYYY-MM-DD` and lists as arrays.
+// Deserialize: read from the lines DuckDB renders (`diff_file.rs`).
 #[derive(Debug, Clone, Serialize, Deserialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
