@@ -403,24 +403,36 @@ mod tests {
         DatasetDb::load(engine, spec, &opts).unwrap()
     }
 
+    /// Two versions over a fresh engine: the older of `range(older)`, the newer of the rows `i`
+    /// of `range(newer)` that `keep` holds, `bumped` ones changed.
+    fn pair(dir: &Path, older: u32, newer: u32, keep: &str, bumped: &str) -> (DatasetDb, DatasetDb) {
+        let engine = Arc::new(Engine::open(dir, "64MB", 2).unwrap());
+        (
+            version(&engine, dir, 1, &format!("range({older})"), "true", "false"),
+            version(&engine, dir, 2, &format!("range({newer})"), keep, bumped),
+        )
+    }
+
+    /// The changes of a diff file's lines, and whether their keys ascend (each key once).
+    fn changes_of(lines: &[String]) -> (Vec<RowChange>, bool) {
+        let changes: Vec<RowChange> = lines.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let keys: Vec<&str> = changes.iter().map(|c| c.key["id"].as_str().unwrap()).collect();
+        let ascending = keys.windows(2).all(|w| w[0] < w[1]);
+        (changes, ascending)
+    }
+
     /// Every row changed (both sides of each change rendered): 5,000 a slice does not fit 32 MB,
     /// so slices are halved until they do, and every change is written once, in key order.
     #[test]
     fn a_slice_too_large_for_the_memory_limit_is_rendered_in_halves() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Arc::new(Engine::open(dir.path(), "64MB", 2).unwrap());
-        let older = version(&engine, dir.path(), 1, "range(20000)", "true", "false");
-        let newer = version(&engine, dir.path(), 2, "range(20000)", "true", "true");
+        let (older, newer) = pair(dir.path(), 20_000, 20_000, "true", "true");
         let into = dir.path().join("diff.changes");
         let totals = materialise_file(&older, &newer, &into, "32MB", Slicing::default()).unwrap();
         assert_eq!(totals, Totals { added: 0, removed: 0, changed: 20_000 });
-        let lines = read_page(&into, 20_000, 0, u64::MAX).unwrap();
-        let keys: Vec<String> = lines
-            .iter()
-            .map(|l| serde_json::from_str::<RowChange>(l).unwrap().key["id"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(keys.len(), 20_000);
-        assert!(keys.windows(2).all(|w| w[0] < w[1]), "each once, in key order");
+        let (changes, ascending) = changes_of(&read_page(&into, 20_000, 0, u64::MAX).unwrap());
+        assert_eq!(changes.len(), 20_000);
+        assert!(ascending, "each once, in key order");
     }
 
     /// The same changes whatever the slicing: cut into slices of 7 changes, 2 slices an instance
@@ -429,10 +441,8 @@ mod tests {
     #[test]
     fn a_diff_rendered_in_slices_and_instances_is_the_diff_rendered_whole() {
         let dir = tempfile::tempdir().unwrap();
-        let engine = Arc::new(Engine::open(dir.path(), "64MB", 2).unwrap());
         // 300 rows; then every tenth removed, the ones after them changed, 27 added.
-        let older = version(&engine, dir.path(), 1, "range(300)", "true", "false");
-        let newer = version(&engine, dir.path(), 2, "range(330)", "i % 10 <> 0", "i % 10 = 1");
+        let (older, newer) = pair(dir.path(), 300, 330, "i % 10 <> 0", "i % 10 = 1");
         let rendered = |name: &str, slicing: Slicing| {
             let into = dir.path().join(name);
             let totals = materialise_file(&older, &newer, &into, "32MB", slicing).unwrap();
@@ -443,9 +453,8 @@ mod tests {
         let (sliced_totals, sliced) = rendered("sliced.changes", Slicing { changes: 7, per_instance: 2 });
         assert_eq!((sliced_totals, sliced.len()), (totals, 87));
         assert_eq!(sliced, whole);
-        let changes: Vec<RowChange> = sliced.iter().map(|l| serde_json::from_str(l).unwrap()).collect();
-        let keys: Vec<&str> = changes.iter().map(|c| c.key["id"].as_str().unwrap()).collect();
-        assert!(keys.windows(2).all(|w| w[0] < w[1]), "in key order");
+        let (changes, ascending) = changes_of(&sliced);
+        assert!(ascending, "in key order");
         let changed = changes.iter().find(|c| c.change == "changed").unwrap();
         assert_eq!(changed.changed_columns, ["fatalities"]);
         assert_eq!(
