@@ -189,7 +189,8 @@ soak: duckdb-lib
 
 ## make abuse: the release sitrep-serve on the replay lake (and three versions of 1M synthetic armed
 ## events), attacked one way after another (slowloris, random keys, an authorize flood, eight
-## ListDatasetChanges pagers, rotating as_of, one account's flood, jmespath bombs, bad bodies) while
+## ListDatasetChanges pagers, rotating as_of, one account's flood, jmespath bombs, bad bodies,
+## random keys and an OAuth agent behind a reverse proxy, clients that never read) while
 ## another account's client measures its latency; one table row per attack (tests/bench/abuse.rs;
 ## ABUSE_SECONDS, default 10, is each attack's length; ABUSE_EVENTS the events a version). It fails
 ## when an attack misses a goal.

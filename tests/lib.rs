@@ -217,6 +217,10 @@ pub struct Options {
     pub connection_limits: sitrep_serve::http_server::ConnectionLimits,
     /// The request deadline and the in-flight cap (default: the server's).
     pub request_limits: sitrep_serve::app::RequestLimits,
+    /// `SITREP_TRUSTED_PROXIES` (default: none).
+    pub trusted_proxies: &'static str,
+    /// `FLIGHT_SEARCH_ACCOUNT_PER_MINUTE` (default: the server's, 10).
+    pub flight_search_account_per_minute: u32,
 }
 
 impl Default for Options {
@@ -237,6 +241,8 @@ impl Default for Options {
             start_early: false,
             connection_limits: Default::default(),
             request_limits: Default::default(),
+            trusted_proxies: "",
+            flight_search_account_per_minute: 10,
         }
     }
 }
@@ -352,10 +358,13 @@ impl TestApp {
             rate_limits: options.rate_limits,
             edge_ua_filter: options.edge_ua_filter,
             datasets_off: options.datasets_off,
+            trusted_proxies: sitrep_platform::edge::client_addr::TrustedProxies::parse(options.trusted_proxies)
+                .expect("trusted proxies"),
         };
         let api_settings = ApiSettings {
             consumer_prices_default_market: "ae".into(),
             aviationstack_budget: options.aviationstack_budget,
+            flight_search_account_per_minute: options.flight_search_account_per_minute,
         };
         let agent_settings = AgentSettings {
             mcp_allowed_origins: vec!["https://inspector.example".into()],

@@ -20,11 +20,14 @@ pub struct AviationStackBudget {
     pub live: i64,
     /// The UTC day of the month a cycle starts (`AVIATIONSTACK_CYCLE_RESET_DAY`, 1–28).
     pub reset_day: u32,
+    /// Live calls one account may cause per UTC day (`AVIATIONSTACK_ACCOUNT_DAILY_LIVE`): the live
+    /// budget is everyone's, so no account may spend it for the others.
+    pub account_daily: i64,
 }
 
 impl Default for AviationStackBudget {
     fn default() -> Self {
-        AviationStackBudget { monthly: 48_000, live: 7_000, reset_day: 1 }
+        AviationStackBudget { monthly: 48_000, live: 7_000, reset_day: 1, account_daily: 100 }
     }
 }
 
@@ -45,6 +48,7 @@ impl AviationStackBudget {
             monthly: number("AVIATIONSTACK_MONTHLY_BUDGET", defaults.monthly)?,
             live: number("AVIATIONSTACK_LIVE_BUDGET", defaults.live)?,
             reset_day: number("AVIATIONSTACK_CYCLE_RESET_DAY", defaults.reset_day as i64)?.clamp(1, 28) as u32,
+            account_daily: number("AVIATIONSTACK_ACCOUNT_DAILY_LIVE", defaults.account_daily)?,
         })
     }
 
@@ -54,12 +58,43 @@ impl AviationStackBudget {
         counted(store.reserve(MONTHLY, &cycle, self.monthly).await)
     }
 
-    /// One live call: a unit of the monthly and of the live budget (nothing is taken from the live
-    /// budget when the monthly one is exhausted).
-    pub async fn reserve_live(&self, store: &dyn CallBudget, now: DateTime<Utc>) -> bool {
-        let cycle = cycle_start(now, self.reset_day);
-        counted(store.reserve(MONTHLY, &cycle, self.monthly).await)
+    /// One live call caused by `account`: a unit of its daily share, then of the monthly and of
+    /// the live budget (nothing is taken from the shared budgets once the account's share is
+    /// spent, nor from the live one when the monthly one is exhausted).
+    pub async fn reserve_live(&self, store: &dyn CallBudget, account: &str, now: DateTime<Utc>) -> LiveCall {
+        let (cycle, day) = (cycle_start(now, self.reset_day), now.format("%Y-%m-%d").to_string());
+        if !counted(store.reserve(&format!("{LIVE}:{account}"), &day, self.account_daily).await) {
+            return LiveCall::ShareSpent;
+        }
+        if counted(store.reserve(MONTHLY, &cycle, self.monthly).await)
             && counted(store.reserve(LIVE, &cycle, self.live).await)
+        {
+            LiveCall::Reserved
+        } else {
+            LiveCall::BudgetSpent
+        }
+    }
+}
+
+/// Whether a live call may be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LiveCall {
+    Reserved,
+    /// The caller's daily share is spent: an answer about that caller alone (never kept for others).
+    ShareSpent,
+    /// A budget of everyone's is spent (or cannot be counted).
+    BudgetSpent,
+}
+
+impl LiveCall {
+    /// How long a refusal may be kept for everyone who asks the same (`None`: the call may be
+    /// made): a spent budget for `shared_ttl`, a spent share not at all (it is the caller's alone).
+    pub fn refusal_kept_for(self, shared_ttl: i64) -> Option<i64> {
+        match self {
+            LiveCall::Reserved => None,
+            LiveCall::ShareSpent => Some(0),
+            LiveCall::BudgetSpent => Some(shared_ttl),
+        }
     }
 }
 
@@ -170,12 +205,26 @@ mod tests {
     #[tokio::test]
     async fn live_calls_spend_both_budgets_and_scheduled_calls_only_the_monthly_one() {
         let store = MemoryBudget::default();
-        let budget = AviationStackBudget { monthly: 3, live: 1, reset_day: 1 };
+        let budget = AviationStackBudget { monthly: 3, live: 1, reset_day: 1, account_daily: 5 };
         let now = at("2026-11-20T06:00:00Z");
-        assert!(budget.reserve_live(&store, now).await);
-        assert!(!budget.reserve_live(&store, now).await, "the live budget is spent");
+        assert_eq!(budget.reserve_live(&store, "a", now).await, LiveCall::Reserved);
+        assert_eq!(budget.reserve_live(&store, "b", now).await, LiveCall::BudgetSpent, "the live budget is spent");
         assert!(budget.reserve_scheduled(&store, now).await, "one monthly unit is left");
         assert!(!budget.reserve_scheduled(&store, now).await, "the monthly budget is spent");
         assert!(budget.reserve_scheduled(&store, at("2026-12-01T00:00:00Z")).await, "a new cycle");
+    }
+
+    #[tokio::test]
+    async fn an_account_spends_only_its_daily_share_of_the_live_budget() {
+        let store = MemoryBudget::default();
+        let budget = AviationStackBudget { monthly: 100, live: 10, reset_day: 1, account_daily: 2 };
+        let now = at("2026-11-20T06:00:00Z");
+        for _ in 0..2 {
+            assert_eq!(budget.reserve_live(&store, "greedy", now).await, LiveCall::Reserved);
+        }
+        assert_eq!(budget.reserve_live(&store, "greedy", now).await, LiveCall::ShareSpent, "its share of the day");
+        assert_eq!(store.used(LIVE, "2026-11-01"), 2, "a refused share spends nothing shared");
+        assert_eq!(budget.reserve_live(&store, "other", now).await, LiveCall::Reserved, "another's share is its own");
+        assert_eq!(budget.reserve_live(&store, "greedy", at("2026-11-21T00:00:00Z")).await, LiveCall::Reserved);
     }
 }

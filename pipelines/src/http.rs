@@ -8,7 +8,7 @@ use reqwest::{header::HeaderMap, Method, StatusCode};
 use url::Url;
 
 use crate::{
-    transport::{redact, Transport},
+    transport::{error_text, redact, Transport},
     SourceError,
 };
 
@@ -52,6 +52,36 @@ pub struct Http {
     client: reqwest::Client,
     transport: Transport,
     retry: RetryPolicy,
+    /// Bytes an answer may have at most (its body is read up to here, then the read fails).
+    max_body: usize,
+}
+
+/// What one upstream answer may weigh by default: the largest recorded (a Natural Earth archive,
+/// ACLED's 5,000-row pages) are a few MB, so this only stops an upstream gone wrong or hostile
+/// from filling the worker's memory.
+pub const MAX_BODY: usize = 256 << 20;
+
+/// Redirects followed at most; never from https to anything else (a downgrade would send the
+/// request's credentials in the clear).
+const MAX_REDIRECTS: usize = 5;
+
+fn redirect_policy() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| match redirect_refused(attempt.previous(), attempt.url()) {
+        Some(why) => attempt.error(why),
+        None => attempt.follow(),
+    })
+}
+
+/// Why a redirect to `next` after `previous` (the request's URL and the redirects so far) is not
+/// followed, if it is not.
+fn redirect_refused(previous: &[Url], next: &Url) -> Option<&'static str> {
+    if previous.iter().any(|u| u.scheme() == "https") && next.scheme() != "https" {
+        Some("a redirect from https to another scheme")
+    } else if previous.len() > MAX_REDIRECTS {
+        Some("too many redirects")
+    } else {
+        None
+    }
 }
 
 impl Http {
@@ -61,9 +91,17 @@ impl Http {
             .connect_timeout(Duration::from_secs(15))
             .timeout(Duration::from_secs(60))
             .read_timeout(Duration::from_secs(15))
+            .redirect(redirect_policy())
             .build()
             .map_err(|e| SourceError::Transport { url: String::new(), detail: e.to_string() })?;
-        Ok(Http { client, transport, retry })
+        Ok(Http { client, transport, retry, max_body: MAX_BODY })
+    }
+
+    /// The same client, its answers cut off past `bytes` (a read-through call answering one
+    /// request needs far less than a worker's download).
+    pub fn with_max_body(mut self, bytes: usize) -> Self {
+        self.max_body = bytes;
+        self
     }
 
     pub fn transport(&self) -> &Transport {
@@ -132,7 +170,7 @@ impl Http {
                     continue;
                 }
             }
-            let resp = result.map_err(|e| transport_error(url, &e))?;
+            let resp = result.map_err(|e| transport_error(url, e))?;
             let status = resp.status();
             let content_type = resp
                 .headers()
@@ -140,9 +178,29 @@ impl Http {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_ascii_lowercase();
-            let body = resp.bytes().await.map_err(|e| transport_error(url, &e))?;
+            let body = self.read_body(url, resp).await?;
             return Ok(Reply { status, content_type, body });
         }
+    }
+
+    /// The answer's body, up to `max_body` bytes: a longer one (announced or arriving) is an
+    /// error, and what was read of it is dropped.
+    async fn read_body(&self, url: &Url, mut resp: reqwest::Response) -> Result<Bytes, SourceError> {
+        let too_large = || SourceError::Transport {
+            url: redact(url),
+            detail: format!("the answer is larger than {} bytes", self.max_body),
+        };
+        if resp.content_length().is_some_and(|n| n > self.max_body as u64) {
+            return Err(too_large());
+        }
+        let mut body = bytes::BytesMut::new();
+        while let Some(chunk) = resp.chunk().await.map_err(|e| transport_error(url, e))? {
+            if body.len() + chunk.len() > self.max_body {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body.freeze())
     }
 
     /// GET that must answer 2xx with a non-HTML body.
@@ -166,10 +224,10 @@ impl Http {
     }
 }
 
-/// A failed exchange; a timeout says so first (reqwest's message may not).
-fn transport_error(url: &Url, e: &reqwest::Error) -> SourceError {
-    let detail = if e.is_timeout() { format!("timed out: {e}") } else { e.to_string() };
-    SourceError::Transport { url: redact(url), detail }
+/// A failed exchange; a timeout says so first (reqwest's message may not). Neither part carries
+/// the query: some upstreams take their key there (AviationStack's `access_key`).
+fn transport_error(url: &Url, e: reqwest::Error) -> SourceError {
+    SourceError::Transport { url: redact(url), detail: error_text(e) }
 }
 
 /// A 2xx reply whose body is not an HTML error page; anything else becomes a `SourceError`.
@@ -191,4 +249,122 @@ pub fn ensure_success(url: &Url, reply: Reply) -> Result<Reply, SourceError> {
 fn status_error(url: &Url, reply: &Reply) -> SourceError {
     let snippet: String = String::from_utf8_lossy(&reply.body).chars().take(160).collect();
     SourceError::Status { url: redact(url), status: reply.status.as_u16(), snippet }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::{
+        io::Write,
+        sync::{Arc, Mutex},
+    };
+
+    use super::*;
+
+    /// Every log line written while it is the thread's subscriber (debug and up).
+    #[derive(Clone, Default)]
+    struct Lines(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Lines {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A local server answering every connection with `answer` (a whole HTTP/1.1 response).
+    async fn answering(answer: String) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(async move {
+            while let Ok((mut socket, _)) = listener.accept().await {
+                let answer = answer.clone();
+                tokio::spawn(async move {
+                    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                    let mut buf = [0u8; 4096];
+                    let _ = socket.read(&mut buf).await;
+                    let _ = socket.write_all(answer.as_bytes()).await;
+                });
+            }
+        });
+        base
+    }
+
+    #[tokio::test]
+    async fn answers_past_the_byte_limit_are_refused() {
+        let http = Http::new(Transport::Live, RetryPolicy { max_retries: 0, ..RetryPolicy::default() })
+            .unwrap()
+            .with_max_body(1_000);
+        let url = |base: &str| Url::parse(&format!("{base}/big")).unwrap();
+        let announced = answering(format!("HTTP/1.1 200 OK\r\ncontent-length: 5000\r\n\r\n{}", "a".repeat(5000))).await;
+        let e = http.get_ok(&url(&announced), HeaderMap::new()).await.unwrap_err();
+        assert!(e.to_string().contains("larger than 1000 bytes"), "{e}");
+        // Unannounced (to the end of the connection): cut off as it arrives.
+        let streamed = answering(format!("HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n{}", "a".repeat(5000))).await;
+        let e = http.get_ok(&url(&streamed), HeaderMap::new()).await.unwrap_err();
+        assert!(e.to_string().contains("larger than 1000 bytes"), "{e}");
+        let small = answering("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n{}".into()).await;
+        assert_eq!(&http.get_ok(&url(&small), HeaderMap::new()).await.unwrap().body[..], b"{}");
+    }
+
+    #[test]
+    fn redirects_never_leave_https() {
+        let u = |s: &str| Url::parse(s).unwrap();
+        let (https, http) = (u("https://api.example/v1"), u("http://api.example/v1"));
+        assert_eq!(
+            redirect_refused(std::slice::from_ref(&https), &http),
+            Some("a redirect from https to another scheme")
+        );
+        assert!(redirect_refused(&[https.clone(), u("https://cdn.example/a")], &http).is_some());
+        assert_eq!(redirect_refused(std::slice::from_ref(&https), &u("https://cdn.example/a")), None);
+        assert_eq!(
+            redirect_refused(std::slice::from_ref(&http), &u("http://other.example/")),
+            None,
+            "plain http may move"
+        );
+        assert_eq!(
+            redirect_refused(&vec![https; MAX_REDIRECTS + 1], &u("https://x.example/")),
+            Some("too many redirects")
+        );
+    }
+
+    /// An upstream that takes its key in the query and never answers: neither the error nor
+    /// anything logged on the way (the retry, the caller's warning of the error) names the key.
+    #[tokio::test]
+    async fn a_timeout_never_names_the_query_key() {
+        let lines = Lines::default();
+        let writer = lines.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::DEBUG)
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        // Accepts and holds every connection without a byte of answer.
+        let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", silent.local_addr().unwrap());
+        let held = tokio::spawn(async move {
+            let mut open = Vec::new();
+            while let Ok((socket, _)) = silent.accept().await {
+                open.push(socket);
+            }
+        });
+        let retry = RetryPolicy { max_retries: 1, base_delay: Duration::from_millis(1), ..RetryPolicy::default() };
+        let http = Http::new(Transport::Live, retry).unwrap();
+        let secret = "0123456789abcdef0123456789abcdef";
+        let query = [("flight_iata", "TK2120")];
+        let timeout = Some(Duration::from_millis(200));
+        let e = crate::aviationstack::flights(&http, &base, secret, &query, timeout).await.unwrap_err();
+        tracing::warn!(error = %e, "aviationstack flight status failed");
+        held.abort();
+        let (text, debug) = (e.to_string(), format!("{e:?}"));
+        assert!(text.contains("timed out") && text.contains("/v1/flights"), "{text}");
+        let logged = String::from_utf8(lines.0.lock().unwrap().clone()).unwrap();
+        assert!(logged.contains("retrying upstream request") && logged.contains("timed out"), "{logged}");
+        for shown in [&text, &debug, &logged] {
+            assert!(!shown.contains(secret) && !shown.contains("access_key"), "the key is shown: {shown}");
+        }
+    }
 }

@@ -40,6 +40,24 @@ pub fn redact(url: &Url) -> String {
     u.to_string()
 }
 
+/// A client error's text without the URL it names (reqwest writes the whole URL, query and all),
+/// with its causes, which name no URL.
+pub fn error_text(e: reqwest::Error) -> String {
+    let timed_out = e.is_timeout();
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(&e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    if timed_out && !text.contains("timed out") {
+        text.insert_str(0, "timed out: ");
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

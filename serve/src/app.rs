@@ -86,7 +86,7 @@ pub struct RequestLimits {
     /// 10 s per sub-operation, so a batch meets its own timeouts first.
     pub deadline: Duration,
     /// Requests in flight at once; one more is answered 503 `overloaded` at once, before any work.
-    /// Health probes (`/healthz`, `/readyz`, `/api/health`) and `/status` are never refused.
+    /// Health probes (`/healthz`, `/readyz`, `/api/health`) are never refused.
     pub max_in_flight: usize,
 }
 
@@ -121,10 +121,11 @@ impl InFlight {
     }
 }
 
-/// Paths a load balancer or an operator polls: never shed (the status page, like the probes,
-/// reads memory only).
+/// Paths a load balancer polls: never shed (they read memory only and answer a few bytes). The
+/// status page is shed like any page: it renders HTML for anyone who asks, so a flood of it must
+/// not get past the cap.
 fn is_health_probe(path: &str) -> bool {
-    matches!(path, "/healthz" | "/readyz" | "/api/health" | "/status")
+    matches!(path, "/healthz" | "/readyz" | "/api/health")
 }
 
 /// The outermost layer: load shedding and the request deadline, request id, `Vary`, the request metrics, the batch handle for

@@ -10,9 +10,12 @@ use clap::Args;
 use sitrep_agents::{AgentSettings, DEFAULT_ASSISTANT_CALLBACKS};
 use sitrep_api::ApiSettings;
 use sitrep_cm::settings::CmSettings;
-use sitrep_platform::{app_state::Settings, edge::rate_limit::Limits};
+use sitrep_platform::{
+    app_state::Settings,
+    edge::{client_addr::TrustedProxies, rate_limit::Limits},
+};
 
-use crate::{app::RequestLimits, http_server::ConnectionLimits};
+use crate::{app::RequestLimits, http_server::ConnectionLimits, send_rate::SendRate};
 
 #[derive(Debug, Clone, Args)]
 pub struct LakeArgs {
@@ -83,6 +86,13 @@ pub struct ServeArgs {
     /// Connections open at once; one more is closed as soon as it is accepted.
     #[arg(long, env = "SITREP_MAX_CONNECTIONS", default_value_t = ConnectionLimits::default().max_connections)]
     pub max_connections: usize,
+    /// Seconds a response may wait for its client before the minimum send rate applies.
+    #[arg(long, env = "SITREP_SEND_GRACE_SECONDS", default_value_t = SendRate::default().grace.as_secs())]
+    pub send_grace_seconds: u64,
+    /// Bytes a second a client must take its response at, on average, once it keeps the server
+    /// waiting past the grace; a slower one's connection is closed and its response dropped.
+    #[arg(long, env = "SITREP_MIN_SEND_RATE", default_value_t = SendRate::default().min_rate)]
+    pub min_send_rate: u64,
     /// Seconds from a request's arrival to its response; past them its query is interrupted and
     /// it is answered 503 `deadline_exceeded`.
     #[arg(long, env = "SITREP_REQUEST_DEADLINE_SECONDS", default_value_t = RequestLimits::default().deadline.as_secs())]
@@ -103,6 +113,10 @@ impl ServeArgs {
             header_read: std::time::Duration::from_secs(self.header_read_seconds.max(1)),
             body_read: std::time::Duration::from_secs(self.body_read_seconds.max(1)),
             max_connections: self.max_connections.max(1),
+            send_rate: SendRate {
+                grace: std::time::Duration::from_secs(self.send_grace_seconds.max(1)),
+                min_rate: self.min_send_rate.max(1),
+            },
         }
     }
 
@@ -164,6 +178,8 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
         rate_limits,
         edge_ua_filter: env("EDGE_UA_FILTER")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "on" | "true" | "1")),
+        trusted_proxies: TrustedProxies::parse(&env("SITREP_TRUSTED_PROXIES").unwrap_or_default())
+            .map_err(|e| anyhow::anyhow!("SITREP_TRUSTED_PROXIES: {e}"))?,
         datasets_off: if env("IRAN_EVENTS_ENABLED")
             .is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "on" | "yes"))
         {
@@ -178,6 +194,14 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
 pub fn api_settings_from_env() -> anyhow::Result<ApiSettings> {
     Ok(ApiSettings {
         aviationstack_budget: sitrep_pipelines::budget::AviationStackBudget::from_env().map_err(anyhow::Error::msg)?,
+        flight_search_account_per_minute: match env("FLIGHT_SEARCH_ACCOUNT_PER_MINUTE") {
+            Some(n) => {
+                n.trim().parse().ok().filter(|n| *n > 0).with_context(|| {
+                    format!("FLIGHT_SEARCH_ACCOUNT_PER_MINUTE: `{n}` is not a positive whole number")
+                })?
+            }
+            None => 10,
+        },
         consumer_prices_default_market: match env("CONSUMER_PRICES_DEFAULT_MARKET") {
             Some(m) if m.len() == 2 && m.bytes().all(|b| b.is_ascii_alphabetic()) => m.to_ascii_lowercase(),
             Some(m) => anyhow::bail!("CONSUMER_PRICES_DEFAULT_MARKET: `{m}` is not a two-letter market code"),

@@ -7,6 +7,8 @@
 //!   connections are closed when it runs out.
 //! - **body read**: from the end of the headers to the end of the body; a body still arriving
 //!   then fails its read, and the request is refused as an unreadable body.
+//! - **send rate** (`send_rate`): a response the client does not take at a minimum rate (after a
+//!   grace) fails its connection, and its body is dropped.
 //! - **connections**: at most `max_connections` open at once; one more is closed as soon as it is
 //!   accepted (a refusal that costs an accept and a close).
 //!
@@ -36,12 +38,16 @@ use poem::{
 };
 use tokio::{net::TcpListener, sync::Semaphore};
 
+use crate::send_rate::{MinSendRate, SendRate};
+
 /// The listener's deadlines and its connection cap.
 #[derive(Debug, Clone, Copy)]
 pub struct ConnectionLimits {
     pub header_read: Duration,
     pub body_read: Duration,
     pub max_connections: usize,
+    /// How fast a client must take its responses (`send_rate`).
+    pub send_rate: SendRate,
 }
 
 impl Default for ConnectionLimits {
@@ -50,6 +56,7 @@ impl Default for ConnectionLimits {
             header_read: Duration::from_secs(10),
             body_read: Duration::from_secs(30),
             max_connections: 4096,
+            send_rate: SendRate::default(),
         }
     }
 }
@@ -100,7 +107,7 @@ pub async fn serve(
             });
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder.timer(TokioTimer::new()).header_read_timeout(limits.header_read).keep_alive(true);
-            let conn = builder.serve_connection(TokioIo::new(socket), service);
+            let conn = builder.serve_connection(TokioIo::new(MinSendRate::new(socket, limits.send_rate)), service);
             tokio::pin!(conn);
             tokio::select! {
                 _ = conn.as_mut() => return,

@@ -5,5 +5,6 @@
 pub mod app;
 pub mod config;
 pub mod http_server;
+pub mod send_rate;
 
 pub use app::build;

@@ -5,7 +5,11 @@
 //! uncached GETs, an MCP tool call and a batch, one request every 50 ms (the bench raises the
 //! `default`, `batch` and `mcp` limits to 2,000, 1,000 and 1,000 a minute so that the client stays
 //! under them; a refused credential then counts against a window of 2,000). Each attack runs
-//! `ABUSE_SECONDS` (default 10) and is bounded in count; all traffic stays on loopback.
+//! `ABUSE_SECONDS` (default 10) and is bounded in count; all traffic stays on loopback. Attack 9
+//! puts the attacker and the good client — then an OAuth agent, whose token is read on every
+//! request — behind a reverse proxy on 127.0.0.1 (`forwarding_proxy`, which the server trusts:
+//! `SITREP_TRUSTED_PROXIES`), where every caller shares the proxy's address (issue 55). Attack 10
+//! opens sockets that ask for large answers and never read them (`SITREP_SEND_GRACE_SECONDS=2`).
 //!
 //! One row per attack: requests sent, the codes answered, the good client's p50/p99 during the
 //! attack beside its p50/p99 alone and its errors (any answer but 200), the server's peak
@@ -26,7 +30,7 @@ use std::{
 use chrono::{DateTime, Utc};
 use tokio::io::AsyncWriteExt;
 
-use crate::{percentile, served_binary, served_binary::env_u64};
+use crate::{forwarding_proxy, percentile, served_binary, served_binary::env_u64};
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";
 
@@ -66,9 +70,26 @@ pub struct Report {
     events: usize,
 }
 
+/// How the good client authenticates: an API key, or an OAuth access token (an agent's, read
+/// from the store on every request: never cached as live).
+#[derive(Clone)]
+enum Credential {
+    Key(String),
+    Bearer(String),
+}
+
+impl Credential {
+    fn on(&self, request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self {
+            Credential::Key(key) => request.header("x-service-key", key),
+            Credential::Bearer(token) => request.bearer_auth(token),
+        }
+    }
+}
+
 /// The good client: one request every 50 ms until `stop`, cycling cached and uncached GETs, an
 /// MCP call and a batch.
-async fn good_client(base: String, key: String, stop: Arc<AtomicBool>, into: Arc<Mutex<Good>>) {
+async fn good_client(base: String, credential: Credential, stop: Arc<AtomicBool>, into: Arc<Mutex<Good>>) {
     let http =
         reqwest::Client::builder().local_address(std::net::IpAddr::from([127, 0, 0, 2])).build().expect("client");
     let mut n: u64 = 0;
@@ -85,7 +106,7 @@ async fn good_client(base: String, key: String, stop: Arc<AtomicBool>, into: Arc
             // Uncached: a page size (and so a body) no one asked for in this run.
             _ => http.get(format!("{base}{ARMED}?country=YE&page_size={}", 1 + (n / 8) % 100)),
         };
-        let ok = match request.header("x-service-key", &key).send().await {
+        let ok = match credential.on(request).send().await {
             Ok(r) if r.status() == 200 => {
                 let body = r.bytes().await.unwrap_or_default();
                 // An MCP tool error or a failed batch operation is an error too.
@@ -206,6 +227,53 @@ async fn slowloris(addr: std::net::SocketAddr, from: std::net::IpAddr, codes: &C
             }
         }
         sockets = open;
+    }
+}
+
+/// 64 sockets from `from` with a small receive buffer, each sending eight batches of twenty full
+/// pages (about a megabyte each) back to back and reading nothing; at the end, whether the server
+/// let each go ([`CLOSED`]) or still holds it (0).
+async fn never_reads(addr: std::net::SocketAddr, from: std::net::IpAddr, key: &str, codes: &Codes, until: Instant) {
+    const COUNTRIES: [&str; 10] = ["UA", "SD", "YE", "SY", "ML", "MM", "CD", "SO", "NG", "BF"];
+    let operations: Vec<serde_json::Value> = (0..20)
+        .map(|i| serde_json::json!({"id": i.to_string(), "path": format!("{ARMED}?country={}&page_size=100", COUNTRIES[i % 10])}))
+        .collect();
+    let body = serde_json::json!({ "operations": operations }).to_string();
+    let request = format!(
+        "POST /api/batch/v1/execute HTTP/1.1\r\nHost: x\r\nX-Service-Key: {key}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    let mut sockets = Vec::new();
+    for _ in 0..64 {
+        let socket = tokio::net::TcpSocket::new_v4().and_then(|s| {
+            s.set_recv_buffer_size(4096)?;
+            s.bind((from, 0).into())?;
+            Ok(s)
+        });
+        let Ok(mut s) = (match socket {
+            Ok(s) => s.connect(addr).await,
+            Err(e) => Err(e),
+        }) else {
+            codes.answered(0);
+            continue;
+        };
+        for _ in 0..8 {
+            codes.sent();
+            if s.write_all(request.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+        sockets.push(s);
+    }
+    tokio::time::sleep_until(until.into()).await;
+    for mut s in sockets {
+        // A connection the server let go answers a write with a reset (the first write may
+        // still be taken by the closing socket).
+        let gone = s.write_all(b"x").await.is_err() || {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            s.write_all(b"x").await.is_err()
+        };
+        codes.answered(if gone { CLOSED } else { 0 });
     }
 }
 
@@ -362,7 +430,7 @@ pub async fn run() -> Option<Report> {
     // Each attack is another account on another loopback address: no attack inherits the
     // windows an earlier one filled.
     let mut attackers = Vec::new();
-    for i in 0..8u8 {
+    for i in 0..10u8 {
         let (_, key) = served_binary::state_with_key(dir.path(), &format!("attacker-{i}")).await;
         attackers.push((key, std::net::IpAddr::from([127, 0, 0, 10 + i])));
     }
@@ -375,6 +443,10 @@ pub async fn run() -> Option<Report> {
         ("SITREP_RATE_LIMITS", "default=2000,batch=1000,mcp=1000"),
         ("OAUTH_CIMD_ALLOW_LOOPBACK", "on"),
         ("SITREP_HEADER_READ_SECONDS", "5"),
+        // Attack 9's reverse proxy connects from 127.0.0.1 (no other client does).
+        ("SITREP_TRUSTED_PROXIES", "127.0.0.1"),
+        // Attack 10's clients are let go within the attack.
+        ("SITREP_SEND_GRACE_SECONDS", "2"),
     ];
     let (lake_dir, cache) = (dir.path().join("lake"), dir.path().join("cache"));
     let (server, _, _) = served_binary::start_with(&binary, &state_url, &lake_dir, &cache, port, 3600, &env).await?;
@@ -383,13 +455,13 @@ pub async fn run() -> Option<Report> {
     served_binary::wait_built(&served_binary::metrics_base(port)).await?;
 
     // The good client alone first.
-    let measure = |stop: Arc<AtomicBool>| {
+    let measure = |stop: Arc<AtomicBool>, base: String, credential: Credential| {
         let good = Arc::new(Mutex::new(Good::default()));
-        let task = tokio::spawn(good_client(base.clone(), good_key.clone(), stop, good.clone()));
+        let task = tokio::spawn(good_client(base, credential, stop, good.clone()));
         (good, task)
     };
     let stop = Arc::new(AtomicBool::new(false));
-    let (alone, task) = measure(stop.clone());
+    let (alone, task) = measure(stop.clone(), base.clone(), Credential::Key(good_key.clone()));
     tokio::time::sleep(seconds).await;
     stop.store(true, Ordering::Relaxed);
     let _ = task.await;
@@ -412,7 +484,9 @@ pub async fn run() -> Option<Report> {
     let idle_rss_mb = served_binary::status_mb(pid, "VmRSS:").unwrap_or(f64::NAN);
     let (silent_port, _silent) = silent_server().await;
 
-    let attacks: [&'static str; 8] = [
+    let (proxy, _proxy_task) = forwarding_proxy::start(&base).await;
+    let agent = Credential::Bearer(served_binary::access_token(&state_url, &good_key).await);
+    let attacks: [&'static str; 10] = [
         "1 slowloris: 2,000 sockets",
         "2 random keys: 20,000 requests",
         "3 /oauth/authorize flood, metadata documents on a silent server",
@@ -421,6 +495,8 @@ pub async fn run() -> Option<Report> {
         "6 one account at many times capacity",
         "7 jmespath bombs",
         "8 oversized and malformed bodies on every POST",
+        "9 random keys behind a reverse proxy, the good client an OAuth agent behind it too",
+        "10 clients that never read: 64 sockets of eight ~1 MB batch answers each",
     ];
     let mut rows = Vec::new();
     let rows_before = unauthenticated_rows(&state_url).await;
@@ -443,12 +519,16 @@ pub async fn run() -> Option<Report> {
         .chain([&attacks[4]]);
     // ABUSE_ATTACKS=4,5: only those (an operator looking into one attack).
     let chosen = std::env::var("ABUSE_ATTACKS").unwrap_or_default();
-    let wanted = |a: &str| chosen.is_empty() || chosen.split(',').any(|n| a.starts_with(n.trim()));
+    let wanted = |a: &str| chosen.is_empty() || chosen.split(',').any(|n| a.split(' ').next() == Some(n.trim()));
     for &attack in order.filter(|a| wanted(a)) {
         eprintln!("abuse: {attack} …");
         let fds_before = open_fds_but_cached_files(pid, &cache);
         let stop = Arc::new(AtomicBool::new(false));
-        let (good, good_task) = measure(stop.clone());
+        let (good, good_task) = if attack.starts_with("9 ") {
+            measure(stop.clone(), proxy.clone(), agent.clone())
+        } else {
+            measure(stop.clone(), base.clone(), Credential::Key(good_key.clone()))
+        };
         // The server's resident memory, sampled through the attack.
         let sampling = Arc::new(AtomicBool::new(true));
         let sampler = {
@@ -472,7 +552,7 @@ pub async fn run() -> Option<Report> {
         };
         let codes = Codes::default();
         let until = Instant::now() + seconds;
-        let index: usize = attack[..1].parse().expect("numbered");
+        let index: usize = attack.split(' ').next().and_then(|n| n.parse().ok()).expect("numbered");
         let (key, from) = attackers[index - 1].clone();
         let b = base.clone();
         match index {
@@ -517,6 +597,15 @@ pub async fn run() -> Option<Report> {
                 })
                 .await
             }
+            9 => {
+                let p = proxy.clone();
+                flood(&codes, from, 32, until, 20_000, move |http, i| {
+                    http.get(format!("{p}{ARMED}?page_size=10"))
+                        .header("x-api-key", format!("di_{:040x}", (9u128 << 64) + i as u128))
+                })
+                .await
+            }
+            10 => never_reads(addr, from, &key, &codes, until).await,
             _ => {
                 let posts = ["/api/batch/v1/execute", "/mcp", "/oauth/token", "/oauth/register", "/oauth/authorize"];
                 flood(&codes, from, 16, until, 20_000, move |http, i| {
@@ -564,7 +653,7 @@ pub async fn run() -> Option<Report> {
             fds_back_s,
         });
     }
-    rows.sort_by_key(|r| r.attack);
+    rows.sort_by_key(|r| r.attack.split(' ').next().and_then(|n| n.parse::<u32>().ok()));
     let rows_after = unauthenticated_rows(&state_url).await;
     drop(server);
     // The sweep a running server makes every SITREP_SWEEP_SECONDS, made here at the time the

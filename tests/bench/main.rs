@@ -38,6 +38,7 @@ mod company_monitoring;
 mod consumer_prices;
 mod datasette;
 mod energy_shock;
+mod forwarding_proxy;
 mod history;
 mod http_load;
 mod scale_out;

@@ -44,6 +44,26 @@ pub async fn state_with_key(dir: &Path, name: &str) -> (String, String) {
     (state_url, key)
 }
 
+/// An OAuth access token of the account of `key` (authorised through it, valid for an hour), as
+/// the token endpoint would issue to an agent: the store keeps its digest only.
+pub async fn access_token(state_url: &str, key: &str) -> String {
+    use sitrep_platform::state::{hash_secret, Family};
+    let store = StateStore::open(state_url).await.expect("state store");
+    let (record, account) = store.live_key(&hash_secret(key)).await.expect("store").expect("a live key");
+    let family = Family {
+        id: format!("fam_{}", ulid::Ulid::new().to_string().to_lowercase()),
+        client_id: None,
+        account_id: account.id,
+        key_id: record.id,
+        scope: "mcp".into(),
+    };
+    let now = chrono::Utc::now().timestamp();
+    store.create_family(&family, now).await.expect("family");
+    let token = format!("bench-agent-{}", ulid::Ulid::new());
+    store.store_token(&hash_secret(&token), "access", &family.id, now + 3_600).await.expect("token");
+    token
+}
+
 /// A loopback port free now.
 /// A free port whose next one is free too: the server's public listener takes it and its
 /// operator listener (`/metrics`, [`metrics_base`]) the next.

@@ -206,7 +206,8 @@ async fn documents_that_break_the_rules_are_refused_before_any_redirect() {
     let r = b.get(authorize_url(&strict, &format!("{base}/good.json"))).send().await.unwrap();
     assert_eq!(r.status(), 400);
     assert!(!r.text().await.unwrap().contains("loopback"));
-    // And the token endpoint refuses such a client_id as an unknown client.
+    // And the token endpoint refuses it: with a grant the store never issued to it, before the
+    // document is asked for.
     let r = strict
         .http
         .post(format!("{}/oauth/token", strict.base))
@@ -219,7 +220,8 @@ async fn documents_that_break_the_rules_are_refused_before_any_redirect() {
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), 401);
+    assert_eq!(r.status(), 400);
+    assert_eq!(r.json::<serde_json::Value>().await.unwrap()["error"], "invalid_grant");
 }
 
 /// A client_id naming a document that cannot be had costs one fetch a minute, not one per
@@ -240,4 +242,36 @@ async fn a_document_that_could_not_be_had_is_not_fetched_again_for_a_minute() {
     let later = sitrep_agents::oauth::find_client(&app.state, &missing, now + 61).await.unwrap();
     assert!(matches!(later, sitrep_agents::oauth::ClientLookup::BadDocument(_)));
     assert_eq!(fetches(), 2);
+}
+
+/// A token request naming a fresh document URL with a grant the store never issued to it is
+/// refused on one read: no fetch, no stored client, no place among the fetches (issue 55: each
+/// such POST was an outbound fetch and a write, and slow hosts held every fetch's place).
+#[tokio::test]
+async fn token_requests_with_made_up_grants_fetch_nothing() {
+    let (base, ca, served) = counting_document_server(|base| {
+        let mut m = HashMap::new();
+        for n in 0..20 {
+            m.insert(format!("/fresh-{n}.json"), document(&format!("{base}/fresh-{n}.json"), json!({})));
+        }
+        m
+    })
+    .await;
+    let app = TestApp::start_with(Options { cimd_ca: Some(ca), ..Default::default() }).await;
+    for n in 0..20 {
+        let client_id = format!("{base}/fresh-{n}.json");
+        let (grant, value) =
+            if n % 2 == 0 { ("authorization_code", "code") } else { ("refresh_token", "refresh_token") };
+        let form =
+            [("grant_type", grant), (value, "made-up"), ("code_verifier", VERIFIER), ("client_id", client_id.as_str())];
+        let r = app.http.post(format!("{}/oauth/token", app.base)).form(&form).send().await.unwrap();
+        let status = r.status().as_u16();
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert_eq!((status, body["error"].as_str()), (400, Some("invalid_grant")), "{body}");
+    }
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 0, "no document was fetched");
+    let account = app.state.store.find_account_by_name("test").await.unwrap().unwrap();
+    assert!(app.state.store.connected_clients(&account.id).await.unwrap().is_empty());
+    let remembered = app.state.store.client(&format!("{base}/fresh-0.json"), app.state.clock.now()).await.unwrap();
+    assert!(remembered.is_none(), "no client was written");
 }

@@ -659,8 +659,10 @@ async fn faulty_provider(fault: Fault) -> u16 {
 }
 
 /// Issue 46: whatever the provider does, a batch's scans end within their lease — here ten
-/// companies (two rounds of eight at once), two queries each of up to 1.5 s, under a 2 s lease —
-/// and each is recorded with its SEARCH window left where it was, to be searched again.
+/// companies (two rounds of eight at once), two queries each of up to 1.5 s (6 s unbounded),
+/// under a 4 s lease (its last tenth, 400 ms, for the writes: 200 ms ran 29 ms over once on a
+/// PostgreSQL loaded by the whole suite) — and each is recorded with its SEARCH window left where
+/// it was, to be searched again.
 #[tokio::test]
 async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
     for fault in [Fault::Silent, Fault::Busy(429), Fault::Busy(503), Fault::Trickle] {
@@ -696,12 +698,12 @@ async fn no_scan_outlives_its_lease_whatever_the_provider_does() {
             settings: CmSettings { search_provider_url: Some(url), ..settings() },
             owner: "worker-a".into(),
             verification: std::sync::Arc::new(RecordedVerification::default()),
-            lease: std::time::Duration::from_secs(2),
+            lease: std::time::Duration::from_secs(4),
         };
         let started = std::time::Instant::now();
         let report = scanner.run(ScanScope::Account(&account.id), RECORDED_AT).await.unwrap();
         let took = started.elapsed();
-        assert!(took < std::time::Duration::from_secs(2), "{fault:?}: the batch took {took:?}, past its lease");
+        assert!(took < std::time::Duration::from_secs(4), "{fault:?}: the batch took {took:?}, past its lease");
         assert_eq!((report.scanned, report.dropped), (10, 0), "{fault:?}");
         for id in &ids {
             let windows = store(&app).search_windows(id).await.unwrap();

@@ -233,6 +233,32 @@ async fn the_company_monitoring_page_follows_the_flag_the_plan_and_the_scopes() 
     assert_eq!(r.status(), 404, "the ui flag is off");
 }
 
+/// The page reads through the operations, and each read counts in the account's window as over
+/// REST: the page is no way around the account's rate limit (issue 55: it was unlimited).
+#[tokio::test]
+async fn the_company_monitoring_page_counts_in_the_accounts_window() {
+    use sitrep_cm::settings::{CmSettings, Flags};
+    let company_monitoring = CmSettings {
+        cursor_secret: Some(b"company-monitoring-cursor-secret".to_vec()),
+        search_provider_url: Some("http://127.0.0.1:9/search".into()),
+        flags: Flags { ui: true, ..Flags::default() },
+        ..CmSettings::default()
+    };
+    let rate_limits = sitrep_platform::edge::rate_limit::Limits::parse("default=4").unwrap();
+    let app =
+        TestApp::start_with(sitrep_tests::Options { company_monitoring, rate_limits, ..Default::default() }).await;
+    let (_, reader) = key_with(&app, "cm-ui-limited", Plan::Business, &["mcp", "company_monitoring:read"]).await;
+    let cookie = sign_in(&app, &reader).await;
+    let view = || {
+        let r = TestApp::no_redirects().get(format!("{}/dashboard/companies", app.base)).header("cookie", &cookie);
+        async move { r.send().await.unwrap().status().as_u16() }
+    };
+    assert_eq!(view().await, 200, "three reads of four");
+    assert_eq!(view().await, 429, "the fifth read is past the window");
+    let rest = app.http.get(format!("{}/api/company-monitoring/v1/list-monitored-companies", app.base));
+    assert_eq!(rest.header("x-service-key", &reader).send().await.unwrap().status(), 429, "one window");
+}
+
 async fn key_with(app: &TestApp, account: &str, plan: Plan, scopes: &[&str]) -> (String, String) {
     let account = app.state.store.create_account(account, plan).await.unwrap();
     (account.id.clone(), app.state.store.create_key(&account.id, "signing", "di", scopes, false).await.unwrap().secret)

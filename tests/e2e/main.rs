@@ -39,5 +39,6 @@ mod platform;
 mod provider_search;
 mod read_through;
 mod s3_lake;
+mod shared_answers;
 mod state_store;
 mod track_aircraft;

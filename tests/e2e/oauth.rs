@@ -62,6 +62,17 @@ async fn approve(app: &TestApp, client_id: &str, key: &str) -> std::collections:
     query_of(&location)
 }
 
+/// The consent page at `url`, approved with `key`: the form's answer, unfollowed.
+async fn consent(app: &TestApp, url: String, key: &str) -> reqwest::Response {
+    let b = TestApp::no_redirects();
+    let html = b.get(url).send().await.unwrap().text().await.unwrap();
+    b.post(format!("{}/oauth/authorize", app.base))
+        .form(&[("nonce", nonce_of(&html).as_str()), ("api_key", key), ("decision", "approve")])
+        .send()
+        .await
+        .unwrap()
+}
+
 async fn token(app: &TestApp, form: &[(&str, &str)]) -> (u16, reqwest::header::HeaderMap, Value) {
     let r = app.http.post(format!("{}/oauth/token", app.base)).form(form).send().await.unwrap();
     let (status, headers) = (r.status().as_u16(), r.headers().clone());
@@ -387,6 +398,14 @@ async fn token_endpoint_error_rows_and_client_credentials() {
     )
     .await;
     assert_eq!((status, e["error_description"].as_str()), (400, Some("code_verifier does not match code_challenge")));
+    // A wrong verifier used nothing up: the holder of the right one still redeems the code.
+    let right = [
+        ("grant_type", "authorization_code"),
+        ("code", code.as_str()),
+        ("code_verifier", VERIFIER),
+        ("client_id", client.as_str()),
+    ];
+    assert_eq!(token(&app, &right).await.0, 200, "the code survived a wrong verifier");
     let code = approve(&app, &client, &app.key).await["code"].clone();
     let mismatched = [
         ("grant_type", "authorization_code"),
@@ -564,15 +583,8 @@ async fn company_monitoring_scopes_travel_in_bearer_tokens() {
     let client = client_id(&app).await;
     let list = "/api/company-monitoring/v1/list-monitored-companies";
     for (scope, expected) in [("mcp%20company_monitoring%3Aread", 200), ("mcp", 403)] {
-        let b = TestApp::no_redirects();
         let url = authorize_url(&app, &client, "").replace("scope=mcp", &format!("scope={scope}"));
-        let html = b.get(url).send().await.unwrap().text().await.unwrap();
-        let r = b
-            .post(format!("{}/oauth/authorize", app.base))
-            .form(&[("nonce", nonce_of(&html).as_str()), ("api_key", key.as_str()), ("decision", "approve")])
-            .send()
-            .await
-            .unwrap();
+        let r = consent(&app, url, &key).await;
         let code = query_of(r.headers()["location"].to_str().unwrap())["code"].clone();
         let (status, _, tokens) = token(
             &app,
@@ -690,4 +702,23 @@ async fn the_authorize_page_is_limited_per_address() {
     assert!(refused.headers().contains_key("retry-after"));
     assert_eq!(refused.headers()["content-type"], "text/plain; charset=utf-8");
     assert_eq!(refused.text().await.unwrap(), "Too Many Requests");
+}
+
+/// A suspended account authorises nothing: its key signs no consent and its operator key gets no
+/// client_credentials token (SUPPLEMENT 1.10: everything refused).
+#[tokio::test]
+async fn a_suspended_account_authorises_nothing() {
+    let app = TestApp::start().await;
+    let client = client_id(&app).await;
+    let account = app.store.create_account("to-suspend", sitrep_platform::state::Plan::Pro).await.unwrap();
+    let key = app.store.create_key(&account.id, "user", "di", &["mcp"], false).await.unwrap().secret;
+    let operator = app.store.create_key(&account.id, "operator", "di", &["mcp"], true).await.unwrap().secret;
+    let granted = token(&app, &[("grant_type", "client_credentials"), ("client_secret", &operator)]).await;
+    assert_eq!(granted.0, 200, "active: granted");
+    app.store.set_account_status(&account.id, "suspended").await.unwrap();
+    let (status, _, e) = token(&app, &[("grant_type", "client_credentials"), ("client_secret", &operator)]).await;
+    assert_eq!((status, e["error"].as_str()), (401, Some("invalid_client")));
+    let r = consent(&app, authorize_url(&app, &client, ""), &key).await;
+    assert_eq!(r.status(), 200, "the form again, no code");
+    assert!(r.text().await.unwrap().contains("API access requires an active subscription"));
 }

@@ -152,6 +152,7 @@ async fn a_full_house_is_refused_at_once_and_health_probes_still_answer() {
     for probe in ["/healthz", "/readyz", "/api/health"] {
         assert_eq!(get(&app, probe).await.0, 200, "{probe} was shed");
     }
+    assert_eq!(get(&app, "/status").await.0, 503, "the status page renders for anyone: it is shed");
     let metrics = app.metrics().await;
     assert!(
         metrics.lines().any(|l| l.contains("operation=\"ListArmedEvents\"") && l.contains("status=\"503\"")),
@@ -186,8 +187,9 @@ async fn a_request_past_its_deadline_is_answered_503() {
 }
 
 /// Guessing keys: each wrong one counts against the address's window, and once it is full the
-/// guesses are answered 429 without a state-store read (proved with the store gone: a read would
-/// answer 503), while a caller with a live key in memory is still answered.
+/// guesses are answered 429 without a read of their own (proved with the store gone: a read would
+/// answer 503), while a caller with a live key in memory is still answered, and so is a key
+/// created after the window filled (its digest is found among the credentials that exist).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wrong_credentials_fill_their_addresses_window_and_then_cost_no_store_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -211,6 +213,11 @@ async fn wrong_credentials_fill_their_addresses_window_and_then_cost_no_store_re
         remaining.push(left.unwrap());
     }
     assert_eq!(remaining, ["4", "3", "2", "1", "0"], "each wrong key counts in the address's window");
+    assert_eq!(guess(5).await.0, 429, "the window is full");
+    let account = app.store.create_account("behind-the-same-address", sitrep_platform::state::Plan::Pro).await.unwrap();
+    let created = app.store.create_key(&account.id, "new", "di", &["mcp"], false).await.unwrap().secret;
+    let r = app.http.get(format!("{}{PATH}", app.base)).header("X-Api-Key", &created).send().await.unwrap();
+    assert_eq!(r.status(), 200, "a credential that exists is read whatever its address's window says");
     app.store.close().await;
     for n in 5..50 {
         assert_eq!(guess(n).await.0, 429, "guess {n} past the window");

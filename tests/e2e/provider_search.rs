@@ -105,3 +105,26 @@ async fn without_a_provider() {
         app.json(&format!("{DATES}?origin=IST&destination=LHR&start_date=2026-12-01&end_date=2026-12-10")).await;
     assert_eq!(dates["error"], "provider_unavailable");
 }
+
+/// The provider's rate is everyone's: an account past its share of uncached calls a minute is
+/// answered `provider_cooldown` alone, without a call, and no one else is cooled down (issue 55:
+/// a Free key's distinct searches could put the provider into its process-wide cool-down).
+#[tokio::test]
+async fn one_account_spends_only_its_share_of_the_provider() {
+    let app = TestApp::start_with(Options { flight_search_account_per_minute: 2, ..Default::default() }).await;
+    let account = app.store.create_account("searcher", sitrep_platform::state::Plan::Free).await.unwrap();
+    let free = app.store.create_key(&account.id, "free", "di", &["mcp"], false).await.unwrap().secret;
+    let search = |key: String, sort: &'static str| {
+        let url = format!("{}{FLIGHTS}?origin=JFK&destination=LHR&departure_date=2026-12-05{sort}", app.base);
+        let r = app.http.get(url).header("x-service-key", key);
+        async move { r.send().await.unwrap().json::<Value>().await.unwrap()["error"].as_str().unwrap().to_string() }
+    };
+    assert_eq!(search(free.clone(), "").await, "");
+    assert_ne!(search(free.clone(), "&sort_by=CHEAPEST").await, "provider_cooldown");
+    // Unrecorded, the provider would answer `upstream_error`: this is the share's refusal.
+    assert_eq!(search(free.clone(), "&sort_by=DURATION").await, "provider_cooldown", "its share is spent");
+    // Another caller asks the same search: answered by the provider, not the other's refusal.
+    assert_ne!(search(app.key.clone(), "&sort_by=DURATION").await, "provider_cooldown");
+    // What was cached stays everyone's.
+    assert_eq!(search(free, "").await, "");
+}

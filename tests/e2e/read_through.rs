@@ -136,7 +136,8 @@ async fn flight_status_for_pro_accounts_cached_and_budgeted() {
 
 #[tokio::test]
 async fn an_exhausted_budget_answers_budget_and_survives_a_restart() {
-    let budget = sitrep_api::read_through::AviationStackBudget { monthly: 100, live: 1, reset_day: 1 };
+    let budget =
+        sitrep_api::read_through::AviationStackBudget { monthly: 100, live: 1, reset_day: 1, ..Default::default() };
     let options = sitrep_tests::Options { aviationstack_budget: budget, ..Default::default() };
     let app = TestApp::start_with(options).await;
     let (_, first) = app.json(&format!("{STATUS}?flight_number=TK2120&date=2026-11-20")).await;
@@ -148,6 +149,32 @@ async fn an_exhausted_budget_answers_budget_and_survives_a_restart() {
     let cycle =
         sitrep_api::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
     assert!(!app.state.store.reserve_budget("aviationstack-live", &cycle, 1).await.unwrap());
+}
+
+/// The live budget is everyone's: one account spends its daily share of it, not the others'
+/// (issue 55: one Pro account spent the month's 7,000 in minutes for every customer).
+#[tokio::test]
+async fn one_account_spends_only_its_share_of_the_live_budget() {
+    let budget = sitrep_api::read_through::AviationStackBudget { account_daily: 2, ..Default::default() };
+    let app = TestApp::start_with(sitrep_tests::Options { aviationstack_budget: budget, ..Default::default() }).await;
+    let status = |key: String, flight: &'static str| {
+        let r = app.http.get(format!("{}{STATUS}?date=2026-11-20&flight_number={flight}", app.base));
+        async move { r.header("x-service-key", key).send().await.unwrap().json::<Value>().await.unwrap()["source"].clone() }
+    };
+    for flight in ["TK2120", "XX999"] {
+        assert_eq!(status(app.key.clone(), flight).await, "aviationstack");
+    }
+    assert_eq!(status(app.key.clone(), "EK3&origin=DXB").await, "budget", "the account's share of the day is spent");
+    let account = app.state.store.create_account("another", sitrep_platform::state::Plan::Pro).await.unwrap();
+    let other = app.state.store.create_key(&account.id, "other", "di", &["mcp"], false).await.unwrap().secret;
+    assert_eq!(status(other, "EK3&origin=DXB").await, "aviationstack", "another account's share is its own");
+    let cycle =
+        sitrep_api::read_through::cycle_start(chrono::DateTime::from_timestamp(app.state.clock.now(), 0).unwrap(), 1);
+    assert_eq!(
+        app.state.store.budget_used("aviationstack-live", &cycle).await.unwrap(),
+        3,
+        "no shared unit was spent past the share"
+    );
 }
 
 #[tokio::test]

@@ -208,6 +208,12 @@ fn sub_request(parent: &Request, path: &str) -> Option<Request> {
             headers.insert(name, v.clone());
         }
     }
+    // With the peer's address below: the caller is found behind trusted proxies as for the batch.
+    for name in ["forwarded", "x-forwarded-for"] {
+        for v in parent.headers().get_all(name) {
+            headers.append(name, v.clone());
+        }
+    }
     headers.entry(header::USER_AGENT).or_insert(HeaderValue::from_static(DEFAULT_USER_AGENT));
     headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
     headers.insert(BATCH_REQUEST_HEADER, HeaderValue::from_static("1"));

@@ -6,7 +6,7 @@ use sitrep_platform::{state::StateStore, AppState};
 use crate::{
     company_monitoring::service::CompanyMonitoring,
     history::diff_cache::DiffCache,
-    read_through::{AviationStackBudget, ReadThrough},
+    read_through::{AviationStackBudget, LiveCall, ReadThrough},
 };
 
 #[derive(Debug, Clone)]
@@ -14,6 +14,9 @@ pub struct ApiSettings {
     /// The consumer-prices market of a request without `market_code` (`CONSUMER_PRICES_DEFAULT_MARKET`, `ae`).
     pub consumer_prices_default_market: String,
     pub aviationstack_budget: AviationStackBudget,
+    /// Uncached flight-search provider calls one account may cause a minute
+    /// (`FLIGHT_SEARCH_ACCOUNT_PER_MINUTE`).
+    pub flight_search_account_per_minute: u32,
 }
 
 pub struct ApiContext {
@@ -26,11 +29,21 @@ pub struct ApiContext {
 }
 
 impl ApiContext {
-    /// Spends one unit of the live and the monthly AviationStack budgets; false (and nothing
-    /// spent on the live one) when either is exhausted or the store cannot say.
-    pub async fn reserve_aviationstack_call(&self, store: &StateStore, now: i64) -> bool {
+    /// Spends one unit of `caller`'s daily share and of the live and the monthly AviationStack
+    /// budgets; which was spent when one is (nothing shared is spent past a spent share), or the
+    /// store cannot say. `caller` is the account ([`caller`]).
+    pub async fn reserve_aviationstack_call(&self, store: &StateStore, caller: &str, now: i64) -> LiveCall {
         let now = chrono::DateTime::from_timestamp(now, 0).unwrap_or_default();
-        self.settings.aviationstack_budget.reserve_live(store, now).await
+        self.settings.aviationstack_budget.reserve_live(store, caller, now).await
+    }
+}
+
+/// Who a request spends shared upstream budgets for: its account (the edge, batch and MCP put the
+/// principal in the request), else its address.
+pub fn caller(state: &AppState, req: &poem::Request) -> String {
+    match req.extensions().get::<sitrep_platform::auth::Principal>() {
+        Some(p) => p.account_id.clone(),
+        None => sitrep_platform::edge::client_ip(state, req),
     }
 }
 

@@ -17,6 +17,7 @@ use std::{
 
 use moka::{future::Cache, ops::compute::Op, Expiry};
 use poem::Request;
+use sitrep_platform::kit::canonical::LiveKey;
 use sitrep_platform::{
     app_state::AppState,
     kit::answer::{live_get, live_get_held, Answer},
@@ -33,7 +34,7 @@ use sitrep_pipelines::{
 pub const REPLAY_UPSTREAMS: [&str; 7] =
     ["youtube", "aviationstack", "aviation-news", "wingbits", "opensky", "travelpayouts", "flight-search"];
 
-pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget};
+pub use sitrep_pipelines::budget::{cycle_start, AviationStackBudget, LiveCall};
 
 /// A computed answer and how long it may be reused.
 pub struct Fresh<V> {
@@ -83,6 +84,10 @@ pub struct ReadThrough {
     _fixtures: Option<Arc<FixtureServer>>,
 }
 
+/// What one upstream answer of a read-through call may weigh: it answers one request (the
+/// largest recorded, a regional Wingbits box or a news feed, are well under 1 MB).
+const MAX_ANSWER: usize = 32 << 20;
+
 impl ReadThrough {
     fn new(http: Http, config: UpstreamConfig, fixtures: Option<FixtureServer>) -> Self {
         ReadThrough {
@@ -98,7 +103,8 @@ impl ReadThrough {
 
     /// Live upstreams with the deployment's credentials.
     pub fn live(config: UpstreamConfig) -> Result<Self, SourceError> {
-        Ok(Self::new(Http::new(Transport::Live, RetryPolicy::default())?, config, None))
+        let http = Http::new(Transport::Live, RetryPolicy::default())?.with_max_body(MAX_ANSWER);
+        Ok(Self::new(http, config, None))
     }
 
     /// The recorded upstreams of `fixtures/<upstream>/normal`, through a local fixture server.
@@ -117,7 +123,7 @@ impl ReadThrough {
         let dirs: Vec<_> = REPLAY_UPSTREAMS.iter().map(|u| fixtures.join(u).join(scenario(u))).collect();
         let server = FixtureServer::start_dirs(&dirs).await?;
         let retry = RetryPolicy { max_retries: 0, ..RetryPolicy::default() };
-        let http = Http::new(server.transport(), retry)?;
+        let http = Http::new(server.transport(), retry)?.with_max_body(MAX_ANSWER);
         Ok(Self::new(http, config, Some(server)))
     }
 
@@ -149,12 +155,13 @@ impl ReadThrough {
     /// The cached answer for `key`, or `fetch`'s, stored for its TTL; the lease says which, and
     /// until when. Concurrent callers of one key wait for the one fetch in flight instead of
     /// making their own; a caller that gives up (a cancelled request) hands the turn to the next.
-    pub async fn get_or_fetch<V, F, Fut>(&self, key: &str, now: impl Fn() -> i64, fetch: F) -> (V, Lease)
+    pub async fn get_or_fetch<V, F, Fut>(&self, key: &LiveKey, now: impl Fn() -> i64, fetch: F) -> (V, Lease)
     where
         V: Clone + Send + Sync + 'static,
         F: FnOnce() -> Fut,
         Fut: Future<Output = Fresh<V>>,
     {
+        let key = key.as_str();
         if let Some(hit) = self.slots.get(key).await.and_then(|slot| slot.fresh(now())) {
             return hit;
         }
@@ -227,13 +234,16 @@ mod tests {
         let rt = rt();
         let clock = AtomicI64::new(1_000);
         let now = || clock.load(Ordering::Relaxed);
-        let (v, lease) = rt.get_or_fetch("k", now, || async { Fresh { value: 1u32, ttl_seconds: 60 } }).await;
+        let (v, lease) =
+            rt.get_or_fetch(&LiveKey::fixed("k"), now, || async { Fresh { value: 1u32, ttl_seconds: 60 } }).await;
         assert_eq!((v, lease), (1, Lease { hit: false, until: 1_060 }));
         clock.store(1_030, Ordering::Relaxed);
-        let (v, lease) = rt.get_or_fetch("k", now, || async { Fresh { value: 2u32, ttl_seconds: 60 } }).await;
+        let (v, lease) =
+            rt.get_or_fetch(&LiveKey::fixed("k"), now, || async { Fresh { value: 2u32, ttl_seconds: 60 } }).await;
         assert_eq!((v, lease), (1, Lease { hit: true, until: 1_060 }), "a hit ends when its entry does");
         clock.store(1_060, Ordering::Relaxed);
-        let (v, lease) = rt.get_or_fetch("k", now, || async { Fresh { value: 3u32, ttl_seconds: 30 } }).await;
+        let (v, lease) =
+            rt.get_or_fetch(&LiveKey::fixed("k"), now, || async { Fresh { value: 3u32, ttl_seconds: 30 } }).await;
         assert_eq!((v, lease), (3, Lease { hit: false, until: 1_090 }), "expired after its TTL");
         assert_eq!(rt.upstream_calls(), 2);
     }
@@ -245,7 +255,7 @@ mod tests {
             let rt = rt.clone();
             async move {
                 rt.get_or_fetch(
-                    "same",
+                    &LiveKey::fixed("same"),
                     || 0,
                     || async {
                         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -270,7 +280,7 @@ mod tests {
                 let rt = rt.clone();
                 async move {
                     rt.get_or_fetch(
-                        "slow",
+                        &LiveKey::fixed("slow"),
                         || 0,
                         || async {
                             tokio::time::sleep(std::time::Duration::from_secs(5)).await;
@@ -287,7 +297,7 @@ mod tests {
         assert_eq!(rt.upstream_calls(), 50);
         let answer = tokio::time::timeout(
             std::time::Duration::from_secs(1),
-            rt.get_or_fetch("slow", || 0, || async { Fresh { value: 2u8, ttl_seconds: 60 } }),
+            rt.get_or_fetch(&LiveKey::fixed("slow"), || 0, || async { Fresh { value: 2u8, ttl_seconds: 60 } }),
         )
         .await;
         assert_eq!(answer.ok().map(|(v, l)| (v, l.hit)), Some((2, false)), "the key still answers, at once");
@@ -297,8 +307,12 @@ mod tests {
     async fn distinct_keys_beyond_the_bound_evict_others() {
         let rt = rt();
         for i in 0..MAX_ENTRIES + 500 {
-            rt.get_or_fetch(&format!("flight-status:{i}"), || 0, || async { Fresh { value: i, ttl_seconds: 3600 } })
-                .await;
+            rt.get_or_fetch(
+                &LiveKey::fixed(&format!("flight-status:{i}")),
+                || 0,
+                || async { Fresh { value: i, ttl_seconds: 3600 } },
+            )
+            .await;
         }
         rt.slots.run_pending_tasks().await;
         assert!(rt.slots.entry_count() <= MAX_ENTRIES, "{} entries kept", rt.slots.entry_count());

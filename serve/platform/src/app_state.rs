@@ -41,6 +41,9 @@ pub struct Settings {
     /// Datasets the deployment does not serve (`iran-events` unless `IRAN_EVENTS_ENABLED`): every
     /// operation that reads one, or names it, answers its documented empty shape, unavailable.
     pub datasets_off: Vec<DatasetId>,
+    /// The proxies whose forwarding headers name the caller (`SITREP_TRUSTED_PROXIES`; none:
+    /// the TCP peer is the caller). See `edge::client_addr`.
+    pub trusted_proxies: crate::edge::client_addr::TrustedProxies,
 }
 
 impl Settings {

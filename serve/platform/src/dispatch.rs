@@ -41,7 +41,7 @@ impl Dispatch {
     pub async fn handler(&self, op: &'static Operation, mut req: Request) -> Response {
         let owner: Arc<str> = match req.extensions().get::<crate::auth::Principal>() {
             Some(p) => p.account_id.as_str().into(),
-            None => crate::edge::client_ip(&req).into(),
+            None => crate::edge::client_ip(&self.state, &req).into(),
         };
         crate::snapshot::QUERY_OWNER.scope(owner, op.handle(&self.state, &mut req)).await
     }

@@ -9,26 +9,37 @@ use sitrep_platform::{
     app_state::AppState,
     auth::{self, Principal},
     dispatch::Dispatch,
+    edge,
     kit::error::ApiError,
     state::Session,
 };
 
 use crate::html::{cell, document, escape};
 
-/// `id`'s answer for `principal` at `query`, when the operation would admit it over REST.
-async fn read(dispatch: &Dispatch, state: &AppState, principal: &Principal, id: &str, query: &str) -> Option<Value> {
-    let op = dispatch.registry().by_id(id)?;
-    if let Some(guard) = op.guard {
-        (guard.available)(state).ok()?;
+/// `id`'s answer for `principal` at `query`, when the operation would admit it over REST
+/// (`Ok(None)` when it would not), counted in the account's window as the same read over REST
+/// would be: the page is no way around the account's rate limit (`Err`: its 429).
+async fn read(
+    dispatch: &Dispatch,
+    state: &AppState,
+    principal: &Principal,
+    id: &str,
+    query: &str,
+) -> Result<Option<Value>, Response> {
+    let Some(op) = dispatch.registry().by_id(id) else { return Ok(None) };
+    if op.guard.is_some_and(|guard| (guard.available)(state).is_err())
+        || auth::gate(op.access, Some(principal), || ApiError::internal("no principal")).is_err()
+    {
+        return Ok(None);
     }
-    auth::gate(op.access, Some(principal), || ApiError::internal("no principal")).ok()?;
-    let uri = format!("{}?{query}", op.path).parse().ok()?;
+    edge::limit(state, op.rate, &principal.account_id, std::time::Instant::now()).await?;
+    let Ok(uri) = format!("{}?{query}", op.path).parse() else { return Ok(None) };
     let req = Request::builder().uri(uri).extension(principal.clone()).finish();
     let resp = dispatch.handler(op, req).await;
     if resp.status() != StatusCode::OK {
-        return None;
+        return Ok(None);
     }
-    serde_json::from_slice(&resp.into_body().into_vec().await.ok()?).ok()
+    Ok(resp.into_body().into_vec().await.ok().and_then(|body| serde_json::from_slice(&body).ok()))
 }
 
 /// The enum's readable tail: `COMPANY_COVERAGE_STATE_AWAITING_FIRST_SCAN` → "awaiting first scan".
@@ -55,18 +66,27 @@ pub async fn page(dispatch: &Dispatch, state: &AppState, session: &Session) -> R
         standing: session.account.standing(chrono::Utc::now()),
         scopes,
     };
-    let status = read(dispatch, state, &principal, "GetCompanyMonitoringStatus", "").await;
+    let status = match read(dispatch, state, &principal, "GetCompanyMonitoringStatus", "").await {
+        Ok(status) => status,
+        Err(too_many) => return too_many,
+    };
     let shown = status.as_ref().is_some_and(|s| {
         s["accessState"] == "COMPANY_MONITORING_ACCESS_STATE_ENTITLED" && s["featureFlags"]["ui"] == true
     });
     if !shown {
         return not_here("Company monitoring pages are not available for this account on this deployment.");
     }
-    let Some(companies) = read(dispatch, state, &principal, "ListMonitoredCompanies", "page_size=100").await else {
-        return not_here("Sign in with a key that may read company monitoring (scope company_monitoring:read).");
+    let companies = match read(dispatch, state, &principal, "ListMonitoredCompanies", "page_size=100").await {
+        Ok(Some(companies)) => companies,
+        Ok(None) => {
+            return not_here("Sign in with a key that may read company monitoring (scope company_monitoring:read).")
+        }
+        Err(too_many) => return too_many,
     };
-    let impacts =
-        read(dispatch, state, &principal, "ListCompanyEventImpacts", "page_size=50").await.unwrap_or_default();
+    let impacts = match read(dispatch, state, &principal, "ListCompanyEventImpacts", "page_size=50").await {
+        Ok(impacts) => impacts.unwrap_or_default(),
+        Err(too_many) => return too_many,
+    };
     let names: std::collections::HashMap<&str, &str> = companies["companies"]
         .as_array()
         .into_iter()

@@ -130,7 +130,9 @@ async fn sign_in(state: &AppState, req: &Request, body: &[u8]) -> Response {
     if !state.settings.is_own_origin(req) || req.headers().get("origin").is_none() {
         return forbidden();
     }
-    if let Err(r) = edge::limit(state, Policy::OauthAuthorize, &edge::client_ip(req), std::time::Instant::now()).await {
+    if let Err(r) =
+        edge::limit(state, Policy::OauthAuthorize, &edge::client_ip(state, req), std::time::Instant::now()).await
+    {
         return r;
     }
     let form = form(body);

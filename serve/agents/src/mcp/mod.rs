@@ -151,7 +151,7 @@ impl McpEndpoint {
                 // A wrong credential counts against its address's window, as on REST (the
                 // answer stays the documented -32001).
                 if matches!(e, ApiError::InvalidApiKey { .. } | ApiError::InvalidAccessToken { .. }) {
-                    let _ = edge::count_refused_credential(&self.state, &edge::client_ip(req), now).await;
+                    let _ = edge::count_refused_credential(&self.state, &edge::client_ip(&self.state, req), now).await;
                 }
                 return self.refusal(req, e).into_response(&id);
             }
@@ -254,7 +254,10 @@ impl McpEndpoint {
                 let op = (self.dispatch.registry().by_tool(name))
                     .ok_or_else(|| RpcError::invalid_params(format!("Unknown tool: {name}")))?;
                 let missing = || ApiError::MissingCredential { challenge: auth::challenge(&self.state, req, false) };
-                if let Err(e) = auth::gate(op.access, principal.as_deref(), missing) {
+                // The operation's rule and, as on REST, the rule of a dataset it is asked about.
+                let named = op.dataset_param.and_then(|p| args.get(p.name)).and_then(Value::as_str);
+                let access = |d| self.state.dataset_access(d);
+                if let Err(e) = auth::admit(op, access, named, principal.as_deref(), missing) {
                     return Err(self.refusal(req, e));
                 }
                 let principal = principal.ok_or_else(RpcError::tool_fault)?;
@@ -269,7 +272,7 @@ impl McpEndpoint {
     fn caller<'a>(&self, req: &Request, principal: Option<&'a Principal>) -> Cow<'a, str> {
         match principal {
             Some(p) => Cow::Borrowed(&p.account_id),
-            None => Cow::Owned(edge::client_ip(req)),
+            None => Cow::Owned(edge::client_ip(&self.state, req)),
         }
     }
 

@@ -10,11 +10,13 @@ use super::{
 };
 use sitrep_platform::{
     app_state::AppState,
-    state::{hash_secret, ClientRecord, Family, PendingConsent},
+    state::{hash_secret, ClientRecord, Family, PendingConsent, Standing},
 };
 
 const CODE_SECONDS: i64 = 600;
 const DEFAULT_SCOPE: &str = "mcp";
+/// The consent form's answer to a key of a suspended account (SUPPLEMENT 1.10's words).
+const SUSPENDED: &str = "API access requires an active subscription";
 
 fn pairs(query: &str) -> Vec<(String, String)> {
     url::form_urlencoded::parse(query.as_bytes()).into_owned().collect()
@@ -204,6 +206,10 @@ pub async fn decide(state: &AppState, req: &Request, body: &[u8]) -> Response {
     let Some((key, account)) = key else {
         return consent_page(state, &asking, &consent, Some("Invalid API key")).await;
     };
+    // A suspended account authorises nothing (SUPPLEMENT 1.10: everything refused).
+    if account.standing(chrono::Utc::now()) == Standing::Suspended {
+        return consent_page(state, &asking, &consent, Some(SUSPENDED)).await;
+    }
     // Granted: what was asked and the key may do; `mcp` always.
     let granted: Vec<&str> =
         consent.scope.split_whitespace().filter(|s| *s == DEFAULT_SCOPE || key.scopes.iter().any(|k| k == s)).collect();

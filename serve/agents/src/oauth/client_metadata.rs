@@ -13,7 +13,10 @@ use std::{collections::HashMap, sync::Mutex, time::Duration};
 use tokio::sync::Semaphore;
 
 use serde_json::Value;
-use sitrep_pipelines::public_fetch::{pinned_client, PublicFetchError, PublicFetchOptions};
+use sitrep_pipelines::{
+    public_fetch::{pinned_client, PublicFetchError, PublicFetchOptions},
+    transport::error_text,
+};
 
 use super::register::redirect_allowed;
 use crate::settings::AgentSettings;
@@ -139,7 +142,7 @@ async fn fetch(settings: &AgentSettings, url: &url::Url) -> Result<(ClientRecord
         PublicFetchError::ForbiddenAddress => MetadataError::ForbiddenAddress,
         PublicFetchError::Client(detail) => MetadataError::Fetch(detail),
     })?;
-    let mut resp = client.get(url.as_str()).send().await.map_err(|e| MetadataError::Fetch(e.to_string()))?;
+    let mut resp = client.get(url.as_str()).send().await.map_err(|e| MetadataError::Fetch(error_text(e)))?;
     if resp.status().is_redirection() {
         return Err(MetadataError::Redirected);
     }
@@ -151,7 +154,7 @@ async fn fetch(settings: &AgentSettings, url: &url::Url) -> Result<(ClientRecord
     }
     let ttl = max_age(resp.headers());
     let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| MetadataError::Fetch(e.to_string()))? {
+    while let Some(chunk) = resp.chunk().await.map_err(|e| MetadataError::Fetch(error_text(e)))? {
         body.extend_from_slice(&chunk);
         if body.len() > MAX_BYTES {
             return Err(MetadataError::TooLarge);
@@ -183,7 +186,12 @@ impl MetadataCache {
         let Ok(Ok(_place)) = tokio::time::timeout(FETCH_QUEUE_WAIT, self.fetches.acquire()).await else {
             return Err(MetadataError::Busy);
         };
-        match fetch(settings, url).await {
+        // The whole of it within the time, the host's resolution included (a resolver that never
+        // answers held a fetch's place past it).
+        let fetched = tokio::time::timeout(TIMEOUT, fetch(settings, url))
+            .await
+            .unwrap_or_else(|_| Err(MetadataError::Fetch("timed out".into())));
+        match fetched {
             Ok((client, ttl)) => {
                 remember(&self.entries, url.as_str(), (now + ttl, client.clone()));
                 Ok(client)

@@ -127,7 +127,7 @@ fn oauth_429(description: &str) -> String {
 
 /// A POST counted against its oauth-* policy (per client IP), then its body: or the refusal.
 async fn limited_body(state: &AppState, policy: Policy, req: &mut Request) -> Result<Vec<u8>, Response> {
-    limited(state, policy, &edge::client_ip(req)).await?;
+    limited(state, policy, &edge::client_ip(state, req)).await?;
     body(req).await
 }
 
@@ -147,15 +147,15 @@ async fn token_body(state: &AppState, req: &mut Request) -> Result<Vec<u8>, Resp
     // The window's key is a digest: a client id is the caller's text, of any length.
     let window = match client {
         Some(id) => format!("client:{}", &hash_secret(&id)[..32]),
-        None => edge::client_ip(req),
+        None => edge::client_ip(state, req),
     };
     limited(state, Policy::OauthToken, &window).await?;
     Ok(body)
 }
 
 /// The window of GET /oauth/authorize: the address's, apart from its consent form's.
-fn authorize_page_window(req: &Request) -> String {
-    format!("page:{}", edge::client_ip(req))
+fn authorize_page_window(state: &AppState, req: &Request) -> String {
+    format!("page:{}", edge::client_ip(state, req))
 }
 
 /// Adds the authorization server's routes to `route`.
@@ -199,7 +199,7 @@ pub fn mount(route: Route, state: Arc<AppState>) -> Route {
                         // per address like the form, in a window of its own (a person's one
                         // page and one post never share a budget).
                         Method::GET => {
-                            match limited(&state, Policy::OauthAuthorize, &authorize_page_window(&req)).await {
+                            match limited(&state, Policy::OauthAuthorize, &authorize_page_window(&state, &req)).await {
                                 Ok(()) => authorize::show(&state, &req).await,
                                 Err(r) => r,
                             }

@@ -23,11 +23,9 @@ pub fn is_verifier(s: &str) -> bool {
     (43..=128).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
 }
 
-/// BASE64URL(SHA-256(verifier)) against the challenge, in constant time.
-pub fn verifier_matches(verifier: &str, challenge: &str) -> bool {
-    let computed = URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()));
-    computed.len() == challenge.len()
-        && computed.bytes().zip(challenge.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+/// The S256 challenge a PKCE verifier makes: BASE64URL(SHA-256(verifier)).
+pub fn challenge_of(verifier: &str) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
 #[cfg(test)]
@@ -40,8 +38,7 @@ mod tests {
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
         let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
         assert!(is_verifier(verifier) && is_challenge(challenge));
-        assert!(verifier_matches(verifier, challenge));
-        assert!(!verifier_matches(verifier, "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cN"));
+        assert_eq!(challenge_of(verifier), challenge);
         assert!(!is_verifier("short") && !is_challenge("x"));
         let a = new_secret();
         assert!(a.len() >= 43 && a != new_secret());

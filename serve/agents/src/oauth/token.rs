@@ -7,7 +7,7 @@ use serde_json::json;
 use super::{error_json, find_client, resource_allowed, secrets, ClientLookup};
 use sitrep_platform::{
     app_state::AppState,
-    state::{hash_secret, looks_like_api_key, Family, Redemption, StateError},
+    state::{hash_secret, looks_like_api_key, Family, Grant, Mismatch, Redemption, Standing, StateError},
 };
 
 pub const ACCESS_SECONDS: i64 = 3_600;
@@ -75,9 +75,31 @@ pub async fn token(state: &AppState, req: &Request, body: &[u8]) -> Response {
     }))
 }
 
-/// Whether `client_id` is a live registration or a metadata document that checks out.
-async fn client_known(state: &AppState, client_id: &str, now: i64) -> Result<bool, StateError> {
-    Ok(matches!(find_client(state, client_id, now).await?, ClientLookup::Registered(_) | ClientLookup::Document { .. }))
+/// Why `client_id` may not redeem the grant whose hash is `grant_hash` before the grant itself is
+/// tried, if it may not: it is neither a live registration nor a metadata document that checks
+/// out. A document is fetched (and remembered in the store) only for a grant the store issued to
+/// that very URL, so a request naming a fresh URL and a made-up grant costs one read — no fetch,
+/// no write, no place among the fetches (`invalid`: the answer then; `other`: for another
+/// client's grant).
+async fn client_refused(
+    state: &AppState,
+    client_id: &str,
+    (grant, grant_hash): (Grant, &str),
+    (invalid, other): (&str, &str),
+    now: i64,
+) -> Result<Option<Response>, StateError> {
+    if super::client_metadata::metadata_url(client_id).is_some() {
+        match state.store.grant_client(grant, grant_hash).await? {
+            None => return Ok(Some(invalid_grant(invalid))),
+            Some(issued_to) if issued_to != client_id => return Ok(Some(invalid_grant(other))),
+            Some(_) => {}
+        }
+    }
+    let known = matches!(
+        find_client(state, client_id, now).await?,
+        ClientLookup::Registered(_) | ClientLookup::Document { .. }
+    );
+    Ok((!known).then(client_gone))
 }
 
 fn client_gone() -> Response {
@@ -97,33 +119,39 @@ async fn authorization_code<'a>(
     if !secrets::is_verifier(verifier) {
         return Ok(invalid_request("code_verifier must be 43-128 characters of [A-Za-z0-9-._~]"));
     }
-    let now = state.clock.now();
-    if !client_known(state, client_id, now).await? {
-        return Ok(client_gone());
+    let (now, code_hash) = (state.clock.now(), hash_secret(code));
+    const OTHER_CLIENT: &str = "client_id does not match the authorization code";
+    if let Some(refused) =
+        client_refused(state, client_id, (Grant::Code, &code_hash), (CODE_INVALID, OTHER_CLIENT), now).await?
+    {
+        return Ok(refused);
     }
-    let redeemed = match state.store.redeem_code(&hash_secret(code), client_id, now).await? {
-        Redemption::Fresh(r) => r,
-        Redemption::OtherClient => return Ok(invalid_grant("client_id does not match the authorization code")),
-        Redemption::Replayed | Redemption::Invalid => return Ok(invalid_grant(CODE_INVALID)),
-    };
-    if field("redirect_uri").is_some_and(|u| u != redeemed.redirect_uri) {
-        return Ok(invalid_grant("redirect_uri does not match the authorization request"));
+    // The verifier and the redirect URI are checked with the redemption: a code is used up only
+    // by a request that proves it.
+    let challenge = secrets::challenge_of(verifier);
+    match state.store.redeem_code(&code_hash, client_id, &challenge, field("redirect_uri"), now).await? {
+        Redemption::Fresh(redeemed) => issue(state, &redeemed.family, true, now).await,
+        Redemption::OtherClient => Ok(invalid_grant(OTHER_CLIENT)),
+        Redemption::Mismatch(Mismatch::Verifier) => Ok(invalid_grant("code_verifier does not match code_challenge")),
+        Redemption::Mismatch(Mismatch::RedirectUri) => {
+            Ok(invalid_grant("redirect_uri does not match the authorization request"))
+        }
+        Redemption::Replayed | Redemption::Invalid => Ok(invalid_grant(CODE_INVALID)),
     }
-    if !secrets::verifier_matches(verifier, &redeemed.code_challenge) {
-        return Ok(invalid_grant("code_verifier does not match code_challenge"));
-    }
-    issue(state, &redeemed.family, true, now).await
 }
 
 async fn refresh<'a>(state: &AppState, field: &impl Fn(&str) -> Option<&'a str>) -> Result<Response, StateError> {
     let (token, client_id) = (field("refresh_token").unwrap_or(""), field("client_id").unwrap_or(""));
-    let now = state.clock.now();
-    if !client_known(state, client_id, now).await? {
-        return Ok(client_gone());
+    let (now, token_hash) = (state.clock.now(), hash_secret(token));
+    let grant = (Grant::Refresh, token_hash.as_str());
+    if let Some(refused) = client_refused(state, client_id, grant, (REFRESH_INVALID, REFRESH_INVALID), now).await? {
+        return Ok(refused);
     }
-    match state.store.rotate_refresh(&hash_secret(token), client_id, now).await? {
+    match state.store.rotate_refresh(&token_hash, client_id, now).await? {
         Redemption::Fresh(family) => issue(state, &family, true, now).await,
-        Redemption::OtherClient | Redemption::Replayed | Redemption::Invalid => Ok(invalid_grant(REFRESH_INVALID)),
+        Redemption::OtherClient | Redemption::Mismatch(_) | Redemption::Replayed | Redemption::Invalid => {
+            Ok(invalid_grant(REFRESH_INVALID))
+        }
     }
 }
 
@@ -137,7 +165,8 @@ async fn client_credentials<'a>(
         return Ok(refused());
     }
     let Some((key, account)) = state.store.live_key(&hash_secret(secret)).await? else { return Ok(refused()) };
-    if !key.operator {
+    // An operator key of a suspended account is refused like any other credential of it.
+    if !key.operator || account.standing(chrono::Utc::now()) == Standing::Suspended {
         return Ok(refused());
     }
     let mut scopes = vec!["mcp".to_string()];

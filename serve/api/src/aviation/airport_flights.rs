@@ -68,18 +68,21 @@ async fn watch_page(
 }
 
 /// The live page through the read-through cache.
-async fn live_page(state: &AppState, airport: &str, direction: Direction) -> PageResult {
+async fn live_page(state: &AppState, req: &Request, airport: &str, direction: Direction) -> PageResult {
     let rt = &crate::context(state).read_through;
     let Some(key) = rt.config.aviationstack_key.clone() else { return Err("none") };
-    let cache_key = format!("airport-flights:{airport}:{}", direction.as_str());
+    let cache_key = Canonical::new(vec![("airport", airport.into()), ("direction", direction.as_str().into())])
+        .live_key("aviationstack-airport-flights");
     let (page, _) = rt
         .get_or_fetch(
             &cache_key,
             || state.clock.now(),
             || async {
                 let now = state.clock.now();
-                if !crate::context(state).reserve_aviationstack_call(&state.store, now).await {
-                    return Fresh { value: Err("budget"), ttl_seconds: FAILURE_TTL };
+                let caller = crate::context::caller(state, req);
+                let reserved = crate::context(state).reserve_aviationstack_call(&state.store, &caller, now).await;
+                if let Some(ttl_seconds) = reserved.refusal_kept_for(FAILURE_TTL) {
+                    return Fresh { value: Err("budget"), ttl_seconds };
                 }
                 match fetch_page(&rt.http, &key, airport, direction).await {
                     Ok(records) => {
@@ -101,13 +104,14 @@ async fn live_page(state: &AppState, airport: &str, direction: Direction) -> Pag
 /// The page of one airport and direction: the watch list's, else the live one.
 async fn page(
     state: &AppState,
+    req: &Request,
     db: &Option<Arc<DatasetDb>>,
     airport: &str,
     direction: Direction,
 ) -> Result<PageResult, ApiError> {
     Ok(match watch_page(db, airport, direction).await? {
         Some(page) => Ok(page),
-        None => live_page(state, airport, direction).await,
+        None => live_page(state, req, airport, direction).await,
     })
 }
 
@@ -165,13 +169,13 @@ pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> An
     if let (true, Some(db)) = (watched.len() == directions.len(), &db) {
         let canonical =
             Canonical::new(vec![("airport", airport), ("direction", direction.into()), ("limit", limit.to_string())]);
-        let key = canonical.cache_key(op.segment(), db.version, "", jmespath);
+        let key = canonical.answer_key(op.segment(), &[db.version as i64]);
         let answer = flights_answer(watched, limit as usize);
         return dataset_get(&state.cache, req, Some(key), jmespath, provenance, async { Ok(answer) }).await;
     }
     let mut pages = Vec::new();
     for &d in directions {
-        match live_page(state, &airport, d).await {
+        match live_page(state, req, &airport, d).await {
             Ok(p) => pages.push((d, p)),
             Err(source) => return live_get(req, jmespath, &flights_degraded(source, now_ms), true, replay),
         }
@@ -248,7 +252,7 @@ pub async fn carriers(state: &AppState, req: &Request, op: &'static Operation) -
     let mut carriers = Vec::new();
     let (mut answered, mut failure, mut updated_at) = (0, None, i64::MAX);
     for code in &codes {
-        match page(state, &db, code, Direction::Departure).await {
+        match page(state, req, &db, code, Direction::Departure).await {
             Ok(Ok(p)) => {
                 answered += 1;
                 updated_at = updated_at.min(p.updated_at);

@@ -139,8 +139,8 @@ pub async fn ops_summary(
         Ok(read) => read,
         Err(e) => return e.into(),
     };
-    let canonical = Canonical::new(vec![("airports", codes.join(","))]);
-    let key = db.as_ref().map(|d| canonical.cache_key(op.segment(), d.version, "", jmespath));
+    let canonical = Canonical::default().with_list("airports", codes.clone());
+    let key = db.as_ref().map(|d| canonical.answer_key(op.segment(), &[d.version as i64]));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         let Some(db) = db else { return Ok(GetAirportOpsSummaryResponse { summaries: Vec::new(), cache_hit: false }) };
         let facts = db.query_table(queries::airport_alert_facts).await?;

@@ -14,6 +14,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{live_get, Answer},
+        canonical::{opt, Canonical},
         parse::{parse_with, Parsed},
     },
     registry::Operation,
@@ -58,15 +59,18 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let Some(key) = rt.config.aviationstack_key.clone() else {
         return live_get(req, jmespath, &degraded("none"), true, replay);
     };
-    let cache_key = format!("flight-status:{number}:{date}:{}", origin.as_deref().unwrap_or(""));
+    let asked = vec![("flight_number", number.clone()), ("date", date.clone()), ("origin", opt(&origin))];
+    let cache_key = Canonical::new(asked).live_key("aviationstack-flight-status");
     let (mut answer, lease) = rt
         .get_or_fetch(
             &cache_key,
             || state.clock.now(),
             || async {
                 let now = state.clock.now();
-                if !crate::context(state).reserve_aviationstack_call(&state.store, now).await {
-                    return Fresh { value: degraded("budget"), ttl_seconds: FAILURE_TTL };
+                let caller = crate::context::caller(state, req);
+                let reserved = crate::context(state).reserve_aviationstack_call(&state.store, &caller, now).await;
+                if let Some(ttl_seconds) = reserved.refusal_kept_for(FAILURE_TTL) {
+                    return Fresh { value: degraded("budget"), ttl_seconds };
                 }
                 let mut query = vec![("flight_iata", number.as_str()), ("flight_date", date.as_str()), ("limit", "5")];
                 if let Some(o) = &origin {

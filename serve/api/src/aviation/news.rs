@@ -16,7 +16,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{dataset_get, Answer},
-        canonical::Canonical,
+        canonical::{Canonical, LiveKey},
         dataset_read,
         parse::{parse_with, Parsed},
     },
@@ -121,19 +121,17 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let fresh = fetched_at.is_some_and(|t| state.clock.now() - t.timestamp() < FRESH_FOR_ENTITIES_SECONDS);
     // As of a past time, the dataset's version then: the feeds live are no answer about the past.
     if q.entities.is_empty() || as_of.is_some() || (fresh && db.is_some()) {
-        let canonical = Canonical::new(vec![
-            ("entities", q.entities.join("\u{1f}")),
-            ("max_items", q.max_items.to_string()),
-            ("window_hours", q.window_hours.to_string()),
-        ]);
-        let key = db.as_ref().map(|d| canonical.cache_key(op.segment(), d.version, "", jmespath));
+        let canonical =
+            Canonical::new(vec![("max_items", q.max_items.to_string()), ("window_hours", q.window_hours.to_string())])
+                .with_list("entities", q.entities.clone());
+        let key = db.as_ref().map(|d| canonical.answer_key(op.segment(), &[d.version as i64]));
         return dataset_get(&state.cache, req, key, jmespath, provenance, from_dataset(db, q)).await;
     }
     // Entities and a dataset not fresh enough: the feeds, live, through the read-through cache.
     let rt = &crate::context(state).read_through;
     let (fetched, lease) = rt
         .get_or_fetch(
-            "aviation-news",
+            &LiveKey::fixed("aviation-news"),
             || state.clock.now(),
             || async {
                 let now = chrono::DateTime::from_timestamp(rt.upstream_now(state.clock.now()), 0).unwrap_or_default();

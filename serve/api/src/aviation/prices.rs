@@ -22,6 +22,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{dataset_get, live_get, Answer},
+        canonical::Canonical,
         dataset_read,
         error::ApiError,
         parse::{parse_with, Parsed},
@@ -118,6 +119,21 @@ impl Search {
             && self.cabin == "ECONOMY"
             && self.currency == "usd"
             && self.market == default_market(&self.origin)
+    }
+
+    /// Every field of the search: what both the answer and the upstream call are a function of.
+    fn canonical(&self) -> Canonical {
+        Canonical::new(vec![
+            ("origin", self.origin.clone()),
+            ("destination", self.destination.clone()),
+            ("departure_date", self.departure_date.clone()),
+            ("return_date", self.return_date.clone()),
+            ("cabin", self.cabin.into()),
+            ("nonstop_only", self.nonstop_only.to_string()),
+            ("max_results", self.max_results.to_string()),
+            ("currency", self.currency.clone()),
+            ("market", self.market.clone()),
+        ])
     }
 
     fn quote_id(&self, kind: &str, date: &str, n: usize) -> String {
@@ -294,7 +310,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         if let Some(db) = db {
             match watched(&db, &s).await {
                 Ok(Some(answer)) => {
-                    let key = format!("search-flight-prices:{}:{s:?}", db.version);
+                    let key = s.canonical().answer_key(op.segment(), &[db.version as i64]);
                     return dataset_get(&state.cache, req, Some(key), jmespath, provenance, async { Ok(answer) }).await;
                 }
                 Ok(None) => {}
@@ -312,7 +328,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         };
         return live_get(req, jmespath, &answer, true, replay);
     };
-    let key = format!("prices:{s:?}");
+    let key = s.canonical().live_key("travelpayouts");
     let (answer, lease) = rt.get_or_fetch(&key, || state.clock.now(), || search(state, &s, &token, now_ms)).await;
     let degraded = answer.degraded;
     rt.answer(state, req, jmespath, &answer, degraded, lease)

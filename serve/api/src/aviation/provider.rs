@@ -3,6 +3,8 @@
 //! cool-down during which calls answer `provider_cooldown`; date ranges go out in chunks of at
 //! most 61 days, at most 6 (366 days).
 
+use std::time::Instant;
+
 use chrono::NaiveDate;
 use poem::Request;
 use sitrep_pipelines::flight_search::{self, ProviderError};
@@ -18,8 +20,10 @@ use super::{
 use crate::read_through::Fresh;
 use sitrep_platform::{
     app_state::AppState,
+    edge::rate_limit::{self, Policy},
     kit::{
         answer::{live_get, Answer},
+        canonical::Canonical,
         error::Violations,
         params::RawQuery,
         parse::{parse_with, Parsed},
@@ -105,6 +109,23 @@ fn provider_error(e: &ProviderError, state: &AppState) -> &'static str {
     }
 }
 
+/// Whether `caller` may make `calls` more uncached provider calls this minute. The provider's
+/// rate is everyone's: without a share per account, one account's distinct searches would make it
+/// answer 429 and cool it down for all. Past its share an account alone is answered
+/// `provider_cooldown` (never kept for others); a limiter that cannot be asked lets the call go,
+/// as the default policy does.
+async fn within_share(state: &AppState, caller: &str, calls: usize) -> bool {
+    let max = crate::context(state).settings.flight_search_account_per_minute;
+    let window = format!("flight-search {caller}");
+    for _ in 0..calls {
+        let counted = rate_limit::hit(state.limiter.as_ref(), Policy::Default, max, &window, Instant::now()).await;
+        if counted.is_ok_and(|d| !d.allowed) {
+            return false;
+        }
+    }
+    true
+}
+
 /// The provider's base URL and token, or the degraded error that replaces a call.
 fn provider(state: &AppState) -> Result<(String, Option<String>), &'static str> {
     let rt = &crate::context(state).read_through;
@@ -176,12 +197,16 @@ pub async fn flights(state: &AppState, req: &Request, op: &'static Operation) ->
     query.extend(shared.query());
     query.push(("sort", sort.to_string()));
     let rt = &crate::context(state).read_through;
-    let key = format!("provider-flights:{query:?}");
+    let key = Canonical::new(query.clone()).live_key("provider-flights");
+    let caller = crate::context::caller(state, req);
     let (answer, lease) = rt
         .get_or_fetch(
             &key,
             || state.clock.now(),
             || async {
+                if !within_share(state, &caller, 1).await {
+                    return Fresh { value: flights_degraded("provider_cooldown"), ttl_seconds: 0 };
+                }
                 match flight_search::search(&rt.http, &base, token.as_deref(), &query).await {
                     Ok(found) => {
                         let flights = found.into_iter().map(itinerary).collect();
@@ -250,7 +275,13 @@ pub async fn dates(state: &AppState, req: &Request, op: &'static Operation) -> A
         Err(error) => return live_get(req, jmespath, &dates_degraded(error), true, replay),
     };
     let rt = &crate::context(state).read_through;
-    let key = format!("provider-dates:{shared:?}:{start}:{end}:{round_trip}:{trip_duration}:{by_price}");
+    let mut asked = shared.query();
+    asked.extend([("origin", origin.clone()), ("destination", destination.clone())]);
+    asked.extend([("start_date", start.to_string()), ("end_date", end.to_string())]);
+    asked.extend([("round_trip", round_trip.to_string()), ("trip_duration", trip_duration.to_string())]);
+    asked.push(("by_price", by_price.to_string()));
+    let key = Canonical::new(asked).live_key("provider-dates");
+    let caller = crate::context::caller(state, req);
     let (answer, lease) = rt
         .get_or_fetch(
             &key,
@@ -259,6 +290,9 @@ pub async fn dates(state: &AppState, req: &Request, op: &'static Operation) -> A
                 let mut found = Vec::new();
                 let (mut failed, mut error) = (0, "upstream_error");
                 let parts = chunks(start, end);
+                if !within_share(state, &caller, parts.len()).await {
+                    return Fresh { value: dates_degraded("provider_cooldown"), ttl_seconds: 0 };
+                }
                 for (from, to) in &parts {
                     let mut query = vec![("origin", origin.clone()), ("destination", destination.clone())];
                     query.extend([("start_date", from.to_string()), ("end_date", to.to_string())]);

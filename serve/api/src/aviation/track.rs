@@ -19,6 +19,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{dataset_get, live_get, Answer},
+        canonical::{opt, Canonical, LiveKey},
         dataset_read,
         parse::{parse_with, Parsed},
     },
@@ -45,8 +46,12 @@ enum Provider {
 }
 
 impl Query {
-    fn key(&self) -> String {
-        format!("track:{:?}:{:?}:{:?}", self.boxes, self.icao24, self.callsign)
+    /// What the answer is a function of: the boxes (none and no box differ), the aircraft, the callsign.
+    fn canonical(&self) -> Canonical {
+        let boxes = self.boxes.iter().flatten().map(|b| format!("{},{},{},{}", b.south, b.west, b.north, b.east));
+        Canonical::new(vec![("icao24", opt(&self.icao24)), ("callsign", opt(&self.callsign))])
+            .with("viewport", self.boxes.is_some().to_string())
+            .with_list("boxes", boxes.collect())
     }
 
     /// Providers to try, in order (2.1.8 "Strategy"), before their configuration is checked.
@@ -69,7 +74,7 @@ impl Query {
 async fn opensky_bearer(state: &AppState, rt: &ReadThrough, id: &str, secret: &str) -> Option<String> {
     let (token, _) = rt
         .get_or_fetch(
-            "opensky-token",
+            &LiveKey::fixed("opensky-token"),
             || state.clock.now(),
             || async {
                 match opensky_token(&rt.http, id, secret).await {
@@ -176,7 +181,7 @@ async fn watched(
         .take(MAX_POSITIONS)
         .collect();
     let answer = TrackAircraftResponse { positions, source: "wingbits".into(), updated_at: fetched_at };
-    let cache_key = format!("{}:{}:{}", op.segment(), db.version, query.key());
+    let cache_key = query.canonical().with("watched_box", bbox).answer_key(op.segment(), &[db.version as i64]);
     Some(dataset_get(&state.cache, req, Some(cache_key), jmespath, provenance, async { Ok(answer) }).await)
 }
 
@@ -216,7 +221,9 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     if query.boxes.is_none() && query.icao24.is_none() && query.callsign.is_none() {
         return live_get(req, jmespath, &none(now_ms), true, replay);
     }
-    let (answer, lease) = rt.get_or_fetch(&query.key(), || state.clock.now(), || locate(state, &query, now_ms)).await;
+    let (answer, lease) = rt
+        .get_or_fetch(&query.canonical().live_key("track"), || state.clock.now(), || locate(state, &query, now_ms))
+        .await;
     let degraded = answer.source == "none";
     rt.answer(state, req, jmespath, &answer, degraded, lease)
 }

@@ -13,6 +13,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::{
         answer::{live_get, Answer},
+        canonical::Canonical,
         parse::{parse_with, Parsed},
     },
     registry::Operation,
@@ -43,7 +44,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
             let rt = &crate::context(state).read_through;
             let (info, lease) = rt
                 .get_or_fetch(
-                    &format!("video:{id}"),
+                    &Canonical::new(vec![("video_id", id.to_string())]).live_key("youtube"),
                     || state.clock.now(),
                     || async {
                         match youtube::lookup(&rt.http, id).await {

@@ -274,10 +274,11 @@ fn instance(
     let path = |p: &Path| quoted(&p.to_string_lossy());
     let conn = open_duckdb()?;
     conn.execute_batch(&format!(
-        "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET preserve_insertion_order = true;
-         ATTACH {} AS k;",
+        "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET max_temp_directory_size = {};
+         SET preserve_insertion_order = true; ATTACH {} AS k;",
         quoted(memory_limit),
         path(&scratch.spill),
+        quoted(sitrep_platform::snapshot::SPILL_LIMIT),
         path(&scratch.keys),
     ))?;
     let (a, b) = (older.expose_in(&conn, "a")?, newer.expose_in(&conn, "b")?);

@@ -3,7 +3,13 @@
 //! validation, so an unentitled caller never sees a 400.
 
 use super::Principal;
-use crate::{kit::error::ApiError, registry::Access, state::Standing};
+use sitrep_schemas::DatasetId;
+
+use crate::{
+    kit::error::ApiError,
+    registry::{Access, Operation},
+    state::Standing,
+};
 
 /// `Ok` when `principal` may call an operation with `access`. `missing` builds the 401 for a
 /// request that sent no credential.
@@ -32,6 +38,25 @@ pub fn gate(access: Access, principal: Option<&Principal>, missing: impl FnOnce(
             }
             Ok(())
         }
+    }
+}
+
+/// `Ok` when `principal` may call `op` with `dataset_named` (the value of its dataset parameter,
+/// if it declares one): the operation's own rule, then what the named dataset's own operations
+/// ask. Every surface that reaches a handler (REST and batch through the edge, MCP's tool calls)
+/// asks through here, so access follows the data whatever the door. An unknown name asks nothing
+/// more (it is the handler's 400).
+pub fn admit(
+    op: &Operation,
+    dataset_access: impl Fn(DatasetId) -> Access,
+    dataset_named: Option<&str>,
+    principal: Option<&Principal>,
+    missing: impl Fn() -> ApiError,
+) -> Result<(), ApiError> {
+    gate(op.access, principal, &missing)?;
+    match dataset_named.and_then(|name| name.parse::<DatasetId>().ok()) {
+        Some(dataset) if op.dataset_param.is_some() => gate(dataset_access(dataset), principal, &missing),
+        _ => Ok(()),
     }
 }
 
@@ -95,5 +120,24 @@ mod tests {
         // The status operation only needs a valid credential.
         assert_eq!(outcome(Access::CmStatus, Some(&pro_read)), "ok");
         assert_eq!(outcome(Access::CmStatus, None), "401");
+    }
+
+    /// What reaches a dataset asks that dataset's access, whichever operation names it.
+    #[test]
+    fn a_named_dataset_asks_its_own_access() {
+        use crate::kit::params::{Param, ParamKind};
+        const DATASET: Param =
+            Param { name: "dataset", kind: ParamKind::Text { max_bytes: None }, required: true, description: "" };
+        static NAMES: Operation = Operation { dataset_param: Some(DATASET), ..Operation::GET };
+        static PLAIN: Operation = Operation::GET;
+        let pro_only = |d: DatasetId| if d == DatasetId::AIRPORT_FLIGHTS { Access::Pro } else { Access::Subscription };
+        let free = principal(Plan::Free, Standing::Active, &["mcp"]);
+        let admitted = |op: &Operation, named: Option<&str>| {
+            admit(op, pro_only, named, Some(&free), || ApiError::NotFound).map_err(|e| format!("{e:?}"))
+        };
+        assert!(admitted(&NAMES, Some("airport-flights")).unwrap_err().starts_with("ProRequired"));
+        assert_eq!(admitted(&NAMES, Some("armed-events")), Ok(()));
+        assert_eq!(admitted(&NAMES, Some("no-such-dataset")), Ok(()), "the handler's 400");
+        assert_eq!(admitted(&PLAIN, Some("airport-flights")), Ok(()), "an operation naming no dataset");
     }
 }

@@ -17,7 +17,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use super::Principal;
+use super::{known::KnownCredentials, Principal};
 use crate::{
     per_thread::Front,
     state::{Account, StateError, StateStore},
@@ -40,6 +40,8 @@ pub struct KeyCache {
     unknown: Mutex<HashMap<KeyDigest, Instant>>,
     /// When this process last wrote each key's or token family's use.
     touched: Mutex<HashMap<String, Instant>>,
+    /// The credentials that exist: read past a full refused-credential window (`known`).
+    known: KnownCredentials,
 }
 
 /// A live credential's caller as resolved from the store, and until when that holds here: one
@@ -74,6 +76,7 @@ impl KeyCache {
             front: Front::new(FRONT_CAPACITY),
             unknown: Mutex::new(HashMap::new()),
             touched: Mutex::new(HashMap::new()),
+            known: KnownCredentials::default(),
         }
     }
 
@@ -87,7 +90,7 @@ impl KeyCache {
         now: Instant,
         may_look_up: impl FnOnce() -> Gate,
     ) -> Result<Option<Arc<Principal>>, StateError> {
-        self.cached_or(digest, now, true, may_look_up, || async {
+        self.cached_or(store, digest, now, true, may_look_up, || async {
             let Some((key, account)) = store.live_key(&hex::encode(digest)).await? else { return Ok(None) };
             let wall = chrono::Utc::now();
             self.touch(&key.id, now, || store.touch_key(&key.id)).await;
@@ -115,7 +118,7 @@ impl KeyCache {
         clock: i64,
         may_look_up: impl FnOnce() -> Gate,
     ) -> Result<Option<Arc<Principal>>, StateError> {
-        self.cached_or(digest, now, false, may_look_up, || async {
+        self.cached_or(store, digest, now, false, may_look_up, || async {
             let Some((family, account)) = store.live_access_token(&hex::encode(digest), clock).await? else {
                 return Ok(None);
             };
@@ -136,9 +139,11 @@ impl KeyCache {
     }
 
     /// From memory while an entry holds (a live one only if `keep_live`), else `load`ed and
-    /// remembered if `may_look_up` allows the read (`None` unread if not).
+    /// remembered if `may_look_up` allows the read or the credential exists (`known`); `None`
+    /// unread if neither.
     async fn cached_or<Gate, F, Fut>(
         &self,
+        store: &StateStore,
         digest: &KeyDigest,
         now: Instant,
         keep_live: bool,
@@ -171,13 +176,22 @@ impl KeyCache {
         }
         // Boxed: held inline, the gate's and the store's futures would enlarge every request's
         // future (cache hits included) by their size.
-        if !was_live && !Box::pin(may_look_up()).await {
+        if !was_live && !Box::pin(may_look_up()).await && !Box::pin(self.exists(store, digest, now)).await {
             return Ok(None);
         }
         let found = Box::pin(load()).await?;
         Ok(match found {
             Some(found) if !keep_live => Some(found.principal),
             found => self.remember(digest, now, found),
+        })
+    }
+
+    /// Whether the credential exists (`known`); a store that cannot be read says no, as an
+    /// unread guess is answered.
+    async fn exists(&self, store: &StateStore, digest: &KeyDigest, arrived: Instant) -> bool {
+        self.known.exists(store, digest, arrived).await.unwrap_or_else(|e| {
+            tracing::debug!(error = %e, "the credentials that exist could not be read");
+            false
         })
     }
 

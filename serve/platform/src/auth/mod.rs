@@ -4,8 +4,9 @@
 
 mod gate;
 pub mod key_cache;
+mod known;
 
-pub use gate::gate;
+pub use gate::{admit, gate};
 pub use key_cache::KeyCache;
 
 use std::{future::Future, sync::Arc, time::Instant};

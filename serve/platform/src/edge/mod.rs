@@ -3,6 +3,7 @@
 //! idempotency lookup → rate limit (429/503) → idempotency claim → handler. The handler itself
 //! does validation, rendering, jmespath and the ETag.
 
+pub mod client_addr;
 pub mod idempotency;
 pub mod rate_limit;
 pub mod redis_limiter;
@@ -28,9 +29,13 @@ use crate::{
 
 pub const MAX_BODY: usize = 262_144;
 
-/// The rate-limit key of an anonymous caller.
-pub fn client_ip(req: &Request) -> String {
-    req.remote_addr().as_socket_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into())
+/// The rate-limit key of the caller's address (`client_addr`): the TCP peer, or behind trusted
+/// proxies the address they forwarded; an IPv6 address by its /64.
+pub fn client_ip(state: &AppState, req: &Request) -> String {
+    match req.remote_addr().as_socket_addr() {
+        Some(peer) => client_addr::address_key(state.settings.trusted_proxies.caller(peer.ip(), req.headers())),
+        None => "unknown".into(),
+    }
 }
 
 /// Runs one `/api/*` request through the pipeline; `op` is the registry's declaration at its path
@@ -40,7 +45,7 @@ pub fn client_ip(req: &Request) -> String {
 /// future larger and was a copy per layer.
 pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Request, arrived: Instant) -> Response {
     // Formatted only when needed: an authenticated caller is limited by account.
-    let ip = || client_ip(req);
+    let ip = || client_ip(state, req);
     if state.settings.edge_ua_filter && user_agent::refused(req) {
         return refused(state, Policy::Default, &ip(), arrived, ApiError::UserAgentRefused).await;
     }
@@ -76,15 +81,11 @@ pub async fn run(state: &AppState, op: Option<&'static Operation>, req: &mut Req
     if let Some(Err(e)) = op.guard.filter(|_| asked).map(|g| (g.available)(state)) {
         return refuse(e).await;
     }
-    if let Err(e) = auth::gate(op.access, principal, missing) {
+    // A dataset named by a parameter asks what its own operations ask.
+    let query = op.dataset_param.map(|_| RawQuery::of(req));
+    let named = op.dataset_param.zip(query.as_ref()).and_then(|(p, q)| q.first(p.name));
+    if let Err(e) = auth::admit(op, |d| state.dataset_access(d), named, principal, missing) {
         return refuse(e).await;
-    }
-    // A dataset named by a parameter asks what its own operations ask (an unknown name is the
-    // handler's 400).
-    if let Some(dataset) = op.dataset_param.and_then(|p| RawQuery::of(req).first(p.name)?.parse().ok()) {
-        if let Err(e) = auth::gate(state.dataset_access(dataset), principal, missing) {
-            return refuse(e).await;
-        }
     }
     if let Some(Err(e)) = op.guard.map(|g| (g.admitted)(state)) {
         return refuse(e).await;
@@ -251,7 +252,7 @@ async fn peek(
 /// attempts from its address filled the address's window (`Policy::Default`). Asked only when the
 /// credential is not in memory, so a caller with a live key never waits on it.
 pub async fn address_may_look_up(state: &AppState, req: &Request, at: Instant) -> bool {
-    peek(state, Policy::Default, &client_ip(req), at).await.map_or(true, |d| d.remaining > 0)
+    peek(state, Policy::Default, &client_ip(state, req), at).await.map_or(true, |d| d.remaining > 0)
 }
 
 /// Counts a refused credential against its address's window (`Policy::Default`): the answer to a

@@ -23,6 +23,7 @@ use sitrep_schemas::{DatasetId, Freshness, StaleReason};
 use crate::per_thread::{Counter, Front};
 
 use super::{
+    canonical::AnswerKey,
     encoding::{negotiate, Encodings},
     error::ApiError,
 };
@@ -397,12 +398,12 @@ pub struct Provenance {
 }
 
 /// Builds the final response of a dataset GET: the rendered body is taken from the body cache
-/// under `cache_key` (`None`: not cached, e.g. unavailable answers) or rendered by `render`, then
-/// ETag, conditional 304 and the headers of SUPPLEMENT 1.14.
+/// under `cache_key` with the request's projection (`None`: not cached, e.g. unavailable answers)
+/// or rendered by `render`, then ETag, conditional 304 and the headers of SUPPLEMENT 1.14.
 pub async fn dataset_get<T, R, F>(
     cache: &BodyCache,
     req: &Request,
-    cache_key: Option<String>,
+    cache_key: Option<AnswerKey>,
     jmespath: Option<&str>,
     provenance: Provenance,
     render: F,
@@ -411,6 +412,8 @@ where
     R: serde::Serialize,
     F: Future<Output = Result<R, ApiError>>,
 {
+    // The body is cached after the projection: the projection is part of its key.
+    let cache_key = cache_key.map(|k| k.projected(jmespath));
     let cacheable = cache_key.is_some();
     let served = match cache_key.as_deref().and_then(|k| cache.get(k)) {
         Some(hit) => hit,

@@ -1,7 +1,7 @@
 //! Which dataset version a GET reads, and how its answer is described: the current generation's
 //! version, or (for a cursor) the version the cursor pins.
 
-use std::{fmt::Write, future::Future, sync::Arc};
+use std::{future::Future, sync::Arc};
 
 use chrono::{DateTime, Utc};
 use poem::Request;
@@ -99,7 +99,7 @@ where
         Ok(read) => read,
         Err(e) => return e.into(),
     };
-    let key = db.as_ref().map(|d| params.canonical().cache_key(op.segment(), d.version, "", jmespath));
+    let key = db.as_ref().map(|d| params.canonical().answer_key(op.segment(), &[d.version as i64]));
     dataset_get(&state.cache, req, key, jmespath, provenance, async move {
         match db {
             Some(db) => render(db, params).await,
@@ -158,7 +158,9 @@ where
     let Some(mut provenance) = op.datasets.iter().position(|d| *d == primary).map(|i| reads[i].0) else {
         return ApiError::internal(format!("{} does not declare its primary input {primary}", op.id)).into();
     };
-    let (mut versions, mut dbs) = (String::new(), Vec::with_capacity(op.datasets.len()));
+    let (window, window_end) = reuse_window(inputs.ttl, Utc::now());
+    // What the answer is a function of besides its parameters: the window, each input's version.
+    let (mut scope, mut dbs) = (vec![window as i64], Vec::with_capacity(op.datasets.len()));
     for (p, db) in reads {
         if db.is_some() && p.state == DataState::Stale && provenance.state == DataState::Fresh {
             provenance.state = DataState::Stale;
@@ -168,13 +170,11 @@ where
             provenance.until = provenance.until.zip(p.until).map(|(a, b)| a.min(b));
         }
         provenance.replay |= p.replay;
-        let _ = write!(versions, "{},", db.as_ref().map_or(0, |d| d.version));
+        scope.push(db.as_ref().map_or(0, |d| d.version as i64));
         dbs.push(db);
     }
-    let (window, window_end) = reuse_window(inputs.ttl, Utc::now());
     provenance.until = provenance.until.zip(window_end).map(|(a, b)| a.min(b));
-    let key = (provenance.state != DataState::Unavailable)
-        .then(|| params.canonical().cache_key(op.segment(), window, &versions, jmespath));
+    let key = (provenance.state != DataState::Unavailable).then(|| params.canonical().answer_key(op.segment(), &scope));
     dataset_get(&state.cache, req, key, jmespath, provenance, render(dbs, params)).await
 }
 

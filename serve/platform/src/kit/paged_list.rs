@@ -159,8 +159,8 @@ where
         };
         let offset = pinned.as_ref().map(|(p, _)| p.off).unwrap_or(0);
         let provenance = if pinned.is_some() { dataset_read::pinned(&db) } else { current_provenance };
-        let paging = format!("{}|{}|{offset}|{page_size}", bounds.start, bounds.end);
-        let key = filters.cache_key(op.segment(), db.version, &paging, jmespath);
+        let scope = [db.version as i64, bounds.start, bounds.end, offset as i64, page_size as i64];
+        let key = filters.answer_key(op.segment(), &scope);
         // Runs only on a body-cache miss: a hit needs no cursor, hash or query.
         let render = async move {
             let this_page = CursorPayload {

@@ -174,9 +174,10 @@ fn build_file(dataset: DatasetId, path: &Path, files: &[PathBuf], opts: &BuildOp
     let conn = open_duckdb()?;
     conn.execute_batch(&format!(
         "ATTACH {} AS ds (ROW_GROUP_SIZE {SERVING_ROW_GROUP}); USE ds; SET temp_directory = {};
-         SET memory_limit = {}; SET threads = {}; {BUILD_SETTINGS}",
+         SET max_temp_directory_size = {}; SET memory_limit = {}; SET threads = {}; {BUILD_SETTINGS}",
         quote(&building.to_string_lossy()),
         quote(&path.with_extension("tmp").to_string_lossy()),
+        quote(super::SPILL_LIMIT),
         quote(opts.memory_limit),
         opts.threads
     ))?;

@@ -157,9 +157,10 @@ impl Engine {
         std::fs::create_dir_all(allowed_dir)?;
         let root = open_duckdb()?;
         root.execute_batch(&format!(
-            "SET memory_limit = {}; SET threads = 1; SET allowed_directories = [{}];
+            "SET memory_limit = {}; SET max_temp_directory_size = {}; SET threads = 1; SET allowed_directories = [{}];
              SET enable_external_access = false; SET lock_configuration = true;",
             quote(memory_limit),
+            quote(super::SPILL_LIMIT),
             quote(&allowed_dir.to_string_lossy()),
         ))?;
         let mut conns = Vec::with_capacity(pool_size.max(1));

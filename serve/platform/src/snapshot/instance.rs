@@ -11,6 +11,13 @@
 
 use duckdb::{Config, Connection};
 
+/// What one DuckDB instance may write where it spills (the serving engine, a serving file's
+/// build, a diff): past it the query fails (a diff's first page, a build retried at the next
+/// poll) rather than fill the cache directory's disk, which DuckDB would by default allow to 90 %
+/// of its free space — one caller's diff of a huge pair could otherwise starve every other
+/// version's files of room.
+pub const SPILL_LIMIT: &str = "4GB";
+
 /// The variable DuckDB Labs' library reads its own jemalloc's options from (its symbols are
 /// prefixed `duckdb_je_`, and so is the variable).
 pub const DUCKDB_ALLOCATOR_CONF: &str = "DUCKDB_JE_MALLOC_CONF";

@@ -16,7 +16,7 @@ mod shares;
 
 pub use dataset_db::{Backing, BuildOptions, DatasetDb, DbError, VersionSpec};
 pub use engine::Engine;
-pub use instance::{configure_duckdb_allocator, open_duckdb, DUCKDB_ALLOCATOR_CONF};
+pub use instance::{configure_duckdb_allocator, open_duckdb, DUCKDB_ALLOCATOR_CONF, SPILL_LIMIT};
 pub use manager::{Generation, SnapshotError, Snapshots, DIFF_MEMORY};
 pub use position_index::PositionRange;
 pub use shares::{OwnerShares, QUERY_OWNER};

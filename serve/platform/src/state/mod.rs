@@ -4,15 +4,17 @@
 
 mod accounts;
 mod budgets;
+mod credentials;
 mod dashboard;
 mod idempotency;
 mod oauth;
 pub mod sweep;
 
 pub use accounts::{hash_secret, key_digest, looks_like_api_key, Account, ApiKeyRecord, NewKey, Plan, Standing};
+pub use credentials::Digests;
 pub use dashboard::{ConnectedClient, Session};
 pub use idempotency::{Claim, StoredResponse};
-pub use oauth::{ClientRecord, Family, PendingConsent, RedeemedCode, Redemption, CLIENT_IDLE_SECONDS};
+pub use oauth::{ClientRecord, Family, Grant, Mismatch, PendingConsent, RedeemedCode, Redemption, CLIENT_IDLE_SECONDS};
 
 use sitrep_db::{Db, DbError, Migrations};
 

@@ -55,7 +55,25 @@ pub enum Redemption<T> {
     /// Issued to another client: refused, and nothing is used up or revoked, so whoever learns
     /// the value cannot spend it with a client id of their own.
     OtherClient,
+    /// The client's proof does not match what the code was issued for: refused, and the code
+    /// stays unused for the client that holds the right verifier.
+    Mismatch(Mismatch),
     Invalid,
+}
+
+/// A grant a token request presents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grant {
+    Code,
+    Refresh,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mismatch {
+    /// The PKCE verifier's S256 is not the code's challenge.
+    Verifier,
+    /// A `redirect_uri` was sent, and it is not the authorization request's.
+    RedirectUri,
 }
 
 fn family_of(row: &sqlx::any::AnyRow) -> Result<Family, sqlx::Error> {
@@ -215,21 +233,29 @@ impl StateStore {
     /// Redeems a code once. A second use revokes every token the first one issued.
     /// Uses an authorization code once, for the client it was issued to. The client is part of
     /// the statement that uses it up: a code presented with another client id stays unused.
+    /// Uses a code once, for the client it was issued to, with the PKCE `challenge` its verifier
+    /// makes and, when the request names one, its `redirect_uri`: a code is used up only by a
+    /// request that proves it (a stolen code with a guessed verifier leaves it to its owner).
     pub async fn redeem_code(
         &self,
         code_hash: &str,
         client_id: &str,
+        challenge: &str,
+        redirect_uri: Option<&str>,
         now: i64,
     ) -> Result<Redemption<RedeemedCode>, StateError> {
         let row = sqlx::query(
             "UPDATE oauth_codes SET used_at = $1
              WHERE code_hash = $2 AND client_id = $3 AND used_at IS NULL AND expires_at > $1
+               AND code_challenge = $4 AND ($5 = '' OR redirect_uri = $5)
                AND family_id IN (SELECT id FROM oauth_families WHERE revoked_at IS NULL)
              RETURNING family_id, client_id, redirect_uri, code_challenge",
         )
         .bind(now)
         .bind(code_hash)
         .bind(client_id)
+        .bind(challenge)
+        .bind(redirect_uri.unwrap_or(""))
         .fetch_optional(&self.pool)
         .await?;
         if let Some(r) = row {
@@ -242,10 +268,13 @@ impl StateStore {
                 code_challenge: r.try_get("code_challenge")?,
             }));
         }
-        let known = sqlx::query("SELECT family_id, client_id, used_at FROM oauth_codes WHERE code_hash = $1")
-            .bind(code_hash)
-            .fetch_optional(&self.pool)
-            .await?;
+        let known = sqlx::query(
+            "SELECT family_id, client_id, used_at, expires_at, code_challenge, redirect_uri FROM oauth_codes
+             WHERE code_hash = $1",
+        )
+        .bind(code_hash)
+        .fetch_optional(&self.pool)
+        .await?;
         let Some(known) = known else { return Ok(Redemption::Invalid) };
         let issued_to: String = known.try_get("client_id")?;
         let used: Option<i64> = known.try_get("used_at")?;
@@ -255,6 +284,14 @@ impl StateStore {
         if used.is_some() {
             self.revoke_family(&known.try_get::<String, _>("family_id")?, now).await?;
             return Ok(Redemption::Replayed);
+        }
+        if known.try_get::<i64, _>("expires_at")? > now {
+            if known.try_get::<String, _>("code_challenge")? != challenge {
+                return Ok(Redemption::Mismatch(Mismatch::Verifier));
+            }
+            if redirect_uri.is_some_and(|u| known.try_get::<String, _>("redirect_uri").is_ok_and(|r| r != u)) {
+                return Ok(Redemption::Mismatch(Mismatch::RedirectUri));
+            }
         }
         Ok(Redemption::Invalid)
     }
@@ -318,6 +355,20 @@ impl StateStore {
             return Ok(Redemption::Replayed);
         }
         Ok(Redemption::Invalid)
+    }
+
+    /// The client a code or refresh token (by its hash) was issued to, if the store knows it: read
+    /// before anything is fetched or written for the client a token request names.
+    pub async fn grant_client(&self, grant: Grant, hash: &str) -> Result<Option<String>, StateError> {
+        let sql = match grant {
+            Grant::Code => "SELECT client_id FROM oauth_codes WHERE code_hash = $1",
+            Grant::Refresh => {
+                "SELECT f.client_id FROM oauth_tokens t JOIN oauth_families f ON f.id = t.family_id
+                 WHERE t.token_hash = $1 AND t.kind = 'refresh'"
+            }
+        };
+        let client: Option<Option<String>> = sqlx::query_scalar(sql).bind(hash).fetch_optional(&self.pool).await?;
+        Ok(client.flatten())
     }
 
     async fn family(&self, id: &str) -> Result<Option<Family>, StateError> {

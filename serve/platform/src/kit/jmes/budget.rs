@@ -20,6 +20,10 @@ pub const MAX_MADE_BYTES: u64 = 8 << 20;
 const BYTES_PER_STEP: u64 = 64;
 /// The cost of one slot of an array or object the evaluation builds.
 pub const SLOT_BYTES: u64 = std::mem::size_of::<Val<'static>>() as u64;
+/// What one entry of the budget's own tables (a shared value's weight, a compared pair) takes:
+/// the key, the value and the hash table's own share of a slot. The bookkeeping that keeps
+/// shared values cheap to measure and compare is made memory too, and charged as such.
+const ENTRY_BYTES: u64 = 2 * SLOT_BYTES + 32;
 
 #[derive(Debug)]
 pub enum Exceeded {
@@ -127,6 +131,7 @@ impl<'a> Budget<'a> {
             Val::Expref(_) => 0,
         };
         if let Some(id) = id {
+            self.make(ENTRY_BYTES)?;
             self.weights.insert(id, (v.clone(), w));
         }
         Ok(w)
@@ -192,8 +197,12 @@ impl<'a> Budget<'a> {
                     }
                     same
                 }
+                Kind::Object if a.object_len() != b.object_len() => false,
                 Kind::Object => {
-                    let mut same = a.object_len() == b.object_len();
+                    // Lengths first: the entries are listed only for objects that may be equal,
+                    // and listing them is paid for.
+                    self.charge(a.object_len().unwrap_or(0) as u64)?;
+                    let mut same = true;
                     for (k, p) in a.object_entries().unwrap_or_default() {
                         if !same {
                             break;
@@ -210,6 +219,7 @@ impl<'a> Budget<'a> {
             }
         };
         if let Some(pair) = pair {
+            self.make(ENTRY_BYTES)?;
             seen.insert(pair, equal);
         }
         Ok(equal)
