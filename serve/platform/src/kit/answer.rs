@@ -382,6 +382,24 @@ fn serve_bytes<R: serde::Serialize>(rendered: &R, jmespath: Option<&str>) -> Res
     Ok(Served::new(Bytes::from(body)))
 }
 
+/// [`serve_bytes`] of a body being answered: a projection, which evaluates the caller's expression
+/// (up to its budget: tens of milliseconds), runs on a blocking thread, not on the async workers
+/// that every other request shares.
+async fn projected<R: serde::Serialize + Send + 'static>(
+    rendered: R,
+    jmespath: Option<&str>,
+) -> Result<Served, ApiError> {
+    match jmespath {
+        None => serve_bytes(&rendered, None),
+        Some(expression) => {
+            let expression = expression.to_owned();
+            tokio::task::spawn_blocking(move || serve_bytes(&rendered, Some(&expression)))
+                .await
+                .map_err(ApiError::internal)?
+        }
+    }
+}
+
 /// The dataset version a request is answered from, and how it is described in the headers:
 /// `X-Snapshot-Generation` and `X-Data-As-Of` always describe the same generation.
 #[derive(Debug, Clone, Copy)]
@@ -409,7 +427,7 @@ pub async fn dataset_get<T, R, F>(
     render: F,
 ) -> Answer<T>
 where
-    R: serde::Serialize,
+    R: serde::Serialize + Send + 'static,
     F: Future<Output = Result<R, ApiError>>,
 {
     // The body is cached after the projection: the projection is part of its key.
@@ -422,7 +440,7 @@ where
                 Ok(v) => v,
                 Err(e) => return e.into(),
             };
-            let served = match serve_bytes(&value, jmespath) {
+            let served = match projected(value, jmespath).await {
                 Ok(s) => Arc::new(s),
                 Err(e) => return e.into(),
             };

@@ -32,7 +32,7 @@ pub async fn whole_dataset_get<T, R, F, Fut>(
 ) -> Answer<T>
 where
     T: Type,
-    R: serde::Serialize,
+    R: serde::Serialize + Send + 'static,
     F: FnOnce(Arc<DatasetDb>) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
@@ -41,7 +41,7 @@ where
 
 /// The GET of an operation whose dataset the deployment turned off: the documented `empty` answer
 /// ([`switched_off`]).
-pub async fn disabled_get<T: Type, R: serde::Serialize>(
+pub async fn disabled_get<T: Type, R: serde::Serialize + Send + 'static>(
     state: &AppState,
     req: &Request,
     op: &'static Operation,
@@ -57,7 +57,7 @@ pub async fn disabled_get<T: Type, R: serde::Serialize>(
 /// The answer about `dataset`, which the deployment turned off, of any operation that reads or
 /// names it: `empty`, unavailable and never cached, marked [`DisabledByDeployment`] (jmespath
 /// still applies).
-pub async fn switched_off<T: Type, R: serde::Serialize>(
+pub async fn switched_off<T: Type, R: serde::Serialize + Send + 'static>(
     state: &AppState,
     req: &Request,
     dataset: DatasetId,
@@ -85,7 +85,7 @@ pub async fn params_get<P, T, R, E, F, Fut>(
 where
     P: ListParams,
     T: Type,
-    R: serde::Serialize,
+    R: serde::Serialize + Send + 'static,
     E: FnOnce(&P) -> R,
     F: FnOnce(Arc<DatasetDb>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
@@ -132,7 +132,7 @@ pub async fn inputs_get<P, T, R, F, Fut>(
 where
     P: ListParams,
     T: Type,
-    R: serde::Serialize,
+    R: serde::Serialize + Send + 'static,
     F: FnOnce(Vec<Option<Arc<DatasetDb>>>, P) -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
