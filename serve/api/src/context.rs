@@ -38,13 +38,13 @@ impl ApiContext {
     }
 }
 
-/// Who a request spends shared upstream budgets for: its account (the edge, batch and MCP put the
-/// principal in the request), else its address.
+/// Who a request spends shared upstream budgets for: the owner the edge and `Dispatch::handler`
+/// already named around the handler for its queries' shares (its account, else its address), so
+/// both shares follow one rule; the address when called outside them.
 pub fn caller(state: &AppState, req: &poem::Request) -> String {
-    match req.extensions().get::<sitrep_platform::auth::Principal>() {
-        Some(p) => p.account_id.clone(),
-        None => sitrep_platform::edge::client_ip(state, req),
-    }
+    sitrep_platform::snapshot::QUERY_OWNER
+        .try_with(|owner| owner.to_string())
+        .unwrap_or_else(|_| sitrep_platform::edge::client_ip(state, req))
 }
 
 /// The deployment's [`ApiContext`]. The assembly keeps one in every state it serves
