@@ -221,6 +221,8 @@ pub struct Options {
     pub trusted_proxies: &'static str,
     /// `FLIGHT_SEARCH_ACCOUNT_PER_MINUTE` (default: the server's, 10).
     pub flight_search_account_per_minute: u32,
+    /// Each owner's seconds of heavy work at once and regained per second (default: the server's).
+    pub work_time: (Duration, f64),
 }
 
 impl Default for Options {
@@ -243,6 +245,7 @@ impl Default for Options {
             request_limits: Default::default(),
             trusted_proxies: "",
             flight_search_account_per_minute: 10,
+            work_time: (sitrep_platform::snapshot::work_time::BURST, sitrep_platform::snapshot::work_time::REFILL),
         }
     }
 }
@@ -332,7 +335,8 @@ impl TestApp {
     ) -> TestApp {
         let snapshots = Arc::new(
             Snapshots::with_retention(lake.clone(), dir.path().join("cache"), "256MB".into(), options.retention)
-                .expect("engine"),
+                .expect("engine")
+                .with_work_time(sitrep_platform::snapshot::WorkTime::new(options.work_time.0, options.work_time.1)),
         );
         let loaded = if options.start_early { snapshots.start().await } else { snapshots.refresh().await };
         loaded.expect("load generation");

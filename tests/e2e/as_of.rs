@@ -209,3 +209,54 @@ async fn a_past_version_load_whose_caller_left_still_completes() {
         tokio::time::sleep(std::time::Duration::from_millis(10)).await;
     }
 }
+
+/// The past versions loaded on demand are shared fairly (issue 55): one caller loading version
+/// after version of every dataset (as an `as_of` sweep does) evicts its own, never the version
+/// another caller loaded, and what it evicted leaves the cache directory at once.
+#[tokio::test]
+async fn one_callers_past_versions_never_evict_another_callers() {
+    let app = TestApp::start().await;
+    let runner = changing_runner(app.lake.clone(), &normal()).await;
+    for _ in 0..3 {
+        runner.run(&DatasetId::ALL).await.unwrap();
+        app.snapshots.refresh().await.unwrap();
+    }
+    let load = |owner: &'static str, dataset: DatasetId| {
+        let snapshots = app.snapshots.clone();
+        sitrep_platform::snapshot::QUERY_OWNER.scope(owner.into(), async move {
+            let history = snapshots.history(dataset).await.unwrap();
+            let first = history.iter().find(|v| v.version == 1).expect("version 1 is published").clone();
+            snapshots.load_published(dataset, &first).await.unwrap()
+        })
+    };
+    let quiet = load("acct:quiet", DatasetId::ARMED_EVENTS).await;
+    let quiet_file = quiet.path().to_path_buf();
+    drop(quiet);
+    let serving_files = || std::fs::read_dir(quiet_file.parent().unwrap()).unwrap().count();
+    let files_before = serving_files();
+    // Every other dataset whose version 1 is a past version now (published, no longer kept loaded).
+    let mut sweep = Vec::new();
+    for dataset in DatasetId::ALL.into_iter().filter(|d| *d != DatasetId::ARMED_EVENTS) {
+        let history = app.snapshots.history(dataset).await.unwrap();
+        if history.iter().any(|v| v.version == 1) && app.snapshots.version(dataset, 1).is_none() {
+            sweep.push(dataset);
+        }
+    }
+    assert!(sweep.len() >= 10, "{sweep:?}");
+    for dataset in &sweep {
+        load("acct:sweep", *dataset).await;
+    }
+    let loaded = app.snapshots.loaded_on_demand();
+    assert!(
+        loaded
+            .iter()
+            .any(|(d, v, owner)| (*d, *v, owner.as_deref()) == (DatasetId::ARMED_EVENTS, 1, Some("acct:quiet"))),
+        "{loaded:?}"
+    );
+    let swept = loaded.iter().filter(|(.., owner)| owner.as_deref() == Some("acct:sweep")).count();
+    assert_eq!((loaded.len(), swept), (8, 7), "the sweeper has the rest of the room: {loaded:?}");
+    assert!(quiet_file.exists());
+    // The sweeper's first versions were evicted, and their serving files pruned at once.
+    assert!(app.snapshots.version(sweep[0], 1).is_none());
+    assert_eq!(serving_files(), files_before + swept);
+}

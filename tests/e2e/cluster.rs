@@ -48,7 +48,7 @@ impl Replica {
             .arg(cache)
             .envs(s3.env())
             .env("SITREP_RATE_LIMIT", redis)
-            .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100")
+            .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100,oauth-token-address=100")
             .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
             .env("PUBLIC_ORIGINS", ORIGIN)
             .env("SITREP_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}"))

@@ -333,3 +333,46 @@ async fn every_dataset_has_a_unique_row_key_and_a_changes_answer() {
         }
     }
 }
+
+/// Heavy work per account (issue 55): a caller whose seconds for diffs and past versions are spent
+/// is refused 429 with `Retry-After` before anything starts — a new pair's diff and an `as_of` load
+/// alike — while a pair already computed is still read, and another account is not affected.
+#[tokio::test]
+async fn an_account_whose_heavy_work_time_is_spent_is_refused_and_no_other_is() {
+    let app = TestApp::start_with(Options {
+        work_time: (std::time::Duration::from_millis(1), 0.000_1),
+        ..Options::default()
+    })
+    .await;
+    // Versions 1..=4 of every dataset; 2..=4 are kept loaded, 1 is loaded on demand.
+    let runner = sitrep_tests::changing_runner(app.lake.clone(), &sitrep_tests::normal()).await;
+    for _ in 0..3 {
+        runner.run(&DatasetId::ALL).await.unwrap();
+        app.snapshots.refresh().await.unwrap();
+    }
+    let at = |g: u64| {
+        let lake = app.lake.clone();
+        async move { lake.read_commit(g).await.unwrap().unwrap().committed_at.timestamp_millis() }
+    };
+    let changes = |since: i64, until: i64| format!("{CHANGES}?dataset=armed-events&since={since}&until={until}");
+    let (v1, v2, v3, v4) = (at(1).await, at(2).await, at(3).await, at(4).await);
+    let (status, first) = app.json(&changes(v2, v3)).await;
+    assert_eq!(status, 200, "{first}");
+    // Its computation took more than the millisecond the account has.
+    let r = app.get(&changes(v3, v4)).send().await.unwrap();
+    let retry_after: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
+    assert_eq!((r.status().as_u16(), r.json::<Value>().await.unwrap()), (429, json!({"error": "Too many requests"})));
+    assert!(retry_after >= 1, "{retry_after}");
+    let as_of = format!("/api/conflict/v1/list-armed-events?start=0&page_size=5&as_of={v1}");
+    assert_eq!(app.get(&as_of).send().await.unwrap().status().as_u16(), 429, "a past version's load too");
+    let (status, again) = app.json(&changes(v2, v3)).await;
+    assert_eq!((status, &again["summary"]), (200, &first["summary"]), "a kept diff costs no time");
+
+    // Every other account has its own time: one computes the pair refused above, one loads the past version.
+    for (name, path) in [("other", changes(v3, v4)), ("another", as_of)] {
+        let account = app.store.create_account(name, sitrep_platform::state::Plan::Pro).await.unwrap();
+        let key = app.store.create_key(&account.id, name, "di", &["mcp"], false).await.unwrap().secret;
+        let r = app.http.get(format!("{}{path}", app.base)).header("x-service-key", &key).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{name}: {path}");
+    }
+}

@@ -354,7 +354,7 @@ async fn authorization_errors_before_and_after_the_redirect_target_is_trusted() 
 #[tokio::test]
 async fn token_endpoint_error_rows_and_client_credentials() {
     // More token requests than the default 10 a minute per IP.
-    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-token=100").unwrap();
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-token=100,oauth-token-address=100").unwrap();
     let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
     let client = client_id(&app).await;
     let r = app
@@ -675,6 +675,35 @@ async fn the_token_endpoint_counts_each_client_on_its_own() {
     assert_eq!(
         refused,
         json!({"error": "rate_limit_exceeded", "error_description": "Too many token requests. Try again later."})
+    );
+}
+
+/// Beside each client's window, one address has one window for token requests (issue 55): a
+/// caller naming a made-up client id each time is refused once it is full, in the token
+/// endpoint's words.
+#[tokio::test]
+async fn the_token_endpoint_counts_each_address_whatever_client_it_names() {
+    let limits = sitrep_platform::edge::rate_limit::Limits::parse("oauth-token-address=3").unwrap();
+    let app = TestApp::start_with(sitrep_tests::Options { rate_limits: limits, ..Default::default() }).await;
+    let attempt = |n: usize| {
+        let client = format!("made-up-{n}");
+        let app = &app;
+        async move {
+            let form = [("grant_type", "refresh_token"), ("refresh_token", "nope"), ("client_id", client.as_str())];
+            token(app, &form).await
+        }
+    };
+    for n in 0..3 {
+        let (status, _, e) = attempt(n).await;
+        assert!(matches!(status, 400 | 401), "{status} {e}");
+    }
+    let (status, _, refused) = attempt(3).await;
+    assert_eq!(
+        (status, refused),
+        (
+            429,
+            json!({"error": "rate_limit_exceeded", "error_description": "Too many token requests. Try again later."})
+        )
     );
 }
 

@@ -64,7 +64,7 @@ pub fn app() -> &'static TestApp {
         RUNTIME.block_on(async {
             let policies = ["default", "batch", "humanitarian-batch", "cm-write", "cm-import", "oauth-register"]
                 .iter()
-                .chain(&["oauth-token", "oauth-authorize", "mcp-discovery", "mcp-free", "mcp"])
+                .chain(&["oauth-token", "oauth-token-address", "oauth-authorize", "mcp-discovery", "mcp-free", "mcp"])
                 .map(|p| format!("{p}=100000000"))
                 .collect::<Vec<_>>()
                 .join(",");

@@ -108,7 +108,9 @@ async fn limited(state: &AppState, policy: Policy, window: &str) -> Result<(), R
         Err(mut refusal) if refusal.status() == StatusCode::TOO_MANY_REQUESTS => {
             let (content_type, body) = match policy {
                 Policy::OauthRegister => ("application/json", oauth_429("Too many registration requests.")),
-                Policy::OauthToken => ("application/json", oauth_429("Too many token requests. Try again later.")),
+                Policy::OauthToken | Policy::OauthTokenAddress => {
+                    ("application/json", oauth_429("Too many token requests. Try again later."))
+                }
                 _ => ("text/plain; charset=utf-8", "Too Many Requests".to_string()),
             };
             refusal
@@ -141,7 +143,10 @@ async fn body(req: &mut Request) -> Result<Vec<u8>, Response> {
 
 /// A token request's body, counted against `oauth-token` per `client_id` (per client IP when the
 /// form names none), SUPPLEMENT 1.12: read first (at most 256 KB), since the client is in it.
+/// Counted first against `oauth-token-address` per client IP: a caller naming a fresh client id
+/// each time has a window per id, and each unknown id costs a read of the state store.
 async fn token_body(state: &AppState, req: &mut Request) -> Result<Vec<u8>, Response> {
+    limited(state, Policy::OauthTokenAddress, &edge::client_ip(state, req)).await?;
     let body = body(req).await?;
     let client = url::form_urlencoded::parse(&body).find(|(k, v)| k == "client_id" && !v.is_empty()).map(|(_, v)| v);
     // The window's key is a digest: a client id is the caller's text, of any length.

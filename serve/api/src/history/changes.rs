@@ -13,7 +13,7 @@ use sitrep_platform::{
         canonical::Canonical,
         cursor::{self, CursorPayload},
         dataset_read::{at, pinned, switched_off, unavailable},
-        error::{ApiError, Violations},
+        error::{ApiError, Violation, Violations},
         paged_list::{next_cursor, Pagination},
         params::{Param, ParamKind, RawQuery, CURSOR, JMESPATH, PAGE_SIZE},
         parse::in_declared_order,
@@ -27,7 +27,7 @@ use crate::context::context;
 
 use super::{
     dataset_param,
-    diff::{materialise_file, Slicing, Totals},
+    diff::{materialise_file, DiffError, Slicing, Totals},
     model::*,
 };
 
@@ -120,11 +120,14 @@ pub async fn list_dataset_changes(
         let memory = state.snapshots.diff_memory().to_string();
         let diff = context(state)
             .diffs
-            .get_or_compute(&state.snapshots.scratch_dir(), versions, move |into| {
-                materialise_file(&older, &newer, into, &memory, Slicing::default())
-            })
+            .get_or_compute(
+                &state.snapshots.scratch_dir(),
+                versions,
+                state.snapshots.work_time(),
+                move |into, running| materialise_file(&older, &newer, into, &memory, Slicing::default(), running),
+            )
             .await
-            .map_err(ApiError::from)?;
+            .map_err(|e| not_had(&e))?;
         let totals = diff.totals;
         // Held until the page is read: an eviction meanwhile deletes the file after it.
         let lines = tokio::task::spawn_blocking(move || diff.page(offset, page_size as u64))
@@ -164,6 +167,21 @@ async fn pair_at(
     })
 }
 
+/// The answer when a diff was not had: a caller whose time is spent is asked to come back; one
+/// whose versions are too far apart to list, to ask for closer times.
+fn not_had(e: &DiffError) -> ApiError {
+    match e {
+        DiffError::Busy(spent) => ApiError::RateLimited { retry_after: spent.retry_after.as_secs().max(1) },
+        DiffError::TooLarge { limit } => ApiError::Validation(vec![Violation {
+            field: SINCE.field().to_string(),
+            description: format!(
+                "the changes since then take more than {limit} bytes to list; ask for a later since or an earlier until"
+            ),
+        }]),
+        other => ApiError::internal(other),
+    }
+}
+
 /// The 400 of the violations found (they are never none when this is called).
 fn refused(v: Violations, op: &Operation) -> ApiError {
     let missing = || ApiError::internal("a required parameter parsed without a value or a violation");
@@ -174,8 +192,8 @@ fn refused(v: Violations, op: &Operation) -> ApiError {
 async fn pinned_pair(state: &AppState, dataset: DatasetId, p: &CursorPayload) -> Result<Option<Pair>, ApiError> {
     let Some(older) = p.s.and_then(|s| u64::try_from(s).ok()) else { return Ok(None) };
     let load = |version| state.snapshots.version_or_load(dataset, version);
-    let newer = load(p.gen).await.map_err(ApiError::internal)?;
-    let older = load(older).await.map_err(ApiError::internal)?;
+    let newer = load(p.gen).await.map_err(ApiError::from)?;
+    let older = load(older).await.map_err(ApiError::from)?;
     Ok(newer.zip(older).map(|(newer, older)| Pair { older, newer }))
 }
 

@@ -8,10 +8,38 @@
 use std::path::{Path, PathBuf};
 
 use duckdb::{params, Connection};
-use sitrep_platform::snapshot::{open_duckdb, DatasetDb, DbError};
+use sitrep_platform::snapshot::{open_duckdb, DatasetDb, DbError, Running, TimeSpent};
 use sitrep_schemas::DatasetId;
 
 use super::diff_file::DiffWriter;
+
+/// Why a diff was not had.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error(transparent)]
+    Db(#[from] DbError),
+    /// Its rendered changes grew past the bytes a diff may take.
+    #[error("the rendered changes exceed {limit} bytes")]
+    TooLarge { limit: u64 },
+    /// Every caller asking for it left, so its computation stopped.
+    #[error("every caller asking for the diff left")]
+    Cancelled,
+    /// The caller's time for heavy work is spent (nothing was started).
+    #[error(transparent)]
+    Busy(#[from] TimeSpent),
+}
+
+impl From<duckdb::Error> for DiffError {
+    fn from(e: duckdb::Error) -> Self {
+        DiffError::Db(e.into())
+    }
+}
+
+impl From<std::io::Error> for DiffError {
+    fn from(e: std::io::Error) -> Self {
+        DiffError::Db(e.into())
+    }
+}
 
 /// How many rows were added, removed and changed in all.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -203,18 +231,25 @@ pub fn totals_sql(diff: &str) -> String {
     )
 }
 
-/// How a diff's rendering is cut: changes a statement renders, statements an instance runs.
+/// How a diff's rendering is cut (changes a statement renders, statements an instance runs) and
+/// how large its file may grow.
 #[derive(Debug, Clone, Copy)]
 pub struct Slicing {
     pub changes: i64,
     pub per_instance: usize,
+    pub max_bytes: u64,
 }
 
 impl Default for Slicing {
     fn default() -> Self {
-        Slicing { changes: SLICE, per_instance: SLICES_AN_INSTANCE }
+        Slicing { changes: SLICE, per_instance: SLICES_AN_INSTANCE, max_bytes: MAX_BYTES }
     }
 }
+
+/// The bytes of rendered changes one diff may take at most (about 2.5 million changes of armed
+/// events): the diff cache's disk and each computation's time stay bounded however far apart
+/// the versions a caller names are.
+pub const MAX_BYTES: u64 = 1 << 30;
 
 /// Changes rendered by one statement, at first. The rows of a slice's key range lie all over the
 /// serving files (sorted for the list operations, not by key), so every slice reads most of both
@@ -264,15 +299,19 @@ impl Scratch {
 
 /// A transient instance for a diff's work: its memory `memory_limit`, one thread, spilling to
 /// `scratch.spill`, the keys file attached as `k` and the two versions exposed; returns it and the
-/// versions' tables.
+/// versions' tables. `running` interrupts its statements from now on.
 fn instance(
     older: &DatasetDb,
     newer: &DatasetDb,
     scratch: &Scratch,
     memory_limit: &str,
-) -> Result<(Connection, String, String), DbError> {
+    running: &Running,
+) -> Result<(Connection, String, String), DiffError> {
     let path = |p: &Path| quoted(&p.to_string_lossy());
     let conn = open_duckdb()?;
+    if !running.begin(&conn.interrupt_handle()) {
+        return Err(DiffError::Cancelled);
+    }
     conn.execute_batch(&format!(
         "SET memory_limit = {}; SET threads = 1; SET temp_directory = {}; SET max_temp_directory_size = {};
          SET preserve_insertion_order = true; ATTACH {} AS k;",
@@ -288,24 +327,28 @@ fn instance(
 /// Computes the changes between two versions and writes them rendered as a diff file `into`
 /// ([`DiffWriter`]), in transient instances of its own (blocking): the join and the sort take at
 /// most `memory_limit` and spill to disk past it, away from the serving instance's memory.
-/// Returns the totals.
+/// Returns the totals. Stops (`Cancelled`) soon after `running` is abandoned: the statement
+/// running is interrupted and no other starts.
 pub fn materialise_file(
     older: &DatasetDb,
     newer: &DatasetDb,
     into: &Path,
     memory_limit: &str,
     slicing: Slicing,
-) -> Result<Totals, DbError> {
+    running: &Running,
+) -> Result<Totals, DiffError> {
     let scratch = Scratch::beside(into);
     let dataset = older.dataset;
+    let go_on = || if running.is_abandoned() { Err(DiffError::Cancelled) } else { Ok(()) };
     let written = (|| {
-        let (conn, a, b) = instance(older, newer, &scratch, memory_limit)?;
+        let (conn, a, b) = instance(older, newer, &scratch, memory_limit, running)?;
         // The keys in a file of their own (deleted after): two million changed keys would
         // otherwise be an in-memory table of tens of megabytes, which DuckDB cannot spill.
         let [create, partition, order, drop_unordered] = keys_sql(dataset, &a, &b, "k.changed_keys");
         conn.execute_batch(&create)?;
         let mut join = conn.prepare(&partition)?;
         for p in 0..KEY_PARTITIONS {
+            go_on()?;
             join.execute(params![p])?;
         }
         std::mem::drop(join);
@@ -327,12 +370,17 @@ pub fn materialise_file(
         // The instance rendering now, and the slices it has rendered.
         let mut current: Option<(Connection, usize)> = None;
         while first < totals.all() {
+            go_on()?;
             let (conn, rendered) = match current.take() {
                 Some(c) if c.1 < slicing.per_instance.max(1) => c,
-                _ => (instance(older, newer, &scratch, memory_limit)?.0, 0),
+                _ => (instance(older, newer, &scratch, memory_limit, running)?.0, 0),
             };
             match render(&conn, first, first + step) {
                 Ok(()) => {
+                    let slice_bytes = std::fs::metadata(&scratch.lines)?.len();
+                    if file.bytes() + slice_bytes > slicing.max_bytes {
+                        return Err(DiffError::TooLarge { limit: slicing.max_bytes });
+                    }
                     file.push_lines(std::io::BufReader::new(std::fs::File::open(&scratch.lines)?))?;
                     first += step;
                     current = Some((conn, rendered + 1));
@@ -346,11 +394,14 @@ pub fn materialise_file(
         file.finish()?;
         Ok(totals)
     })();
+    running.end();
     scratch.remove();
     if written.is_err() {
         DiffWriter::discard(into);
     }
-    written
+    // An interrupted statement's error, or one that failed as its caller left: the work stopped
+    // because no one waits for it.
+    written.map_err(|e| if running.is_abandoned() { DiffError::Cancelled } else { e })
 }
 
 #[cfg(test)]
@@ -429,7 +480,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (older, newer) = pair(dir.path(), 20_000, 20_000, "true", "true");
         let into = dir.path().join("diff.changes");
-        let totals = materialise_file(&older, &newer, &into, "32MB", Slicing::default()).unwrap();
+        let totals = materialise_file(&older, &newer, &into, "32MB", Slicing::default(), &Running::default()).unwrap();
         assert_eq!(totals, Totals { added: 0, removed: 0, changed: 20_000 });
         let (changes, ascending) = changes_of(&read_page(&into, 20_000, 0, u64::MAX).unwrap());
         assert_eq!(changes.len(), 20_000);
@@ -446,12 +497,14 @@ mod tests {
         let (older, newer) = pair(dir.path(), 300, 330, "i % 10 <> 0", "i % 10 = 1");
         let rendered = |name: &str, slicing: Slicing| {
             let into = dir.path().join(name);
-            let totals = materialise_file(&older, &newer, &into, "32MB", slicing).unwrap();
+            let totals = materialise_file(&older, &newer, &into, "32MB", slicing, &Running::default()).unwrap();
             (totals, read_page(&into, totals.all() as u64, 0, u64::MAX).unwrap())
         };
-        let (totals, whole) = rendered("whole.changes", Slicing { changes: 1_000, per_instance: 1 });
+        let (totals, whole) =
+            rendered("whole.changes", Slicing { changes: 1_000, per_instance: 1, ..Slicing::default() });
         assert_eq!(totals, Totals { added: 27, removed: 30, changed: 30 });
-        let (sliced_totals, sliced) = rendered("sliced.changes", Slicing { changes: 7, per_instance: 2 });
+        let (sliced_totals, sliced) =
+            rendered("sliced.changes", Slicing { changes: 7, per_instance: 2, ..Slicing::default() });
         assert_eq!((sliced_totals, sliced.len()), (totals, 87));
         assert_eq!(sliced, whole);
         let (changes, ascending) = changes_of(&sliced);
@@ -464,8 +517,57 @@ mod tests {
         );
         let removed = changes.iter().find(|c| c.change == "removed").unwrap();
         assert!(removed.after.is_none() && removed.before.as_ref().unwrap()["actors"].is_array());
+        assert_no_scratch(dir.path());
+    }
+
+    /// No keys, slice, spill or unfinished diff file left in `dir`.
+    fn assert_no_scratch(dir: &Path) {
         let names: Vec<_> =
-            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-        assert!(!names.iter().any(|n| n.contains(".keys") || n.contains(".slice") || n.contains(".tmp")), "{names:?}");
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        let scratch = [".keys", ".slice", ".tmp", ".building", ".indexing"];
+        assert!(!names.iter().any(|n| scratch.iter().any(|s| n.contains(s))), "{names:?}");
+    }
+
+    /// A diff whose rendered changes pass the bytes a diff may take stops there: an error that
+    /// says so, and no file, whole or half.
+    #[test]
+    fn a_diff_past_its_bytes_stops_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (older, newer) = pair(dir.path(), 300, 330, "i % 10 <> 0", "i % 10 = 1");
+        let into = dir.path().join("large.changes");
+        let slicing = Slicing { changes: 20, max_bytes: 10_000, ..Slicing::default() };
+        let refused = materialise_file(&older, &newer, &into, "32MB", slicing, &Running::default());
+        assert!(matches!(refused, Err(DiffError::TooLarge { limit: 10_000 })), "{refused:?}");
+        assert!(!into.exists());
+        assert_no_scratch(dir.path());
+        let fits = Slicing { max_bytes: 1 << 20, ..slicing };
+        assert_eq!(materialise_file(&older, &newer, &into, "32MB", fits, &Running::default()).unwrap().all(), 87);
+    }
+
+    /// Abandoned before or while it runs, a computation stops with `Cancelled` and leaves nothing.
+    #[test]
+    fn an_abandoned_diff_stops_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (older, newer) = pair(dir.path(), 20_000, 20_000, "true", "true");
+        let into = dir.path().join("abandoned.changes");
+        let before = Running::default();
+        before.abandon();
+        let stopped = materialise_file(&older, &newer, &into, "32MB", Slicing::default(), &before);
+        assert!(matches!(stopped, Err(DiffError::Cancelled)), "{stopped:?}");
+        let running = std::sync::Arc::new(Running::default());
+        let leaves = {
+            let running = running.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                running.abandon();
+            })
+        };
+        let slicing = Slicing { changes: 100, ..Slicing::default() };
+        let started = std::time::Instant::now();
+        let stopped = materialise_file(&older, &newer, &into, "32MB", slicing, &running);
+        leaves.join().unwrap();
+        assert!(matches!(stopped, Err(DiffError::Cancelled)), "{stopped:?} after {:?}", started.elapsed());
+        assert!(!into.exists());
+        assert_no_scratch(dir.path());
     }
 }

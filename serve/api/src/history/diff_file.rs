@@ -45,6 +45,11 @@ impl DiffWriter {
         Ok(())
     }
 
+    /// The bytes of the lines pushed so far.
+    pub fn bytes(&self) -> u64 {
+        self.at
+    }
+
     /// Appends every line `from` holds (each ended by a newline, or by its end).
     pub fn push_lines(&mut self, mut from: impl BufRead) -> io::Result<()> {
         let mut line = String::new();

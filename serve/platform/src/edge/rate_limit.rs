@@ -23,6 +23,9 @@ pub enum Policy {
     CmImport,
     OauthRegister,
     OauthToken,
+    /// Token requests per address, whatever `client_id` they name (a **decision** beside 1.12's
+    /// per-client window: each made-up client id is a window of its own).
+    OauthTokenAddress,
     OauthAuthorize,
     McpDiscovery,
     McpFree,
@@ -30,7 +33,7 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const ALL: [Policy; 11] = [
+    pub const ALL: [Policy; 12] = [
         Policy::Default,
         Policy::Batch,
         Policy::HumanitarianBatch,
@@ -38,6 +41,7 @@ impl Policy {
         Policy::CmImport,
         Policy::OauthRegister,
         Policy::OauthToken,
+        Policy::OauthTokenAddress,
         Policy::OauthAuthorize,
         Policy::McpDiscovery,
         Policy::McpFree,
@@ -53,6 +57,7 @@ impl Policy {
             Policy::CmImport => "cm-import",
             Policy::OauthRegister => "oauth-register",
             Policy::OauthToken => "oauth-token",
+            Policy::OauthTokenAddress => "oauth-token-address",
             Policy::OauthAuthorize => "oauth-authorize",
             Policy::McpDiscovery => "mcp-discovery",
             Policy::McpFree => "mcp-free",
@@ -66,7 +71,7 @@ impl Policy {
             Policy::Batch | Policy::HumanitarianBatch | Policy::CmWrite => 30,
             Policy::CmImport | Policy::OauthToken | Policy::OauthAuthorize | Policy::McpFree => 10,
             Policy::OauthRegister => 5,
-            Policy::McpDiscovery | Policy::Mcp => 60,
+            Policy::McpDiscovery | Policy::Mcp | Policy::OauthTokenAddress => 60,
         }
     }
 

@@ -226,7 +226,7 @@ pub async fn at(
     if db.as_ref().is_some_and(|d| d.version == then.version) {
         return Ok((provenance, db));
     }
-    let then = state.snapshots.load_published(dataset, then).await.map_err(ApiError::internal)?;
+    let then = state.snapshots.load_published(dataset, then).await.map_err(ApiError::from)?;
     Ok((pinned(&then), Some(then)))
 }
 

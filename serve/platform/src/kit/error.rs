@@ -269,6 +269,18 @@ impl From<crate::snapshot::DbError> for ApiError {
     }
 }
 
+/// A past version not had: a caller whose time for heavy work is spent is asked to come back.
+impl From<crate::snapshot::SnapshotError> for ApiError {
+    fn from(e: crate::snapshot::SnapshotError) -> Self {
+        match e {
+            crate::snapshot::SnapshotError::Busy(spent) => {
+                ApiError::RateLimited { retry_after: spent.retry_after.as_secs().max(1) }
+            }
+            other => ApiError::internal(other),
+        }
+    }
+}
+
 impl From<crate::state::StateError> for ApiError {
     fn from(e: crate::state::StateError) -> Self {
         ApiError::internal(e)

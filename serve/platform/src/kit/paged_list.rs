@@ -123,7 +123,7 @@ where
                         Some(db) => Some(db),
                         None => match state.snapshots.version_or_load(op.dataset(), p.gen).await {
                             Ok(db) => db,
-                            Err(e) => return ApiError::internal(e).into(),
+                            Err(e) => return ApiError::from(e).into(),
                         },
                     };
                     match db {

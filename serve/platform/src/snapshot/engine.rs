@@ -20,7 +20,7 @@ use std::{
 use duckdb::{Connection, InterruptHandle};
 use tokio::sync::Semaphore;
 
-use super::{dataset_db::DbError, instance::open_duckdb, shares::OwnerShares};
+use super::{dataset_db::DbError, instance::open_duckdb, running::Running, shares::OwnerShares};
 
 /// Prepared statements kept per connection: a handful per dataset version (their SQL names the
 /// version's schema), for every retained version. A connection drops its cache when a version
@@ -32,45 +32,6 @@ struct Pooled {
     conn: Connection,
     seen_removals: u64,
     interrupt: Arc<InterruptHandle>,
-}
-
-/// What a query's caller and its blocking thread share: the handle of the connection running it
-/// (only while it runs) and whether the caller gave up. Both sides take the lock, so an
-/// interrupt reaches the query it was meant for and never the connection's next one.
-#[derive(Default)]
-struct Running {
-    state: Mutex<RunningState>,
-}
-
-#[derive(Default)]
-struct RunningState {
-    on: Option<Arc<InterruptHandle>>,
-    abandoned: bool,
-}
-
-impl Running {
-    fn lock(&self) -> std::sync::MutexGuard<'_, RunningState> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Marks the query as running on `handle`'s connection; false when its caller already left.
-    fn begin(&self, handle: &Arc<InterruptHandle>) -> bool {
-        let mut state = self.lock();
-        state.on = (!state.abandoned).then(|| handle.clone());
-        state.on.is_some()
-    }
-
-    fn end(&self) {
-        self.lock().on = None;
-    }
-
-    /// The caller left: interrupt the query if it runs, and keep it from starting if not.
-    /// True when a running query was interrupted.
-    fn abandon(&self) -> bool {
-        let mut state = self.lock();
-        state.abandoned = true;
-        state.on.take().map(|handle| handle.interrupt()).is_some()
-    }
 }
 
 /// The query's end, however it ends: no interrupt may reach the connection after this.

@@ -18,7 +18,9 @@ use super::{
     cache_prune::prune_files,
     dataset_db::{Backing, BuildOptions, DatasetDb, DbError, VersionSpec},
     engine::Engine,
+    fair_eviction::{evictions, Budget, Held},
     shares::OwnerShares,
+    work_time::{Charged, TimeSpent, WorkTime},
 };
 
 /// Dataset versions kept loaded per dataset, and the least SUPPLEMENT 1.7 keeps readable.
@@ -27,8 +29,12 @@ const RETAINED_VERSIONS: usize = 3;
 /// Connections of the engine's pool: the most queries that run at once.
 const POOL_SIZE: usize = 8;
 
-/// Older versions loaded on demand (cursors, `as_of`), kept loaded at most (the least recently used go).
+/// Older versions loaded on demand (cursors, `as_of`), kept loaded at most: evicted fairly between
+/// the owners whose requests loaded them (an owner's part is two; one past it loses its own least
+/// recently used first and never evicts another owner's within theirs).
 const ON_DEMAND_VERSIONS: usize = 8;
+
+const ON_DEMAND_BUDGET: Budget = Budget { entries: ON_DEMAND_VERSIONS, weight: ON_DEMAND_VERSIONS as i64, share: 4 };
 
 /// The cache directory's subdirectory of scratch files.
 const SCRATCH_DIR: &str = "scratch";
@@ -63,6 +69,9 @@ pub enum SnapshotError {
     Io(#[from] std::io::Error),
     #[error("task: {0}")]
     Task(String),
+    /// The caller's time for heavy work is spent: the load was not started.
+    #[error(transparent)]
+    Busy(#[from] TimeSpent),
 }
 
 /// One complete, consistent view: the commit and a loaded database per published dataset.
@@ -78,6 +87,13 @@ impl Generation {
     pub fn dataset(&self, id: DatasetId) -> Option<&Arc<DatasetDb>> {
         self.datasets.get(&id)
     }
+}
+
+/// A version loaded on demand, whose request loaded it and when it was last used.
+struct OnDemand {
+    db: Arc<DatasetDb>,
+    owner: Option<Arc<str>>,
+    used: u64,
 }
 
 /// The retained versions of a dataset (newest first), computed at a generation and an instant.
@@ -102,9 +118,10 @@ pub struct Snapshots {
     /// shared cache line, where taking the lock would (two worker threads then trade that line).
     current_number: AtomicU64,
     retained: Mutex<HashMap<DatasetId, Vec<Arc<DatasetDb>>>>,
-    /// Versions outside the newest three, loaded because a cursor or an `as_of` named them; least
-    /// recently used first.
-    on_demand: Mutex<Vec<Arc<DatasetDb>>>,
+    /// Versions outside the newest three, loaded because a cursor or an `as_of` named them.
+    on_demand: Mutex<Vec<OnDemand>>,
+    /// Orders the uses of `on_demand`'s versions.
+    ticks: AtomicU64,
     /// Per dataset, the versions SUPPLEMENT 1.7 retains, as last computed.
     retained_sets: Mutex<HashMap<DatasetId, RetainedSet>>,
     /// Which versions stay readable (`LAKE_RETENTION_HOURS`, `LAKE_RETENTION_DAYS`).
@@ -115,6 +132,8 @@ pub struct Snapshots {
     load_lock: tokio::sync::Mutex<()>,
     /// One load of a past version at a time per owner.
     load_shares: OwnerShares,
+    /// Each owner's seconds of heavy work: loads of past versions here, diffs in the History group.
+    work_time: Arc<WorkTime>,
 }
 
 impl Snapshots {
@@ -160,11 +179,13 @@ impl Snapshots {
             current_number: AtomicU64::new(0),
             retained: Mutex::new(HashMap::new()),
             on_demand: Mutex::new(Vec::new()),
+            ticks: AtomicU64::new(0),
             retained_sets: Mutex::new(HashMap::new()),
             retention,
             histories: Mutex::new(HashMap::new()),
             load_lock: tokio::sync::Mutex::new(()),
             load_shares: OwnerShares::new(1),
+            work_time: Arc::new(WorkTime::default()),
         })
     }
 
@@ -190,6 +211,17 @@ impl Snapshots {
     }
 
     /// The DuckDB instance the loaded versions are attached to.
+    /// Each owner's seconds of heavy work (past versions' loads, version pairs' diffs).
+    pub fn work_time(&self) -> &Arc<WorkTime> {
+        &self.work_time
+    }
+
+    /// [`Self::work_time`] with another balance (tests).
+    pub fn with_work_time(mut self, time: WorkTime) -> Self {
+        self.work_time = Arc::new(time);
+        self
+    }
+
     pub fn engine(&self) -> &Arc<Engine> {
         &self.engine
     }
@@ -203,9 +235,9 @@ impl Snapshots {
         self.current_number.load(Ordering::Acquire)
     }
 
-    /// A loaded version of a dataset. A version loaded on demand moves to the back of the
-    /// eviction order: the least recently used goes first, so callers rotating through more
-    /// past versions than are kept evict each other's, not the ones in steady use.
+    /// A loaded version of a dataset. A version loaded on demand is marked used: the least
+    /// recently used goes first, so callers rotating through more past versions than are kept
+    /// evict each other's, not the ones in steady use.
     pub fn version(&self, dataset: DatasetId, version: u64) -> Option<Arc<DatasetDb>> {
         let retained = self
             .retained
@@ -214,10 +246,9 @@ impl Snapshots {
             .and_then(|r| r.get(&dataset).and_then(|list| list.iter().find(|d| d.version == version).cloned()));
         retained.or_else(|| {
             let mut on_demand = self.on_demand.lock().ok()?;
-            let at = on_demand.iter().position(|d| d.dataset == dataset && d.version == version)?;
-            let db = on_demand.remove(at);
-            on_demand.push(db.clone());
-            Some(db)
+            let loaded = on_demand.iter_mut().find(|d| d.db.dataset == dataset && d.db.version == version)?;
+            loaded.used = self.ticks.fetch_add(1, Ordering::Relaxed);
+            Some(loaded.db.clone())
         })
     }
 
@@ -242,10 +273,12 @@ impl Snapshots {
     ///
     /// Loads take turns on one lock (so a pruner never sees a half-built file), and each owner
     /// (account or address) has one load at a time: a caller rotating through past versions
-    /// waits behind its own loads, and everyone else's load behind at most one of its. A load
-    /// runs to its end in a task of its own, holding the owner's place, even when the request
-    /// that asked for it is cancelled: a cancelled load would leave a half-built file, and
-    /// cancelling and asking again would escape the share.
+    /// waits behind its own loads, and everyone else's load behind at most one of its. A load's
+    /// seconds are charged to its owner's [`WorkTime`], and an owner whose time is spent is
+    /// refused (`Busy`) before it waits for anything. A load runs to its end in a task of its
+    /// own, holding the owner's place, even when the request that asked for it is cancelled: a
+    /// cancelled load would leave a half-built file (and it is charged all the same). What an
+    /// eviction frees is pruned from the cache directory at once.
     pub async fn load_published(
         self: &Arc<Self>,
         dataset: DatasetId,
@@ -254,6 +287,7 @@ impl Snapshots {
         if let Some(db) = self.version(dataset, published.version) {
             return Ok(db);
         }
+        let payer = self.work_time.admit()?;
         let share = self.load_shares.enter().await;
         let (this, published) = (self.clone(), published.clone());
         let load = tokio::spawn(async move {
@@ -262,16 +296,38 @@ impl Snapshots {
             if let Some(db) = this.version(dataset, published.version) {
                 return Ok(db);
             }
+            let owner = payer.owner().cloned();
+            let charged = Charged::start(&this.work_time, payer);
             let db = this.load_version(dataset, &published.entry, published.published_at, Readiness::Built).await?;
-            if let Ok(mut loaded) = this.on_demand.lock() {
-                loaded.push(db.clone());
-                if loaded.len() > ON_DEMAND_VERSIONS {
-                    loaded.remove(0);
-                }
+            drop(charged);
+            if this.keep_on_demand(db.clone(), owner) {
+                this.prune_cached_files().await;
             }
             Ok(db)
         });
         load.await.map_err(|e| SnapshotError::Task(e.to_string()))?
+    }
+
+    /// Keeps `db` among the versions loaded on demand, evicting fairly past the budget; true when
+    /// a version was evicted.
+    fn keep_on_demand(&self, db: Arc<DatasetDb>, owner: Option<Arc<str>>) -> bool {
+        let Ok(mut loaded) = self.on_demand.lock() else { return false };
+        let newest = (db.dataset, db.version);
+        loaded.push(OnDemand { db, owner, used: self.ticks.fetch_add(1, Ordering::Relaxed) });
+        let held: Vec<Held<(DatasetId, u64)>> = loaded
+            .iter()
+            .map(|d| Held { key: (d.db.dataset, d.db.version), owner: d.owner.clone(), used: d.used, weight: 1 })
+            .collect();
+        let gone = evictions(&held, &newest, ON_DEMAND_BUDGET);
+        loaded.retain(|d| !gone.contains(&(d.db.dataset, d.db.version)));
+        !gone.is_empty()
+    }
+
+    /// The versions loaded on demand now, and whose request loaded each.
+    pub fn loaded_on_demand(&self) -> Vec<(DatasetId, u64, Option<Arc<str>>)> {
+        let loaded =
+            self.on_demand.lock().map(|l| l.iter().map(|d| (d.db.dataset, d.db.version, d.owner.clone())).collect());
+        loaded.unwrap_or_default()
     }
 
     /// The retained versions of `dataset`, newest first (the retention policy of the lake's
@@ -395,7 +451,7 @@ impl Snapshots {
     /// Drops cached lake files and serving databases that no loaded version uses.
     async fn prune_cached_files(&self) {
         let loaded: Vec<Arc<DatasetDb>> = match (self.retained.lock(), self.on_demand.lock()) {
-            (Ok(r), Ok(o)) => r.values().flatten().chain(o.iter()).cloned().collect(),
+            (Ok(r), Ok(o)) => r.values().flatten().chain(o.iter().map(|d| &d.db)).cloned().collect(),
             _ => return,
         };
         let keep: HashSet<PathBuf> =

@@ -46,4 +46,10 @@ impl OwnerShares {
         let share = QUERY_OWNER.try_with(|owner| self.of(owner)).ok()?;
         share.acquire_owned().await.ok()
     }
+
+    /// A place in `owner`'s share (none for the server's own work): for work that runs outside
+    /// the request it is for, which named its owner before it left.
+    pub async fn enter_as(&self, owner: Option<&Arc<str>>) -> Option<OwnedSemaphorePermit> {
+        self.of(owner?).acquire_owned().await.ok()
+    }
 }
