@@ -76,6 +76,8 @@ endif
 run: build var/cm-cursor-secret
 	$(BIN)/sitrep-serve dev-key
 	tools/replay_lake.sh $(BIN)
+	@echo "the lake's open tables (Delta Lake; README: Querying the lake directly):"
+	@$(BIN)/sitrep-ingest lake tables
 	@echo "serving http://$(SITREP_LISTEN) (Ctrl-C stops it); operator metrics at http://$(SITREP_METRICS_LISTEN)/metrics"
 	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
 

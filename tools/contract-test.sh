@@ -13,7 +13,9 @@
 # connects to /mcp in both protocol lines (tools/mcp_sdk_check.py), the MCP Inspector's CLI and the
 # official TypeScript SDK list and call tools (tools/mcp_npm_check.sh), and authlib goes through the
 # OAuth authorization server (tools/oauth_client_check.py), and a real browser goes through every
-# web page (tools/browser_check.py).
+# web page (tools/browser_check.py). Before them, engines we did not write (deltalake, Polars,
+# DuckDB's delta extension) read the lake's Delta Lake tables, every version, against the API and
+# the commit log (tools/open_tables_check.py).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${SITREP_BIN:-${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug}"
@@ -44,6 +46,8 @@ key="$("$bin/sitrep-serve" keys create --account contract --plan business \
 demo_key="$("$bin/sitrep-serve" keys create --account demo --plan business \
     --scope company_monitoring:read --scope company_monitoring:write | sed -n 's/^API key: //p')"
 "$root/tools/replay_lake.sh" "$bin" >/dev/null
+# A month-scoped backfill: armed-events' second version adds three months' files to the first's.
+"$bin/sitrep-ingest" backfill --mode replay --dataset armed-events --from 2026-05 --to 2026-07 >/dev/null
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 SITREP_LISTEN="127.0.0.1:$port" SITREP_METRICS_LISTEN=off "$bin/sitrep-serve" serve &
@@ -69,6 +73,18 @@ done
 # What make run + make cm-scan show: impacts from SEARCH (GDELT), FILINGS and a shipped
 # authoritative publisher.
 python3 "$root/tools/cm_replay_check.py" "$base" "$demo_key"
+# The lake's open tables through engines we did not write (deltalake, Polars, DuckDB's delta
+# extension), against the API and the commit log, every retained version (issue 56).
+"$venv/bin/python" "$root/tools/open_tables_check.py" "$base" "$key" "$SITREP_LAKE" \
+    armed-events violence-events co2-monitoring
+# And a table past its first checkpoint: twelve versions of violence-events (UCDP's candidate and its
+# revision in turn) in a lake of their own, read against the commit log, then from the checkpoint alone.
+for _ in 1 2 3 4 5 6; do
+    SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" run --mode replay --dataset violence-events >/dev/null
+    SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" run --mode replay --scenario ucdp=revised \
+        --dataset violence-events >/dev/null
+done
+"$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" violence-events
 curl -fsS "$base/openapi.json" -o "$work/openapi.json"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 cd "$work" # schemathesis keeps its state in ./.schemathesis

@@ -241,6 +241,8 @@ enum LakeCommand {
         #[arg(long, value_enum, default_value = "sql")]
         format: ViewFormat,
     },
+    /// Where each dataset's open tables are (Delta Lake), and the version each is at.
+    Tables,
     /// Delete run folders that no retained dataset version and none of the last K generations
     /// references, after a grace period.
     Gc {
@@ -411,6 +413,16 @@ async fn main() -> anyhow::Result<()> {
                 match format {
                     ViewFormat::Sql => print!("{}", views_sql(&lake, &commit)),
                     ViewFormat::Json => println!("{}", views_json(&lake, &commit)),
+                }
+            }
+            LakeCommand::Tables => {
+                for dataset in sitrep_schemas::DatasetId::ALL {
+                    let Some((version, generation)) = lake.delta_head(dataset).await? else { continue };
+                    let location = sitrep_lake::table_location(&lake, dataset);
+                    println!(
+                        "{:<22} delta  {location}  (table version {version} = generation {generation})",
+                        dataset.as_str()
+                    );
                 }
             }
             LakeCommand::Gc { keep, grace_minutes, retention_hours, retention_days, dry_run } => {

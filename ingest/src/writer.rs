@@ -162,7 +162,7 @@ impl<'l> DatasetWriter<'l> {
         let named: Vec<_> = closed
             .into_iter()
             .map(|(month, bytes, rows)| {
-                let path = format!("data/{}/{}/part-{:05}.parquet", self.run_id, self.dataset, self.next_part);
+                let path = sitrep_lake::layout::part_key(self.dataset, &self.run_id, self.next_part);
                 self.next_part += 1;
                 (path, month, Bytes::from(bytes), rows)
             })

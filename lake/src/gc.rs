@@ -1,4 +1,5 @@
-//! Garbage collection: delete run folders (`data/<run>/`) that no retained dataset version (the
+//! Garbage collection: delete run folders (`data/<run>/`, and `data/<dataset>/<run>/` in the
+//! open tables' layout: `layout.rs`) that no retained dataset version (the
 //! retention policy of `history.rs`, the one serve answers `as_of` and cursors by) and none of the
 //! last `keep` generations references, once they are older than the grace period. Commit files are
 //! never deleted: they are the audit log. Folders named by a checkpoint under `staging/` (a
@@ -11,7 +12,7 @@ use futures::TryStreamExt;
 use object_store::ObjectStoreExt;
 use sitrep_schemas::{DatasetEntry, DatasetId};
 
-use crate::{Lake, LakeError, Retention};
+use crate::{layout::run_of, Lake, LakeError, Retention};
 
 #[derive(Debug, Clone)]
 pub struct GcOptions {
@@ -29,10 +30,6 @@ pub struct GcReport {
     pub runs_kept: usize,
     /// Dataset versions whose files were kept by the retention policy.
     pub versions_retained: usize,
-}
-
-fn run_of(key: &str) -> Option<&str> {
-    key.strip_prefix("data/")?.split('/').next()
 }
 
 fn runs_of(entry: &DatasetEntry) -> impl Iterator<Item = String> + '_ {

@@ -2,7 +2,8 @@
 //! (`serve`, analysts' tools through `lake views`):
 //!
 //! ```text
-//! data/<run-ulid>/<dataset>/part-<n>.parquet   immutable, written once by one run
+//! data/<dataset>/<run-ulid>/part-<n>.parquet   immutable, written once by one run (layout.rs)
+//! data/<dataset>/_delta_log/…                  the dataset's Delta Lake table (delta/)
 //! commits/<generation, 20 digits>.json         immutable, one per generation, PutMode::Create
 //! latest.json                                  a hint only; readers confirm by probing
 //! staging/<name>.json                          backfill checkpoints (resumable runs)
@@ -11,9 +12,11 @@
 //! Architecture invariant: this crate knows the commit protocol and nothing of connectors,
 //! scheduling or HTTP. Only `ingest` calls its write side (`publish`, `rollback`, `put_data`, `gc`).
 
+mod delta;
 mod error;
 mod gc;
 mod history;
+pub mod layout;
 mod log;
 mod publish;
 mod read;
@@ -21,6 +24,7 @@ mod store;
 mod validate;
 mod views;
 
+pub use delta::{log_key as delta_log_key, table_id as delta_table_id, table_location};
 pub use error::LakeError;
 pub use gc::{GcOptions, GcReport};
 pub use history::{parse_as_of, published_by, PublishedVersion, Retention, AS_OF_PATTERN, NEWEST_VERSIONS_KEPT};

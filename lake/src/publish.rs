@@ -198,7 +198,10 @@ impl Lake {
                 }
             }
         }
-        self.create_next(|parent| merge(parent, staged, Utc::now())).await
+        let commit = self.create_next(|parent| merge(parent, staged, Utc::now())).await?;
+        // The open tables follow our commit (a failure there leaves them for the next publish).
+        self.write_delta_tables(&commit).await;
+        Ok(commit)
     }
 
     /// The one place commits are created: build the next commit from the latest parent and create

@@ -50,7 +50,8 @@ pub struct DatasetEntry {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct FileEntry {
-    /// Key relative to the lake root: `data/<run>/<dataset>/part-<n>.parquet`.
+    /// Key relative to the lake root: `data/<dataset>/<run>/part-<n>.parquet` (before the open
+    /// tables, `data/<run>/<dataset>/part-<n>.parquet`; readers take either).
     pub path: String,
     pub rows: u64,
     pub bytes: u64,

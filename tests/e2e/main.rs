@@ -33,6 +33,7 @@ mod jmespath_budget;
 mod lake;
 mod mcp;
 mod oauth;
+mod open_tables;
 mod openapi;
 mod overload;
 mod platform;

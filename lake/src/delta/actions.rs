@@ -1,0 +1,131 @@
+//! One Delta Lake table version (`_delta_log/<N>.json`): the actions that take the table from one
+//! of our dataset versions to the next, as newline-delimited JSON. A pure function of the two
+//! versions' commit entries and times, so every writer of a version writes the same bytes.
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+use sha2::{Digest, Sha256};
+use sitrep_schemas::{DatasetEntry, DatasetId, FileEntry};
+
+use super::schema::schema_string;
+use crate::{layout, LakeError};
+
+/// Protocol versions: readers 1, writers 2 (no deletion vectors, no column mapping, no table features).
+const READER_VERSION: u32 = 1;
+const WRITER_VERSION: u32 = 2;
+
+/// A dataset version the table is taken to: the generation that published it, when, and its entry.
+pub struct TableVersion<'a> {
+    pub generation: u64,
+    pub published_at: DateTime<Utc>,
+    pub entry: &'a DatasetEntry,
+}
+
+/// The table's id: the same for every writer of the dataset (a UUID from its name's digest).
+pub fn table_id(dataset: DatasetId) -> String {
+    let digest = Sha256::digest(format!("sitrep delta table {dataset}").as_bytes());
+    let mut b: [u8; 16] = digest[..16].try_into().unwrap_or_default();
+    // Version 8 (custom), RFC 9562 variant.
+    b[6] = (b[6] & 0x0f) | 0x80;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex::encode(b);
+    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+}
+
+fn millis(t: DateTime<Utc>) -> i64 {
+    t.timestamp_millis()
+}
+
+/// A file's path relative to the table root, or an error when it lies outside (a file of the
+/// layout before the open tables, which the table cannot name).
+fn relative(dataset: DatasetId, file: &FileEntry) -> Result<&str, LakeError> {
+    layout::in_table(dataset, &file.path).ok_or_else(|| {
+        LakeError::Validation(format!("{} lies outside {}'s table folder", file.path, layout::table_root(dataset)))
+    })
+}
+
+pub fn protocol() -> Value {
+    json!({"protocol": {"minReaderVersion": READER_VERSION, "minWriterVersion": WRITER_VERSION}})
+}
+
+/// The table's metadata: its id, name and schema (no partition columns: a version's files are
+/// its rows, whatever month each holds).
+pub fn metadata(dataset: DatasetId) -> Result<Value, LakeError> {
+    Ok(json!({"metaData": {
+        "id": table_id(dataset),
+        "name": dataset.table_name(),
+        "format": {"provider": "parquet", "options": {}},
+        "schemaString": schema_string(&dataset.schema())?,
+        "partitionColumns": [],
+        "configuration": {},
+    }}))
+}
+
+pub fn add(dataset: DatasetId, file: &FileEntry) -> Result<Value, LakeError> {
+    Ok(json!({"add": {
+        "path": relative(dataset, file)?,
+        "partitionValues": {},
+        "size": file.bytes,
+        // The file's fetch time: what the commit knows, the same for every writer.
+        "modificationTime": millis(file.fetched_at),
+        "dataChange": true,
+        "stats": json!({"numRecords": file.rows}).to_string(),
+    }}))
+}
+
+fn remove(dataset: DatasetId, file: &FileEntry, at: DateTime<Utc>) -> Result<Value, LakeError> {
+    Ok(json!({"remove": {
+        "path": relative(dataset, file)?,
+        "deletionTimestamp": millis(at),
+        "dataChange": true,
+        "extendedFileMetadata": true,
+        "partitionValues": {},
+        "size": file.bytes,
+    }}))
+}
+
+/// The table's version taking it from `previous` (none: the table's first version) to `next`.
+/// A schema change (or the first version) writes the table's metadata and replaces every file.
+pub fn table_version(
+    dataset: DatasetId,
+    previous: Option<&TableVersion>,
+    next: &TableVersion,
+) -> Result<Vec<u8>, LakeError> {
+    let schema_changed = previous.is_none_or(|p| p.entry.schema_fingerprint != next.entry.schema_fingerprint);
+    let mode = if schema_changed { "Overwrite" } else { "Append" };
+    let mut actions = vec![json!({"commitInfo": {
+        "timestamp": millis(next.published_at),
+        "operation": "WRITE",
+        "operationParameters": {"mode": mode, "partitionBy": "[]"},
+        "isBlindAppend": false,
+        "engineInfo": concat!("sitrep/", env!("CARGO_PKG_VERSION")),
+        "sitrepGeneration": next.generation,
+    }})];
+    if previous.is_none() {
+        actions.push(protocol());
+    }
+    if schema_changed {
+        actions.push(metadata(dataset)?);
+    }
+    let before: Vec<&FileEntry> = previous.map(|p| p.entry.files.iter().collect()).unwrap_or_default();
+    let kept = |f: &FileEntry| !schema_changed && before.iter().any(|b| b.path == f.path);
+    for gone in before.iter().filter(|b| schema_changed || !next.entry.files.iter().any(|f| f.path == b.path)) {
+        actions.push(remove(dataset, gone, next.published_at)?);
+    }
+    for new in next.entry.files.iter().filter(|f| !kept(f)) {
+        actions.push(add(dataset, new)?);
+    }
+    let mut out = Vec::new();
+    for a in actions {
+        out.extend(a.to_string().into_bytes());
+        out.push(b'\n');
+    }
+    Ok(out)
+}
+
+/// The generation a table version's `commitInfo` names (None: not written by us).
+pub fn generation_of(version: &[u8]) -> Option<u64> {
+    let first = version.split(|b| *b == b'\n').next()?;
+    let action: Value = serde_json::from_slice(first).ok()?;
+    action["commitInfo"]["sitrepGeneration"].as_u64()
+}

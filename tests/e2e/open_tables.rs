@@ -1,0 +1,152 @@
+//! The open tables (issue 56): every publish writes, beside our commit, each dataset's Delta Lake
+//! table version; the log replayed names exactly the files our commit names for that version, a
+//! lost table version is caught up at the next publish, and racing writers write one log. Engines
+//! we did not write read these tables in the contract tests (tools/open_tables_check.py).
+
+use std::collections::BTreeSet;
+
+use futures::TryStreamExt;
+use object_store::ObjectStoreExt;
+use serde_json::Value;
+use sitrep_ingest::Lake;
+use sitrep_lake::{delta_log_key, layout};
+use sitrep_schemas::DatasetId;
+use sitrep_tests::{changing_runner, normal};
+
+/// The table versions of `dataset`'s log, in order, each as its actions.
+async fn log_of(lake: &Lake, dataset: DatasetId) -> Vec<Vec<Value>> {
+    let mut versions = Vec::new();
+    loop {
+        let key = delta_log_key(dataset, versions.len() as u64);
+        let Ok(got) = lake.store().get(&object_store::path::Path::from(key.as_str())).await else { break };
+        let bytes = got.bytes().await.unwrap();
+        let text = std::str::from_utf8(&bytes).unwrap();
+        versions.push(text.lines().map(|l| serde_json::from_str(l).unwrap()).collect());
+    }
+    versions
+}
+
+/// Replays the log: after each table version, the files it holds (relative paths), and the
+/// generation its commit names.
+fn replayed(log: &[Vec<Value>]) -> Vec<(u64, BTreeSet<String>)> {
+    let mut files = BTreeSet::new();
+    let mut out = Vec::new();
+    for version in log {
+        let mut generation = None;
+        for action in version {
+            if let Some(add) = action.get("add") {
+                assert!(files.insert(add["path"].as_str().unwrap().to_string()), "added twice: {add}");
+            } else if let Some(remove) = action.get("remove") {
+                assert!(files.remove(remove["path"].as_str().unwrap()), "removed what was not there: {remove}");
+            } else if let Some(info) = action.get("commitInfo") {
+                generation = info["sitrepGeneration"].as_u64();
+            }
+        }
+        out.push((generation.expect("every version names its generation"), files.clone()));
+    }
+    out
+}
+
+/// What our commit log says the dataset's version `generation` holds, relative to the table root.
+async fn committed(lake: &Lake, dataset: DatasetId, generation: u64) -> BTreeSet<String> {
+    let commit = lake.read_commit(generation).await.unwrap().unwrap();
+    let entry = commit.dataset(dataset).unwrap();
+    assert_eq!(entry.version, Some(generation));
+    entry.files.iter().map(|f| layout::in_table(dataset, &f.path).expect("in the table folder").to_string()).collect()
+}
+
+/// Every dataset's published versions, by the commit log, oldest first.
+async fn versions(lake: &Lake, dataset: DatasetId) -> Vec<u64> {
+    let latest = lake.latest_commit().await.unwrap();
+    let top = latest.dataset(dataset).and_then(|e| e.version);
+    let history = lake.versions_from(dataset, top, chrono::DateTime::UNIX_EPOCH, &[]).await.unwrap();
+    history.iter().rev().map(|v| v.version).collect()
+}
+
+async fn assert_tables_follow_the_commit_log(lake: &Lake) {
+    for dataset in DatasetId::ALL {
+        let log = log_of(lake, dataset).await;
+        let expected = versions(lake, dataset).await;
+        let replay = replayed(&log);
+        assert_eq!(
+            replay.iter().map(|(g, _)| *g).collect::<Vec<_>>(),
+            expected,
+            "{dataset}: one table version per version"
+        );
+        for (generation, files) in &replay {
+            assert_eq!(files, &committed(lake, dataset, *generation).await, "{dataset} v{generation}");
+        }
+        if let Some(first) = log.first() {
+            assert_eq!(first[1]["protocol"], serde_json::json!({"minReaderVersion": 1, "minWriterVersion": 2}));
+            assert_eq!(first[2]["metaData"]["id"], sitrep_lake::delta_table_id(dataset).as_str());
+        }
+    }
+}
+
+#[tokio::test]
+async fn every_publish_writes_each_datasets_delta_table_version_naming_its_files() {
+    let lake = Lake::in_memory();
+    let runner = changing_runner(lake.clone(), &normal()).await;
+    // Five versions: gc below has two to drop (the newest three are always kept).
+    for _ in 0..5 {
+        runner.run(&DatasetId::ALL).await.unwrap();
+    }
+    assert_eq!(log_of(&lake, DatasetId::ARMED_EVENTS).await.len(), 5);
+    assert_tables_follow_the_commit_log(&lake).await;
+    // Versions after the first carry what stayed: a file in both is neither removed nor added.
+    let log = log_of(&lake, DatasetId::ARMED_EVENTS).await;
+    assert!(log[1].iter().any(|a| a.get("remove").is_some()) && log[1].iter().any(|a| a.get("add").is_some()));
+
+    // gc deletes the run folders no retained version names, in the dataset folders too, and
+    // never a table's log.
+    let logs_before = log_objects(&lake).await;
+    let options = sitrep_lake::GcOptions {
+        keep: 1,
+        grace: chrono::Duration::zero(),
+        retention: sitrep_lake::Retention::of(0, 0),
+        dry_run: false,
+    };
+    let report = lake.gc(&options, |_, _| {}).await.unwrap();
+    assert!(!report.runs_deleted.is_empty(), "the first runs' folders are no longer named");
+    assert_eq!(log_objects(&lake).await, logs_before);
+    let latest = lake.latest_commit().await.unwrap();
+    for f in latest.datasets.values().flat_map(|e| &e.files) {
+        lake.get_bytes(&f.path).await.expect("the current files survive gc");
+    }
+}
+
+/// Every object of every table's log.
+async fn log_objects(lake: &Lake) -> BTreeSet<String> {
+    let objects: Vec<_> = lake.store().list(Some(&"data".into())).try_collect().await.unwrap();
+    objects.iter().map(|o| o.location.to_string()).filter(|p| p.contains("/_delta_log/")).collect()
+}
+
+/// A publish whose table version was lost (the writer died after our commit) is caught up by the
+/// next publish, in order; writers racing over one commit write one log, the same bytes.
+#[tokio::test]
+async fn a_lost_table_version_is_caught_up_and_racing_writers_write_one_log() {
+    let lake = Lake::in_memory();
+    let runner = changing_runner(lake.clone(), &normal()).await;
+    runner.run(&DatasetId::ALL).await.unwrap();
+    runner.run(&DatasetId::ALL).await.unwrap();
+    let dataset = DatasetId::VIOLENCE_EVENTS;
+    let lost = object_store::path::Path::from(delta_log_key(dataset, 1).as_str());
+    let written = lake.store().get(&lost).await.unwrap().bytes().await.unwrap();
+    lake.store().delete(&lost).await.unwrap();
+    // Only armed events this time: the publish still brings every table up to the commit.
+    runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
+    assert_eq!(lake.store().get(&lost).await.unwrap().bytes().await.unwrap(), written, "the same bytes");
+    assert_tables_follow_the_commit_log(&lake).await;
+
+    // Eight writers over one commit whose tables are all gone: one linear log each.
+    for object in log_objects(&lake).await {
+        lake.store().delete(&object.as_str().into()).await.unwrap();
+    }
+    let commit = lake.latest_commit().await.unwrap();
+    let writers = (0..8).map(|_| {
+        let (lake, commit) = (lake.clone(), commit.clone());
+        tokio::spawn(async move { lake.write_delta_tables(&commit).await })
+    });
+    futures::future::join_all(writers).await.into_iter().for_each(|r| r.unwrap());
+    assert_tables_follow_the_commit_log(&lake).await;
+}

@@ -1,0 +1,189 @@
+"""The lake's open tables read by engines we did not write (make test, issue 56): each checked
+dataset's Delta Lake table at data/<dataset>/ is read by deltalake (delta-rs), Polars and DuckDB's
+delta extension (loaded from its PyPI wheel's file, nothing fetched), and each must agree with the
+API and with our commit log for every retained version:
+
+- the current table version's row count equals ListDatasetVersions' current `rows`, and a checksum
+  of the row key's values (the key ListDatasetChanges names) equals DuckDB's over the Parquet files
+  our commit names for that version (what `sitrep-ingest lake views` gives);
+- every retained version, travelled to by table version (the one whose commit names its
+  generation) and by timestamp (between its publish time and the next version's), reads that
+  version's rows and checksum;
+- past a checkpoint (every tenth table version), a copy of the table without the log's versions
+  before it reads the same (the checkpoint alone stands for them).
+
+The versions are our commit log's; with BASE_URL and API_KEY (not `-`) they must also be the
+API's (ListDatasetVersions: each version, its publish time and rows).
+
+usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR DATASET...
+"""
+
+import datetime
+import glob
+import hashlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import urllib.request
+
+import deltalake
+import duckdb
+import duckdb_extension_delta
+import polars as pl
+
+
+def api(base, key, path):
+    request = urllib.request.Request(
+        base + path,
+        headers={"X-Service-Key": key, "User-Agent": "sitrep-open-tables-check/1.0 (+https://sitrep.example)"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as r:
+        return json.load(r)
+
+
+def checksum(rows):
+    """A digest of key tuples, whatever their order and the engine's value types' spelling."""
+    lines = sorted("\x1f".join("" if v is None else str(v) for v in row) for row in rows)
+    return len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def duckdb_with_delta():
+    extension = glob.glob(
+        os.path.join(os.path.dirname(duckdb_extension_delta.__file__), "extensions", "*", "delta.duckdb_extension")
+    )
+    assert len(extension) == 1, extension
+    con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
+    con.execute(f"LOAD '{extension[0]}'")
+    return con
+
+
+def quoted(identifier):
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def reference(con, lake, generation, dataset, key):
+    """The version's key rows as our commit names its files (DuckDB over the Parquet files)."""
+    with open(os.path.join(lake, "commits", f"{generation:020}.json")) as f:
+        entry = json.load(f)["datasets"][dataset]
+    files = [os.path.join(lake, file["path"]) for file in entry["files"]]
+    if not files:
+        return checksum([])
+    columns = ", ".join(quoted(k) for k in key)
+    listed = ", ".join("'" + p.replace("'", "''") + "'" for p in files)
+    return checksum(con.sql(f"SELECT {columns} FROM read_parquet([{listed}])").fetchall())
+
+
+def committed_versions(lake, dataset):
+    """Every version of `dataset` in our commit log, newest first: {version, publishedAt, rows}."""
+    commits = {}
+    for path in glob.glob(os.path.join(lake, "commits", "*.json")):
+        with open(path) as f:
+            commit = json.load(f)
+        commits[commit["generation"]] = commit
+    versions = {}
+    for commit in commits.values():
+        entry = commit["datasets"].get(dataset) or {}
+        version = entry.get("version")
+        if version is not None and version not in versions:
+            published = commits[version]["committedAt"]
+            at = datetime.datetime.fromisoformat(published.replace("Z", "+00:00"))
+            rows = sum(file["rows"] for file in commits[version]["datasets"][dataset]["files"])
+            millis = (at - datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)) // datetime.timedelta(milliseconds=1)
+            versions[version] = {"version": version, "publishedAt": millis, "rows": rows}
+    return sorted(versions.values(), key=lambda v: -v["version"])
+
+
+def row_key_of(base, key, dataset, listed):
+    if base == "-":
+        return {"violence-events": ["id"], "armed-events": ["id"]}[dataset]
+    first = listed[-1]["publishedAt"]
+    return api(base, key, f"/api/history/v1/list-dataset-changes?dataset={dataset}&since={first}&until={first}")["key"]
+
+
+def table_generations(table):
+    """Table version → the generation (our dataset version) its commit names."""
+    return {h["version"]: h["sitrepGeneration"] for h in deltalake.DeltaTable(table).history()}
+
+
+def read_all(con, table, key, version):
+    """The key rows of `version` (a table version or a datetime) through each engine."""
+    columns = ", ".join(quoted(k) for k in key)
+    out = {}
+    dt = deltalake.DeltaTable(table)
+    dt.load_as_version(version)
+    out["deltalake"] = checksum(zip(*(dt.to_pyarrow_table(columns=key).column(k).to_pylist() for k in key)))
+    out["polars"] = checksum(pl.read_delta(table, version=version, columns=key).iter_rows())
+    if isinstance(version, int):
+        out["duckdb"] = checksum(con.sql(f"SELECT {columns} FROM delta_scan('{table}', version := {version})").fetchall())
+    return out
+
+
+def past_the_checkpoint(con, lake, table, dataset, row_key, generations, current):
+    """A copy of the table whose log keeps only the last checkpoint and what follows it."""
+    with open(os.path.join(table, "_delta_log", "_last_checkpoint")) as f:
+        checkpoint = json.load(f)["version"]
+    assert checkpoint % 10 == 0 and checkpoint > 0, checkpoint
+    copy = tempfile.mkdtemp()
+    try:
+        trimmed = os.path.join(copy, dataset)
+        shutil.copytree(table, trimmed, symlinks=False)
+        for n in range(checkpoint):
+            os.remove(os.path.join(trimmed, "_delta_log", f"{n:020}.json"))
+        for version in range(checkpoint, max(generations) + 1):
+            expected = reference(con, lake, generations[version], dataset, row_key)
+            for engine, got in read_all(con, trimmed, row_key, version).items():
+                assert got == expected, f"{dataset} table version {version} from the checkpoint through {engine}: {got} != {expected}"
+        return checkpoint
+    finally:
+        shutil.rmtree(copy)
+
+
+def main():
+    base, key, lake, datasets = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4:]
+    con = duckdb_with_delta()
+    for dataset in datasets:
+        table = os.path.join(lake, "data", dataset)
+        listed = committed_versions(lake, dataset)
+        assert listed, f"{dataset}: no versions"
+        if base != "-":
+            served = api(base, key, f"/api/history/v1/list-dataset-versions?dataset={dataset}")["versions"]
+            assert served[0]["current"], served[0]
+            assert [(v["version"], v["publishedAt"], v["rows"]) for v in served] == [
+                (v["version"], v["publishedAt"], v["rows"]) for v in listed
+            ], f"{dataset}: the API's versions {served} are not the commit log's {listed}"
+        row_key = row_key_of(base, key, dataset, listed)
+        generations = table_generations(table)
+        by_generation = {g: v for v, g in generations.items()}
+        current = listed[0]
+        newest = max(generations)
+        assert generations[newest] == current["version"], f"{dataset}: table at {generations[newest]}, API at {current['version']}"
+        latest = con.sql(f"SELECT count(*) FROM delta_scan('{table}')").fetchone()[0]
+        assert latest == current["rows"], f"{dataset}: DuckDB counts {latest} rows now, the API {current['rows']}"
+        assert pl.scan_delta(table).select(pl.len()).collect().item() == current["rows"], dataset
+        checked = 0
+        for i, v in enumerate(listed):
+            table_version = by_generation.get(v["version"])
+            assert table_version is not None, f"{dataset}: version {v['version']} is not in the table ({generations})"
+            expected = reference(con, lake, v["version"], dataset, row_key)
+            assert expected[0] == v["rows"], f"{dataset} v{v['version']}: the commit's files hold {expected[0]} rows, the API says {v['rows']}"
+            for engine, got in read_all(con, table, row_key, table_version).items():
+                assert got == expected, f"{dataset} v{v['version']} (table version {table_version}) through {engine}: {got} != {expected}"
+            # By timestamp: the last millisecond before the next version's publish time (the last
+            # at which `as_of` serves this one; its log file was written in its own publish,
+            # before the next began), or now for the newest.
+            upto = listed[i - 1]["publishedAt"] - 1 if i > 0 else datetime.datetime.now().timestamp() * 1000
+            at = datetime.datetime.fromtimestamp(upto / 1000, tz=datetime.timezone.utc)
+            for engine, got in read_all(con, table, row_key, at).items():
+                assert got == expected, f"{dataset} v{v['version']} at {at.isoformat()} through {engine}: {got} != {expected}"
+            checked += 1
+        against = "the commit log" if base == "-" else "the API and the commit log"
+        trimmed = ""
+        if max(generations) >= 10:
+            trimmed = f"; from the checkpoint at table version {past_the_checkpoint(con, lake, table, dataset, row_key, generations, current)} alone too"
+        print(f"open tables: {dataset}: {checked} versions, {current['rows']} rows now; deltalake, polars, duckdb agree with {against}{trimmed}: ok")
+
+
+if __name__ == "__main__":
+    main()
