@@ -10,12 +10,16 @@ API and with our commit log for every retained version:
   generation) and by timestamp (between its publish time and the next version's), reads that
   version's rows and checksum;
 - past a checkpoint (every tenth table version), a copy of the table without the log's versions
-  before it reads the same (the checkpoint alone stands for them).
+  before it reads the same (the checkpoint alone stands for them);
+- with `--expired=N` (after `sitrep-ingest lake gc`), the N oldest versions are gone from the
+  table: each engine refuses them by version; by timestamp, delta-rs (and Polars through it)
+  reads a time before the oldest kept version as that version — its documented clamp, where
+  Spark refuses — so that is what is checked there.
 
 The versions are our commit log's; with BASE_URL and API_KEY (not `-`) they must also be the
 API's (ListDatasetVersions: each version, its publish time and rows).
 
-usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR DATASET...
+usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR [--expired=N] DATASET...
 """
 
 import datetime
@@ -130,7 +134,9 @@ def past_the_checkpoint(con, lake, table, dataset, row_key, generations, current
         trimmed = os.path.join(copy, dataset)
         shutil.copytree(table, trimmed, symlinks=False)
         for n in range(checkpoint):
-            os.remove(os.path.join(trimmed, "_delta_log", f"{n:020}.json"))
+            version = os.path.join(trimmed, "_delta_log", f"{n:020}.json")
+            if os.path.exists(version):  # (gone already when expired)
+                os.remove(version)
         for version in range(checkpoint, max(generations) + 1):
             expected = reference(con, lake, generations[version], dataset, row_key)
             for engine, got in read_all(con, trimmed, row_key, version).items():
@@ -140,8 +146,27 @@ def past_the_checkpoint(con, lake, table, dataset, row_key, generations, current
         shutil.rmtree(copy)
 
 
+def refused_everywhere(con, table, key, version):
+    """Every engine refuses table version `version`: none returns rows."""
+    attempts = {
+        "deltalake": lambda: deltalake.DeltaTable(table, version=version),
+        "polars": lambda: pl.read_delta(table, version=version, columns=key),
+        # A cursor of its own: a refused statement leaves its transaction aborted.
+        "duckdb": lambda: con.cursor().sql(f"SELECT count(*) FROM delta_scan('{table}', version := {version})").fetchall(),
+    }
+    for engine, attempt in attempts.items():
+        try:
+            got = attempt()
+        except Exception:  # noqa: BLE001 — any refusal; what must not happen is an answer
+            continue
+        raise AssertionError(f"{table} {version} through {engine}: expired, yet answered {got!r}")
+
+
 def main():
-    base, key, lake, datasets = sys.argv[1], sys.argv[2], os.path.abspath(sys.argv[3]), sys.argv[4:]
+    args = sys.argv[1:]
+    expired = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--expired=")), 0)
+    args = [a for a in args if not a.startswith("--expired=")]
+    base, key, lake, datasets = args[0], args[1], os.path.abspath(args[2]), args[3:]
     con = duckdb_with_delta()
     for dataset in datasets:
         table = os.path.join(lake, "data", dataset)
@@ -163,6 +188,20 @@ def main():
         assert latest == current["rows"], f"{dataset}: DuckDB counts {latest} rows now, the API {current['rows']}"
         assert pl.scan_delta(table).select(pl.len()).collect().item() == current["rows"], dataset
         checked = 0
+        if expired:
+            # Table versions are our versions in order: the expired ones are the oldest, before
+            # the table's first.
+            gone, listed = listed[len(listed) - expired:], listed[: len(listed) - expired]
+            assert min(generations) == len(gone), f"{dataset}: the table starts at {min(generations)}, not after {len(gone)} expired"
+            for n, v in enumerate(reversed(gone)):
+                refused_everywhere(con, table, row_key, n)
+                assert v["version"] not in by_generation, v
+            # The last millisecond the newest expired version was current: delta-rs reads the
+            # oldest kept version (its clamp), nothing older.
+            then = datetime.datetime.fromtimestamp((listed[-1]["publishedAt"] - 1) / 1000, tz=datetime.timezone.utc)
+            oldest_kept = reference(con, lake, listed[-1]["version"], dataset, row_key)
+            for engine, got in read_all(con, table, row_key, then).items():
+                assert got == oldest_kept, f"{dataset} at {then.isoformat()} (expired) through {engine}: {got} != {oldest_kept}"
         for i, v in enumerate(listed):
             table_version = by_generation.get(v["version"])
             assert table_version is not None, f"{dataset}: version {v['version']} is not in the table ({generations})"
@@ -179,6 +218,8 @@ def main():
                 assert got == expected, f"{dataset} v{v['version']} at {at.isoformat()} through {engine}: {got} != {expected}"
             checked += 1
         against = "the commit log" if base == "-" else "the API and the commit log"
+        if expired:
+            against += f" ({expired} expired versions refused by each)"
         trimmed = ""
         if max(generations) >= 10:
             trimmed = f"; from the checkpoint at table version {past_the_checkpoint(con, lake, table, dataset, row_key, generations, current)} alone too"

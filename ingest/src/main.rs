@@ -441,13 +441,15 @@ async fn main() -> anyhow::Result<()> {
                     .await?;
                 bar.finish_and_clear();
                 println!(
-                    "{} {} run folders ({} objects, {} bytes); kept {} ({} retained dataset versions)",
+                    "{} {} run folders ({} objects, {} bytes); kept {} ({} retained dataset versions); {} {} Delta table versions",
                     if dry_run { "would delete" } else { "deleted" },
                     report.runs_deleted.len(),
                     report.objects_deleted,
                     report.bytes_freed,
                     report.runs_kept,
-                    report.versions_retained
+                    report.versions_retained,
+                    if dry_run { "would expire" } else { "expired" },
+                    report.table_versions_expired
                 );
             }
             LakeCommand::Rollback { to } => {

@@ -30,6 +30,8 @@ pub struct GcReport {
     pub runs_kept: usize,
     /// Dataset versions whose files were kept by the retention policy.
     pub versions_retained: usize,
+    /// Delta table versions expired with the dataset versions the policy no longer keeps.
+    pub table_versions_expired: usize,
 }
 
 fn runs_of(entry: &DatasetEntry) -> impl Iterator<Item = String> + '_ {
@@ -49,7 +51,12 @@ impl Lake {
         let mut report = GcReport::default();
         let latest = self.latest_commit().await?;
         for dataset in DatasetId::ALL {
-            for v in self.retained_versions(&latest, dataset, &opts.retention, now).await? {
+            let retained = self.retained_versions(&latest, dataset, &opts.retention, now).await?;
+            // The table forgets the versions whose files go, before they go.
+            if let Some(oldest) = retained.last() {
+                report.table_versions_expired += self.expire_delta(dataset, oldest.version, opts.dry_run).await?;
+            }
+            for v in retained {
                 live.extend(runs_of(&v.entry));
                 report.versions_retained += 1;
             }

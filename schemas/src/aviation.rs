@@ -6,7 +6,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::content_clock::{days, ContentClock};
 use crate::{
-    dataset::{DatasetDescriptor, Partitioning},
+    descriptor::{DatasetDescriptor, Partitioning},
     fields::{cached, date_or_null, float64_or_null, instant, int32_or_null, utf8, utf8_or_null},
 };
 

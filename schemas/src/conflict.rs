@@ -11,7 +11,7 @@ use arrow::datatypes::{DataType, Field, Schema, SchemaRef};
 
 use crate::content_clock::{days, ContentClock};
 use crate::{
-    dataset::{DatasetDescriptor, Partitioning},
+    descriptor::{DatasetDescriptor, Partitioning},
     fields::{cached, date, instant, utf8},
 };
 

@@ -14,6 +14,7 @@ pub mod content_clock;
 pub mod countries;
 pub mod dataset;
 pub mod delay_severity;
+pub mod descriptor;
 pub mod energy;
 mod fields;
 pub mod fingerprint;

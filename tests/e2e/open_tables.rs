@@ -98,7 +98,8 @@ async fn every_publish_writes_each_datasets_delta_table_version_naming_its_files
     assert!(log[1].iter().any(|a| a.get("remove").is_some()) && log[1].iter().any(|a| a.get("add").is_some()));
 
     // gc deletes the run folders no retained version names, in the dataset folders too, and
-    // never a table's log.
+    // expires the table versions naming them: a checkpoint at the oldest retained version's, the
+    // log before it deleted.
     let logs_before = log_objects(&lake).await;
     let options = sitrep_lake::GcOptions {
         keep: 1,
@@ -108,11 +109,34 @@ async fn every_publish_writes_each_datasets_delta_table_version_naming_its_files
     };
     let report = lake.gc(&options, |_, _| {}).await.unwrap();
     assert!(!report.runs_deleted.is_empty(), "the first runs' folders are no longer named");
-    assert_eq!(log_objects(&lake).await, logs_before);
+    let table = layout::table_root(DatasetId::ARMED_EVENTS);
+    let expected: BTreeSet<String> = logs_before
+        .iter()
+        .filter(|k| !k.starts_with(&table) || !(k.ends_with("00000.json") || k.ends_with("00001.json")))
+        .cloned()
+        .chain([
+            format!("{table}_delta_log/00000000000000000002.checkpoint.parquet"),
+            format!("{table}_delta_log/_last_checkpoint"),
+        ])
+        .collect();
+    let armed = |keys: &BTreeSet<String>| keys.iter().filter(|k| k.starts_with(&table)).cloned().collect::<Vec<_>>();
+    assert_eq!(armed(&log_objects(&lake).await), armed(&expected));
+    assert_eq!(report.table_versions_expired, 2 * tables_with_versions(&lake, 5).await);
+    let hint = lake.get_bytes(&format!("{table}_delta_log/_last_checkpoint")).await.unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&hint).unwrap()["version"], 2);
     let latest = lake.latest_commit().await.unwrap();
     for f in latest.datasets.values().flat_map(|e| &e.files) {
         lake.get_bytes(&f.path).await.expect("the current files survive gc");
     }
+}
+
+/// Tables of `versions` versions.
+async fn tables_with_versions(lake: &Lake, versions: u64) -> usize {
+    let mut n = 0;
+    for dataset in DatasetId::ALL {
+        n += usize::from(lake.delta_head(dataset).await.unwrap().is_some_and(|(head, _)| head + 1 == versions));
+    }
+    n
 }
 
 /// Every object of every table's log.

@@ -16,6 +16,7 @@
 
 mod actions;
 mod checkpoint;
+mod expire;
 mod schema;
 
 use bytes::Bytes;
@@ -74,12 +75,7 @@ impl Lake {
     /// log listed from its last checkpoint on (the versions before it are not read again).
     pub async fn delta_head(&self, dataset: DatasetId) -> Result<Option<(u64, u64)>, LakeError> {
         let log = Lake::path(&log_dir(dataset));
-        let from = match self.get_bytes(&last_checkpoint_key(dataset)).await {
-            Ok(bytes) => serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|v| v["version"].as_u64()),
-            Err(LakeError::Store(object_store::Error::NotFound { .. })) => None,
-            Err(e) => return Err(e),
-        };
-        let listed = match from {
+        let listed = match self.last_checkpoint(dataset).await? {
             Some(n) => self.store.list_with_offset(Some(&log), &Lake::path(&checkpoint_key(dataset, n))),
             None => self.store.list(Some(&log)),
         };
@@ -128,8 +124,9 @@ impl Lake {
         Ok(pending)
     }
 
-    /// Writes table version `n`'s checkpoint, then points `_last_checkpoint` at it: a hint (readers
-    /// list the versions after it), which a slow writer of an older checkpoint may leave behind.
+    /// Writes table version `n`'s checkpoint, then points `_last_checkpoint` at it unless it names a
+    /// later one: a hint (readers list the versions after it), which a slow writer racing another
+    /// may still leave behind.
     async fn write_checkpoint(
         &self,
         dataset: DatasetId,
@@ -143,12 +140,26 @@ impl Lake {
             Ok(_) | Err(object_store::Error::AlreadyExists { .. }) => {}
             Err(e) => return Err(e.into()),
         }
+        if self.last_checkpoint(dataset).await?.is_some_and(|last| last >= n) {
+            return Ok(());
+        }
         let hint =
             serde_json::json!({"version": n, "size": rows, "sizeInBytes": size, "numOfAddFiles": entry.files.len()});
         self.store
             .put(&Lake::path(&last_checkpoint_key(dataset)), PutPayload::from(hint.to_string().into_bytes()))
             .await?;
         Ok(())
+    }
+
+    /// The table version `_last_checkpoint` names, if any.
+    async fn last_checkpoint(&self, dataset: DatasetId) -> Result<Option<u64>, LakeError> {
+        match self.get_bytes(&last_checkpoint_key(dataset)).await {
+            Ok(bytes) => {
+                Ok(serde_json::from_slice::<serde_json::Value>(&bytes).ok().and_then(|v| v["version"].as_u64()))
+            }
+            Err(LakeError::Store(object_store::Error::NotFound { .. })) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Brings `dataset`'s table up to its version `top`, one table version per dataset version.
