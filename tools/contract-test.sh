@@ -22,8 +22,9 @@ bin="${SITREP_BIN:-${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug}"
 venv="$("$root/tools/python-env.sh")"
 work="$(mktemp -d)"
 server=""
+s3_server=""
 cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
+    for pid in $server $s3_server; do kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -90,6 +91,21 @@ done
 SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" lake gc --keep 1 --grace-minutes 0 \
     --retention-hours 0 --retention-days 0 >/dev/null
 "$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" --expired=9 violence-events
+# Through S3: the tests' S3 server (s3s-fs) holds a lake of two violence-events versions, which each
+# engine reads over S3 (DuckDB with its httpfs extension, from its wheel): the analysts' S3 readers,
+# run offline.
+s3_port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+"$bin/sitrep-s3" "$work/s3" lake "127.0.0.1:$s3_port" 2>/dev/null &
+s3_server=$!
+for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$s3_port" && break; sleep 0.1; done
+(
+    export SITREP_LAKE=s3://lake/sitrep AWS_ENDPOINT="http://127.0.0.1:$s3_port" AWS_ENDPOINT_URL="http://127.0.0.1:$s3_port" \
+        AWS_ALLOW_HTTP=true AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=sitrep-test AWS_SECRET_ACCESS_KEY=sitrep-test-secret
+    "$bin/sitrep-ingest" run --mode replay --dataset violence-events >/dev/null
+    "$bin/sitrep-ingest" run --mode replay --scenario ucdp=revised --dataset violence-events >/dev/null
+    "$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/s3/lake/sitrep" --tables=s3://lake/sitrep violence-events
+)
+kill "$s3_server"; wait "$s3_server" 2>/dev/null || true; s3_server=""
 curl -fsS "$base/openapi.json" -o "$work/openapi.json"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 cd "$work" # schemathesis keeps its state in ./.schemathesis

@@ -11,6 +11,9 @@ API and with our commit log for every retained version:
   version's rows and checksum;
 - past a checkpoint (every tenth table version), a copy of the table without the log's versions
   before it reads the same (the checkpoint alone stands for them);
+- with `--tables=s3://bucket/prefix` the engines read the tables there, through S3 (the endpoint
+  and credentials of the `AWS_*` variables; DuckDB with its httpfs extension), while the commit
+  log and the reference rows are read from LAKE_DIR (the S3 server's folder);
 - with `--expired=N` (after `sitrep-ingest lake gc`), the N oldest versions are gone from the
   table: each engine refuses them by version; by timestamp, delta-rs (and Polars through it)
   reads a time before the oldest kept version as that version — its documented clamp, where
@@ -19,7 +22,7 @@ API and with our commit log for every retained version:
 The versions are our commit log's; with BASE_URL and API_KEY (not `-`) they must also be the
 API's (ListDatasetVersions: each version, its publish time and rows).
 
-usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR [--expired=N] DATASET...
+usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR [--tables=URL] [--expired=N] DATASET...
 """
 
 import datetime
@@ -35,7 +38,11 @@ import urllib.request
 import deltalake
 import duckdb
 import duckdb_extension_delta
+import duckdb_extension_httpfs
 import polars as pl
+
+# Where the engines read the tables from, when not LAKE_DIR: S3 options of deltalake and Polars.
+STORAGE = None
 
 
 def api(base, key, path):
@@ -53,13 +60,25 @@ def checksum(rows):
     return len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
+def extension(module, name):
+    """An extension's file in its PyPI wheel (nothing is fetched)."""
+    found = glob.glob(os.path.join(os.path.dirname(module.__file__), "extensions", "*", f"{name}.duckdb_extension"))
+    assert len(found) == 1, found
+    return found[0]
+
+
 def duckdb_with_delta():
-    extension = glob.glob(
-        os.path.join(os.path.dirname(duckdb_extension_delta.__file__), "extensions", "*", "delta.duckdb_extension")
-    )
-    assert len(extension) == 1, extension
     con = duckdb.connect(config={"autoinstall_known_extensions": False, "autoload_known_extensions": False})
-    con.execute(f"LOAD '{extension[0]}'")
+    con.execute(f"LOAD '{extension(duckdb_extension_delta, 'delta')}'")
+    if STORAGE:
+        con.execute(f"LOAD '{extension(duckdb_extension_httpfs, 'httpfs')}'")
+        literal = lambda v: "'" + v.replace("'", "''") + "'"  # noqa: E731
+        endpoint = STORAGE["AWS_ENDPOINT_URL"].removeprefix("http://")
+        con.execute(
+            f"CREATE SECRET (TYPE s3, KEY_ID {literal(STORAGE['AWS_ACCESS_KEY_ID'])}, "
+            f"SECRET {literal(STORAGE['AWS_SECRET_ACCESS_KEY'])}, REGION {literal(STORAGE['AWS_REGION'])}, "
+            f"ENDPOINT {literal(endpoint)}, URL_STYLE 'path', USE_SSL false)"
+        )
     return con
 
 
@@ -108,17 +127,17 @@ def row_key_of(base, key, dataset, listed):
 
 def table_generations(table):
     """Table version → the generation (our dataset version) its commit names."""
-    return {h["version"]: h["sitrepGeneration"] for h in deltalake.DeltaTable(table).history()}
+    return {h["version"]: h["sitrepGeneration"] for h in deltalake.DeltaTable(table, storage_options=STORAGE).history()}
 
 
 def read_all(con, table, key, version):
     """The key rows of `version` (a table version or a datetime) through each engine."""
     columns = ", ".join(quoted(k) for k in key)
     out = {}
-    dt = deltalake.DeltaTable(table)
+    dt = deltalake.DeltaTable(table, storage_options=STORAGE)
     dt.load_as_version(version)
     out["deltalake"] = checksum(zip(*(dt.to_pyarrow_table(columns=key).column(k).to_pylist() for k in key)))
-    out["polars"] = checksum(pl.read_delta(table, version=version, columns=key).iter_rows())
+    out["polars"] = checksum(pl.read_delta(table, version=version, columns=key, storage_options=STORAGE).iter_rows())
     if isinstance(version, int):
         out["duckdb"] = checksum(con.sql(f"SELECT {columns} FROM delta_scan('{table}', version := {version})").fetchall())
     return out
@@ -149,8 +168,8 @@ def past_the_checkpoint(con, lake, table, dataset, row_key, generations, current
 def refused_everywhere(con, table, key, version):
     """Every engine refuses table version `version`: none returns rows."""
     attempts = {
-        "deltalake": lambda: deltalake.DeltaTable(table, version=version),
-        "polars": lambda: pl.read_delta(table, version=version, columns=key),
+        "deltalake": lambda: deltalake.DeltaTable(table, version=version, storage_options=STORAGE),
+        "polars": lambda: pl.read_delta(table, version=version, columns=key, storage_options=STORAGE),
         # A cursor of its own: a refused statement leaves its transaction aborted.
         "duckdb": lambda: con.cursor().sql(f"SELECT count(*) FROM delta_scan('{table}', version := {version})").fetchall(),
     }
@@ -163,13 +182,18 @@ def refused_everywhere(con, table, key, version):
 
 
 def main():
+    global STORAGE
     args = sys.argv[1:]
-    expired = next((int(a.split("=", 1)[1]) for a in args if a.startswith("--expired=")), 0)
-    args = [a for a in args if not a.startswith("--expired=")]
+    option = lambda name: next((a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")), None)  # noqa: E731
+    expired, tables = int(option("expired") or 0), option("tables")
+    args = [a for a in args if not a.startswith("--")]
     base, key, lake, datasets = args[0], args[1], os.path.abspath(args[2]), args[3:]
+    if tables and tables.startswith("s3://"):
+        env = ["AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
+        STORAGE = {name: os.environ[name] for name in env} | {"AWS_ALLOW_HTTP": "true"}
     con = duckdb_with_delta()
     for dataset in datasets:
-        table = os.path.join(lake, "data", dataset)
+        table = f"{tables or lake}/data/{dataset}"
         listed = committed_versions(lake, dataset)
         assert listed, f"{dataset}: no versions"
         if base != "-":
@@ -186,7 +210,7 @@ def main():
         assert generations[newest] == current["version"], f"{dataset}: table at {generations[newest]}, API at {current['version']}"
         latest = con.sql(f"SELECT count(*) FROM delta_scan('{table}')").fetchone()[0]
         assert latest == current["rows"], f"{dataset}: DuckDB counts {latest} rows now, the API {current['rows']}"
-        assert pl.scan_delta(table).select(pl.len()).collect().item() == current["rows"], dataset
+        assert pl.scan_delta(table, storage_options=STORAGE).select(pl.len()).collect().item() == current["rows"], dataset
         checked = 0
         if expired:
             # Table versions are our versions in order: the expired ones are the oldest, before
@@ -218,10 +242,12 @@ def main():
                 assert got == expected, f"{dataset} v{v['version']} at {at.isoformat()} through {engine}: {got} != {expected}"
             checked += 1
         against = "the commit log" if base == "-" else "the API and the commit log"
+        if STORAGE:
+            against += f", reading {table}"
         if expired:
             against += f" ({expired} expired versions refused by each)"
         trimmed = ""
-        if max(generations) >= 10:
+        if max(generations) >= 10 and not STORAGE:
             trimmed = f"; from the checkpoint at table version {past_the_checkpoint(con, lake, table, dataset, row_key, generations, current)} alone too"
         print(f"open tables: {dataset}: {checked} versions, {current['rows']} rows now; deltalake, polars, duckdb agree with {against}{trimmed}: ok")
 
