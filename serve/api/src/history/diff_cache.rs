@@ -348,6 +348,18 @@ mod tests {
         })
     }
 
+    /// A computation that runs until it is abandoned, then says so in `stopped` and ends cancelled.
+    fn until_abandoned(stopped: &Arc<AtomicBool>) -> Compute {
+        let stopped = stopped.clone();
+        Box::new(move |_, running| {
+            while !running.is_abandoned() {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            stopped.store(true, Ordering::SeqCst);
+            Err(DiffError::Cancelled)
+        })
+    }
+
     /// Eight callers asking for one pair at once: one computation, one file, the same diff, whose
     /// pages read its lines.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -421,16 +433,7 @@ mod tests {
         assert!(cache.get_or_compute(dir.path(), pair, &time, failing).await.is_err());
         assert_eq!((files_in(dir.path()), cache.kept()), (0, (0, 0)));
         let stopped = Arc::new(AtomicBool::new(false));
-        let until_stopped: Compute = {
-            let stopped = stopped.clone();
-            Box::new(move |_, running| {
-                while !running.is_abandoned() {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                stopped.store(true, Ordering::SeqCst);
-                Err(DiffError::Cancelled)
-            })
-        };
+        let until_stopped = until_abandoned(&stopped);
         let abandoned = cache.get_or_compute(dir.path(), pair, &time, until_stopped);
         assert!(tokio::time::timeout(Duration::from_millis(50), abandoned).await.is_err());
         until("the abandoned computation stopped", || stopped.load(Ordering::SeqCst)).await;
@@ -468,16 +471,7 @@ mod tests {
 
         let short = Arc::new(WorkTime::new(Duration::from_millis(200), 0.000_1));
         let stopped = Arc::new(AtomicBool::new(false));
-        let until_stopped: Compute = {
-            let stopped = stopped.clone();
-            Box::new(move |_, running| {
-                while !running.is_abandoned() {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-                stopped.store(true, Ordering::SeqCst);
-                Err(DiffError::Cancelled)
-            })
-        };
+        let until_stopped = until_abandoned(&stopped);
         let left_at = std::time::Instant::now();
         let left = QUERY_OWNER.scope(Arc::from("acct:short"), async {
             let asked = cache.get_or_compute(dir.path(), (ds, 2, 3), &short, until_stopped);
