@@ -13,9 +13,10 @@
 # connects to /mcp in both protocol lines (tools/mcp_sdk_check.py), the MCP Inspector's CLI and the
 # official TypeScript SDK list and call tools (tools/mcp_npm_check.sh), and authlib goes through the
 # OAuth authorization server (tools/oauth_client_check.py), and a real browser goes through every
-# web page (tools/browser_check.py). Before them, engines we did not write (deltalake, Polars,
-# DuckDB's delta extension) read the lake's Delta Lake tables, every version, against the API and
-# the commit log (tools/open_tables_check.py).
+# web page (tools/browser_check.py). Before them, engines we did not write read the lake's Delta
+# Lake tables (deltalake, Polars, DuckDB's delta extension: tools/open_tables_check.py) and Apache
+# Iceberg tables (PyIceberg, Polars, DuckDB's iceberg extension, ClickHouse's chdb:
+# tools/iceberg_tables_check.py), every version, against the API and the commit log.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${SITREP_BIN:-${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug}"
@@ -74,9 +75,12 @@ done
 # What make run + make cm-scan show: impacts from SEARCH (GDELT), FILINGS and a shipped
 # authoritative publisher.
 python3 "$root/tools/cm_replay_check.py" "$base" "$demo_key"
-# The lake's open tables through engines we did not write (deltalake, Polars, DuckDB's delta
-# extension), against the API and the commit log, every retained version (issue 56).
+# The lake's open tables through engines we did not write (Delta: deltalake, Polars, DuckDB's delta
+# extension; Iceberg: PyIceberg, Polars, DuckDB's iceberg extension, ClickHouse), against the API
+# and the commit log, every retained version (issue 56).
 "$venv/bin/python" "$root/tools/open_tables_check.py" "$base" "$key" "$SITREP_LAKE" \
+    armed-events violence-events co2-monitoring
+"$venv/bin/python" "$root/tools/iceberg_tables_check.py" "$base" "$key" "$SITREP_LAKE" \
     armed-events violence-events co2-monitoring
 # And a table past its first checkpoint: twelve versions of violence-events (UCDP's candidate and its
 # revision in turn) in a lake of their own, read against the commit log, then from the checkpoint alone.
@@ -86,11 +90,21 @@ for _ in 1 2 3 4 5 6; do
         --dataset violence-events >/dev/null
 done
 "$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" violence-events
+"$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/history-lake" violence-events
 # gc keeping the newest three versions expires the nine before them in the table too: each engine
 # refuses them, and the three left read as before (from a checkpoint at the first of them).
 SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" lake gc --keep 1 --grace-minutes 0 \
     --retention-hours 0 --retention-days 0 >/dev/null
 "$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" --expired=9 violence-events
+"$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/history-lake" --expired=9 violence-events
+# A schema change between versions: the first version's files as an older schema wrote them (one
+# column fewer), then a version of today's schema; each engine reads each version with its own.
+SITREP_LAKE="$work/schema-lake" "$bin/sitrep-ingest" run --mode replay --dataset violence-events >/dev/null
+"$venv/bin/python" "$root/tools/older_schema_version.py" "$work/schema-lake" violence-events release >/dev/null
+SITREP_LAKE="$work/schema-lake" "$bin/sitrep-ingest" run --mode replay --scenario ucdp=revised \
+    --dataset violence-events >/dev/null
+"$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/schema-lake" --schemas violence-events
+"$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/schema-lake" --schemas=2 violence-events
 # Through S3: the tests' S3 server (s3s-fs) holds a lake of two violence-events versions, which each
 # engine reads over S3 (DuckDB with its httpfs extension, from its wheel): the analysts' S3 readers,
 # run offline.
@@ -104,6 +118,7 @@ for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$s3_port" && br
     "$bin/sitrep-ingest" run --mode replay --dataset violence-events >/dev/null
     "$bin/sitrep-ingest" run --mode replay --scenario ucdp=revised --dataset violence-events >/dev/null
     "$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/s3/lake/sitrep" --tables=s3://lake/sitrep violence-events
+    "$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/s3/lake/sitrep" --tables=s3://lake/sitrep violence-events
 )
 kill "$s3_server"; wait "$s3_server" 2>/dev/null || true; s3_server=""
 curl -fsS "$base/openapi.json" -o "$work/openapi.json"

@@ -14,6 +14,8 @@ API and with our commit log for every retained version:
 - with `--tables=s3://bucket/prefix` the engines read the tables there, through S3 (the endpoint
   and credentials of the `AWS_*` variables; DuckDB with its httpfs extension), while the commit
   log and the reference rows are read from LAKE_DIR (the S3 server's folder);
+- with `--schemas`, each version reads with its own schema (a table whose schema changed between
+  versions: tools/older_schema_version.py): the columns each engine returns are its files';
 - with `--expired=N` (after `sitrep-ingest lake gc`), the N oldest versions are gone from the
   table: each engine refuses them by version; by timestamp, delta-rs (and Polars through it)
   reads a time before the oldest kept version as that version — its documented clamp, where
@@ -22,7 +24,7 @@ API and with our commit log for every retained version:
 The versions are our commit log's; with BASE_URL and API_KEY (not `-`) they must also be the
 API's (ListDatasetVersions: each version, its publish time and rows).
 
-usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR [--tables=URL] [--expired=N] DATASET...
+usage: open_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR [--tables=URL] [--expired=N] [--schemas] DATASET...
 """
 
 import datetime
@@ -165,6 +167,23 @@ def past_the_checkpoint(con, lake, table, dataset, row_key, generations, current
         shutil.rmtree(copy)
 
 
+def file_columns(con, lake, generation, dataset):
+    """The columns of a version's files (DuckDB over the first Parquet file the commit names)."""
+    with open(os.path.join(lake, "commits", f"{generation:020}.json")) as f:
+        first = json.load(f)["datasets"][dataset]["files"][0]["path"]
+    listed = "'" + os.path.join(lake, first).replace("'", "''") + "'"
+    return [d[0] for d in con.sql(f"SELECT * FROM read_parquet({listed}) LIMIT 0").description]
+
+
+def columns_of_each_engine(con, table, version):
+    dt = deltalake.DeltaTable(table, version=version, storage_options=STORAGE)
+    return {
+        "deltalake": [f.name for f in dt.schema().fields],
+        "polars": pl.read_delta(table, version=version, storage_options=STORAGE).columns,
+        "duckdb": [d[0] for d in con.sql(f"SELECT * FROM delta_scan('{table}', version := {version}) LIMIT 0").description],
+    }
+
+
 def refused_everywhere(con, table, key, version):
     """Every engine refuses table version `version`: none returns rows."""
     attempts = {
@@ -185,7 +204,7 @@ def main():
     global STORAGE
     args = sys.argv[1:]
     option = lambda name: next((a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")), None)  # noqa: E731
-    expired, tables = int(option("expired") or 0), option("tables")
+    expired, tables, schemas = int(option("expired") or 0), option("tables"), "--schemas" in args
     args = [a for a in args if not a.startswith("--")]
     base, key, lake, datasets = args[0], args[1], os.path.abspath(args[2]), args[3:]
     if tables and tables.startswith("s3://"):
@@ -233,6 +252,10 @@ def main():
             assert expected[0] == v["rows"], f"{dataset} v{v['version']}: the commit's files hold {expected[0]} rows, the API says {v['rows']}"
             for engine, got in read_all(con, table, row_key, table_version).items():
                 assert got == expected, f"{dataset} v{v['version']} (table version {table_version}) through {engine}: {got} != {expected}"
+            if schemas:
+                own = file_columns(con, lake, v["version"], dataset)
+                for engine, got in columns_of_each_engine(con, table, table_version).items():
+                    assert got == own, f"{dataset} v{v['version']} through {engine}: columns {got}, its files {own}"
             # By timestamp: the last millisecond before the next version's publish time (the last
             # at which `as_of` serves this one; its log file was written in its own publish,
             # before the next began), or now for the newest.
@@ -246,6 +269,8 @@ def main():
             against += f", reading {table}"
         if expired:
             against += f" ({expired} expired versions refused by each)"
+        if schemas:
+            against += ", each version in its own schema"
         trimmed = ""
         if max(generations) >= 10 and not STORAGE:
             trimmed = f"; from the checkpoint at table version {past_the_checkpoint(con, lake, table, dataset, row_key, generations, current)} alone too"

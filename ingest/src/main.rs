@@ -241,7 +241,7 @@ enum LakeCommand {
         #[arg(long, value_enum, default_value = "sql")]
         format: ViewFormat,
     },
-    /// Where each dataset's open tables are (Delta Lake), and the version each is at.
+    /// Where each dataset's open tables are (Delta Lake, Apache Iceberg), and the version each is at.
     Tables,
     /// Delete run folders that no retained dataset version and none of the last K generations
     /// references, after a grace period.
@@ -417,12 +417,21 @@ async fn main() -> anyhow::Result<()> {
             }
             LakeCommand::Tables => {
                 for dataset in sitrep_schemas::DatasetId::ALL {
-                    let Some((version, generation)) = lake.delta_head(dataset).await? else { continue };
                     let location = sitrep_lake::table_location(&lake, dataset);
-                    println!(
-                        "{:<22} delta  {location}  (table version {version} = generation {generation})",
-                        dataset.as_str()
-                    );
+                    if let Some((version, generation)) = lake.delta_head(dataset).await? {
+                        println!(
+                            "{:<22} delta    {location}  (table version {version} = generation {generation})",
+                            dataset.as_str()
+                        );
+                    }
+                    if let Some((n, metadata)) = lake.iceberg_head(dataset).await? {
+                        let metadata_file = lake.external_path(&sitrep_lake::iceberg_metadata_key(dataset, n));
+                        let (snapshot, kept) = (metadata.current_snapshot_id, metadata.snapshots.len());
+                        println!(
+                            "{:<22} iceberg  {metadata_file}  (snapshot {snapshot} = generation {snapshot}, {kept} snapshots)",
+                            dataset.as_str()
+                        );
+                    }
                 }
             }
             LakeCommand::Gc { keep, grace_minutes, retention_hours, retention_days, dry_run } => {
@@ -441,7 +450,7 @@ async fn main() -> anyhow::Result<()> {
                     .await?;
                 bar.finish_and_clear();
                 println!(
-                    "{} {} run folders ({} objects, {} bytes); kept {} ({} retained dataset versions); {} {} Delta table versions",
+                    "{} {} run folders ({} objects, {} bytes); kept {} ({} retained dataset versions); {} {} Delta table versions and {} Iceberg snapshots",
                     if dry_run { "would delete" } else { "deleted" },
                     report.runs_deleted.len(),
                     report.objects_deleted,
@@ -449,7 +458,8 @@ async fn main() -> anyhow::Result<()> {
                     report.runs_kept,
                     report.versions_retained,
                     if dry_run { "would expire" } else { "expired" },
-                    report.table_versions_expired
+                    report.table_versions_expired,
+                    report.snapshots_expired
                 );
             }
             LakeCommand::Rollback { to } => {

@@ -32,6 +32,8 @@ pub struct GcReport {
     pub versions_retained: usize,
     /// Delta table versions expired with the dataset versions the policy no longer keeps.
     pub table_versions_expired: usize,
+    /// Iceberg snapshots expired with them.
+    pub snapshots_expired: usize,
 }
 
 fn runs_of(entry: &DatasetEntry) -> impl Iterator<Item = String> + '_ {
@@ -55,6 +57,7 @@ impl Lake {
             // The table forgets the versions whose files go, before they go.
             if let Some(oldest) = retained.last() {
                 report.table_versions_expired += self.expire_delta(dataset, oldest.version, opts.dry_run).await?;
+                report.snapshots_expired += self.expire_iceberg(dataset, oldest.version, opts.dry_run).await?;
             }
             for v in retained {
                 live.extend(runs_of(&v.entry));

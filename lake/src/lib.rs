@@ -4,6 +4,7 @@
 //! ```text
 //! data/<dataset>/<run-ulid>/part-<n>.parquet   immutable, written once by one run (layout.rs)
 //! data/<dataset>/_delta_log/…                  the dataset's Delta Lake table (delta/)
+//! data/<dataset>/metadata/…                    the dataset's Apache Iceberg table (iceberg/)
 //! commits/<generation, 20 digits>.json         immutable, one per generation, PutMode::Create
 //! latest.json                                  a hint only; readers confirm by probing
 //! staging/<name>.json                          backfill checkpoints (resumable runs)
@@ -16,11 +17,13 @@ mod delta;
 mod error;
 mod gc;
 mod history;
+mod iceberg;
 pub mod layout;
 mod log;
 mod publish;
 mod read;
 mod store;
+mod tables;
 mod validate;
 mod views;
 
@@ -28,6 +31,7 @@ pub use delta::{log_key as delta_log_key, table_id as delta_table_id, table_loca
 pub use error::LakeError;
 pub use gc::{GcOptions, GcReport};
 pub use history::{parse_as_of, published_by, PublishedVersion, Retention, AS_OF_PATTERN, NEWEST_VERSIONS_KEPT};
+pub use iceberg::{metadata_key as iceberg_metadata_key, IcebergMetadata};
 pub use log::describe_changes;
 pub use publish::{Outcome, Staged};
 pub use store::Lake;

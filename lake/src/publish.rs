@@ -200,7 +200,7 @@ impl Lake {
         }
         let commit = self.create_next(|parent| merge(parent, staged, Utc::now())).await?;
         // The open tables follow our commit (a failure there leaves them for the next publish).
-        self.write_delta_tables(&commit).await;
+        self.write_open_tables(&commit).await;
         Ok(commit)
     }
 

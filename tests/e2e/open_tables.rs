@@ -1,7 +1,8 @@
 //! The open tables (issue 56): every publish writes, beside our commit, each dataset's Delta Lake
-//! table version; the log replayed names exactly the files our commit names for that version, a
-//! lost table version is caught up at the next publish, and racing writers write one log. Engines
-//! we did not write read these tables in the contract tests (tools/open_tables_check.py).
+//! table version and Iceberg snapshot; the Delta log replayed, and each Iceberg snapshot's
+//! manifests, name exactly the files our commit names for that version, a lost table version is
+//! caught up at the next publish, and racing writers write one log. Engines we did not write read
+//! these tables in the contract tests (tools/open_tables_check.py, tools/iceberg_tables_check.py).
 
 use std::collections::BTreeSet;
 
@@ -9,7 +10,7 @@ use futures::TryStreamExt;
 use object_store::ObjectStoreExt;
 use serde_json::Value;
 use sitrep_ingest::Lake;
-use sitrep_lake::{delta_log_key, layout};
+use sitrep_lake::{delta_log_key, iceberg_metadata_key, layout};
 use sitrep_schemas::DatasetId;
 use sitrep_tests::{changing_runner, normal};
 
@@ -80,7 +81,40 @@ async fn assert_tables_follow_the_commit_log(lake: &Lake) {
             assert_eq!(first[1]["protocol"], serde_json::json!({"minReaderVersion": 1, "minWriterVersion": 2}));
             assert_eq!(first[2]["metaData"]["id"], sitrep_lake::delta_table_id(dataset).as_str());
         }
+        assert_iceberg_table_follows_the_commit_log(lake, dataset, &expected).await;
     }
+}
+
+/// The Iceberg table's snapshots are `expected` (our versions, oldest first), each holding the
+/// files our commit names for it, each published at its commit's time; metadata versions are
+/// v1…vN without a gap, the hint names the last.
+async fn assert_iceberg_table_follows_the_commit_log(lake: &Lake, dataset: DatasetId, expected: &[u64]) {
+    let Some((n, metadata)) = lake.iceberg_head(dataset).await.unwrap() else {
+        assert!(expected.is_empty(), "{dataset}: versions, no Iceberg table");
+        return;
+    };
+    let ids: Vec<u64> = metadata.snapshots.iter().map(|s| s.snapshot_id as u64).collect();
+    assert_eq!(ids, expected, "{dataset}: one snapshot per version");
+    assert_eq!(metadata.current_snapshot_id as u64, *expected.last().unwrap());
+    let log: Vec<i64> = metadata.snapshot_log.iter().map(|e| e.snapshot_id).collect();
+    assert_eq!(log, metadata.snapshots.iter().map(|s| s.snapshot_id).collect::<Vec<_>>());
+    for (i, snapshot) in metadata.snapshots.iter().enumerate() {
+        let generation = snapshot.snapshot_id as u64;
+        let files: BTreeSet<String> = lake
+            .iceberg_snapshot_files(&metadata, snapshot.snapshot_id)
+            .await
+            .unwrap()
+            .unwrap()
+            .iter()
+            .map(|k| layout::in_table(dataset, k).unwrap().to_string())
+            .collect();
+        assert_eq!(files, committed(lake, dataset, generation).await, "{dataset} snapshot {generation}");
+        let commit = lake.read_commit(generation).await.unwrap().unwrap();
+        assert_eq!(snapshot.timestamp_ms, commit.committed_at.timestamp_millis(), "{dataset} {generation}");
+        assert!(i == 0 || snapshot.sequence_number == metadata.snapshots[i - 1].sequence_number + 1);
+    }
+    let hint = lake.get_bytes(&format!("{}metadata/version-hint.text", layout::table_root(dataset))).await.unwrap();
+    assert_eq!(std::str::from_utf8(&hint).unwrap(), n.to_string(), "{dataset}");
 }
 
 #[tokio::test]
@@ -119,9 +153,37 @@ async fn every_publish_writes_each_datasets_delta_table_version_naming_its_files
             format!("{table}_delta_log/_last_checkpoint"),
         ])
         .collect();
-    let armed = |keys: &BTreeSet<String>| keys.iter().filter(|k| k.starts_with(&table)).cloned().collect::<Vec<_>>();
+    let armed = |keys: &BTreeSet<String>| {
+        keys.iter().filter(|k| k.starts_with(&table) && k.contains("/_delta_log/")).cloned().collect::<Vec<_>>()
+    };
     assert_eq!(armed(&log_objects(&lake).await), armed(&expected));
     assert_eq!(report.table_versions_expired, 2 * tables_with_versions(&lake, 5).await);
+    // Iceberg: a metadata version without the two expired snapshots, the metadata before it and
+    // the expired snapshots' manifests and lists deleted.
+    assert_eq!(report.snapshots_expired, report.table_versions_expired);
+    let (n, metadata) = lake.iceberg_head(DatasetId::ARMED_EVENTS).await.unwrap().unwrap();
+    assert_eq!(n, 6, "five snapshots, then the expiry");
+    let kept: Vec<u64> = metadata.snapshots.iter().map(|s| s.snapshot_id as u64).collect();
+    assert_eq!(kept, versions(&lake, DatasetId::ARMED_EVENTS).await[2..]);
+    let metadata_dir = format!("{table}metadata/");
+    let metadata_objects: Vec<String> =
+        table_objects(&lake).await.into_iter().filter(|k| k.starts_with(&metadata_dir)).collect();
+    let expected_metadata: BTreeSet<String> = metadata
+        .snapshots
+        .iter()
+        .flat_map(|s| {
+            let list = s.manifest_list.rsplit('/').next().unwrap().to_string();
+            let id = s.snapshot_id;
+            [list, format!("{id:020}-m0-")]
+        })
+        .chain([format!("v{n}.metadata.json"), "version-hint.text".into()])
+        .collect();
+    assert_eq!(metadata_objects.len(), expected_metadata.len(), "{metadata_objects:?}");
+    for name in &expected_metadata {
+        assert!(metadata_objects.iter().any(|k| k.rsplit('/').next().unwrap().starts_with(name.as_str())), "{name}");
+    }
+    let armed_versions = versions(&lake, DatasetId::ARMED_EVENTS).await;
+    assert_iceberg_table_follows_the_commit_log(&lake, DatasetId::ARMED_EVENTS, &armed_versions[2..]).await;
     let hint = lake.get_bytes(&format!("{table}_delta_log/_last_checkpoint")).await.unwrap();
     assert_eq!(serde_json::from_slice::<Value>(&hint).unwrap()["version"], 2);
     let latest = lake.latest_commit().await.unwrap();
@@ -141,8 +203,17 @@ async fn tables_with_versions(lake: &Lake, versions: u64) -> usize {
 
 /// Every object of every table's log.
 async fn log_objects(lake: &Lake) -> BTreeSet<String> {
+    table_objects(lake).await.into_iter().filter(|p| p.contains("/_delta_log/")).collect()
+}
+
+/// Every object of both tables' logs.
+async fn table_objects(lake: &Lake) -> BTreeSet<String> {
     let objects: Vec<_> = lake.store().list(Some(&"data".into())).try_collect().await.unwrap();
-    objects.iter().map(|o| o.location.to_string()).filter(|p| p.contains("/_delta_log/")).collect()
+    objects
+        .iter()
+        .map(|o| o.location.to_string())
+        .filter(|p| p.contains("/_delta_log/") || p.contains("/metadata/"))
+        .collect()
 }
 
 /// A publish whose table version was lost (the writer died after our commit) is caught up by the
@@ -158,18 +229,24 @@ async fn a_lost_table_version_is_caught_up_and_racing_writers_write_one_log() {
     let written = lake.store().get(&lost).await.unwrap().bytes().await.unwrap();
     lake.store().delete(&lost).await.unwrap();
     // Only armed events this time: the publish still brings every table up to the commit.
+    // Iceberg: the newest metadata version lost (the hint still names it).
+    let lost_metadata = object_store::path::Path::from(iceberg_metadata_key(dataset, 2).as_str());
+    let written_metadata = lake.store().get(&lost_metadata).await.unwrap().bytes().await.unwrap();
+    lake.store().delete(&lost_metadata).await.unwrap();
     runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     assert_eq!(lake.store().get(&lost).await.unwrap().bytes().await.unwrap(), written, "the same bytes");
+    let caught_up = lake.store().get(&lost_metadata).await.unwrap().bytes().await.unwrap();
+    assert_eq!(caught_up, written_metadata, "the same metadata bytes");
     assert_tables_follow_the_commit_log(&lake).await;
 
     // Eight writers over one commit whose tables are all gone: one linear log each.
-    for object in log_objects(&lake).await {
+    for object in table_objects(&lake).await {
         lake.store().delete(&object.as_str().into()).await.unwrap();
     }
     let commit = lake.latest_commit().await.unwrap();
     let writers = (0..8).map(|_| {
         let (lake, commit) = (lake.clone(), commit.clone());
-        tokio::spawn(async move { lake.write_delta_tables(&commit).await })
+        tokio::spawn(async move { lake.write_open_tables(&commit).await })
     });
     futures::future::join_all(writers).await.into_iter().for_each(|r| r.unwrap());
     assert_tables_follow_the_commit_log(&lake).await;

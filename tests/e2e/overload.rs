@@ -124,11 +124,12 @@ async fn dribbling_sockets_are_closed_at_their_deadlines_while_others_are_answer
 async fn a_full_house_is_refused_at_once_and_health_probes_still_answer() {
     let limits = ConnectionLimits { body_read: Duration::from_secs(60), ..Default::default() };
     let app = app_with(limits, RequestLimits { max_in_flight: 2, ..Default::default() }).await;
-    let first = stalled_post(&app).await;
-    let second = stalled_post(&app).await;
+    let mut first = stalled_post(&app).await;
+    let mut second = stalled_post(&app).await;
     // Both requests are in the application once the server has accepted their connections and
     // holds their bodies' reads (on a machine busy with every other test, that can take seconds:
-    // the GETs below ride a connection accepted before).
+    // the GETs below ride a connection accepted before). A stalled request that arrives while a
+    // GET holds the other place is itself refused: it is sent again.
     let mut refused = None;
     let waiting = Instant::now();
     while waiting.elapsed() < Duration::from_secs(20) {
@@ -137,11 +138,15 @@ async fn a_full_house_is_refused_at_once_and_health_probes_still_answer() {
             refused = Some(answer);
             break;
         }
+        for stalled in [&mut first, &mut second] {
+            if until_closed(stalled, Duration::from_millis(1)).await.is_some() {
+                *stalled = stalled_post(&app).await;
+            }
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     if refused.is_none() {
         // What the two requests were answered instead of being held, for the failure's message.
-        let (mut first, mut second) = (first, second);
         let first = until_closed(&mut first, Duration::from_millis(500)).await;
         let second = until_closed(&mut second, Duration::from_millis(500)).await;
         panic!("two requests in flight did not fill a house of two: they got {first:?} and {second:?}");

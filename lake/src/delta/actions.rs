@@ -2,9 +2,9 @@
 //! of our dataset versions to the next, as newline-delimited JSON. A pure function of the two
 //! versions' commit entries and times, so every writer of a version writes the same bytes.
 
+use arrow::datatypes::Schema;
 use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
-use sha2::{Digest, Sha256};
 use sitrep_schemas::{DatasetEntry, DatasetId, FileEntry};
 
 use super::schema::schema_string;
@@ -21,15 +21,9 @@ pub struct TableVersion<'a> {
     pub entry: &'a DatasetEntry,
 }
 
-/// The table's id: the same for every writer of the dataset (a UUID from its name's digest).
+/// The table's id: the same for every writer of the dataset.
 pub fn table_id(dataset: DatasetId) -> String {
-    let digest = Sha256::digest(format!("sitrep delta table {dataset}").as_bytes());
-    let mut b: [u8; 16] = digest[..16].try_into().unwrap_or_default();
-    // Version 8 (custom), RFC 9562 variant.
-    b[6] = (b[6] & 0x0f) | 0x80;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex::encode(b);
-    format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+    crate::tables::stable_uuid(&format!("sitrep delta table {dataset}"))
 }
 
 fn millis(t: DateTime<Utc>) -> i64 {
@@ -48,14 +42,14 @@ pub fn protocol() -> Value {
     json!({"protocol": {"minReaderVersion": READER_VERSION, "minWriterVersion": WRITER_VERSION}})
 }
 
-/// The table's metadata: its id, name and schema (no partition columns: a version's files are
+/// The table's metadata: its id, name and the version's schema (no partition columns: a version's files are
 /// its rows, whatever month each holds).
-pub fn metadata(dataset: DatasetId) -> Result<Value, LakeError> {
+pub fn metadata(dataset: DatasetId, schema: &Schema) -> Result<Value, LakeError> {
     Ok(json!({"metaData": {
         "id": table_id(dataset),
         "name": dataset.table_name(),
         "format": {"provider": "parquet", "options": {}},
-        "schemaString": schema_string(&dataset.schema())?,
+        "schemaString": schema_string(schema)?,
         "partitionColumns": [],
         "configuration": {},
     }}))
@@ -85,9 +79,11 @@ fn remove(dataset: DatasetId, file: &FileEntry, at: DateTime<Utc>) -> Result<Val
 }
 
 /// The table's version taking it from `previous` (none: the table's first version) to `next`.
-/// A schema change (or the first version) writes the table's metadata and replaces every file.
+/// A schema change (or the first version) writes the table's metadata with `schema`, the
+/// version's, and replaces every file.
 pub fn table_version(
     dataset: DatasetId,
+    schema: &Schema,
     previous: Option<&TableVersion>,
     next: &TableVersion,
 ) -> Result<Vec<u8>, LakeError> {
@@ -105,7 +101,7 @@ pub fn table_version(
         actions.push(protocol());
     }
     if schema_changed {
-        actions.push(metadata(dataset)?);
+        actions.push(metadata(dataset, schema)?);
     }
     let before: Vec<&FileEntry> = previous.map(|p| p.entry.files.iter().collect()).unwrap_or_default();
     let kept = |f: &FileEntry| !schema_changed && before.iter().any(|b| b.path == f.path);

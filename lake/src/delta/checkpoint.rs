@@ -74,8 +74,12 @@ fn schema() -> Schema {
 }
 
 /// The checkpoint of the table version that is `entry`'s version, as Parquet, and its rows.
-pub fn checkpoint(dataset: DatasetId, entry: &DatasetEntry) -> Result<(Bytes, usize), LakeError> {
-    let mut lines = vec![protocol(), metadata(dataset)?];
+pub fn checkpoint(
+    dataset: DatasetId,
+    entry: &DatasetEntry,
+    table_schema: &Schema,
+) -> Result<(Bytes, usize), LakeError> {
+    let mut lines = vec![protocol(), metadata(dataset, table_schema)?];
     for file in &entry.files {
         lines.push(add(dataset, file)?);
     }

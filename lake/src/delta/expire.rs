@@ -42,10 +42,9 @@ impl Lake {
         if expired == 0 || dry_run {
             return Ok(expired);
         }
-        let state = self.published(dataset, generation).await?.ok_or_else(|| {
-            LakeError::Validation(format!("{dataset}'s table names generation {generation}, which is not its version"))
-        })?;
-        self.write_checkpoint(dataset, first_kept, &state.entry).await?;
+        let state = self.published_head(dataset, generation).await?;
+        let schema = self.version_schema(dataset, &state.entry).await?;
+        self.write_checkpoint(dataset, first_kept, &state.entry, &schema).await?;
         for object in objects.iter().filter(|o| table_version_of(o).is_some_and(|n| n < first_kept)) {
             self.store.delete(&object.location).await?;
         }

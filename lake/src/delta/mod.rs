@@ -20,15 +20,14 @@ mod expire;
 mod schema;
 
 use bytes::Bytes;
-use chrono::{DateTime, Utc};
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
-use sitrep_schemas::{Commit, DatasetId};
+use sitrep_schemas::DatasetId;
 
 pub use actions::table_id;
 use actions::{generation_of, table_version, TableVersion};
 
-use crate::{history::PublishedVersion, layout, Lake, LakeError, Retention};
+use crate::{history::PublishedVersion, layout, Lake, LakeError};
 
 fn version(v: &PublishedVersion) -> TableVersion<'_> {
     TableVersion { generation: v.version, published_at: v.published_at, entry: &v.entry }
@@ -60,17 +59,6 @@ pub fn table_location(lake: &Lake, dataset: DatasetId) -> String {
 }
 
 impl Lake {
-    /// Brings the Delta table of every dataset `commit` has published up to it. A table that
-    /// cannot be written is logged and left for the next publish: our commit stands either way.
-    pub async fn write_delta_tables(&self, commit: &Commit) {
-        for (dataset, entry) in commit.known() {
-            let Some(top) = entry.version else { continue };
-            if let Err(e) = self.write_delta_table(dataset, top).await {
-                tracing::warn!(%dataset, error = %e, "the dataset's Delta table was not brought up to date");
-            }
-        }
-    }
-
     /// The newest table version of `dataset` and the generation it is (None: no table yet): the
     /// log listed from its last checkpoint on (the versions before it are not read again).
     pub async fn delta_head(&self, dataset: DatasetId) -> Result<Option<(u64, u64)>, LakeError> {
@@ -89,41 +77,6 @@ impl Lake {
         Ok(Some((n, generation)))
     }
 
-    /// The version of `dataset` generation `version` published, as history names it.
-    async fn published(&self, dataset: DatasetId, version: u64) -> Result<Option<PublishedVersion>, LakeError> {
-        let Some(commit) = self.read_commit(version).await? else { return Ok(None) };
-        Ok(commit.dataset(dataset).filter(|e| e.version == Some(version)).map(|e| PublishedVersion {
-            version,
-            published_at: commit.committed_at,
-            entry: e.clone(),
-        }))
-    }
-
-    /// The versions of `dataset` after generation `after` up to `top`, oldest first. A new table
-    /// (`after` None) begins at the versions the default retention keeps whose files all lie in
-    /// the table's folder (the newest run of them: older files lie where runs wrote them before).
-    async fn versions_after(
-        &self,
-        dataset: DatasetId,
-        top: u64,
-        after: Option<&PublishedVersion>,
-    ) -> Result<Vec<PublishedVersion>, LakeError> {
-        let now = Utc::now();
-        let since: DateTime<Utc> = after.map_or_else(|| Retention::default().horizon(now), |a| a.published_at);
-        let history = self.versions_from(dataset, Some(top), since, &[]).await?;
-        let mut pending: Vec<PublishedVersion> = match after {
-            Some(a) => history.into_iter().filter(|v| v.version > a.version).collect(),
-            None => {
-                let kept = Retention::default().kept(&history, now);
-                let in_table =
-                    |v: &PublishedVersion| v.entry.files.iter().all(|f| layout::in_table(dataset, &f.path).is_some());
-                history.into_iter().filter(|v| kept.contains(&v.version)).take_while(in_table).collect()
-            }
-        };
-        pending.reverse();
-        Ok(pending)
-    }
-
     /// Writes table version `n`'s checkpoint, then points `_last_checkpoint` at it unless it names a
     /// later one: a hint (readers list the versions after it), which a slow writer racing another
     /// may still leave behind.
@@ -132,8 +85,9 @@ impl Lake {
         dataset: DatasetId,
         n: u64,
         entry: &sitrep_schemas::DatasetEntry,
+        schema: &arrow::datatypes::Schema,
     ) -> Result<(), LakeError> {
-        let (parquet, rows) = checkpoint::checkpoint(dataset, entry)?;
+        let (parquet, rows) = checkpoint::checkpoint(dataset, entry, schema)?;
         let size = parquet.len();
         let create = PutOptions { mode: PutMode::Create, ..Default::default() };
         match self.store.put_opts(&Lake::path(&checkpoint_key(dataset, n)), PutPayload::from(parquet), create).await {
@@ -163,25 +117,22 @@ impl Lake {
     }
 
     /// Brings `dataset`'s table up to its version `top`, one table version per dataset version.
-    async fn write_delta_table(&self, dataset: DatasetId, top: u64) -> Result<(), LakeError> {
+    pub(crate) async fn write_delta_table(&self, dataset: DatasetId, top: u64) -> Result<(), LakeError> {
         'log: loop {
             let head = self.delta_head(dataset).await?;
             if head.is_some_and(|(_, generation)| generation >= top) {
                 return Ok(());
             }
             let previous = match head {
-                Some((_, generation)) => Some(self.published(dataset, generation).await?.ok_or_else(|| {
-                    LakeError::Validation(format!(
-                        "{dataset}'s table names generation {generation}, which is not its version"
-                    ))
-                })?),
+                Some((_, generation)) => Some(self.published_head(dataset, generation).await?),
                 None => None,
             };
             let pending = self.versions_after(dataset, top, previous.as_ref()).await?;
             let mut n = head.map_or(0, |(n, _)| n + 1);
             let mut previous = previous;
             for next in pending {
-                let bytes = table_version(dataset, previous.as_ref().map(version).as_ref(), &version(&next))?;
+                let schema = self.version_schema(dataset, &next.entry).await?;
+                let bytes = table_version(dataset, &schema, previous.as_ref().map(version).as_ref(), &version(&next))?;
                 let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
                 let key = Lake::path(&log_key(dataset, n));
                 match self.store.put_opts(&key, PutPayload::from(Bytes::from(bytes)), opts).await {
@@ -190,7 +141,7 @@ impl Lake {
                     Err(e) => return Err(e.into()),
                 }
                 if n > 0 && n % checkpoint::EVERY == 0 {
-                    self.write_checkpoint(dataset, n, &next.entry).await?;
+                    self.write_checkpoint(dataset, n, &next.entry, &schema).await?;
                 }
                 n += 1;
                 previous = Some(next);
