@@ -170,7 +170,8 @@ bench: duckdb-lib
 		|| { apt-get update -qq && apt-get install -y -qq wrk; } \
 		|| echo "could not install wrk: the HTTP figures will be n/a"
 	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
-	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" $(RELEASE_BIN)/sitrep-bench
+	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" BENCH_PYTHON="$$(tools/python-env.sh)/bin/python" \
+		$(RELEASE_BIN)/sitrep-bench
 ifeq ($(BENCH_BUNDLED)$(DUCKDB),1prebuilt)
 	$(MAKE) --no-print-directory bench-duckdb DUCKDB=bundled
 endif

@@ -260,6 +260,9 @@ enum LakeCommand {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Move the current versions of a lake written before the open tables into the datasets'
+    /// folders (a new version of the same rows each, where the tables begin); resumable.
+    Migrate,
     /// Publish a new generation equal to an older one.
     Rollback {
         #[arg(long)]
@@ -461,6 +464,20 @@ async fn main() -> anyhow::Result<()> {
                     report.table_versions_expired,
                     report.snapshots_expired
                 );
+            }
+            LakeCommand::Migrate => {
+                let report = lake.migrate().await?;
+                for (dataset, files) in &report.moved {
+                    println!(
+                        "{:<22} {files} files moved into {}",
+                        dataset.as_str(),
+                        sitrep_lake::table_location(&lake, *dataset)
+                    );
+                }
+                match report.generation {
+                    Some(g) => println!("generation {g} publishes the moved versions; their open tables begin there"),
+                    None => println!("nothing to move: every current version lies in its dataset's folder"),
+                }
             }
             LakeCommand::Rollback { to } => {
                 let c = lake.rollback(to).await?;

@@ -199,7 +199,7 @@ impl Runner {
             .zip(&reports)
             .map(|(outcome, r)| {
                 let outcome = match outcome {
-                    Outcome::Fetched { .. } => RunOutcome::Published,
+                    Outcome::Fetched { .. } | Outcome::Moved { .. } => RunOutcome::Published,
                     Outcome::Unchanged { .. } => RunOutcome::Unchanged,
                     Outcome::Failed { .. } => RunOutcome::Failed,
                 };

@@ -12,7 +12,10 @@ use sitrep_schemas::{
     Commit, DataMode, DatasetEntry, DatasetId, DatasetStatus, FileEntry, Freshness, RunStats,
 };
 
-use crate::{validate::validate_file, Lake, LakeError};
+use crate::{
+    validate::{read_footer, validate_file},
+    Lake, LakeError,
+};
 
 const MAX_RACE_RETRIES: u32 = 64;
 
@@ -49,14 +52,18 @@ pub enum Outcome {
     },
     /// The attempt failed; the previous version keeps serving.
     Failed { dataset: DatasetId, error: String, attempted_at: DateTime<Utc> },
+    /// The current version's files at `from` copied to `files` (the same bytes, into the dataset's
+    /// folder: `lake migrate`): a new version of the same rows, its freshness untouched.
+    Moved { dataset: DatasetId, from: Vec<String>, files: Vec<FileEntry> },
 }
 
 impl Outcome {
     pub fn dataset(&self) -> DatasetId {
         match self {
-            Outcome::Fetched { dataset, .. } | Outcome::Unchanged { dataset, .. } | Outcome::Failed { dataset, .. } => {
-                *dataset
-            }
+            Outcome::Fetched { dataset, .. }
+            | Outcome::Unchanged { dataset, .. }
+            | Outcome::Failed { dataset, .. }
+            | Outcome::Moved { dataset, .. } => *dataset,
         }
     }
 }
@@ -164,6 +171,18 @@ pub fn merge(parent: &Commit, staged: &Staged, now: DateTime<Utc>) -> Commit {
                 }
                 entry.freshness.last_attempt_at = Some(*attempted_at);
             }
+            Outcome::Moved { dataset, from, files } => {
+                if from.iter().all(|path| entry.files.iter().any(|f| &f.path == path)) {
+                    entry.files.retain(|f| !from.contains(&f.path));
+                    entry.files.extend(files.iter().cloned());
+                    entry.files.sort_by(|a, b| a.partition.cmp(&b.partition).then_with(|| a.path.cmp(&b.path)));
+                    entry.version = Some(generation);
+                } else {
+                    // A run published the dataset since the move was staged: its version is the
+                    // newer, and the copies are left to gc.
+                    tracing::warn!(%dataset, "dataset changed while its files were being moved");
+                }
+            }
             Outcome::Failed { error, attempted_at, .. } => {
                 entry.freshness.last_attempt_at = Some(*attempted_at);
                 entry.freshness.last_error = Some(error.clone());
@@ -192,10 +211,22 @@ impl Lake {
     /// Validates and publishes; returns the new commit.
     pub async fn publish(&self, staged: &Staged) -> Result<Commit, LakeError> {
         for outcome in &staged.outcomes {
-            if let Outcome::Fetched { dataset, files, .. } = outcome {
-                for f in files {
-                    validate_file(self, *dataset, f).await?;
+            match outcome {
+                Outcome::Fetched { dataset, files, .. } => {
+                    for f in files {
+                        validate_file(self, *dataset, f).await?;
+                    }
                 }
+                // Copies of files a version already names, whatever schema wrote them: the same
+                // size and rows.
+                Outcome::Moved { files, .. } => {
+                    for f in files {
+                        if read_footer(self, f).await?.rows != f.rows {
+                            return Err(LakeError::Validation(format!("{}: not a copy of its file", f.path)));
+                        }
+                    }
+                }
+                Outcome::Unchanged { .. } | Outcome::Failed { .. } => {}
             }
         }
         let commit = self.create_next(|parent| merge(parent, staged, Utc::now())).await?;

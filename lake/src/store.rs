@@ -14,6 +14,8 @@ pub struct Lake {
     pub(crate) store: Arc<dyn ObjectStore>,
     /// Where analysts' tools find the files (`/abs/path/` or `s3://bucket/prefix/`).
     pub(crate) display_root: String,
+    /// Whether publishing writes the open tables (always, but for the bench's peer).
+    pub(crate) open_tables: bool,
 }
 
 impl std::fmt::Debug for Lake {
@@ -40,21 +42,27 @@ impl Lake {
                 if prefix.is_empty() { Arc::new(s3) } else { Arc::new(PrefixStore::new(s3, prefix)) };
             let display_root =
                 if prefix.is_empty() { format!("s3://{bucket}/") } else { format!("s3://{bucket}/{prefix}/") };
-            return Ok(Lake { store, display_root });
+            return Ok(Lake { store, display_root, open_tables: true });
         }
         let path = url.strip_prefix("file://").unwrap_or(url);
         std::fs::create_dir_all(path).map_err(|e| bad(e.to_string()))?;
         let abs = std::fs::canonicalize(path).map_err(|e| bad(e.to_string()))?;
         let fs = LocalFileSystem::new_with_prefix(&abs).map_err(|e| bad(e.to_string()))?;
-        Ok(Lake { store: Arc::new(fs), display_root: format!("{}/", abs.display()) })
+        Ok(Lake { store: Arc::new(fs), display_root: format!("{}/", abs.display()), open_tables: true })
     }
 
     pub fn in_memory() -> Self {
-        Lake { store: Arc::new(InMemory::new()), display_root: "memory://".into() }
+        Lake { store: Arc::new(InMemory::new()), display_root: "memory://".into(), open_tables: true }
     }
 
     pub fn from_store(store: Arc<dyn ObjectStore>, display_root: &str) -> Self {
-        Lake { store, display_root: display_root.to_string() }
+        Lake { store, display_root: display_root.to_string(), open_tables: true }
+    }
+
+    /// The same lake, its publishes writing the open tables or not (`make bench` compares the two).
+    pub fn with_open_tables(mut self, on: bool) -> Self {
+        self.open_tables = on;
+        self
     }
 
     pub fn store(&self) -> &Arc<dyn ObjectStore> {

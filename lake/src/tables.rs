@@ -4,6 +4,7 @@
 
 use arrow::datatypes::SchemaRef;
 use chrono::{DateTime, Utc};
+use object_store::{ObjectStoreExt, PutPayload};
 use sha2::{Digest, Sha256};
 use sitrep_schemas::{Commit, DatasetEntry, DatasetId};
 
@@ -20,19 +21,49 @@ pub(crate) fn stable_uuid(seed: &str) -> String {
     format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
 }
 
+/// A hint: the generation through which every dataset's open tables are up to date.
+const TABLES_WRITTEN: &str = "tables.json";
+
 impl Lake {
     /// Brings both tables of every dataset `commit` has published up to it. A table that cannot
     /// be written is logged and left for the next publish: our commit stands either way.
+    ///
+    /// `tables.json` names the generation through which every table was brought up to date: when
+    /// it is this commit's parent, only the datasets this commit changed have tables to write; else
+    /// (the last publish died before its tables, or raced this one) every dataset is checked, so
+    /// a lost table version is caught up by the next publish of any dataset.
     pub async fn write_open_tables(&self, commit: &Commit) {
+        if !self.open_tables {
+            return;
+        }
+        let all = self.tables_written().await.is_none_or(|through| through + 1 < commit.generation);
+        let mut complete = true;
         for (dataset, entry) in commit.known() {
             let Some(top) = entry.version else { continue };
+            if !all && top != commit.generation {
+                continue;
+            }
             if let Err(e) = self.write_delta_table(dataset, top).await {
                 tracing::warn!(%dataset, error = %e, "the dataset's Delta table was not brought up to date");
+                complete = false;
             }
             if let Err(e) = self.write_iceberg_table(dataset, top).await {
                 tracing::warn!(%dataset, error = %e, "the dataset's Iceberg table was not brought up to date");
+                complete = false;
             }
         }
+        if complete && self.tables_written().await.is_none_or(|through| through < commit.generation) {
+            let marker = serde_json::json!({"generation": commit.generation}).to_string();
+            if let Err(e) = self.store.put(&Lake::path(TABLES_WRITTEN), PutPayload::from(marker.into_bytes())).await {
+                tracing::warn!(error = %e, "tables.json was not written: the next publish checks every table");
+            }
+        }
+    }
+
+    /// The generation `tables.json` names (None: none, or unreadable).
+    async fn tables_written(&self) -> Option<u64> {
+        let bytes = self.get_bytes(TABLES_WRITTEN).await.ok()?;
+        serde_json::from_slice::<serde_json::Value>(&bytes).ok()?["generation"].as_u64()
     }
 
     /// The version of `dataset` generation `version` published, as history names it.

@@ -2,7 +2,7 @@
 //! (`aviation.rs`), of the Climate group (`climate.rs`) and of Consumer prices (`consumer_prices.rs`).
 //!
 //! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
-//! `consumer-prices`, `energy-shock`, `history`, `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
+//! `consumer-prices`, `energy-shock`, `history`, `open-tables` (`open_tables.rs`), `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
 //! (the per-size tables below), and `ingest` (the conflict tables' ingest figure alone, at each
 //! size; only when named, as `all` measures it in the conflict tables), and `soak` (`soak.rs`, the
 //! ten-minute mixed-load soak of `make soak`; only when named), and `abuse` (`abuse.rs`, the attacks
@@ -41,6 +41,7 @@ mod energy_shock;
 mod forwarding_proxy;
 mod history;
 mod http_load;
+mod open_tables;
 mod scale_out;
 mod served_binary;
 mod soak;
@@ -466,12 +467,13 @@ async fn run() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 11] = [
+    const GROUPS: [&str; 12] = [
         "aviation",
         "climate",
         "consumer-prices",
         "energy-shock",
         "history",
+        "open-tables",
         "company-monitoring",
         "scale-out",
         "conflict",
@@ -497,6 +499,7 @@ async fn run() {
         OptionFuture::from(wants("consumer-prices").then(|| consumer_prices::measure(wrk.as_ref()))).await;
     let energy_shock = OptionFuture::from(wants("energy-shock").then(|| energy_shock::measure(wrk.as_ref()))).await;
     let history = OptionFuture::from(wants("history").then(|| history::measure(as_of))).await;
+    let open_tables = OptionFuture::from(wants("open-tables").then(|| open_tables::measure(as_of))).await;
     let company_monitoring = OptionFuture::from(wants("company-monitoring").then(company_monitoring::measure)).await;
     let scale_out = OptionFuture::from(wants("scale-out").then(|| scale_out::measure(wrk.as_ref()))).await;
     // The ingest figure alone (the conflict tables measure it too, with everything else).
@@ -538,6 +541,9 @@ async fn run() {
     }
     if let Some(f) = &history {
         history::print(f);
+    }
+    if let Some(f) = &open_tables {
+        open_tables::print(f);
     }
     if let Some(f) = &energy_shock {
         energy_shock::print(f);

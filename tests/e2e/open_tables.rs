@@ -216,6 +216,38 @@ async fn table_objects(lake: &Lake) -> BTreeSet<String> {
         .collect()
 }
 
+/// As writers that died between our commits and their tables leave the lake: `tables.json` names
+/// a generation before the last two (here: none).
+async fn forget_tables_written(lake: &Lake) {
+    lake.store().delete(&"tables.json".into()).await.unwrap();
+}
+
+/// Publishes that change one dataset write only its tables (`tables.json` says the others are
+/// up to date); a publish after one that died before its tables checks them all.
+#[tokio::test]
+async fn a_publish_writes_the_tables_it_changed_and_all_after_one_that_died() {
+    let lake = Lake::in_memory();
+    let runner = changing_runner(lake.clone(), &normal()).await;
+    runner.run(&DatasetId::ALL).await.unwrap();
+    let marker = || async { serde_json::from_slice::<Value>(&lake.get_bytes("tables.json").await.unwrap()).unwrap() };
+    assert_eq!(marker().await["generation"], lake.latest_commit().await.unwrap().generation);
+    // Violence events' tables lost with no trace: a publish of armed events alone leaves them.
+    let violence = DatasetId::VIOLENCE_EVENTS;
+    let violence_tables: Vec<String> =
+        table_objects(&lake).await.into_iter().filter(|k| k.starts_with(&layout::table_root(violence))).collect();
+    for key in &violence_tables {
+        lake.store().delete(&key.as_str().into()).await.unwrap();
+    }
+    runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
+    assert!(lake.delta_head(violence).await.unwrap().is_none(), "not looked at");
+    assert_eq!(lake.delta_head(DatasetId::ARMED_EVENTS).await.unwrap().map(|(n, _)| n), Some(1));
+    // After a publish that died before its tables, the next checks every table.
+    forget_tables_written(&lake).await;
+    runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
+    assert!(lake.delta_head(violence).await.unwrap().is_some() && lake.iceberg_head(violence).await.unwrap().is_some());
+    assert_tables_follow_the_commit_log(&lake).await;
+}
+
 /// A publish whose table version was lost (the writer died after our commit) is caught up by the
 /// next publish, in order; writers racing over one commit write one log, the same bytes.
 #[tokio::test]
@@ -233,6 +265,8 @@ async fn a_lost_table_version_is_caught_up_and_racing_writers_write_one_log() {
     let lost_metadata = object_store::path::Path::from(iceberg_metadata_key(dataset, 2).as_str());
     let written_metadata = lake.store().get(&lost_metadata).await.unwrap().bytes().await.unwrap();
     lake.store().delete(&lost_metadata).await.unwrap();
+    // The writer died after our commit: nor did it record the tables as up to date.
+    forget_tables_written(&lake).await;
     runner.run(&[DatasetId::ARMED_EVENTS]).await.unwrap();
     assert_eq!(lake.store().get(&lost).await.unwrap().bytes().await.unwrap(), written, "the same bytes");
     let caught_up = lake.store().get(&lost_metadata).await.unwrap().bytes().await.unwrap();
@@ -243,6 +277,7 @@ async fn a_lost_table_version_is_caught_up_and_racing_writers_write_one_log() {
     for object in table_objects(&lake).await {
         lake.store().delete(&object.as_str().into()).await.unwrap();
     }
+    forget_tables_written(&lake).await;
     let commit = lake.latest_commit().await.unwrap();
     let writers = (0..8).map(|_| {
         let (lake, commit) = (lake.clone(), commit.clone());
@@ -250,4 +285,70 @@ async fn a_lost_table_version_is_caught_up_and_racing_writers_write_one_log() {
     });
     futures::future::join_all(writers).await.into_iter().for_each(|r| r.unwrap());
     assert_tables_follow_the_commit_log(&lake).await;
+}
+
+/// A lake written before the open tables (its files in `data/<run>/<dataset>/`) has no table
+/// for such a dataset; `lake migrate` copies the current version's files into the dataset's
+/// folder and publishes them as a version of the same rows, where both tables begin. It resumes a
+/// crashed migration's run, leaves the older version's files where its commit names them, and a
+/// second migration moves nothing.
+#[tokio::test]
+async fn a_lake_from_before_the_tables_is_migrated_into_them() {
+    use sitrep_ingest::lake::{Outcome, Staged};
+    let dataset = DatasetId::VIOLENCE_EVENTS;
+    let source = Lake::in_memory();
+    changing_runner(source.clone(), &normal()).await.run(&[dataset]).await.unwrap();
+    let made = source.latest_commit().await.unwrap().dataset(dataset).unwrap().clone();
+    // The same version as an older ingest laid it out.
+    let lake = Lake::in_memory();
+    let mut files = Vec::new();
+    for (n, file) in made.files.iter().enumerate() {
+        let path = format!("data/01OLDLAYOUTRUN/{dataset}/part-{n:05}.parquet");
+        let bytes = source.get_bytes(&file.path).await.unwrap();
+        lake.store().put(&path.as_str().into(), bytes.into()).await.unwrap();
+        files.push(sitrep_schemas::FileEntry { path, run_id: "01OLDLAYOUTRUN".into(), ..file.clone() });
+    }
+    let fetched = Outcome::Fetched {
+        partial_error: None,
+        dataset,
+        files: files.clone(),
+        scope: sitrep_pipelines::Scope::All,
+        fetched_at: chrono::Utc::now(),
+        as_of: chrono::Utc::now(),
+        upstream_version: None,
+        keeps_as_of: false,
+        mode: sitrep_schemas::DataMode::Replay,
+        content_hash: None,
+        content_at: None,
+    };
+    let staged = Staged {
+        run_stats: Vec::new(),
+        run_id: "01OLDLAYOUTRUN".into(),
+        operation: "run".into(),
+        outcomes: vec![fetched],
+    };
+    let old = lake.publish(&staged).await.unwrap().generation;
+    assert!(lake.delta_head(dataset).await.unwrap().is_none(), "its files lie outside the table folder");
+    assert!(lake.iceberg_head(dataset).await.unwrap().is_none());
+
+    // A migration that crashed after recording its run.
+    let begun = serde_json::json!({"run_id": "01MIGRATIONRUN"}).to_string();
+    lake.store().put(&"staging/migrate.json".into(), begun.into_bytes().into()).await.unwrap();
+    let report = lake.migrate().await.unwrap();
+    assert_eq!(report.moved, vec![(dataset, files.len())]);
+    let generation = report.generation.unwrap();
+    let entry = lake.latest_commit().await.unwrap().dataset(dataset).unwrap().clone();
+    assert_eq!(entry.version, Some(generation), "a version of its own");
+    assert_eq!(entry.freshness, lake.read_commit(old).await.unwrap().unwrap().dataset(dataset).unwrap().freshness);
+    for (moved, before) in entry.files.iter().zip(&files) {
+        assert!(moved.path.starts_with(&format!("data/{dataset}/01MIGRATIONRUN/")), "{}", moved.path);
+        assert_eq!((moved.sha256.as_str(), moved.rows), (before.sha256.as_str(), before.rows));
+        assert_eq!(lake.get_bytes(&moved.path).await.unwrap(), lake.get_bytes(&before.path).await.unwrap());
+    }
+    assert_eq!(lake.delta_head(dataset).await.unwrap(), Some((0, generation)), "the Delta table begins there");
+    let (_, metadata) = lake.iceberg_head(dataset).await.unwrap().unwrap();
+    assert_eq!(metadata.snapshots.iter().map(|s| s.snapshot_id as u64).collect::<Vec<_>>(), vec![generation]);
+    assert!(lake.get_bytes("staging/migrate.json").await.is_err(), "the checkpoint is removed");
+    let again = lake.migrate().await.unwrap();
+    assert!(again.moved.is_empty() && again.generation.is_none(), "{again:?}");
 }

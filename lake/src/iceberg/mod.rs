@@ -235,6 +235,14 @@ impl Lake {
     ) -> Result<(Snapshot, Vec<Entry>), LakeError> {
         let id = next.version as i64;
         let seq = metadata.last_sequence_number + 1;
+        if let Some(outside) = next.entry.files.iter().find(|f| layout::in_table(dataset, &f.path).is_none()) {
+            // Readers resolving files against the table's location (ClickHouse) could not find it.
+            return Err(LakeError::Validation(format!(
+                "{} lies outside {}'s table folder",
+                outside.path,
+                layout::table_root(dataset)
+            )));
+        }
         let paths: Vec<String> = next.entry.files.iter().map(|f| self.external_path(&f.path)).collect();
         let mut entries: Vec<Entry> = Vec::new();
         for e in live {
