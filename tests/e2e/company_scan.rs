@@ -320,6 +320,8 @@ struct CorpusFigures {
     rediscovery: f64,
     /// Impacts published on the corpus's quiet companies (those with no event).
     false_alarms: usize,
+    /// Labelled events published as more than one impact.
+    duplicates: usize,
 }
 
 impl CorpusFigures {
@@ -330,6 +332,28 @@ impl CorpusFigures {
         assert_eq!(self.false_alarms, 0, "impacts published on quiet companies");
     }
 }
+
+/// What a corpus must keep: the figures it had when its test was written, until the rules reach
+/// its goals (issue 57: precision ≥ 0.95, rediscovery ≥ 0.85, nothing on a quiet company).
+struct Floor {
+    precision: f64,
+    rediscovery: f64,
+    false_alarms: usize,
+    duplicates: usize,
+}
+
+impl Floor {
+    fn check(&self, figures: &CorpusFigures) {
+        assert!(figures.precision >= self.precision, "precision {:.3}", figures.precision);
+        assert!(figures.rediscovery >= self.rediscovery, "rediscovery {:.3}", figures.rediscovery);
+        assert!(figures.false_alarms <= self.false_alarms, "{} impacts on quiet companies", figures.false_alarms);
+        assert!(figures.duplicates <= self.duplicates, "{} events published twice", figures.duplicates);
+    }
+}
+
+/// The newsroom corpus before any rule was changed for it (issue 57's "before": 42 impacts, all
+/// correct; 41 of 97 events; nothing on the 16 quiet companies; one event published twice).
+const NEWSROOM_FLOOR: Floor = Floor { precision: 0.95, rediscovery: 0.42, false_alarms: 0, duplicates: 1 };
 
 /// Scans a labelled corpus (data/fixtures/web-search/<scenario>.py, recorded as scenario
 /// `scenario`, labels in `labels`) end to end: its companies created in one account, one scan,
@@ -366,18 +390,26 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
     let report = scanner.run(ScanScope::Due { interval_ms: settings().scan_interval_ms }, RECORDED_AT).await.unwrap();
     assert_eq!(report.scanned, company_keys.len());
 
-    let event_of: std::collections::HashMap<String, String> = labels["items"]
+    // An item's label: one event, several (one story, events of two monitored companies), or none.
+    let event_of: std::collections::HashMap<String, Vec<String>> = labels["items"]
         .as_array()
         .unwrap()
         .iter()
         .filter_map(|i| {
             let (url, _) = sitrep_cm::pipeline::evidence_url::canonical(i["url"].as_str()?)?;
-            Some((url, i["event"].as_str()?.to_string()))
+            let events: Vec<String> = match &i["event"] {
+                Value::String(e) => vec![e.clone()],
+                Value::Array(es) => es.iter().filter_map(|e| e.as_str().map(str::to_string)).collect(),
+                _ => return None,
+            };
+            Some((url, events))
         })
         .collect();
-    let events: std::collections::BTreeSet<&String> = event_of.values().collect();
+    let events: std::collections::BTreeSet<&String> = event_of.values().flatten().collect();
     let impacts = get(&app, &key, "/api/company-monitoring/v1/list-company-event-impacts?page_size=100").await;
     let (mut correct, mut total, mut false_alarms, mut found) = (0, 0, 0, std::collections::BTreeSet::new());
+    // Labelled events with more than one impact (one event published twice in other words).
+    let mut impacts_of: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for impact in impacts["impacts"].as_array().unwrap() {
         total += 1;
         let company = &company_keys[impact["companyId"].as_str().unwrap()];
@@ -390,13 +422,17 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
             ),
         )
         .await;
-        let labelled: Vec<&String> = shown["evidence"]
+        let labelled: std::collections::BTreeSet<&String> = shown["evidence"]
             .as_array()
             .unwrap()
             .iter()
             .filter_map(|e| event_of.get(e["canonicalUrl"].as_str().unwrap()))
+            .flatten()
             .filter(|event| event.starts_with(&format!("{company}/")))
             .collect();
+        for event in &labelled {
+            *impacts_of.entry((*event).clone()).or_default() += 1;
+        }
         if quiet.contains(&company.as_str()) {
             false_alarms += 1;
         }
@@ -409,13 +445,24 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
     }
     let precision = correct as f64 / total.max(1) as f64;
     let rediscovery = found.len() as f64 / events.len() as f64;
+    let duplicates: Vec<&String> = impacts_of.iter().filter(|(_, n)| **n > 1).map(|(e, _)| e).collect();
+    if let Some(categories) = labels["events"].as_object() {
+        // Rediscovery per category, where the labels give categories.
+        let mut per: std::collections::BTreeMap<&str, (usize, usize)> = std::collections::BTreeMap::new();
+        for event in &events {
+            let slot = per.entry(categories[event.as_str()].as_str().unwrap()).or_default();
+            slot.1 += 1;
+            slot.0 += usize::from(found.contains(*event));
+        }
+        println!("{scenario} corpus by category (found of labelled): {per:?}; duplicate impacts: {duplicates:?}");
+    }
     println!(
         "{scenario} corpus: {total} impacts published, precision {precision:.2}; {} of {} events rediscovered ({rediscovery:.2}); {false_alarms} on quiet companies; missed: {:?}",
         found.len(),
         events.len(),
         events.iter().filter(|e| !found.contains(**e)).collect::<Vec<_>>()
     );
-    CorpusFigures { precision, rediscovery, false_alarms }
+    CorpusFigures { precision, rediscovery, false_alarms, duplicates: duplicates.len() }
 }
 
 /// The first labelled corpus (data/fixtures/web-search/corpus.py): traps of names and words.
@@ -423,6 +470,16 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
 async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
     let figures = scan_labelled_corpus("labelled", include_str!("../../data/fixtures/web-search/labelled.json")).await;
     figures.meet_the_goals();
+}
+
+/// The third (data/fixtures/web-search/newsroom.py, issue 57): 64 companies across four sectors,
+/// 97 events each told by several outlets in their own words, common-word names opening
+/// sentences, everyday phrasings, two monitored companies in one story, and the traps of business
+/// reporting.
+#[tokio::test]
+async fn the_newsroom_corpus_is_published_precisely_and_mostly_rediscovered() {
+    let figures = scan_labelled_corpus("newsroom", include_str!("../../data/fixtures/web-search/newsroom.json")).await;
+    NEWSROOM_FLOOR.check(&figures);
 }
 
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
