@@ -25,7 +25,6 @@ usage: iceberg_tables_check.py BASE_URL|- API_KEY|- LAKE_DIR [--tables=URL] [--e
 import datetime
 import json
 import os
-import sys
 
 os.environ.setdefault("POLARS_ICEBERG_PLANNER", "pyiceberg")
 
@@ -37,7 +36,18 @@ import duckdb_extension_iceberg  # noqa: E402
 import polars as pl  # noqa: E402
 from pyiceberg.table import StaticTable  # noqa: E402
 
-from open_tables_check import api, checksum, committed_versions, extension, quoted, reference, row_key_of  # noqa: E402
+from open_tables_check import (  # noqa: E402
+    api,
+    arguments,
+    checksum,
+    committed_versions,
+    extension,
+    file_columns,
+    quoted,
+    reference,
+    refused_by_each,
+    row_key_of,
+)
 
 # S3 settings when the tables are read through S3: (PyIceberg's properties, the AWS_* variables).
 S3 = None
@@ -116,35 +126,19 @@ def columns_of_each_engine(con, tbl, table, snapshot_id):
     }
 
 
-def file_columns(lake, generation, dataset, con):
-    """The columns of the version's files (DuckDB over the Parquet files the commit names)."""
-    with open(os.path.join(lake, "commits", f"{generation:020}.json")) as f:
-        first = json.load(f)["datasets"][dataset]["files"][0]["path"]
-    return [d[0] for d in con.sql(f"SELECT * FROM read_parquet({literal(os.path.join(lake, first))}) LIMIT 0").description]
-
-
 def refused_everywhere(con, tbl, table, snapshot_id):
-    attempts = {
+    refused_by_each(f"{table} snapshot {snapshot_id}", {
         "pyiceberg": lambda: tbl.scan(snapshot_id=snapshot_id).to_arrow(),
         "polars": lambda: pl.scan_iceberg(tbl, snapshot_id=snapshot_id).collect(),
         "duckdb": lambda: con.cursor().sql(f"SELECT count(*) FROM iceberg_scan({literal(table)}, snapshot_from_id={snapshot_id})").fetchall(),
         "clickhouse": lambda: clickhouse(table, "count()", f"iceberg_snapshot_id={snapshot_id}"),
-    }
-    for engine, attempt in attempts.items():
-        try:
-            got = attempt()
-        except Exception:  # noqa: BLE001 — any refusal; what must not happen is an answer
-            continue
-        raise AssertionError(f"{table} snapshot {snapshot_id} through {engine}: expired, yet answered {got!r}")
+    })
 
 
 def main():
     global S3
-    args = sys.argv[1:]
-    option = lambda name: next((a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")), None)  # noqa: E731
-    expired, schemas, tables = int(option("expired") or 0), option("schemas"), option("tables")
-    args = [a for a in args if not a.startswith("--")]
-    base, key, lake, datasets = args[0], args[1], os.path.abspath(args[2]), args[3:]
+    (base, key, lake, datasets), options = arguments()
+    expired, schemas, tables = int(options.get("expired") or 0), options.get("schemas"), options.get("tables")
     if tables and tables.startswith("s3://"):
         env = {name: os.environ[name] for name in ["AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]}
         properties = {
@@ -208,7 +202,7 @@ def main():
                     want = v["version"] if engine == "pyiceberg" else expected
                     assert got == want, f"{dataset} v{v['version']} at {millis} ms through {engine}: {got} != {want}"
             if schemas:
-                own = file_columns(lake, v["version"], dataset, con)
+                own = file_columns(con, lake, v["version"], dataset)
                 for engine, got in columns_of_each_engine(con, tbl, table, v["version"]).items():
                     names = [c["name"] for c in got] if engine == "clickhouse" else got
                     assert names == own, f"{dataset} v{v['version']} through {engine}: columns {names}, its files {own}"

@@ -184,29 +184,38 @@ def columns_of_each_engine(con, table, version):
     }
 
 
-def refused_everywhere(con, table, key, version):
-    """Every engine refuses table version `version`: none returns rows."""
-    attempts = {
-        "deltalake": lambda: deltalake.DeltaTable(table, version=version, storage_options=STORAGE),
-        "polars": lambda: pl.read_delta(table, version=version, columns=key, storage_options=STORAGE),
-        # A cursor of its own: a refused statement leaves its transaction aborted.
-        "duckdb": lambda: con.cursor().sql(f"SELECT count(*) FROM delta_scan('{table}', version := {version})").fetchall(),
-    }
+def refused_by_each(what, attempts):
+    """Every engine's attempt (engine → callable) is refused: none returns rows."""
     for engine, attempt in attempts.items():
         try:
             got = attempt()
         except Exception:  # noqa: BLE001 — any refusal; what must not happen is an answer
             continue
-        raise AssertionError(f"{table} {version} through {engine}: expired, yet answered {got!r}")
+        raise AssertionError(f"{what} through {engine}: expired, yet answered {got!r}")
+
+
+def refused_everywhere(con, table, key, version):
+    """Every engine refuses table version `version`."""
+    refused_by_each(f"{table} {version}", {
+        "deltalake": lambda: deltalake.DeltaTable(table, version=version, storage_options=STORAGE),
+        "polars": lambda: pl.read_delta(table, version=version, columns=key, storage_options=STORAGE),
+        # A cursor of its own: a refused statement leaves its transaction aborted.
+        "duckdb": lambda: con.cursor().sql(f"SELECT count(*) FROM delta_scan('{table}', version := {version})").fetchall(),
+    })
+
+
+def arguments():
+    """BASE_URL|- API_KEY|- LAKE_DIR [--name=value | --flag]... DATASET...: (positional, options)."""
+    args = sys.argv[1:]
+    options = dict((a[2:].split("=", 1) + [""])[:2] for a in args if a.startswith("--"))
+    args = [a for a in args if not a.startswith("--")]
+    return (args[0], args[1], os.path.abspath(args[2]), args[3:]), options
 
 
 def main():
     global STORAGE
-    args = sys.argv[1:]
-    option = lambda name: next((a.split("=", 1)[1] for a in args if a.startswith(f"--{name}=")), None)  # noqa: E731
-    expired, tables, schemas = int(option("expired") or 0), option("tables"), "--schemas" in args
-    args = [a for a in args if not a.startswith("--")]
-    base, key, lake, datasets = args[0], args[1], os.path.abspath(args[2]), args[3:]
+    (base, key, lake, datasets), options = arguments()
+    expired, tables, schemas = int(options.get("expired") or 0), options.get("tables"), "schemas" in options
     if tables and tables.startswith("s3://"):
         env = ["AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"]
         STORAGE = {name: os.environ[name] for name in env} | {"AWS_ALLOW_HTTP": "true"}
