@@ -124,3 +124,44 @@ impl TableMetadata {
         serde_json::to_vec(self).unwrap_or_default()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn snapshot(id: i64, seq: i64) -> Snapshot {
+        Snapshot {
+            snapshot_id: id,
+            parent_snapshot_id: (seq > 1).then_some(id - 1),
+            sequence_number: seq,
+            timestamp_ms: 1_000 * id,
+            manifest_list: format!("/lake/data/d/metadata/snap-{id}.avro"),
+            summary: BTreeMap::new(),
+            schema_id: 0,
+        }
+    }
+
+    /// Each snapshot becomes the current one of `main`, logged at its time; expiring keeps the
+    /// snapshots from the oldest retained on, and the current one whatever its id.
+    #[test]
+    fn snapshots_are_added_logged_and_expired() {
+        let mut m = TableMetadata::new("u".into(), "/lake/data/d".into(), BTreeMap::new());
+        assert!(m.current().is_none());
+        for (seq, id) in [(1, 3), (2, 5), (3, 9)] {
+            m = m.with_snapshot(snapshot(id, seq));
+        }
+        assert_eq!(m.current().map(|s| s.snapshot_id), Some(9));
+        assert_eq!((m.last_sequence_number, m.last_updated_ms), (3, 9_000));
+        assert_eq!(m.refs["main"].snapshot_id, 9);
+        assert_eq!(m.snapshot_log.iter().map(|e| e.snapshot_id).collect::<Vec<_>>(), [3, 5, 9]);
+        let kept = m.clone().expired_before(5);
+        assert_eq!(kept.snapshots.iter().map(|s| s.snapshot_id).collect::<Vec<_>>(), [5, 9]);
+        assert_eq!(kept.snapshot_log.iter().map(|e| e.snapshot_id).collect::<Vec<_>>(), [5, 9]);
+        let only_current = m.clone().expired_before(100);
+        assert_eq!(only_current.snapshots.iter().map(|s| s.snapshot_id).collect::<Vec<_>>(), [9]);
+        // What is written reads back the same, in the specification's names.
+        let text = String::from_utf8(kept.to_bytes()).unwrap();
+        assert!(text.contains(r#""format-version":2"#) && text.contains(r#""current-snapshot-id":9"#), "{text}");
+        assert_eq!(serde_json::from_str::<TableMetadata>(&text).unwrap(), kept);
+    }
+}

@@ -382,3 +382,41 @@ impl Lake {
 }
 
 pub use metadata::TableMetadata as IcebergMetadata;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(status: Status, rows: i64) -> Entry {
+        Entry {
+            status,
+            snapshot_id: 1,
+            sequence_number: 1,
+            file_sequence_number: 1,
+            file_path: "/f".into(),
+            record_count: rows,
+            file_size_in_bytes: 10,
+        }
+    }
+
+    /// A version that only adds files appends, one that only drops files deletes, both overwrites
+    /// (a full replacement, a month-scoped backfill), neither replaces (the same files).
+    #[test]
+    fn a_snapshots_operation_follows_its_entries() {
+        let op =
+            |statuses: &[Status]| Counts::of(&statuses.iter().map(|s| entry(*s, 5)).collect::<Vec<_>>()).operation();
+        assert_eq!(op(&[Status::Existing, Status::Added]), "append");
+        assert_eq!(op(&[Status::Existing, Status::Deleted]), "delete");
+        assert_eq!(op(&[Status::Deleted, Status::Added]), "overwrite");
+        assert_eq!(op(&[Status::Existing]), "replace");
+        let counts = Counts::of(&[entry(Status::Added, 5), entry(Status::Added, 7), entry(Status::Deleted, 3)]);
+        assert_eq!((counts.added, counts.deleted, counts.existing), ((2, 12), (1, 3), (0, 0)));
+    }
+
+    #[test]
+    fn metadata_versions_are_read_from_their_keys() {
+        assert_eq!(metadata_version(&metadata_key(DatasetId::ARMED_EVENTS, 12)), Some(12));
+        assert_eq!(metadata_version("data/armed-events/metadata/version-hint.text"), None);
+        assert_eq!(metadata_version("data/armed-events/metadata/snap-00000000000000000003-ab.avro"), None);
+    }
+}
