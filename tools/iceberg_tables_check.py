@@ -37,16 +37,15 @@ import polars as pl  # noqa: E402
 from pyiceberg.table import StaticTable  # noqa: E402
 
 from open_tables_check import (  # noqa: E402
-    api,
     arguments,
     checksum,
-    committed_versions,
     extension,
     file_columns,
     quoted,
     reference,
     refused_by_each,
     row_key_of,
+    versions_checked,
 )
 
 # S3 settings when the tables are read through S3: (PyIceberg's properties, the AWS_* variables).
@@ -154,13 +153,7 @@ def main():
     con = duckdb_with_iceberg()
     for dataset in datasets:
         table = f"{tables or lake}/data/{dataset}"
-        listed = committed_versions(lake, dataset)
-        assert listed, f"{dataset}: no versions"
-        if base != "-":
-            served = api(base, key, f"/api/history/v1/list-dataset-versions?dataset={dataset}")["versions"]
-            assert [(v["version"], v["publishedAt"], v["rows"]) for v in served] == [
-                (v["version"], v["publishedAt"], v["rows"]) for v in listed
-            ], f"{dataset}: the API's versions {served} are not the commit log's {listed}"
+        listed = versions_checked(base, key, lake, dataset)
         row_key = row_key_of(base, key, dataset, listed)
         tbl = open_table(lake, table, dataset)
         snapshots = {s.snapshot_id: s for s in tbl.snapshots()}

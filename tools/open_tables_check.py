@@ -120,6 +120,20 @@ def committed_versions(lake, dataset):
     return sorted(versions.values(), key=lambda v: -v["version"])
 
 
+def versions_checked(base, key, lake, dataset):
+    """The commit log's versions of `dataset` (committed_versions), which must be the API's
+    ListDatasetVersions (each version, its publish time and rows) when BASE_URL is not `-`."""
+    listed = committed_versions(lake, dataset)
+    assert listed, f"{dataset}: no versions"
+    if base != "-":
+        served = api(base, key, f"/api/history/v1/list-dataset-versions?dataset={dataset}")["versions"]
+        assert served[0]["current"], served[0]
+        assert [(v["version"], v["publishedAt"], v["rows"]) for v in served] == [
+            (v["version"], v["publishedAt"], v["rows"]) for v in listed
+        ], f"{dataset}: the API's versions {served} are not the commit log's {listed}"
+    return listed
+
+
 def row_key_of(base, key, dataset, listed):
     if base == "-":
         return {"violence-events": ["id"], "armed-events": ["id"]}[dataset]
@@ -222,14 +236,7 @@ def main():
     con = duckdb_with_delta()
     for dataset in datasets:
         table = f"{tables or lake}/data/{dataset}"
-        listed = committed_versions(lake, dataset)
-        assert listed, f"{dataset}: no versions"
-        if base != "-":
-            served = api(base, key, f"/api/history/v1/list-dataset-versions?dataset={dataset}")["versions"]
-            assert served[0]["current"], served[0]
-            assert [(v["version"], v["publishedAt"], v["rows"]) for v in served] == [
-                (v["version"], v["publishedAt"], v["rows"]) for v in listed
-            ], f"{dataset}: the API's versions {served} are not the commit log's {listed}"
+        listed = versions_checked(base, key, lake, dataset)
         row_key = row_key_of(base, key, dataset, listed)
         generations = table_generations(table)
         by_generation = {g: v for v, g in generations.items()}

@@ -130,8 +130,14 @@ impl Lake {
             let pending = self.versions_after(dataset, top, previous.as_ref()).await?;
             let mut n = head.map_or(0, |(n, _)| n + 1);
             let mut previous = previous;
+            // The schema of the last fingerprint seen: a footer is read once per schema, not per version.
+            let mut known: Option<(String, arrow::datatypes::SchemaRef)> = None;
             for next in pending {
-                let schema = self.version_schema(dataset, &next.entry).await?;
+                let schema = match known.take() {
+                    Some((fingerprint, schema)) if fingerprint == next.entry.schema_fingerprint => schema,
+                    _ => self.version_schema(dataset, &next.entry).await?,
+                };
+                known = Some((next.entry.schema_fingerprint.clone(), schema.clone()));
                 let bytes = table_version(dataset, &schema, previous.as_ref().map(version).as_ref(), &version(&next))?;
                 let opts = PutOptions { mode: PutMode::Create, ..Default::default() };
                 let key = Lake::path(&log_key(dataset, n));
