@@ -89,14 +89,17 @@ for _ in 1 2 3 4 5 6; do
     SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" run --mode replay --scenario ucdp=revised \
         --dataset violence-events >/dev/null
 done
+# Then a rollback to the eleventh (the candidate again): a thirteenth version, which every table
+# reads as the eleventh's rows while the twelfth stays readable by version and by time.
+SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" lake rollback --to 11 >/dev/null
 "$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" violence-events
 "$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/history-lake" violence-events
-# gc keeping the newest three versions expires the nine before them in the table too: each engine
+# gc keeping the newest three versions expires the ten before them in the table too: each engine
 # refuses them, and the three left read as before (from a checkpoint at the first of them).
 SITREP_LAKE="$work/history-lake" "$bin/sitrep-ingest" lake gc --keep 1 --grace-minutes 0 \
     --retention-hours 0 --retention-days 0 >/dev/null
-"$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" --expired=9 violence-events
-"$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/history-lake" --expired=9 violence-events
+"$venv/bin/python" "$root/tools/open_tables_check.py" - - "$work/history-lake" --expired=10 violence-events
+"$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/history-lake" --expired=10 violence-events
 # A schema change between versions: the first version's files as an older schema wrote them (one
 # column fewer), then a version of today's schema; each engine reads each version with its own.
 SITREP_LAKE="$work/schema-lake" "$bin/sitrep-ingest" run --mode replay --dataset violence-events >/dev/null

@@ -34,9 +34,12 @@ import duckdb_extension_avro  # noqa: E402
 import duckdb_extension_httpfs  # noqa: E402
 import duckdb_extension_iceberg  # noqa: E402
 import polars as pl  # noqa: E402
+import pyarrow.parquet as pq  # noqa: E402
+from pyiceberg.expressions import And, GreaterThanOrEqual, LessThanOrEqual  # noqa: E402
 from pyiceberg.table import StaticTable  # noqa: E402
 
 from open_tables_check import (  # noqa: E402
+    Window,
     arguments,
     checksum,
     extension,
@@ -134,6 +137,41 @@ def refused_everywhere(con, tbl, table, snapshot_id):
     })
 
 
+def skipping_by_bounds(con, tbl, table, window, dataset, lake):
+    """The current snapshot's files carry the table schema's field ids; PyIceberg plans a window
+    of one file's range with fewer files than the snapshot holds but every file whose bounds (the
+    files' own ranges) meet it, and reading the window through each engine loses no row."""
+    schema_ids = {f.name: f.field_id for f in tbl.schema().fields}
+    column = tbl.schema().find_field(window.column)
+    planned = {}
+    for task in tbl.scan().plan_files():
+        path = task.file.file_path.removeprefix(table + "/")
+        ids = {f.name: int(f.metadata[b"PARQUET:field_id"]) for f in pq.read_schema(os.path.join(lake, "data", dataset, path))}
+        assert ids == schema_ids, f"{path}: field ids {ids}, the table's {schema_ids}"
+    row_filter = And(GreaterThanOrEqual(window.column, window.lo.isoformat()), LessThanOrEqual(window.column, window.hi.isoformat()))
+    for task in tbl.scan(row_filter=row_filter).plan_files():
+        planned[f"data/{dataset}/" + task.file.file_path.removeprefix(table + "/")] = task.file
+    meets = lambda r: r[0] is None or (window.span[0] <= r[1] and r[0] <= window.span[1])  # noqa: E731
+    must = {p for p, r in window.ranges.items() if meets(r)}
+    assert must <= set(planned), f"{dataset}: PyIceberg skipped {must - set(planned)}, which hold rows in the window"
+    if len(must) < window.files:
+        assert len(planned) < window.files, f"{dataset}: PyIceberg planned all {window.files} files for a window of {len(must)}"
+    # Bounds in Iceberg's single-value serialization: a timestamptz in microseconds, a date in days.
+    scale = 1000 if window.kind.startswith("TIMESTAMP") else 1
+    decoded = lambda bounds: None if column.field_id not in bounds else int.from_bytes(bounds[column.field_id], "little", signed=True) // scale  # noqa: E731
+    for path, data_file in planned.items():
+        got = (decoded(data_file.lower_bounds), decoded(data_file.upper_bounds), data_file.null_value_counts[column.field_id])
+        assert got == window.ranges[path], f"{path}: the manifest's bounds say {got}, the file holds {window.ranges[path]}"
+    col = quoted(window.column)
+    counts = {
+        "pyiceberg": tbl.scan(row_filter=row_filter, selected_fields=(window.column,)).to_arrow().num_rows,
+        "polars": pl.scan_iceberg(tbl).filter(window.polars()).select(pl.len()).collect().item(),
+        "duckdb": con.sql(f"SELECT count(*) FROM iceberg_scan({literal(table)}) WHERE {col} BETWEEN {window.lo_sql} AND {window.hi_sql}").fetchone()[0],
+    }
+    assert set(counts.values()) == {window.rows}, f"{dataset} {window.column} in [{window.lo}, {window.hi}]: {counts}, the files hold {window.rows}"
+    return len(planned)
+
+
 def main():
     global S3
     (base, key, lake, datasets), options = arguments()
@@ -166,6 +204,11 @@ def main():
             "clickhouse": clickhouse(table, "count()")[0][0],
         }
         assert set(now.values()) == {current["rows"]}, f"{dataset}: rows now {now}, the API {current['rows']}"
+        stats = ""
+        if not schemas and not S3:
+            window = Window(con, lake, current["version"], dataset)
+            planned = skipping_by_bounds(con, tbl, table, window, dataset, lake)
+            stats = f"; files carry the table's field ids, and a window of {window.column} plans {planned} of {window.files} files and reads whole"
         if expired:
             gone, listed = listed[len(listed) - expired:], listed[: len(listed) - expired]
             for v in gone:
@@ -208,7 +251,7 @@ def main():
             against += f" ({expired} expired versions refused by each)"
         if schemas:
             against += f", each version in its own of {schemas} schemas"
-        print(f"iceberg tables: {dataset}: {len(listed)} versions, {current['rows']} rows now; pyiceberg, polars, duckdb, clickhouse agree with {against}: ok")
+        print(f"iceberg tables: {dataset}: {len(listed)} versions, {current['rows']} rows now; pyiceberg, polars, duckdb, clickhouse agree with {against}{stats}: ok")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,10 @@ API and with our commit log for every retained version:
 - with `--tables=s3://bucket/prefix` the engines read the tables there, through S3 (the endpoint
   and credentials of the `AWS_*` variables; DuckDB with its httpfs extension), while the commit
   log and the reference rows are read from LAKE_DIR (the S3 server's folder);
+- the current version's files record the range of each time column (checked against each file
+  by DuckDB), each `add`'s stats as delta-rs reads them are that range, and a window of one
+  file's range read through each engine (which skips files by the stats) holds every row the
+  files hold in it;
 - with `--schemas`, each version reads with its own schema (a table whose schema changed between
   versions: tools/older_schema_version.py): the columns each engine returns are its files';
 - with `--expired=N` (after `sitrep-ingest lake gc`), the N oldest versions are gone from the
@@ -42,6 +46,7 @@ import duckdb
 import duckdb_extension_delta
 import duckdb_extension_httpfs
 import polars as pl
+import pyarrow as pa
 
 # Where the engines read the tables from, when not LAKE_DIR: S3 options of deltalake and Polars.
 STORAGE = None
@@ -90,14 +95,72 @@ def quoted(identifier):
 
 def reference(con, lake, generation, dataset, key):
     """The version's key rows as our commit names its files (DuckDB over the Parquet files)."""
-    with open(os.path.join(lake, "commits", f"{generation:020}.json")) as f:
-        entry = json.load(f)["datasets"][dataset]
+    entry = commit_entry(lake, generation, dataset)
     files = [os.path.join(lake, file["path"]) for file in entry["files"]]
     if not files:
         return checksum([])
     columns = ", ".join(quoted(k) for k in key)
     listed = ", ".join("'" + p.replace("'", "''") + "'" for p in files)
     return checksum(con.sql(f"SELECT {columns} FROM read_parquet([{listed}])").fetchall())
+
+
+def commit_entry(lake, generation, dataset):
+    with open(os.path.join(lake, "commits", f"{generation:020}.json")) as f:
+        return json.load(f)["datasets"][dataset]
+
+
+class Window:
+    """A window of a time column one file of a version spans, for checking that readers skipping
+    files by the tables' statistics (Delta `stats`, Iceberg bounds) lose no row:
+
+    - `column`, its `kind` (TIMESTAMP WITH TIME ZONE or DATE), the window [`lo`, `hi`] as Python
+      values and as SQL literals (`lo_sql`, `hi_sql`), the rows in it (`rows`) and the number of
+      the version's files (`files`), and the window in the column's unit (`span`);
+    - `ranges`: each file's (min, max, nulls) of the column, read from the file itself by DuckDB
+      after checking that the commit recorded exactly those."""
+
+    def __init__(self, con, lake, generation, dataset):
+        entry = commit_entry(lake, generation, dataset)
+        recorded = [f for f in entry["files"] if f.get("bounds")]
+        assert recorded, f"{dataset} v{generation}: no file records its time columns' ranges"
+        self.column = sorted(recorded[0]["bounds"])[0]
+        column = quoted(self.column)
+        paths = {f["path"]: os.path.join(lake, f["path"]) for f in entry["files"]}
+        first = "'" + paths[recorded[0]["path"]].replace("'", "''") + "'"
+        self.kind = con.sql(f"SELECT typeof({column}) FROM read_parquet({first}) LIMIT 1").fetchone()[0]
+        unit = "epoch_ms({c})" if self.kind.startswith("TIMESTAMP") else "date_diff('day', DATE '1970-01-01', {c})"
+        self.ranges = {}
+        for f in recorded:
+            path = "'" + paths[f["path"]].replace("'", "''") + "'"
+            low, high, nulls = con.sql(
+                f"SELECT {unit.format(c=f'min({column})')}, {unit.format(c=f'max({column})')}, count(*) - count({column}) FROM read_parquet({path})"
+            ).fetchone()
+            want = f["bounds"][self.column]
+            assert (want.get("min"), want.get("max"), want["nulls"]) == (low, high, nulls), f"{f['path']}: recorded {want}, the file holds {(low, high, nulls)}"
+            self.ranges[f["path"]] = (low, high, nulls)
+        spans = sorted((r for r in self.ranges.values() if r[0] is not None), key=lambda r: r[0])
+        low, high, _ = spans[len(spans) // 2]
+        self.span = (low, high)
+        self.lo, self.hi = self.value(low), self.value(high)
+        self.lo_sql, self.hi_sql = self.sql(self.lo), self.sql(self.hi)
+        listed = ", ".join("'" + p.replace("'", "''") + "'" for p in paths.values())
+        self.rows = con.sql(f"SELECT count(*) FROM read_parquet([{listed}]) WHERE {column} BETWEEN {self.lo_sql} AND {self.hi_sql}").fetchone()[0]
+        self.files = len(entry["files"])
+        assert 0 < self.rows, f"{dataset} v{generation}: an empty window"
+
+    def value(self, n):
+        epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+        if self.kind.startswith("TIMESTAMP"):
+            return epoch + datetime.timedelta(milliseconds=n)
+        return (epoch + datetime.timedelta(days=n)).date()
+
+    def sql(self, v):
+        if isinstance(v, datetime.datetime):
+            return f"TIMESTAMPTZ '{v.isoformat(sep=' ', timespec='milliseconds')}'"
+        return f"DATE '{v.isoformat()}'"
+
+    def polars(self):
+        return pl.col(self.column).is_between(self.lo, self.hi)
 
 
 def committed_versions(lake, dataset):
@@ -181,10 +244,29 @@ def past_the_checkpoint(con, lake, table, dataset, row_key, generations, current
         shutil.rmtree(copy)
 
 
+def skipping_by_stats(con, table, window, dataset):
+    """Each `add`'s stats (as delta-rs reads them) are its file's range of the window's column,
+    and reading the window through each engine (which skips files by those stats) loses no row."""
+    actions = pa.table(deltalake.DeltaTable(table, storage_options=STORAGE).get_add_actions(flatten=True)).to_pylist()
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+    as_number = lambda v: v if v is None else (v - epoch) // datetime.timedelta(milliseconds=1) if isinstance(v, datetime.datetime) else (v - epoch.date()).days  # noqa: E731
+    for a in actions:
+        path = f"data/{dataset}/{a['path']}"
+        got = (as_number(a[f"min.{window.column}"]), as_number(a[f"max.{window.column}"]), a[f"null_count.{window.column}"])
+        assert got == window.ranges[path], f"{path}: the Delta stats say {got}, the file holds {window.ranges[path]}"
+    column = quoted(window.column)
+    dt = deltalake.DeltaTable(table, storage_options=STORAGE)
+    counts = {
+        "deltalake": dt.to_pyarrow_table(columns=[window.column], filters=[(window.column, ">=", window.lo), (window.column, "<=", window.hi)]).num_rows,
+        "polars": pl.scan_delta(table, storage_options=STORAGE).filter(window.polars()).select(pl.len()).collect().item(),
+        "duckdb": con.sql(f"SELECT count(*) FROM delta_scan('{table}') WHERE {column} BETWEEN {window.lo_sql} AND {window.hi_sql}").fetchone()[0],
+    }
+    assert set(counts.values()) == {window.rows}, f"{dataset} {window.column} in [{window.lo}, {window.hi}]: {counts}, the files hold {window.rows}"
+
+
 def file_columns(con, lake, generation, dataset):
     """The columns of a version's files (DuckDB over the first Parquet file the commit names)."""
-    with open(os.path.join(lake, "commits", f"{generation:020}.json")) as f:
-        first = json.load(f)["datasets"][dataset]["files"][0]["path"]
+    first = commit_entry(lake, generation, dataset)["files"][0]["path"]
     listed = "'" + os.path.join(lake, first).replace("'", "''") + "'"
     return [d[0] for d in con.sql(f"SELECT * FROM read_parquet({listed}) LIMIT 0").description]
 
@@ -246,6 +328,11 @@ def main():
         latest = con.sql(f"SELECT count(*) FROM delta_scan('{table}')").fetchone()[0]
         assert latest == current["rows"], f"{dataset}: DuckDB counts {latest} rows now, the API {current['rows']}"
         assert pl.scan_delta(table, storage_options=STORAGE).select(pl.len()).collect().item() == current["rows"], dataset
+        stats = ""
+        if not schemas:
+            window = Window(con, lake, current["version"], dataset)
+            skipping_by_stats(con, table, window, dataset)
+            stats = f"; the stats of {window.column} are its files' and a window of them reads whole"
         checked = 0
         if expired:
             # Table versions are our versions in order: the expired ones are the oldest, before
@@ -290,7 +377,7 @@ def main():
         trimmed = ""
         if max(generations) >= 10 and not STORAGE:
             trimmed = f"; from the checkpoint at table version {past_the_checkpoint(con, lake, table, dataset, row_key, generations, current)} alone too"
-        print(f"open tables: {dataset}: {checked} versions, {current['rows']} rows now; deltalake, polars, duckdb agree with {against}{trimmed}: ok")
+        print(f"open tables: {dataset}: {checked} versions, {current['rows']} rows now; deltalake, polars, duckdb agree with {against}{trimmed}{stats}: ok")
 
 
 if __name__ == "__main__":

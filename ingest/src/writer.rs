@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use arrow::{
-    array::{AsArray, RecordBatch, UInt32Array},
+    array::{make_array, Array, ArrayRef, AsArray, RecordBatch, UInt32Array},
     compute::take_record_batch,
-    datatypes::TimestampMillisecondType,
+    datatypes::{SchemaRef, TimestampMillisecondType},
 };
 use bytes::Bytes;
 use chrono::{DateTime, Utc};
@@ -18,7 +18,7 @@ use parquet::{
 };
 use sha2::{Digest, Sha256};
 use sitrep_pipelines::time::YearMonth;
-use sitrep_schemas::{DatasetId, FileEntry, Partitioning};
+use sitrep_schemas::{time_ranges, ColumnRange, DatasetId, FileEntry, Partitioning};
 
 use crate::{IngestError, Lake};
 
@@ -74,13 +74,28 @@ pub const FILE_ROWS: usize = 10 * ROW_GROUP;
 struct OpenFile {
     writer: ArrowWriter<Vec<u8>>,
     rows: usize,
+    /// The time columns' ranges so far (the file's entry records them).
+    bounds: BTreeMap<String, ColumnRange>,
+}
+
+impl OpenFile {
+    fn close(self, month: Option<YearMonth>) -> Result<ClosedFile, IngestError> {
+        Ok(ClosedFile { month, bytes: self.writer.into_inner()?, rows: self.rows, bounds: self.bounds })
+    }
 }
 
 /// Open files by partition.
 type OpenFiles = BTreeMap<Option<YearMonth>, OpenFile>;
 
-/// Finished files: (partition, Parquet bytes, rows).
-type Closed = Vec<(Option<YearMonth>, Vec<u8>, usize)>;
+/// A finished file.
+struct ClosedFile {
+    month: Option<YearMonth>,
+    bytes: Vec<u8>,
+    rows: usize,
+    bounds: BTreeMap<String, ColumnRange>,
+}
+
+type Closed = Vec<ClosedFile>;
 
 /// Streams the record batches of one dataset into immutable Parquet objects: one open file per
 /// month partition, rolled over at [`FILE_ROWS`]. Encoding runs on a blocking thread while the
@@ -93,6 +108,9 @@ pub struct DatasetWriter<'l> {
     fetched_at: DateTime<Utc>,
     next_part: usize,
     file_rows: usize,
+    /// The schema files are written with (the dataset's, its columns' Iceberg field ids stamped),
+    /// read from the table at the first batch.
+    file_schema: Option<SchemaRef>,
     /// The open files while no encoding is in flight.
     open: OpenFiles,
     /// The encoding in flight: it owns the open files until it hands them back.
@@ -110,6 +128,7 @@ impl<'l> DatasetWriter<'l> {
             fetched_at,
             next_part: first_part,
             file_rows: FILE_ROWS,
+            file_schema: None,
             open: BTreeMap::new(),
             encoding: None,
             written: Vec::new(),
@@ -130,8 +149,21 @@ impl<'l> DatasetWriter<'l> {
             return Err(IngestError::Validation(format!("{dataset}: batch schema differs from the lake contract")));
         }
         self.flush().await?;
+        let schema = match &self.file_schema {
+            Some(schema) => schema.clone(),
+            None => {
+                // Files without ids are still read right (the table's name mapping), so a table
+                // that cannot be read now costs the ids, not the run.
+                let schema = self.lake.file_schema(dataset).await.unwrap_or_else(|e| {
+                    tracing::warn!(%dataset, error = %e, "the Iceberg table was not read: files carry no field ids");
+                    dataset.schema()
+                });
+                self.file_schema.insert(schema).clone()
+            }
+        };
         let (open, file_rows) = (std::mem::take(&mut self.open), self.file_rows);
-        self.encoding = Some(tokio::task::spawn_blocking(move || encode_into(open, dataset, &batch, file_rows)));
+        self.encoding =
+            Some(tokio::task::spawn_blocking(move || encode_into(open, dataset, &schema, &batch, file_rows)));
         Ok(())
     }
 
@@ -149,8 +181,7 @@ impl<'l> DatasetWriter<'l> {
     pub async fn finish(mut self) -> Result<Vec<FileEntry>, IngestError> {
         self.flush().await?;
         let closing = std::mem::take(&mut self.open).into_iter().map(|(month, f)| async move {
-            let close = move || Ok::<_, IngestError>((month, f.writer.into_inner()?, f.rows));
-            tokio::task::spawn_blocking(close).await.map_err(encoder_gone)?
+            tokio::task::spawn_blocking(move || f.close(month)).await.map_err(encoder_gone)?
         });
         let closed = futures::future::try_join_all(closing).await?;
         self.put(closed).await?;
@@ -161,14 +192,15 @@ impl<'l> DatasetWriter<'l> {
     async fn put(&mut self, closed: Closed) -> Result<(), IngestError> {
         let named: Vec<_> = closed
             .into_iter()
-            .map(|(month, bytes, rows)| {
+            .map(|file| {
                 let path = sitrep_lake::layout::part_key(self.dataset, &self.run_id, self.next_part);
                 self.next_part += 1;
-                (path, month, Bytes::from(bytes), rows)
+                (path, file)
             })
             .collect();
         let (lake, run_id, dataset, fetched_at) = (self.lake, &self.run_id, self.dataset, self.fetched_at);
-        let writes = named.into_iter().map(|(path, month, bytes, rows)| async move {
+        let writes = named.into_iter().map(|(path, ClosedFile { month, bytes, rows, bounds })| async move {
+            let bytes = Bytes::from(bytes);
             let digest = bytes.clone();
             let sha256 = tokio::task::spawn_blocking(move || hex::encode(Sha256::digest(&digest)))
                 .await
@@ -181,6 +213,7 @@ impl<'l> DatasetWriter<'l> {
                 run_id: run_id.clone(),
                 fetched_at,
                 partition: month.map(|m| m.to_string()),
+                bounds,
                 extra: Default::default(),
                 path: path.clone(),
             };
@@ -197,11 +230,12 @@ fn encoder_gone(e: tokio::task::JoinError) -> IngestError {
     IngestError::Validation(format!("writer task: {e}"))
 }
 
-/// Encodes `batch` into the open files of its partitions; hands back the files that reached
-/// `file_rows`, closed.
+/// Encodes `batch` into the open files of its partitions, written with `schema` (the dataset's,
+/// field ids stamped); hands back the files that reached `file_rows`, closed.
 fn encode_into(
     mut open: OpenFiles,
     dataset: DatasetId,
+    schema: &SchemaRef,
     batch: &RecordBatch,
     file_rows: usize,
 ) -> Result<(OpenFiles, Closed), IngestError> {
@@ -213,19 +247,43 @@ fn encode_into(
         let file = match open.entry(month) {
             std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::btree_map::Entry::Vacant(e) => e.insert(OpenFile {
-                writer: ArrowWriter::try_new(Vec::new(), dataset.schema(), Some(properties()))?,
+                writer: ArrowWriter::try_new(Vec::new(), schema.clone(), Some(properties()))?,
                 rows: 0,
+                bounds: BTreeMap::new(),
             }),
         };
-        file.writer.write(&part)?;
+        file.writer.write(&conform(&part, schema)?)?;
         file.rows += part.num_rows();
+        for (column, range) in time_ranges(&part) {
+            let merged = file.bounds.get(&column).map_or(range, |r| r.union(range));
+            file.bounds.insert(column, merged);
+        }
         if file.rows >= file_rows {
             if let Some(full) = open.remove(&month) {
-                closed.push((month, full.writer.into_inner()?, full.rows));
+                closed.push(full.close(month)?);
             }
         }
     }
     Ok((open, closed))
+}
+
+/// `batch` under `schema`, which differs from the batch's own only in field metadata (the field
+/// ids, also on a list's element field, which a list column's type carries): the columns' buffers
+/// are shared, only a list column's type is replaced.
+fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, IngestError> {
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(column, field)| {
+            if column.data_type() == field.data_type() {
+                return Ok(column.clone());
+            }
+            let data = column.to_data().into_builder().data_type(field.data_type().clone()).build()?;
+            Ok(make_array(data))
+        })
+        .collect::<Result<Vec<ArrayRef>, IngestError>>()?;
+    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 
 /// One batch as a dataset's files (see [`DatasetWriter`]); `next_part` advances past them.
@@ -273,15 +331,23 @@ mod tests {
         for f in &files {
             let bytes = lake.get_bytes(&f.path).await.unwrap();
             let mut rows = 0;
-            for batch in ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap().build().unwrap() {
+            let mut range = ColumnRange::default();
+            let reader = ParquetRecordBatchReaderBuilder::try_new(bytes).unwrap();
+            // Every column carries its Iceberg field id, numbered as the dataset's first schema.
+            let ids: Vec<String> =
+                reader.schema().fields().iter().map(|f| f.metadata()["PARQUET:field_id"].clone()).collect();
+            assert_eq!(ids[0], "1", "{}", f.path);
+            for batch in reader.build().unwrap() {
                 let batch = batch.unwrap();
                 let ms = batch.column_by_name("occurred_at").unwrap().as_primitive::<TimestampMillisecondType>();
                 for v in ms.values() {
                     assert_eq!(Some(YearMonth::of_ms(*v).to_string()), f.partition, "{}", f.path);
+                    range = range.union(ColumnRange { min: Some(*v), max: Some(*v), nulls: 0 });
                 }
                 rows += batch.num_rows() as u64;
             }
             assert_eq!(rows, f.rows, "{}: the entry matches the file", f.path);
+            assert_eq!(f.bounds["occurred_at"], range, "{}: the entry's range is the file's", f.path);
             per_month.entry(f.partition.clone().unwrap()).or_default().push(f.rows);
         }
         assert!(per_month.len() >= 3, "90 days span at least three months");

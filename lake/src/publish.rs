@@ -265,19 +265,42 @@ impl Lake {
         Ok(())
     }
 
-    /// A new commit equal to an older generation's view (rollback); the audit log keeps both.
+    /// A new commit serving what generation `to` served (rollback); the audit log keeps both.
+    ///
+    /// Each dataset whose files differ from the current ones gets a new version (this generation)
+    /// with generation `to`'s files, rows and freshness, so the history stays what it was: `as_of`
+    /// a time before the rollback still reads what was served then, and the open tables project
+    /// the rollback as one more version (Delta removes the files that leave and adds back the old
+    /// ones; Iceberg commits a snapshot listing them). A dataset `to` had not published keeps its
+    /// current version: a rollback never unpublishes.
     pub async fn rollback(&self, to: u64) -> Result<Commit, LakeError> {
         let target =
             self.read_commit(to).await?.ok_or_else(|| LakeError::Usage(format!("generation {to} does not exist")))?;
-        self.create_next(|parent| {
-            let mut commit = target.clone();
-            commit.generation = parent.generation + 1;
-            commit.parent = Some(parent.generation);
-            commit.committed_at = Utc::now();
-            commit.run_id = ulid::Ulid::new().to_string();
-            commit.operation = format!("rollback to {to}");
-            commit
-        })
-        .await
+        let commit = self
+            .create_next(|parent| {
+                let mut commit = parent.clone();
+                commit.generation = parent.generation + 1;
+                commit.parent = Some(parent.generation);
+                commit.committed_at = Utc::now();
+                commit.run_id = ulid::Ulid::new().to_string();
+                commit.operation = format!("rollback to {to}");
+                for (name, old) in &target.datasets {
+                    if old.version.is_none() {
+                        continue;
+                    }
+                    let current = commit.datasets.get(name);
+                    if current.is_some_and(|c| c.files == old.files && c.schema_fingerprint == old.schema_fingerprint) {
+                        continue;
+                    }
+                    let mut entry = old.clone();
+                    entry.version = Some(commit.generation);
+                    entry.last_run = current.and_then(|c| c.last_run.clone());
+                    commit.datasets.insert(name.clone(), entry);
+                }
+                commit
+            })
+            .await?;
+        self.write_open_tables(&commit).await;
+        Ok(commit)
     }
 }

@@ -62,9 +62,67 @@ pub struct FileEntry {
     /// Partition value (`YYYY-MM` for month-partitioned datasets).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partition: Option<String>,
+    /// The range of each time column (instant or date) in the file, which the open tables give
+    /// readers to skip files by (Delta `stats`, Iceberg bounds). Only time columns: files are cut
+    /// by month, so their time ranges are narrow, while any other column spans every file. Empty
+    /// for files written before it was recorded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bounds: BTreeMap<String, ColumnRange>,
     /// Fields written by a newer build, carried forward as they are.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// One column's values in one file, in the column's unit (epoch milliseconds for an instant,
+/// days since the epoch for a date): `min` and `max` absent when every value is null.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ColumnRange {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<i64>,
+    pub nulls: u64,
+}
+
+/// The range of each time column (instant or date) of `batch`.
+pub fn time_ranges(batch: &arrow::array::RecordBatch) -> BTreeMap<String, ColumnRange> {
+    use arrow::{
+        array::{Array, AsArray},
+        compute::{max, min},
+        datatypes::{DataType, Date32Type, TimeUnit, TimestampMillisecondType},
+    };
+    let schema = batch.schema();
+    let mut out = BTreeMap::new();
+    for (field, column) in schema.fields().iter().zip(batch.columns()) {
+        let range = match field.data_type() {
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                let a = column.as_primitive::<TimestampMillisecondType>();
+                ColumnRange { min: min(a), max: max(a), nulls: a.null_count() as u64 }
+            }
+            DataType::Date32 => {
+                let a = column.as_primitive::<Date32Type>();
+                ColumnRange { min: min(a).map(i64::from), max: max(a).map(i64::from), nulls: a.null_count() as u64 }
+            }
+            _ => continue,
+        };
+        out.insert(field.name().clone(), range);
+    }
+    out
+}
+
+impl ColumnRange {
+    /// This range widened to `other`'s values too.
+    pub fn union(self, other: ColumnRange) -> ColumnRange {
+        let pick = |a: Option<i64>, b: Option<i64>, f: fn(i64, i64) -> i64| match (a, b) {
+            (Some(a), Some(b)) => Some(f(a, b)),
+            (a, b) => a.or(b),
+        };
+        ColumnRange {
+            min: pick(self.min, other.min, i64::min),
+            max: pick(self.max, other.max, i64::max),
+            nulls: self.nulls + other.nulls,
+        }
+    }
 }
 
 /// The counters of one ingest run for one dataset, kept in the commit it published.
@@ -223,5 +281,42 @@ impl Commit {
     /// Zero-padded key of a generation's commit file.
     pub fn key(generation: u64) -> String {
         format!("commits/{generation:020}.json")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow::{
+        array::{Date32Array, RecordBatch, StringArray, TimestampMillisecondArray},
+        datatypes::{DataType, Field, Schema, TimeUnit},
+    };
+
+    use super::*;
+
+    #[test]
+    fn time_ranges_cover_the_time_columns_and_widen_by_union() {
+        let schema = Schema::new(vec![
+            Field::new("id", DataType::Utf8, false),
+            Field::new("at", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
+            Field::new("day", DataType::Date32, true),
+        ]);
+        let batch = RecordBatch::try_new(
+            Arc::new(schema),
+            vec![
+                Arc::new(StringArray::from(vec!["a", "b", "c"])),
+                Arc::new(TimestampMillisecondArray::from(vec![Some(30), None, Some(10)]).with_timezone("UTC")),
+                Arc::new(Date32Array::from(vec![None::<i32>, None, None])),
+            ],
+        )
+        .unwrap();
+        let ranges = time_ranges(&batch);
+        assert_eq!(ranges.keys().collect::<Vec<_>>(), ["at", "day"]);
+        assert_eq!(ranges["at"], ColumnRange { min: Some(10), max: Some(30), nulls: 1 });
+        assert_eq!(ranges["day"], ColumnRange { min: None, max: None, nulls: 3 });
+        let wider = ranges["at"].union(ColumnRange { min: Some(5), max: Some(20), nulls: 2 });
+        assert_eq!(wider, ColumnRange { min: Some(5), max: Some(30), nulls: 3 });
+        assert_eq!(ranges["day"].union(ranges["at"]), ColumnRange { min: Some(10), max: Some(30), nulls: 4 });
     }
 }

@@ -22,6 +22,8 @@ pub mod numbers;
 pub mod partition;
 pub mod sql;
 
-pub use commit::{Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness, RunOutcome, RunStats};
+pub use commit::{
+    time_ranges, ColumnRange, Commit, DataMode, DatasetEntry, DatasetStatus, FileEntry, Freshness, RunOutcome, RunStats,
+};
 pub use content_clock::{ContentClock, StaleReason};
 pub use dataset::{DatasetDescriptor, DatasetId, Partitioning};

@@ -104,6 +104,7 @@ fn staged_file(path: &str, rows: u64, bytes: u64, dataset: DatasetId) -> Staged 
                 run_id: "bad".into(),
                 fetched_at: Utc::now(),
                 partition: None,
+                bounds: Default::default(),
                 extra: Default::default(),
             }],
         )],
@@ -191,7 +192,20 @@ async fn views_and_rollback() {
     assert_eq!(json["tables"]["armed_events"].as_array().unwrap().len(), 4);
     let rolled = lake.rollback(1).await.unwrap();
     assert_eq!(rolled.generation, 3);
-    assert_eq!(rolled.datasets, lake.read_commit(1).await.unwrap().unwrap().datasets);
+    let first = lake.read_commit(1).await.unwrap().unwrap();
+    for (name, entry) in &rolled.datasets {
+        let old = &first.datasets[name];
+        assert_eq!(entry.files, old.files, "{name} serves generation 1's files");
+        // Only what changed since gets a new version; history keeps generation 2's.
+        let expected = if name == "humanitarian" { Some(3) } else { old.version };
+        assert_eq!(entry.version, expected, "{name}");
+    }
+    let humanitarian = DatasetId::HUMANITARIAN;
+    let history = lake.versions_from(humanitarian, Some(3), chrono::DateTime::UNIX_EPOCH, &[]).await.unwrap();
+    assert_eq!(history.iter().map(|v| v.version).collect::<Vec<_>>(), [3, 2, 1]);
+    // Rolling back to what is served changes nothing.
+    let again = lake.rollback(3).await.unwrap();
+    assert_eq!(again.dataset(humanitarian).unwrap().version, Some(3));
     let changes = sitrep_ingest::lake::describe_changes(Some(&c2), &rolled);
     assert!(changes.iter().any(|l| l.starts_with("humanitarian")));
 }

@@ -2,9 +2,9 @@
 //! of our dataset versions to the next, as newline-delimited JSON. A pure function of the two
 //! versions' commit entries and times, so every writer of a version writes the same bytes.
 
-use arrow::datatypes::Schema;
-use chrono::{DateTime, Utc};
-use serde_json::{json, Value};
+use arrow::datatypes::{DataType, Schema, TimeUnit};
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde_json::{json, Map, Value};
 use sitrep_schemas::{DatasetEntry, DatasetId, FileEntry};
 
 use super::schema::schema_string;
@@ -55,7 +55,38 @@ pub fn metadata(dataset: DatasetId, schema: &Schema) -> Result<Value, LakeError>
     }}))
 }
 
-pub fn add(dataset: DatasetId, file: &FileEntry) -> Result<Value, LakeError> {
+/// A file's `stats`: its rows, and for its time columns with recorded ranges their minimum,
+/// maximum and nulls in the JSON forms Delta gives a `timestamp` (ISO 8601, milliseconds, UTC)
+/// and a `date`.
+fn stats(file: &FileEntry, schema: &Schema) -> String {
+    let (mut min, mut max, mut nulls) = (Map::new(), Map::new(), Map::new());
+    for (column, range) in &file.bounds {
+        let Ok(field) = schema.field_with_name(column) else { continue };
+        let render: fn(i64) -> Option<Value> = match field.data_type() {
+            DataType::Timestamp(TimeUnit::Millisecond, _) => {
+                |ms| DateTime::from_timestamp_millis(ms).map(|t| t.to_rfc3339_opts(SecondsFormat::Millis, true).into())
+            }
+            DataType::Date32 => |days| {
+                let date = chrono::NaiveDate::default().checked_add_signed(chrono::Duration::days(days))?;
+                Some(date.to_string().into())
+            },
+            _ => continue,
+        };
+        min.extend(range.min.and_then(render).map(|v| (column.clone(), v)));
+        max.extend(range.max.and_then(render).map(|v| (column.clone(), v)));
+        nulls.insert(column.clone(), range.nulls.into());
+    }
+    let mut stats = json!({"numRecords": file.rows});
+    if !nulls.is_empty() {
+        stats["minValues"] = Value::Object(min);
+        stats["maxValues"] = Value::Object(max);
+        stats["nullCount"] = Value::Object(nulls);
+    }
+    stats.to_string()
+}
+
+/// A file's `add` action, its `stats` rendered for the version's `schema`.
+pub fn add(dataset: DatasetId, schema: &Schema, file: &FileEntry) -> Result<Value, LakeError> {
     Ok(json!({"add": {
         "path": relative(dataset, file)?,
         "partitionValues": {},
@@ -63,7 +94,7 @@ pub fn add(dataset: DatasetId, file: &FileEntry) -> Result<Value, LakeError> {
         // The file's fetch time: what the commit knows, the same for every writer.
         "modificationTime": millis(file.fetched_at),
         "dataChange": true,
-        "stats": json!({"numRecords": file.rows}).to_string(),
+        "stats": stats(file, schema),
     }}))
 }
 
@@ -109,7 +140,7 @@ pub fn table_version(
         actions.push(remove(dataset, gone, next.published_at)?);
     }
     for new in next.entry.files.iter().filter(|f| !kept(f)) {
-        actions.push(add(dataset, new)?);
+        actions.push(add(dataset, schema, new)?);
     }
     let mut out = Vec::new();
     for a in actions {
@@ -124,4 +155,54 @@ pub fn generation_of(version: &[u8]) -> Option<u64> {
     let first = version.split(|b| *b == b'\n').next()?;
     let action: Value = serde_json::from_slice(first).ok()?;
     action["commitInfo"]["sitrepGeneration"].as_u64()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use arrow::datatypes::Field;
+    use sitrep_schemas::ColumnRange;
+
+    use super::*;
+
+    /// Time columns' ranges become Delta's typed JSON; a column every value of which is null has
+    /// a null count only; a file without ranges has its row count only.
+    #[test]
+    fn stats_give_the_time_columns_ranges_in_deltas_forms() {
+        let schema = Schema::new(vec![
+            Field::new("at", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
+            Field::new("day", DataType::Date32, false),
+            Field::new("never", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
+        ]);
+        let bounds = BTreeMap::from([
+            ("at".to_string(), ColumnRange { min: Some(1_764_547_200_000), max: Some(1_764_633_599_999), nulls: 2 }),
+            ("day".to_string(), ColumnRange { min: Some(0), max: Some(20_423), nulls: 0 }),
+            ("never".to_string(), ColumnRange { min: None, max: None, nulls: 5 }),
+        ]);
+        let file = FileEntry {
+            path: "data/armed-events/01RUN/part-00000.parquet".into(),
+            rows: 5,
+            bytes: 100,
+            sha256: String::new(),
+            schema_fingerprint: String::new(),
+            run_id: "01RUN".into(),
+            fetched_at: Utc::now(),
+            partition: None,
+            bounds,
+            extra: BTreeMap::new(),
+        };
+        let rendered: Value = serde_json::from_str(&stats(&file, &schema)).unwrap();
+        assert_eq!(
+            rendered,
+            json!({
+                "numRecords": 5,
+                "minValues": {"at": "2025-12-01T00:00:00.000Z", "day": "1970-01-01"},
+                "maxValues": {"at": "2025-12-01T23:59:59.999Z", "day": "2025-12-01"},
+                "nullCount": {"at": 2, "day": 0, "never": 5},
+            })
+        );
+        let bare = FileEntry { bounds: BTreeMap::new(), ..file };
+        assert_eq!(stats(&bare, &schema), r#"{"numRecords":5}"#);
+    }
 }

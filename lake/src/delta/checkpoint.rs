@@ -81,7 +81,7 @@ pub fn checkpoint(
 ) -> Result<(Bytes, usize), LakeError> {
     let mut lines = vec![protocol(), metadata(dataset, table_schema)?];
     for file in &entry.files {
-        lines.push(add(dataset, file)?);
+        lines.push(add(dataset, table_schema, file)?);
     }
     let ndjson: Vec<u8> = lines.iter().flat_map(|l| [l.to_string().into_bytes(), b"\n".to_vec()]).flatten().collect();
     let schema = Arc::new(schema());

@@ -30,6 +30,11 @@ pub struct Entry {
     pub file_path: String,
     pub record_count: i64,
     pub file_size_in_bytes: i64,
+    /// Column statistics by field id (the time columns of files whose entry has their ranges):
+    /// bounds in Iceberg's single-value serialization, and null counts.
+    pub lower_bounds: Vec<(i32, Vec<u8>)>,
+    pub upper_bounds: Vec<(i32, Vec<u8>)>,
+    pub null_value_counts: Vec<(i32, i64)>,
 }
 
 /// The manifest list's one row: the manifest of a snapshot and what its entries count.
@@ -185,6 +190,31 @@ fn record(fields: Vec<(&str, Value)>) -> Value {
     Value::Record(fields.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
 }
 
+/// An [`int_map`]'s value (null when empty).
+fn int_map_value<T>(pairs: &[(i32, T)], value: impl Fn(&T) -> Value) -> Value {
+    if pairs.is_empty() {
+        return null();
+    }
+    let items = pairs.iter().map(|(k, v)| record(vec![("key", Value::Int(*k)), ("value", value(v))])).collect();
+    some(Value::Array(items))
+}
+
+/// An [`int_map`] read back (empty when null).
+fn int_map_read<T>(fields: &[(String, Value)], name: &str, value: impl Fn(&Value) -> Option<T>) -> Vec<(i32, T)> {
+    let Some(Value::Array(items)) = field(fields, name) else { return Vec::new() };
+    items
+        .iter()
+        .filter_map(|item| {
+            let Value::Record(kv) = item else { return None };
+            let key = match field(kv, "key")? {
+                Value::Int(k) => *k,
+                _ => return None,
+            };
+            Some((key, value(field(kv, "value")?)?))
+        })
+        .collect()
+}
+
 /// A manifest of `entries`; `metadata` is the header Iceberg asks for (the table's schema and
 /// its id, the partition spec and its id, the format version, the content).
 pub fn manifest(entries: &[Entry], metadata: &[(&str, String)], identity: &str) -> Result<Vec<u8>, LakeError> {
@@ -200,10 +230,10 @@ pub fn manifest(entries: &[Entry], metadata: &[(&str, String)], identity: &str) 
                 ("file_size_in_bytes", Value::Long(e.file_size_in_bytes)),
                 ("column_sizes", null()),
                 ("value_counts", null()),
-                ("null_value_counts", null()),
+                ("null_value_counts", int_map_value(&e.null_value_counts, |n| Value::Long(*n))),
                 ("nan_value_counts", null()),
-                ("lower_bounds", null()),
-                ("upper_bounds", null()),
+                ("lower_bounds", int_map_value(&e.lower_bounds, |b| Value::Bytes(b.clone()))),
+                ("upper_bounds", int_map_value(&e.upper_bounds, |b| Value::Bytes(b.clone()))),
                 ("key_metadata", null()),
                 ("split_offsets", null()),
                 ("equality_ids", null()),
@@ -310,9 +340,22 @@ pub fn read_manifest(bytes: &[u8]) -> Result<Vec<Entry>, LakeError> {
                 file_path: string(&file, "file_path").ok_or_else(bad)?,
                 record_count: long(&file, "record_count").ok_or_else(bad)?,
                 file_size_in_bytes: long(&file, "file_size_in_bytes").ok_or_else(bad)?,
+                lower_bounds: int_map_read(&file, "lower_bounds", bytes_value),
+                upper_bounds: int_map_read(&file, "upper_bounds", bytes_value),
+                null_value_counts: int_map_read(&file, "null_value_counts", |v| match v {
+                    Value::Long(n) => Some(*n),
+                    _ => None,
+                }),
             })
         })
         .collect()
+}
+
+fn bytes_value(v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::Bytes(b) => Some(b.clone()),
+        _ => None,
+    }
 }
 
 /// The manifests' paths of a manifest list this module wrote.
@@ -339,6 +382,9 @@ mod tests {
             file_path: path.into(),
             record_count: 10,
             file_size_in_bytes: 1234,
+            lower_bounds: Vec::new(),
+            upper_bounds: Vec::new(),
+            null_value_counts: Vec::new(),
         }
     }
 
@@ -346,7 +392,13 @@ mod tests {
     /// writes of the same entries are the same bytes.
     #[test]
     fn a_manifest_reads_back_and_is_written_the_same_every_time() {
-        let entries = vec![entry(Status::Added, "/lake/data/a/1/part-00000.parquet"), entry(Status::Deleted, "/x")];
+        let bounded = Entry {
+            lower_bounds: vec![(3, 1_000i64.to_le_bytes().to_vec()), (5, 19_000i32.to_le_bytes().to_vec())],
+            upper_bounds: vec![(3, 9_000i64.to_le_bytes().to_vec()), (5, 19_300i32.to_le_bytes().to_vec())],
+            null_value_counts: vec![(3, 0), (5, 2)],
+            ..entry(Status::Added, "/lake/data/a/1/part-00000.parquet")
+        };
+        let entries = vec![bounded, entry(Status::Deleted, "/x")];
         let meta = [("format-version", "2".to_string()), ("content", "data".to_string())];
         let bytes = manifest(&entries, &meta, "a 7").unwrap();
         assert_eq!(bytes, manifest(&entries, &meta, "a 7").unwrap());

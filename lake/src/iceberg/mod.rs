@@ -21,8 +21,9 @@ mod expire;
 mod metadata;
 mod schema;
 
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, sync::Arc};
 
+use arrow::datatypes::SchemaRef;
 use bytes::Bytes;
 use futures::TryStreamExt;
 use object_store::{ObjectStoreExt, PutMode, PutOptions, PutPayload};
@@ -33,7 +34,7 @@ use avro::{Entry, ManifestFile, Status};
 use metadata::{Snapshot, TableMetadata};
 use schema::FieldIds;
 
-use crate::{history::PublishedVersion, layout, Lake, LakeError};
+use crate::{history::PublishedVersion, layout, validate::read_footer, Lake, LakeError};
 
 /// The metadata folder under a table root.
 const METADATA: &str = "metadata/";
@@ -197,6 +198,20 @@ impl Lake {
         }
     }
 
+    /// The Arrow schema `dataset`'s new files are written with: its columns' Iceberg field ids
+    /// stamped, those the table has given them or will give them at its next schema (as
+    /// [`FieldIds`] assigns them, from the table's head). Without open tables, the plain schema.
+    pub async fn file_schema(&self, dataset: DatasetId) -> Result<SchemaRef, LakeError> {
+        if !self.open_tables {
+            return Ok(dataset.schema());
+        }
+        let mut ids = match self.iceberg_head(dataset).await? {
+            Some((_, metadata)) => FieldIds::of(&metadata.schemas, metadata.last_column_id),
+            None => FieldIds::default(),
+        };
+        Ok(Arc::new(ids.stamp(&dataset.schema())?))
+    }
+
     /// The schema id of `entry`'s schema in `metadata`, adding it (with ids that follow names,
     /// and the name mapping grown to it) when the table has not had it.
     async fn schema_id(
@@ -213,10 +228,23 @@ impl Lake {
         let id = match metadata.schemas.iter().find(same) {
             Some(known) => known.schema_id,
             None => {
-                metadata.schemas.push(candidate);
+                metadata.schemas.push(candidate.clone());
                 next_id
             }
         };
+        // Files carry the ids their writer read from the table; only writers of two different
+        // schemas racing (a rolling upgrade) could have given a column another id than the
+        // table's, and a reader would then resolve it wrongly: refuse such a version.
+        if let Some(file) = entry.files.first() {
+            let carried = schema::ids_in_file(&read_footer(self, file).await?.schema);
+            if !carried.is_empty() && carried != candidate.ids_by_path() {
+                return Err(LakeError::Validation(format!(
+                    "{}: its columns' field ids {carried:?} are not the table's {:?}",
+                    file.path,
+                    candidate.ids_by_path()
+                )));
+            }
+        }
         metadata.last_column_id = ids.last_column_id();
         metadata.properties.insert("schema.name-mapping.default".into(), ids.name_mapping());
         metadata.current_schema_id = id;
@@ -253,8 +281,10 @@ impl Lake {
                 entries.push(Entry { status: Status::Deleted, snapshot_id: id, ..e.clone() });
             }
         }
+        let schema = metadata.schemas.iter().find(|s| s.schema_id == metadata.current_schema_id);
         for (file, path) in next.entry.files.iter().zip(&paths) {
             if replace || !live.iter().any(|e| &e.file_path == path) {
+                let stats = schema.map(|s| s.column_stats(&file.bounds)).unwrap_or_default();
                 entries.push(Entry {
                     status: Status::Added,
                     snapshot_id: id,
@@ -263,10 +293,12 @@ impl Lake {
                     file_path: path.clone(),
                     record_count: file.rows as i64,
                     file_size_in_bytes: file.bytes as i64,
+                    lower_bounds: stats.lower,
+                    upper_bounds: stats.upper,
+                    null_value_counts: stats.nulls,
                 });
             }
         }
-        let schema = metadata.schemas.iter().find(|s| s.schema_id == metadata.current_schema_id);
         let schema_json = serde_json::to_string(&schema).unwrap_or_default();
         let header = [
             ("schema", schema_json),
@@ -396,6 +428,9 @@ mod tests {
             file_path: "/f".into(),
             record_count: rows,
             file_size_in_bytes: 10,
+            lower_bounds: Vec::new(),
+            upper_bounds: Vec::new(),
+            null_value_counts: Vec::new(),
         }
     }
 

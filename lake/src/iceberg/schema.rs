@@ -2,9 +2,10 @@
 //!
 //! Field ids follow names: a column keeps the id it first had in the table, whatever schema it
 //! appears in, and a new column takes the next id after `last-column-id` — as Iceberg's own
-//! schema evolution assigns them. The lake's Parquet files carry no field ids, so the table's
-//! `schema.name-mapping.default` maps every name any schema used to its id; with one id per name
-//! that mapping holds for every schema's files.
+//! schema evolution assigns them. Files written since the tables carry their columns' ids
+//! (`PARQUET:field_id`, stamped from the table at write time); older files carry none, so the
+//! table's `schema.name-mapping.default` maps every name any schema used to its id; with one id
+//! per name that mapping holds for every schema's files.
 
 use std::collections::BTreeMap;
 
@@ -12,7 +13,12 @@ use arrow::datatypes::{DataType, Field as ArrowField, Schema as ArrowSchema, Tim
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use sitrep_schemas::ColumnRange;
+
 use crate::LakeError;
+
+/// The Arrow field metadata key the Parquet writer stores as a column's field id.
+const PARQUET_FIELD_ID: &str = "PARQUET:field_id";
 
 /// An Iceberg type: a primitive by name, or a list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +58,60 @@ pub struct Schema {
     pub fields: Vec<Field>,
 }
 
+/// A file's column statistics by field id, as a manifest entry holds them.
+#[derive(Debug, Default, PartialEq)]
+pub struct ColumnStats {
+    pub lower: Vec<(i32, Vec<u8>)>,
+    pub upper: Vec<(i32, Vec<u8>)>,
+    pub nulls: Vec<(i32, i64)>,
+}
+
+impl Schema {
+    /// The statistics of a file whose time columns have `ranges`, in Iceberg's single-value
+    /// serialization: a `timestamptz` as its microseconds, a `date` as its days (little-endian).
+    pub fn column_stats(&self, ranges: &BTreeMap<String, ColumnRange>) -> ColumnStats {
+        let mut stats = ColumnStats::default();
+        for field in &self.fields {
+            let Some(range) = ranges.get(&field.name) else { continue };
+            let encode: fn(i64) -> Vec<u8> = match &field.kind {
+                Type::Primitive(t) if t == "timestamptz" => |ms| (ms * 1000).to_le_bytes().to_vec(),
+                Type::Primitive(t) if t == "date" => |days| (days as i32).to_le_bytes().to_vec(),
+                _ => continue,
+            };
+            stats.lower.extend(range.min.map(|v| (field.id, encode(v))));
+            stats.upper.extend(range.max.map(|v| (field.id, encode(v))));
+            stats.nulls.push((field.id, range.nulls as i64));
+        }
+        stats
+    }
+
+    /// Its ids by path, as [`FieldIds`] keys them.
+    pub fn ids_by_path(&self) -> BTreeMap<String, i32> {
+        let mut out = BTreeMap::new();
+        for f in &self.fields {
+            out.insert(f.name.clone(), f.id);
+            if let Type::List(list) = &f.kind {
+                out.insert(format!("{}.element", f.name), list.element_id);
+            }
+        }
+        out
+    }
+}
+
+/// The ids `schema` (a file's, as its footer reads) carries, by path as [`FieldIds`] keys
+/// them; empty when the file has none.
+pub fn ids_in_file(schema: &ArrowSchema) -> BTreeMap<String, i32> {
+    let id = |f: &ArrowField| f.metadata().get(PARQUET_FIELD_ID).and_then(|v| v.parse().ok());
+    let mut out = BTreeMap::new();
+    for f in schema.fields() {
+        out.extend(id(f).map(|i| (f.name().clone(), i)));
+        if let DataType::List(item) = f.data_type() {
+            out.extend(id(item).map(|i| (format!("{}.element", f.name()), i)));
+        }
+    }
+    out
+}
+
 /// Field ids by path (`name`, and `name.element` for a list's element) across a table's schemas.
 #[derive(Debug, Default)]
 pub struct FieldIds {
@@ -64,11 +124,8 @@ impl FieldIds {
     pub fn of(schemas: &[Schema], last_column_id: i32) -> FieldIds {
         let mut ids = FieldIds { ids: BTreeMap::new(), last: last_column_id };
         for schema in schemas {
-            for field in &schema.fields {
-                ids.ids.entry(field.name.clone()).or_insert(field.id);
-                if let Type::List(list) = &field.kind {
-                    ids.ids.entry(format!("{}.element", field.name)).or_insert(list.element_id);
-                }
+            for (path, id) in schema.ids_by_path() {
+                ids.ids.entry(path).or_insert(id);
             }
         }
         ids
@@ -103,6 +160,33 @@ impl FieldIds {
             other => primitive(other)?,
         };
         Ok(Field { id, name: f.name().clone(), required: !f.is_nullable(), kind })
+    }
+
+    /// `schema` with the ids this table gives its columns (and lists' elements) as each Arrow
+    /// field's `PARQUET:field_id`, which the Parquet writer stores in the file's schema: readers
+    /// then resolve the file's columns by id, and the name mapping serves only older files.
+    pub fn stamp(&mut self, schema: &ArrowSchema) -> Result<ArrowSchema, LakeError> {
+        let numbered = self.schema(schema, 0)?;
+        let with_id = |f: &ArrowField, id: i32| {
+            let mut metadata = f.metadata().clone();
+            metadata.insert(PARQUET_FIELD_ID.to_string(), id.to_string());
+            f.clone().with_metadata(metadata)
+        };
+        let fields: Vec<ArrowField> = schema
+            .fields()
+            .iter()
+            .zip(&numbered.fields)
+            .map(|(f, numbered)| {
+                let field = match (f.data_type(), &numbered.kind) {
+                    (DataType::List(item), Type::List(list)) => {
+                        f.as_ref().clone().with_data_type(DataType::List(with_id(item, list.element_id).into()))
+                    }
+                    _ => f.as_ref().clone(),
+                };
+                with_id(&field, numbered.id)
+            })
+            .collect();
+        Ok(ArrowSchema::new_with_metadata(fields, schema.metadata().clone()))
     }
 
     /// `schema.name-mapping.default`: every name to its id. A list's element is mapped by the
@@ -165,6 +249,45 @@ mod tests {
             assert_eq!(all.len(), count, "{dataset}: an id twice");
             assert_eq!(ids.last_column_id(), count as i32, "{dataset}");
         }
+    }
+
+    /// Stamped ids are the table's, on a list's element too, and read back from the schema.
+    #[test]
+    fn a_stamped_schema_carries_the_tables_ids() {
+        let arrow = ArrowSchema::new(vec![
+            ArrowField::new("id", DataType::Utf8, false),
+            ArrowField::new("actors", DataType::List(ArrowField::new("item", DataType::Utf8, false).into()), false),
+        ]);
+        let mut ids = FieldIds::default();
+        let numbered = ids.schema(&arrow, 0).unwrap();
+        let stamped = ids.stamp(&arrow).unwrap();
+        assert_eq!(ids_in_file(&stamped), numbered.ids_by_path());
+        assert_eq!(ids_in_file(&stamped)["actors.element"], 3);
+        assert!(ids_in_file(&arrow).is_empty());
+        assert!(sitrep_schemas::fingerprint::fingerprint_matches(&arrow, &stamped));
+    }
+
+    /// Bounds in Iceberg's single-value serialization, by field id; only time columns.
+    #[test]
+    fn column_stats_serialize_time_bounds() {
+        let arrow = ArrowSchema::new(vec![
+            ArrowField::new("id", DataType::Utf8, false),
+            ArrowField::new("at", DataType::Timestamp(TimeUnit::Millisecond, Some("UTC".into())), true),
+            ArrowField::new("day", DataType::Date32, false),
+        ]);
+        let schema = FieldIds::default().schema(&arrow, 0).unwrap();
+        let range = |min, max, nulls| ColumnRange { min, max, nulls };
+        let ranges = BTreeMap::from([
+            ("id".to_string(), range(Some(1), Some(2), 0)),
+            ("at".to_string(), range(Some(1_500), Some(2_000), 1)),
+            ("day".to_string(), range(None, None, 4)),
+        ]);
+        let stats = schema.column_stats(&ranges);
+        assert_eq!(stats.lower, vec![(2, 1_500_000i64.to_le_bytes().to_vec())]);
+        assert_eq!(stats.upper, vec![(2, 2_000_000i64.to_le_bytes().to_vec())]);
+        assert_eq!(stats.nulls, vec![(2, 1), (3, 4)]);
+        let days = schema.column_stats(&BTreeMap::from([("day".to_string(), range(Some(20_000), Some(20_030), 0))]));
+        assert_eq!(days.lower, vec![(3, 20_000i32.to_le_bytes().to_vec())]);
     }
 
     /// A column keeps its id in a later schema, wherever it moved; a new one takes the next id.
