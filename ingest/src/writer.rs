@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use arrow::{
-    array::{make_array, Array, ArrayRef, AsArray, RecordBatch, UInt32Array},
+    array::{AsArray, RecordBatch, UInt32Array},
     compute::take_record_batch,
     datatypes::{SchemaRef, TimestampMillisecondType},
 };
@@ -18,7 +18,7 @@ use parquet::{
 };
 use sha2::{Digest, Sha256};
 use sitrep_pipelines::time::YearMonth;
-use sitrep_schemas::{time_ranges, ColumnRange, DatasetId, FileEntry, Partitioning};
+use sitrep_schemas::{fingerprint::conform, time_ranges, ColumnRange, DatasetId, FileEntry, Partitioning};
 
 use crate::{IngestError, Lake};
 
@@ -265,25 +265,6 @@ fn encode_into(
         }
     }
     Ok((open, closed))
-}
-
-/// `batch` under `schema`, which differs from the batch's own only in field metadata (the field
-/// ids, also on a list's element field, which a list column's type carries): the columns' buffers
-/// are shared, only a list column's type is replaced.
-fn conform(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch, IngestError> {
-    let columns = batch
-        .columns()
-        .iter()
-        .zip(schema.fields())
-        .map(|(column, field)| {
-            if column.data_type() == field.data_type() {
-                return Ok(column.clone());
-            }
-            let data = column.to_data().into_builder().data_type(field.data_type().clone()).build()?;
-            Ok(make_array(data))
-        })
-        .collect::<Result<Vec<ArrayRef>, IngestError>>()?;
-    Ok(RecordBatch::try_new(schema.clone(), columns)?)
 }
 
 /// One batch as a dataset's files (see [`DatasetWriter`]); `next_part` advances past them.

@@ -154,7 +154,8 @@ impl Lake {
                 .map_err(|e| corrupt(&e))?;
             for batch in reader {
                 let batch = batch.map_err(|e| corrupt(&e))?;
-                batches.push(batch.with_schema(schema.clone()).map_err(|e| corrupt(&e))?);
+                // Files carry field ids the dataset's schema does not: the same columns.
+                batches.push(sitrep_schemas::fingerprint::conform(&batch, &schema).map_err(|e| corrupt(&e))?);
             }
         }
         arrow::compute::concat_batches(&schema, &batches)

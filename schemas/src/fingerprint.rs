@@ -26,3 +26,26 @@ pub fn fingerprint_matches(expected: &Schema, found: &Schema) -> bool {
         a.name() == b.name() && a.is_nullable() == b.is_nullable() && a.data_type().equals_datatype(b.data_type())
     })
 }
+
+/// `batch` under `schema`, which matches its schema ([`fingerprint_matches`]) but for field
+/// metadata — the Iceberg field ids files carry, also on a list's element field, which a list
+/// column's type holds. The columns' buffers are shared; only a list column's type is replaced.
+pub fn conform(
+    batch: &arrow::array::RecordBatch,
+    schema: &arrow::datatypes::SchemaRef,
+) -> Result<arrow::array::RecordBatch, arrow::error::ArrowError> {
+    use arrow::array::{make_array, Array};
+    let columns = batch
+        .columns()
+        .iter()
+        .zip(schema.fields())
+        .map(|(column, field)| {
+            if column.data_type() == field.data_type() {
+                return Ok(column.clone());
+            }
+            let data = column.to_data().into_builder().data_type(field.data_type().clone()).build()?;
+            Ok(make_array(data))
+        })
+        .collect::<Result<Vec<_>, arrow::error::ArrowError>>()?;
+    arrow::array::RecordBatch::try_new(schema.clone(), columns)
+}
