@@ -82,6 +82,8 @@ enum Command {
 }
 
 #[derive(Subcommand)]
+// Parsed once per process: boxing the scan's arguments would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum CmCommand {
     /// Scan companies now: every due one, or those of an account, or one company.
     Scan {
@@ -96,6 +98,8 @@ enum CmCommand {
         #[arg(long, conflicts_with = "account")]
         company: Option<String>,
     },
+    /// Print the category lexicon: each group of keywords, its concept and where its words come from.
+    Lexicon,
 }
 
 /// Company monitoring's SEARCH provider (its URL is `SEARCH_PROVIDER_URL`, a CM setting).
@@ -382,6 +386,15 @@ async fn main() -> anyhow::Result<()> {
                 "companies scanned {}, dropped {}, impact revisions {}",
                 report.scanned, report.dropped, report.impact_revisions
             );
+        }
+        Command::Cm { command: CmCommand::Lexicon } => {
+            for g in sitrep_cm::pipeline::lexicon::groups() {
+                println!("{} / {}: {}", g.category, g.concept, g.keywords.join(" | "));
+                if !g.with.is_empty() {
+                    println!("  only beside: {}", g.with.join(", "));
+                }
+                println!("  from: {}", g.from);
+            }
         }
         Command::Lake { command } => match command {
             LakeCommand::Log { limit } => {

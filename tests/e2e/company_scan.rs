@@ -324,36 +324,32 @@ struct CorpusFigures {
     duplicates: usize,
 }
 
-impl CorpusFigures {
-    /// Issue 46's goals on the project's corpora (the README's lower bounds).
-    fn meet_the_goals(&self) {
-        assert!(self.precision >= 0.95, "precision {:.2}", self.precision);
-        assert!(self.rediscovery >= 0.75, "rediscovery {:.2}", self.rediscovery);
-        assert_eq!(self.false_alarms, 0, "impacts published on quiet companies");
-    }
-}
-
-/// What a corpus must keep: the figures it had when its test was written, until the rules reach
-/// its goals (issue 57: precision ≥ 0.95, rediscovery ≥ 0.85, nothing on a quiet company).
-struct Floor {
+/// What a corpus's scan must reach.
+struct Goals {
     precision: f64,
     rediscovery: f64,
+    /// Impacts on quiet companies at most.
     false_alarms: usize,
+    /// Events published as more than one impact at most.
     duplicates: usize,
 }
 
-impl Floor {
-    fn check(&self, figures: &CorpusFigures) {
-        assert!(figures.precision >= self.precision, "precision {:.3}", figures.precision);
-        assert!(figures.rediscovery >= self.rediscovery, "rediscovery {:.3}", figures.rediscovery);
-        assert!(figures.false_alarms <= self.false_alarms, "{} impacts on quiet companies", figures.false_alarms);
-        assert!(figures.duplicates <= self.duplicates, "{} events published twice", figures.duplicates);
+/// Issue 57's goals for the corpora the rules were written with (corpus.py, reporting.py,
+/// newsroom.py): precision ≥ 0.95, rediscovery ≥ 0.85, nothing on a quiet company, no event twice.
+const OWN_CORPORA: Goals = Goals { precision: 0.95, rediscovery: 0.85, false_alarms: 0, duplicates: 0 };
+
+/// Issue 57's goals for corpora the rules never saw: precision ≥ 0.93, rediscovery ≥ 0.70,
+/// nothing on a quiet company, no event twice.
+const UNSEEN_CORPORA: Goals = Goals { precision: 0.93, rediscovery: 0.70, false_alarms: 0, duplicates: 0 };
+
+impl CorpusFigures {
+    fn meet(&self, goals: &Goals) {
+        assert!(self.precision >= goals.precision, "precision {:.3}", self.precision);
+        assert!(self.rediscovery >= goals.rediscovery, "rediscovery {:.3}", self.rediscovery);
+        assert!(self.false_alarms <= goals.false_alarms, "{} impacts on quiet companies", self.false_alarms);
+        assert!(self.duplicates <= goals.duplicates, "{} events published twice", self.duplicates);
     }
 }
-
-/// The newsroom corpus before any rule was changed for it (issue 57's "before": 42 impacts, all
-/// correct; 41 of 97 events; nothing on the 16 quiet companies; one event published twice).
-const NEWSROOM_FLOOR: Floor = Floor { precision: 0.95, rediscovery: 0.42, false_alarms: 0, duplicates: 1 };
 
 /// Scans a labelled corpus (data/fixtures/web-search/<scenario>.py, recorded as scenario
 /// `scenario`, labels in `labels`) end to end: its companies created in one account, one scan,
@@ -429,12 +425,24 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
             .filter_map(|e| event_of.get(e["canonicalUrl"].as_str().unwrap()))
             .flatten()
             .filter(|event| event.starts_with(&format!("{company}/")))
+            // Where the labels give categories, an impact is an event's only in its category.
+            .filter(|event| {
+                labels["events"].get(event.as_str()).is_none_or(|c| c.as_str() == shown["event"]["category"].as_str())
+            })
             .collect();
         for event in &labelled {
             *impacts_of.entry((*event).clone()).or_default() += 1;
         }
         if quiet.contains(&company.as_str()) {
             false_alarms += 1;
+        }
+        if std::env::var_os("CORPUS_VERBOSE").is_some() {
+            let titles: Vec<&str> =
+                shown["evidence"].as_array().unwrap().iter().filter_map(|e| e["canonicalUrl"].as_str()).collect();
+            println!(
+                "impact: {company}: {} {} {labelled:?} {titles:?}",
+                shown["event"]["category"], shown["event"]["title"]
+            );
         }
         if labelled.is_empty() {
             println!("false positive: {company}: {}", shown["event"]["title"]);
@@ -469,7 +477,7 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
 #[tokio::test]
 async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
     let figures = scan_labelled_corpus("labelled", include_str!("../../data/fixtures/web-search/labelled.json")).await;
-    figures.meet_the_goals();
+    figures.meet(&OWN_CORPORA);
 }
 
 /// The third (data/fixtures/web-search/newsroom.py, issue 57): 64 companies across four sectors,
@@ -479,7 +487,18 @@ async fn the_labelled_corpus_is_published_precisely_and_mostly_rediscovered() {
 #[tokio::test]
 async fn the_newsroom_corpus_is_published_precisely_and_mostly_rediscovered() {
     let figures = scan_labelled_corpus("newsroom", include_str!("../../data/fixtures/web-search/newsroom.json")).await;
-    NEWSROOM_FLOOR.check(&figures);
+    figures.meet(&OWN_CORPORA);
+}
+
+/// A held-out corpus (data/fixtures/web-search/holdout.py, issue 57): 30 companies, 222 items, 46
+/// events, written after the rules were frozen by a writer who never saw them or the other
+/// corpora's items — the closest this repository comes to the corpora it does not see, so it is
+/// held to their goals. No rule may be changed for it; a new held-out corpus replaces it when
+/// rules change next.
+#[tokio::test]
+async fn a_held_out_corpus_meets_the_goals_of_unseen_text() {
+    let figures = scan_labelled_corpus("holdout", include_str!("../../data/fixtures/web-search/holdout.json")).await;
+    figures.meet(&UNSEEN_CORPORA);
 }
 
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
@@ -488,7 +507,7 @@ async fn the_newsroom_corpus_is_published_precisely_and_mostly_rediscovered() {
 async fn the_reporting_corpus_is_published_precisely_and_mostly_rediscovered() {
     let figures =
         scan_labelled_corpus("reporting", include_str!("../../data/fixtures/web-search/reporting.json")).await;
-    figures.meet_the_goals();
+    figures.meet(&OWN_CORPORA);
 }
 
 #[tokio::test]

@@ -222,16 +222,19 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                     && w.event.state != EventState::Discarded
                     && w.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
                     && (at - w.event.occurred_at).abs() <= WINDOW_MS
-                    && !w
-                        .evidence
-                        .iter()
-                        .any(|e| reads.get(&e.evidence_id).is_some_and(|r| numbers::disagree(&stated, &r.numbers)))
+                    && !w.evidence.iter().any(|e| {
+                        reads.get(&e.evidence_id).is_some_and(|r| {
+                            numbers::disagree(&stated, &r.numbers, numbers::measures(c.class.category))
+                        })
+                    })
             })
             .map(|(i, w)| {
-                let same_concept = w
-                    .evidence
-                    .iter()
-                    .any(|e| reads.get(&e.evidence_id).is_some_and(|r| r.concept == Some(c.class.concept)));
+                let same_concept = w.evidence.iter().any(|e| {
+                    reads
+                        .get(&e.evidence_id)
+                        .and_then(|r| r.concept)
+                        .is_some_and(|concept| lexicon::one_kind_of_event(concept, c.class.concept))
+                });
                 let similarity = w.evidence.iter().map(|e| jaccard(&tokens, &tokens_of(e, own))).fold(0.0, f64::max);
                 (i, same_concept, similarity)
             })

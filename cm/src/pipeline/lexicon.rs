@@ -1,8 +1,22 @@
-//! The category lexicon of SUPPLEMENT 4.8: which kind of material event an item reports, with
-//! the direction, channels and magnitude that category carries. Keywords match whole words,
-//! case-insensitively; a one-word keyword and the first word of a phrase also match their
-//! regular inflections (-s, -es, -ed, -ing: recall → recalls, recalled; defaulted on → defaults
-//! on). The first row with a keyword in the title wins, else the first in the snippet.
+//! The category lexicon: which kind of material event an item reports, with the direction,
+//! channels and magnitude that category carries (SUPPLEMENT 4.8, grown by issue 57).
+//!
+//! Keywords match whole words, case-insensitively. A keyword is words separated by spaces:
+//! - the first word also matches its regular inflections (-s, -es, -ed, -ing: recall → recalls,
+//!   recalled; defaulted on → defaults on); a space or hyphen between two words matches a space,
+//!   a hyphen or nothing (cyber attack = cyber-attack = cyberattack);
+//! - `{a,b,c}` is any one of the words (the first word's alternatives each inflected);
+//! - `*` stands for up to five words of the same sentence ("cut * jobs": cut 220 jobs, cuts
+//!   about 10% of its jobs), `*1` … `*4` for at most that many.
+//!
+//! The first row with a keyword in the title wins, else the first in the snippet. A keyword does
+//! not count in a sentence that speculates ("in talks to buy", "could cut", "people familiar with
+//! the matter") or recalls an old event ("since its 2019 bankruptcy"): neither is news of an event.
+//!
+//! Each group of keywords says where it comes from (`from`): SUPPLEMENT 4.8's table, or the
+//! phrasing of newsrooms and wire services for that concept — headline verbs, the nouns made of
+//! them, and the passive forms of body copy — written from how English-language business news is
+//! worded, never from one of the labelled corpora's items.
 
 use std::sync::LazyLock;
 
@@ -14,224 +28,576 @@ use crate::records::{Channel, Direction, Magnitude};
 #[derive(Debug, Clone, Copy)]
 enum DirectionRule {
     Fixed(Direction),
-    /// credit_rating: by the keyword (downgrade negative, upgrade positive).
+    /// credit_rating: by the keyword's group (`negative` groups: a downgrade; others: an upgrade).
     ByKeyword,
     /// financial_results: negative cues, then positive cues, else mixed.
     ByCues,
 }
 
+/// Keywords that report one concept, and where they come from.
+struct Group {
+    concept: &'static str,
+    /// Where the words come from (4.8, or the newsroom usage they were written from).
+    from: &'static str,
+    keywords: &'static [&'static str],
+    /// For [`DirectionRule::ByKeyword`]: whether this group's keywords report the negative side.
+    negative: bool,
+    /// Words (inflected) one of which must be in the keyword's sentence: a chief executive is
+    /// news of a leadership change only when the sentence tells of one.
+    with: &'static [&'static str],
+}
+
+/// Where the SUPPLEMENT's own keywords come from.
+const SUPPLEMENT: &str = "SUPPLEMENT 4.8's category lexicon";
+
 struct Row {
     category: &'static str,
-    /// What the row's keywords report (4.8's Concept column), unless `other_concepts` names one.
-    concept: &'static str,
-    /// Keywords that report another concept of the category.
-    other_concepts: &'static [(&'static str, &'static [&'static str])],
-    keywords: &'static [&'static str],
+    groups: &'static [Group],
     direction: DirectionRule,
     channels: &'static [Channel],
     magnitude: Magnitude,
-    /// Keywords that make the magnitude HIGH (legal: indicted, fraud).
-    high_for: &'static [&'static str],
+    /// The concept whose keywords make the magnitude HIGH (legal: criminal).
+    high_for: Option<&'static str>,
     /// Words one of which must also occur in the item (credit_rating: rating, outlook, credit).
     context: &'static [&'static str],
+}
+
+const fn group(concept: &'static str, from: &'static str, keywords: &'static [&'static str]) -> Group {
+    Group { concept, from, keywords, negative: false, with: &[] }
 }
 
 const ROWS: &[Row] = &[
     Row {
         category: "security_incident",
-        concept: "breach",
-        other_concepts: &[],
-        keywords: &[
-            "data breach",
-            "hacked",
-            "ransomware",
-            "cyber attack",
-            "cyberattack",
-            "cyber incident",
-            "security incident",
-            "data leak",
-            "exposed data",
+        groups: &[
+            group(
+                "breach",
+                SUPPLEMENT,
+                &[
+                    "data breach",
+                    "hacked",
+                    "ransomware",
+                    "cyber attack",
+                    "cyberattack",
+                    "cyber incident",
+                    "security incident",
+                    "data leak",
+                    "exposed data",
+                ],
+            ),
+            group(
+                "breach",
+                "breach-notice and cyber-desk wording: who got in (hackers, unauthorised access), \
+                 what happened to the data (exposed, leaked, stolen, compromised), the breach nouns",
+                &[
+                    "{security,cyber,privacy,systems} breach",
+                    "breached * {systems,network,servers,database,databases,data}",
+                    "hackers",
+                    "hack of",
+                    "hacking attack",
+                    "malware attack",
+                    "{unauthorised,unauthorized} access",
+                    "{exposed,leaked,stole,stolen,compromised,accessed} * {data,records,details,information,files,passwords,accounts}",
+                    "{data,records,details,information,files,passwords,accounts,addresses,names,documents,scans} * {exposed,leaked,stolen,compromised}",
+                    "{unauthorised,unauthorized} {party,parties,person,persons,user,users}",
+                    "{unprotected,unsecured,misconfigured,exposed} {server,servers,database,databases,bucket,buckets,folder,storage}",
+                    "{visible,accessible,exposed,open} online",
+                ],
+            ),
         ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation],
         magnitude: Magnitude::High,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "insolvency",
-        concept: "insolvency",
-        other_concepts: &[(
-            "default",
-            &["debt default", "defaulted on", "missed a debt payment", "missed an interest payment"],
-        )],
-        keywords: &[
-            "bankruptcy",
-            "insolvency",
-            "insolvent",
-            "chapter 11",
-            "enters administration",
-            "into administration",
-            "appoints administrators",
-            "receivership",
-            "liquidation",
-            "debt default",
-            "defaulted on",
-            "missed a debt payment",
-            "missed an interest payment",
+        groups: &[
+            group(
+                "insolvency",
+                SUPPLEMENT,
+                &[
+                    "bankruptcy",
+                    "insolvency",
+                    "insolvent",
+                    "chapter 11",
+                    "enters administration",
+                    "into administration",
+                    "appoints administrators",
+                    "receivership",
+                    "liquidation",
+                ],
+            ),
+            group(
+                "insolvency",
+                "insolvency reporting in US and UK usage: court protection, the administrators' \
+                 appointment, winding-up, a business that stops trading",
+                &[
+                    "{creditor,bankruptcy} protection",
+                    "chapter 7",
+                    "{goes,went,gone} bust",
+                    "administrators {appointed,called}",
+                    "{calls,called} in administrators",
+                    "winding-up {petition,order}",
+                    "wound up",
+                    "{ceases,ceased} trading",
+                ],
+            ),
+            group(
+                "default",
+                SUPPLEMENT,
+                &["debt default", "defaulted on", "missed a debt payment", "missed an interest payment"],
+            ),
+            group(
+                "default",
+                "credit-desk wording of a missed payment: the verb, then what was missed",
+                &["{missed,misses,skipped,skips} * {coupon,interest,debt,bond,loan} {payment,payments}"],
+            ),
         ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Finances],
         magnitude: Magnitude::High,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "legal",
-        concept: "litigation",
-        other_concepts: &[("criminal", &["fraud", "indicted", "charged with"])],
-        keywords: &["fraud", "indicted", "charged with", "lawsuit", "sued", "class action", "settlement", "settles"],
+        groups: &[
+            group("criminal", SUPPLEMENT, &["fraud", "indicted", "charged with"]),
+            group(
+                "criminal",
+                "court reporting's criminal outcomes",
+                &["pleaded guilty", "pleads guilty", "convicted of"],
+            ),
+            group("litigation", SUPPLEMENT, &["lawsuit", "sued", "class action", "settlement", "settles"]),
+            group(
+                "litigation",
+                "court reporting's civil outcomes and claims: a ruling or verdict against a party, \
+                 an order to pay, liability, infringement, a suit brought",
+                &[
+                    "{ordered,orders} to pay",
+                    "found liable",
+                    "verdict against",
+                    "{ruled,ruling} against",
+                    "infringement",
+                    "legal action against",
+                    "={loses,lost,losing} * {case,tribunal,appeal,lawsuit,claim,court fight,court battle,test case}",
+                    "={court,tribunal,judge,jury,judges} {rules,ruled,finds,found} against",
+                    "{faces,facing,faced} * {claim,claims,suit,suits,lawsuits}",
+                ],
+            ),
+        ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation, Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &["indicted", "fraud", "charged with"],
+        high_for: Some("criminal"),
         context: &[],
     },
     Row {
         category: "regulatory",
-        concept: "penalty",
-        other_concepts: &[("investigation", &["investigation", "probe", "subpoena"])],
-        keywords: &["fined", "fine of", "penalty", "sanctioned", "investigation", "probe", "subpoena"],
+        groups: &[
+            group("penalty", SUPPLEMENT, &["fined", "fine of", "penalty", "sanctioned"]),
+            group(
+                "penalty",
+                "regulators' enforcement vocabulary as the press reports it",
+                &[
+                    "enforcement action",
+                    "consent order",
+                    "warning letter",
+                    "censured",
+                    "reprimanded",
+                    "{licence,license} {revoked,suspended}",
+                    "cease and desist",
+                ],
+            ),
+            group(
+                "rejection",
+                "regulators' refusals as the press reports them: a product or application rejected",
+                &[
+                    "complete response letter",
+                    "={rejects,rejected,rebuffs,rebuffed,turns down,turned down,refuses,refused} * {drug,application,approval,licence,license,medicine,treatment,device}",
+                ],
+            ),
+            group("investigation", SUPPLEMENT, &["investigation", "probe", "subpoena"]),
+            group(
+                "investigation",
+                "regulators' and prosecutors' inquiries as the press reports them",
+                &["inquiry into", "{opens,opened,launches,launched} * inquiry", "raided"],
+            ),
+        ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Reputation, Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "workforce_reduction",
-        concept: "job_cuts",
-        other_concepts: &[],
-        keywords: &[
-            "layoffs",
-            "lays off",
-            "laid off",
-            "lay offs",
-            "job cuts",
-            "cuts jobs",
-            "cut jobs",
-            "cutting jobs",
-            "jobs cut",
-            "redundancies",
-            "workforce reduction",
-            "reduce its workforce",
-            "headcount reduction",
+        groups: &[
+            group(
+                "job_cuts",
+                SUPPLEMENT,
+                &[
+                    "layoffs",
+                    "lays off",
+                    "laid off",
+                    "lay offs",
+                    "job cuts",
+                    "cuts jobs",
+                    "cut jobs",
+                    "cutting jobs",
+                    "jobs cut",
+                    "redundancies",
+                    "workforce reduction",
+                    "reduce its workforce",
+                    "headcount reduction",
+                ],
+            ),
+            group(
+                "job_cuts",
+                "headline verbs of job cuts (cut, axe, shed, slash, eliminate, trim, scrap) with \
+                 what is cut (jobs, roles, positions, posts, staff, the workforce), and the nouns \
+                 and passives of body copy",
+                &[
+                    "{cut,cutting,axe,shed,shedding,slash,eliminate,trim,trimming,trimmed,scrap,scrapping,scrapped,reduce} * {job,jobs,roles,positions,posts,staff,workers,employees,workforce,headcount}",
+                    "{jobs,roles,positions,posts} * {at risk,to go,will go}",
+                    "job losses",
+                    "{lose,losing} * jobs",
+                    "={let go,lets go,letting go,to let go} * {workers,staff,employees,people}",
+                    "={jobs,roles,positions,posts} * {eliminated,axed,gone}",
+                    "{made,making} * redundant",
+                    "redundancy",
+                    "furlough",
+                    "downsizing",
+                ],
+            ),
         ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Finances, Channel::Reputation],
         magnitude: Magnitude::Medium,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "operational_disruption",
-        concept: "outage",
-        other_concepts: &[
-            ("recall", &["recall"]),
-            ("closure", &["plant closure", "shutdown", "shut down", "closes plant"]),
-            ("strike", &["on strike", "strike action", "walkout", "walk out", "workers strike"]),
-        ],
-        keywords: &[
-            "outage",
-            "service disruption",
-            "systems down",
-            "recall",
-            "plant closure",
-            "shutdown",
-            "shut down",
-            "closes plant",
-            "on strike",
-            "strike action",
-            "walkout",
-            "walk out",
-            "workers strike",
+        groups: &[
+            group("outage", SUPPLEMENT, &["outage", "service disruption", "systems down"]),
+            group(
+                "outage",
+                "incident reporting: what went down, dark or offline, failed or crashed, what was \
+                 disrupted, cancelled or grounded, what halted output (a fire, a leak, a spill), \
+                 force majeure",
+                &[
+                    "{taken,went,knocked} offline",
+                    "={went,go,goes,gone,stays,stay,remains} dark",
+                    "blackout",
+                    "downtime",
+                    "meltdown",
+                    "{it,system,systems,computer,software,technical,power,network} {failure,failures,fault,glitch,crash}",
+                    "={systems,system,network,networks,services,apps,payments,servers} {fail,failed,fails,crash,crashed,crashes,went down}",
+                    "={failure,fault,glitch,crash} at",
+                    "={without,no} {signal,service,power}",
+                    "={app,apps,website,websites,online banking,banking,services,network,systems,payments} {down,offline}",
+                    "={locked,locks} out of",
+                    "power {cuts,outage,outages}",
+                    "={runs,ran,run,running} aground",
+                    "={ferry,vessel,ship,tanker,barge} grounding",
+                    "{supply,production,service,operational} {disruption,disruptions}",
+                    "disrupted {flights,deliveries,production,services,operations,supplies,shipments,crossings,sailings}",
+                    "={cancels,cancelled,canceled,cancelling,canceling,cancel,scraps,scrapped,axes,axed} * {flights,services,sailings,trains,operations,surgeries,departures}",
+                    "={flights,services,operations,sailings,trains,departures} {cancelled,canceled,grounded,suspended,halted}",
+                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline}",
+                    "{halt,halting,suspend,pause} work",
+                    "{production,output,operations} * {halted,suspended,paused,stopped,stays suspended,remains paused,remains suspended}",
+                    "{ground,grounding} * {fleet,aircraft,jets,planes,flights}",
+                    "{fleet,aircraft,jets,planes,flights} * grounded",
+                    "={pulled,removed,withdrawn,pulls,removes,withdraws} * from service",
+                    "={fire,blaze,explosion,blast} at * {plant,factory,site,facility,refinery,warehouse,mine,mill,depot,works,forge,fab}",
+                    "={industrial,plant,factory,warehouse,refinery,mill,forge,depot,facility,site,weekend,overnight} {fire,blaze,explosion}",
+                    "={fire,blaze,explosion} {damaged,destroyed,gutted,ripped through,tore through,broke out}",
+                    "{oil,gas,chemical,toxic,fuel,chlorine,acid} {spill,leak,release}",
+                    "{leak,spill} {halts,shuts,forces,closes}",
+                    "derailment",
+                    "force majeure",
+                ],
+            ),
+            group("recall", SUPPLEMENT, &["recall"]),
+            group(
+                "recall",
+                "product-safety reporting: products, batches or lots pulled or withdrawn",
+                &[
+                    "={pulled,pulls,withdrawn,withdraws,withdrew,removed,removes} * from {shelves,sale,pharmacies,stores,supermarkets,the market}",
+                    "={pulls,pulled,withdraws,withdrew,recalls,recalled} * {batches,lots,products,packs,pots,units,vehicles,cars,models,stock}",
+                    "={batches,lots,products,packs,pots,vehicles,cars,models} * {withdrawn,pulled,recalled}",
+                ],
+            ),
+            group("closure", SUPPLEMENT, &["plant closure", "shutdown", "shut down", "closes plant"]),
+            group(
+                "closure",
+                "site news: idling or mothballing capacity, closing or shutting sites",
+                &[
+                    "{idle,mothball} * {plant,plants,line,lines,mill,mills,factory,factories,site,sites,furnace,furnaces,refinery,smelter,mine,fab}",
+                    "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,branches,fab,unit,units,line,lines,wards,pipeline,system}",
+                    "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,branches}",
+                ],
+            ),
+            group(
+                "strike",
+                SUPPLEMENT,
+                &["on strike", "strike action", "walkout", "walk out", "workers strike"],
+            ),
+            group(
+                "strike",
+                "labour reporting: who strikes, stoppages, lockouts",
+                &[
+                    "{workers,staff,employees,drivers,pilots,nurses,unions,union,dockers,miners,teamsters,members} * {strike,striking,walk out,walked out}",
+                    "={walk,walks,walked,walking} off * job",
+                    "picket line",
+                    "={striking} {workers,drivers,staff,employees,pilots,nurses,dockers,miners}",
+                    "industrial action",
+                    "lockout",
+                    "stoppage",
+                ],
+            ),
         ],
         direction: DirectionRule::Fixed(Direction::Negative),
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "credit_rating",
-        concept: "rating",
-        other_concepts: &[],
-        keywords: &["downgrade", "downgraded", "upgrade", "upgraded"],
+        groups: &[
+            Group { negative: true, ..group("rating", SUPPLEMENT, &["downgrade", "downgraded"]) },
+            group("rating", SUPPLEMENT, &["upgrade", "upgraded"]),
+            Group {
+                with: &[],
+                concept: "rating",
+                from: "rating agencies' actions as the press reports them: a rating cut or lowered, \
+                       junk, a negative outlook or watch",
+                keywords: &[
+                    "{cut,cuts,cutting,lower,slash} * {rating,ratings}",
+                    "={cut,cuts,lowered,lowers,downgraded} to * {grade,junk}",
+                    "={to,into} junk",
+                    "outlook to negative",
+                    "{negative,downgrade} watch",
+                    "watch negative",
+                ],
+                negative: true,
+            },
+            group(
+                "rating",
+                "rating agencies' actions as the press reports them: a rating raised",
+                &["{raise,raising,lift,lifting} * {rating,ratings}", "outlook to positive"],
+            ),
+        ],
         direction: DirectionRule::ByKeyword,
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &[],
-        context: &["rating", "outlook", "credit"],
+        high_for: None,
+        // The rating words, and the agencies that give ratings.
+        context: &["rating", "outlook", "credit", "junk", "watch", "investment grade", "notch", "s&p", "moody's", "fitch"],
     },
     Row {
         category: "financial_results",
-        concept: "results",
-        other_concepts: &[],
-        keywords: &["earnings", "revenue", "profit", "guidance", "quarterly results", "profit warning"],
+        groups: &[
+            group(
+                "results",
+                SUPPLEMENT,
+                &["earnings", "revenue", "profit", "guidance", "quarterly results", "profit warning"],
+            ),
+            group(
+                "results",
+                "results reporting: the loss and its qualifiers, into or out of the red, the \
+                 results and figures of a period, sales or turnover moving, estimates beaten or \
+                 missed, a forecast changed, a trading update",
+                &[
+                    "{net,pre-tax,pretax,operating,quarterly,annual,wider,narrower,bigger,deeper,first,surprise,first-half,half-year,full-year,interim} {loss,deficit}",
+                    "={swung,swings,swing,sank,sinks,slumped,slumps,plunged,tumbled} * {loss,losses}",
+                    "{full-year,annual,half-year,interim,quarterly,first-half,second-half,preliminary,fourth-quarter,third-quarter,second-quarter,first-quarter} {results,figures}",
+                    "{sales,turnover,revenues,income,margins} {fell,rose,dropped,jumped,slumped,grew,declined,climbed,plunged,surged,slid,increased,decreased}",
+                    "{beat,beats,missed,misses,topped,tops} * {estimates,expectations,forecasts,consensus}",
+                    "={cut,cuts,lowers,lowered,raise,raises,raised,lift,lifts,lifted,slashes,slashed,withdraws,withdrew,reaffirms} * {forecast,forecasts,outlook}",
+                    "trading update",
+                    "ebitda",
+                    "operating income",
+                ],
+            ),
+        ],
         direction: DirectionRule::ByCues,
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "corporate_transaction",
-        concept: "deal",
-        other_concepts: &[],
-        keywords: &["acquires", "acquisition", "merger", "takeover", "divests", "to buy", "agrees to sell"],
+        groups: &[
+            group(
+                "deal",
+                SUPPLEMENT,
+                &["acquires", "acquisition", "merger", "takeover", "divests", "to buy", "agrees to sell"],
+            ),
+            group(
+                "deal",
+                "M&A desks' verbs and nouns: buying or selling a business, merging, spinning off, \
+                 a buyout, the UK's swoop and snap-up",
+                &[
+                    "={buys,bought,buying,to buy} * {stake,business,unit,division,rival,maker,operator,assets,brand,portfolio,arm,deal}",
+                    "={buys,bought,buying} * for {$,£,€}",
+                    "={sells,sold,selling,to sell} * {stake,business,unit,division,arm,operations,subsidiary,assets,portfolio,brand}",
+                    "{merge,merges,merged,merging} with",
+                    "{spin off,spins off,spin-off,spinoff,demerger}",
+                    "buyout",
+                    "{snaps,snapped} up",
+                    "={sold,sells} to",
+                    "={taken over,take over} by",
+                    "{swoops,swooped} on",
+                    "purchase of * {business,unit,company,maker,rival,firm,group,stake,operator,chain}",
+                ],
+            ),
+        ],
         direction: DirectionRule::Fixed(Direction::Mixed),
         channels: &[Channel::Finances],
         magnitude: Magnitude::Medium,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "leadership_change",
-        concept: "leadership",
-        other_concepts: &[],
-        keywords: &["chief executive", "ceo", "resigns", "steps down", "appoints"],
+        groups: &[
+            group("leadership", SUPPLEMENT, &["resigns", "steps down", "appoints", "ousted"]),
+            // The role alone is named in every story a chief executive speaks in (issue 57: an
+            // interview, a results call): it reports a change only beside a word of one.
+            Group {
+                with: &[
+                    "appoint", "name", "new", "resign", "step", "quit", "depart", "departure", "succeed",
+                    "successor", "replace", "interim", "hire", "leave", "exit", "retire", "oust", "sack", "fire",
+                    "promote", "join", "tap", "pick", "choose", "select",
+                ],
+                ..group("leadership", SUPPLEMENT, &["chief executive", "ceo"])
+            },
+            group(
+                "leadership",
+                "appointments and departures as business desks write them: naming, hiring or \
+                 tapping someone for a top role, a new boss, a successor, a boss quitting, \
+                 retiring or being replaced",
+                &[
+                    "{names,named,hires,hired,taps,tapped,promotes,promoted,appointed} * {chief,ceo,cfo,coo,chair,chairman,chairwoman,president,boss}",
+                    "=new *1 {boss,chief,chair,chairman,chairwoman,cfo,president}",
+                    "successor",
+                    "{succeed,succeeds,succeeding} * as",
+                    "{boss,chief,cfo,chairman,chairwoman,chair,president,founder} * {quits,quit,departs,leaves,exits,retires,sacked,fired,to leave,to retire,to depart,to step down,stepping down}",
+                    "{replaces,replaced,replacing} * as",
+                    "interim {chief,boss,ceo,cfo,chair}",
+                ],
+            ),
+        ],
         direction: DirectionRule::Fixed(Direction::Mixed),
         channels: &[Channel::Reputation],
         magnitude: Magnitude::Low,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
     Row {
         category: "funding_award",
-        concept: "funding",
-        other_concepts: &[("contract", &["wins contract", "contract award", "awarded a contract"])],
-        keywords: &[
-            "funding round",
-            "series a",
-            "series b",
-            "series c",
-            "raises $",
-            "raises £",
-            "raises €",
-            "wins contract",
-            "contract award",
-            "awarded a contract",
+        groups: &[
+            group(
+                "funding",
+                SUPPLEMENT,
+                &["funding round", "series a", "series b", "series c", "raises $", "raises £", "raises €"],
+            ),
+            group(
+                "funding",
+                "venture and grant reporting: money raised, secured or landed, the rounds",
+                &[
+                    "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won} * {funding,investment,financing,round,capital,grant}",
+                    "={seed,series d,series e} round",
+                    "={leads,led,leading} * {investment,round,funding,financing}",
+                    "={equity,venture,growth} investment",
+                    "{venture,growth,equity} {funding,financing}",
+                ],
+            ),
+            group("contract", SUPPLEMENT, &["wins contract", "contract award", "awarded a contract"]),
+            group(
+                "contract",
+                "procurement and order-book reporting: a contract, order or tender won, landed, \
+                 secured or awarded",
+                &[
+                    "{win,won,winning,land,landed,landing,secure,secured,securing,bag,bagged,clinch,clinched,awarded,handed} * {contract,contracts,order,orders,tender,framework}",
+                    "{contract,order,orders} {worth,valued}",
+                    "={contract,order,tender} {win,wins}",
+                    "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender} to",
+                    "={win,wins,won,winning,land,lands,landed,landing,secure,secures,secured,securing,clinch,clinches,clinched,bag,bags,bagged} * {deal,agreement}",
+                    "={selected,chosen} by",
+                    "={selected,chosen,picked,tapped} * {to supply,to provide,to build,to run,to deliver,to operate,to power,to develop,to host}",
+                    "={selected,chosen,named} as * {partner,supplier,provider,contractor,developer,operator}",
+                    "={picks,picked,chooses,chose,selects,taps} * {to,for,as}",
+                    "={contract,order,deal} {was,were,has been} awarded",
+                ],
+            ),
         ],
         direction: DirectionRule::Fixed(Direction::Positive),
         channels: &[Channel::Finances],
         magnitude: Magnitude::Low,
-        high_for: &[],
+        high_for: None,
         context: &[],
     },
 ];
 
-const NEGATIVE_CUES: &[&str] = &["warning", "miss", "misses", "loss", "cuts guidance", "lowers guidance"];
-const POSITIVE_CUES: &[&str] = &["beat", "beats", "record", "raises guidance", "raises forecast"];
+const NEGATIVE_CUES: &[&str] = &[
+    "warning",
+    "miss",
+    "misses",
+    "loss",
+    "cuts guidance",
+    "lowers guidance",
+    // Results reporting's verbs of decline (issue 57).
+    "missed",
+    "fell",
+    "falls",
+    "dropped",
+    "slumped",
+    "plunged",
+    "sank",
+    "declined",
+    "slid",
+    "shortfall",
+    "below expectations",
+    "cuts forecast",
+    "cut its forecast",
+    "lowered",
+];
+const POSITIVE_CUES: &[&str] = &[
+    "beat",
+    "beats",
+    "record",
+    "raises guidance",
+    "raises forecast",
+    // Results reporting's verbs of growth (issue 57).
+    "rose",
+    "jumped",
+    "surged",
+    "soared",
+    "climbed",
+    "grew",
+    "topped",
+    "above expectations",
+    "return to profit",
+    "returned to profit",
+    "raised its forecast",
+];
+
+/// Where the keyword that decided a classification lies: in the title or the snippet, as byte
+/// offsets of that text (the keyword's words, without the separators around them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeywordAt {
+    pub in_title: bool,
+    pub start: usize,
+    pub end: usize,
+}
 
 /// What the lexicon made of an item.
 #[derive(Debug, Clone, PartialEq)]
@@ -242,6 +608,8 @@ pub struct Classification {
     pub direction: Direction,
     pub channels: Vec<Channel>,
     pub magnitude: Magnitude,
+    /// The keyword's place (None for a class given without text: a filing's item).
+    pub at: Option<KeywordAt>,
 }
 
 /// The regular inflections of a keyword's word: the word with -s, -es, -ed, -ing, and, for a
@@ -270,6 +638,16 @@ fn inflections(word: &str) -> Vec<String> {
             forms.push(format!("{without_e}ing"));
             forms.push(format!("{stem}d"));
         }
+        // A short stem ending consonant-vowel-consonant doubles its last letter: step →
+        // stepped, drop → dropping, plan → planned.
+        let c: Vec<char> = stem.chars().collect();
+        let vowel = |ch: char| "aeiou".contains(ch);
+        if let [.., a, b, last] = c[..] {
+            if c.len() <= 5 && !vowel(a) && vowel(b) && !vowel(last) && !"wxy".contains(last) {
+                forms.push(format!("{stem}{last}ed"));
+                forms.push(format!("{stem}{last}ing"));
+            }
+        }
     }
     forms.sort();
     forms.dedup();
@@ -279,57 +657,243 @@ fn inflections(word: &str) -> Vec<String> {
 /// Letters, digits and the hyphen join words: "non-profit" holds no "profit".
 const OUTSIDE: &str = r"(?:^|[^\p{L}\p{N}\-])";
 const OUTSIDE_END: &str = r"(?:$|[^\p{L}\p{N}\-])";
+/// `*`: up to `n` words of the same sentence (a word with a sentence's full stop ends it; a
+/// decimal point does not).
+fn gap(n: usize) -> String {
+    format!(r"(?:\s+(?:[^\s.!?;:]|\.\d)+){{0,{n}}}?\s+")
+}
 
-/// The pattern of a keyword: its first word in any inflection, the rest as written.
-fn keyword_pattern(keyword: &str, inflect: bool) -> String {
-    let mut parts = keyword.split(' ');
-    let first = parts.next().unwrap_or_default();
-    let firsts: Vec<String> = if inflect { inflections(first) } else { vec![first.to_string()] };
-    let mut pattern = format!("{OUTSIDE}(?:{})", firsts.iter().map(|f| regex::escape(f)).collect::<Vec<_>>().join("|"));
-    let mut last_is_word = true;
-    for word in parts {
+/// One place of a keyword: a word, its alternatives (`{a,b}`), or a gap of up to n words (`*`).
+enum Part {
+    Words(Vec<String>),
+    Gap(usize),
+}
+
+/// A keyword's parts: `{…}` may hold spaces (alternatives of several words).
+fn parts(keyword: &str) -> Vec<Part> {
+    let mut out = Vec::new();
+    let mut rest = keyword.trim();
+    while !rest.is_empty() {
+        if let Some(inner) = rest.strip_prefix('{') {
+            let close = inner.find('}').unwrap_or(inner.len());
+            out.push(Part::Words(inner[..close].split(',').map(|a| a.trim().to_string()).collect()));
+            rest = inner.get(close + 1..).unwrap_or("").trim_start();
+        } else {
+            let end = rest.find(' ').unwrap_or(rest.len());
+            let word = &rest[..end];
+            out.push(match word.strip_prefix('*') {
+                Some("") => Part::Gap(5),
+                Some(n) => Part::Gap(n.parse().unwrap_or(5)),
+                None => Part::Words(vec![word.to_string()]),
+            });
+            rest = rest[end..].trim_start();
+        }
+    }
+    out
+}
+
+/// An alternative of one or more words, as written: a space or hyphen inside it matches a space,
+/// a hyphen or nothing (4.8: cyber attack = cyber-attack = cyberattack, lay offs = layoffs).
+fn phrase(words: &str) -> String {
+    let mut out = String::new();
+    let mut last_is_word = false;
+    for (i, word) in words.split([' ', '-']).filter(|w| !w.is_empty()).enumerate() {
+        if i > 0 {
+            out.push_str(if last_is_word { r"(?:\s+|-)?" } else { r"\s*" });
+        }
+        out.push_str(&regex::escape(word));
         last_is_word = word.chars().all(char::is_alphanumeric);
-        // A space or hyphen inside a keyword matches a space, a hyphen or nothing (4.8): cyber
-        // attack = cyber-attack = cyberattack, lay offs = lay-offs = layoffs.
-        pattern.push_str(if last_is_word { r"(?:\s+|-)?" } else { r"\s*" });
-        pattern.push_str(&regex::escape(word));
     }
-    if last_is_word {
-        pattern.push_str(OUTSIDE_END);
-    }
-    pattern
+    out
 }
 
-fn compile(keyword: &str, inflect: bool) -> Regex {
-    Regex::new(&format!("(?i){}", keyword_pattern(keyword, inflect))).expect("a lexicon pattern compiles")
+fn ends_in_a_word(alternative: &str) -> bool {
+    alternative.chars().last().is_some_and(char::is_alphanumeric)
 }
 
+/// The pattern of a keyword: its first word in any inflection (unless it starts with `=`), the
+/// rest as written; the keyword's words are the pattern's group 1.
+fn keyword_pattern(keyword: &str) -> String {
+    let (inflect, keyword) = match keyword.strip_prefix('=') {
+        Some(exact) => (false, exact),
+        None => (true, keyword),
+    };
+    let mut pattern = String::new();
+    let mut last_ends_in_word = true;
+    let mut after_gap: Option<usize> = None;
+    for (i, part) in parts(keyword).iter().enumerate() {
+        let alternatives = match part {
+            Part::Gap(n) => {
+                after_gap = Some(*n);
+                continue;
+            }
+            Part::Words(alternatives) => alternatives,
+        };
+        let forms: Vec<String> = alternatives
+            .iter()
+            .flat_map(|a| match a.split_once(' ') {
+                Some((first, rest)) if i == 0 && inflect => {
+                    inflections(first).into_iter().map(|f| format!("{f} {rest}")).collect::<Vec<_>>()
+                }
+                None if i == 0 && inflect => inflections(a),
+                _ => vec![a.clone()],
+            })
+            .collect();
+        if i > 0 {
+            pattern.push_str(&match after_gap {
+                Some(n) => gap(n),
+                None if last_ends_in_word => r"(?:\s+|-)?".to_string(),
+                None => r"\s*".to_string(),
+            });
+        }
+        after_gap = None;
+        pattern.push_str(&format!("(?:{})", forms.iter().map(|f| phrase(f)).collect::<Vec<_>>().join("|")));
+        last_ends_in_word = alternatives.iter().all(|a| ends_in_a_word(a));
+    }
+    let end = if last_ends_in_word { OUTSIDE_END } else { "" };
+    format!("{OUTSIDE}({pattern}){end}")
+}
+
+fn compile(keyword: &str) -> Regex {
+    Regex::new(&format!("(?i){}", keyword_pattern(keyword))).expect("a lexicon pattern compiles")
+}
+
+/// A row's keywords compiled: (group index, pattern), and each group's `with` words.
 struct Compiled {
-    keywords: Vec<(&'static str, Regex)>,
+    keywords: Vec<(usize, Regex)>,
+    with: Vec<Vec<Regex>>,
     context: Vec<Regex>,
 }
 
 static COMPILED: LazyLock<Vec<Compiled>> = LazyLock::new(|| {
     ROWS.iter()
         .map(|row| Compiled {
-            keywords: row.keywords.iter().map(|k| (*k, compile(k, true))).collect(),
-            context: row.context.iter().map(|w| compile(w, true)).collect(),
+            keywords: row
+                .groups
+                .iter()
+                .enumerate()
+                .flat_map(|(g, group)| group.keywords.iter().map(move |k| (g, compile(k))))
+                .collect(),
+            with: row.groups.iter().map(|g| g.with.iter().map(|w| compile(w)).collect()).collect(),
+            context: row.context.iter().map(|w| compile(w)).collect(),
         })
         .collect()
 });
 
 static CUES: LazyLock<(Vec<Regex>, Vec<Regex>)> = LazyLock::new(|| {
-    let cues = |list: &[&str]| list.iter().map(|c| compile(c, false)).collect();
+    let cues = |list: &[&str]| list.iter().map(|c| compile(&format!("={c}"))).collect();
     (cues(NEGATIVE_CUES), cues(POSITIVE_CUES))
 });
 
-/// The first keyword of the first row that occurs in `text` (with its row's context word in `whole`).
-fn first_match(text: &str, whole: &str) -> Option<(usize, &'static str)> {
-    COMPILED.iter().enumerate().find_map(|(i, row)| {
-        let in_context = row.context.is_empty() || row.context.iter().any(|c| c.is_match(whole));
-        let keyword = row.keywords.iter().find(|(_, re)| re.is_match(text)).map(|(k, _)| *k);
-        keyword.filter(|_| in_context).map(|k| (i, k))
-    })
+/// Words that make a sentence speculate wherever they stand in it: what the people familiar
+/// with the matter said, rumours, what is reported to be so.
+static HEARSAY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:people\s+(?:familiar|close|briefed|with\s+knowledge)|sources?\s+(?:said|say|says|told|familiar|close)|according\s+to\s+(?:people|sources|a\s+person)|(?:is|are|was|were)\s+said\s+to|rumou?rs?|rumou?red|speculation|speculated|reportedly|unconfirmed)\b",
+    )
+    .expect("the hearsay pattern compiles")
+});
+
+/// Words that make what follows them in a sentence a possibility, not an event: "in talks to
+/// buy", "weighs a sale", "could cut jobs", "may breach", "eyes takeover" — but not a past
+/// possibility ("may have been taken by hackers": an event, its extent unknown).
+static POSSIBILITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:in\s+talks|talks\s+(?:to|with|over|about)|weigh(?:s|ing)?|consider(?:s|ing)?|explor(?:es|ing)|mull(?:s|ing)?|eyes|eyeing|would\s+consider|potential|possible|threat(?:en|ens|ened)?\s+to|plans?\s+to\s+consider)\b",
+    )
+    .expect("the possibility pattern compiles")
+});
+
+/// The modal verbs of possibility, and whether "have" follows (a past possibility). "May" with
+/// a capital is the month.
+static MODAL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b(?:(?i:could|might)|may)\b(\s+(?i:have)\b)?").expect("the modal pattern compiles"));
+
+/// Whether `before` (a sentence up to a keyword) makes the keyword a possibility.
+fn speculates(before: &str) -> bool {
+    POSSIBILITY.is_match(before) || MODAL.captures_iter(before).any(|c| c.get(1).is_none())
+}
+
+/// Words that make a sentence recall an old event as background ("years ago", "since its 2019
+/// bankruptcy", "the 2021 breach"). Not asked of results, which compare with the past by nature.
+static BACKGROUND: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(?:years\s+ago|since\s+its\s+(?:19|20)\d\d|anniversary\s+of|emerged\s+from|(?:in|its|the)\s+(?:19|20)\d\d\s+(?:breach|bankruptcy|collapse|recall|scandal|settlement|takeover|merger|lawsuit|fine|strike|outage|hack|administration|default))\b",
+    )
+    .expect("the background pattern compiles")
+});
+
+/// The sentence of `text` around bytes [start, end): from after the last sentence end before
+/// it to the next after it.
+fn sentence(text: &str, start: usize, end: usize) -> (usize, usize) {
+    let is_end = |w: &[u8]| matches!(w[0], b'.' | b'!' | b'?' | b';') && w[1].is_ascii_whitespace();
+    let bytes = text.as_bytes();
+    let from = bytes[..start].windows(2).rposition(is_end).map_or(0, |i| i + 2);
+    let to = bytes[end..].windows(2).position(is_end).map_or(text.len(), |i| end + i + 1);
+    (from, to)
+}
+
+/// Whether a keyword of `category` found at [start, end) of `text` reports an event: its
+/// sentence neither speculates (hearsay anywhere in it, a possibility before the keyword) nor
+/// recalls the past.
+fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> bool {
+    let (from, to) = sentence(text, start, end);
+    let whole = &text[from..to];
+    let recalled = category != "financial_results" && BACKGROUND.is_match(whole);
+    !HEARSAY.is_match(whole) && !recalled && !speculates(&text[from..start])
+}
+
+/// A found keyword: its row, group and where, and whether a clause of cause or background holds it.
+struct Found {
+    row: usize,
+    group: usize,
+    start: usize,
+    end: usize,
+    subordinate: bool,
+}
+
+/// The keyword of the first row that reports an event in `text` (with its row's context word in
+/// `whole`) — in the sentence's main clause before any in a clause of cause or background: what
+/// follows "after", "as", "amid" or "following" is not the news ("wins NHS deal days after cyber
+/// attack" is a contract).
+fn first_match(text: &str, whole: &str) -> Option<Found> {
+    COMPILED
+        .iter()
+        .enumerate()
+        .filter_map(|(row, compiled)| row_match(row, compiled, text, whole))
+        .min_by_key(|f| (f.subordinate, f.row))
+}
+
+/// The words that open a clause of cause or background.
+static SUBORDINATE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to)\b").expect("the clause pattern compiles")
+});
+
+/// The keyword of one row that reports an event in `text`: in the main clause if any, earliest.
+fn row_match(row: usize, compiled: &Compiled, text: &str, whole: &str) -> Option<Found> {
+    if !(compiled.context.is_empty() || compiled.context.iter().any(|c| c.is_match(whole))) {
+        return None;
+    }
+    let category = ROWS[row].category;
+    compiled
+        .keywords
+        .iter()
+        .filter_map(|(group, re)| {
+            re.captures_iter(text).find_map(|c| {
+                let m = c.get(1)?;
+                let with = &compiled.with[*group];
+                let (from, to) = sentence(text, m.start(), m.end());
+                let beside = with.is_empty() || with.iter().any(|w| w.is_match(&text[from..to]));
+                (beside && reports_an_event(category, text, m.start(), m.end())).then(|| Found {
+                    row,
+                    group: *group,
+                    start: m.start(),
+                    end: m.end(),
+                    subordinate: SUBORDINATE.is_match(&text[from..m.start()]),
+                })
+            })
+        })
+        .min_by_key(|f| (f.subordinate, f.start))
 }
 
 /// A law firm's or an investor-alert service's solicitation: not evidence of a legal or
@@ -344,20 +908,62 @@ static SOLICITATION: LazyLock<Regex> = LazyLock::new(|| {
 /// The item's category by the lexicon, or `None` (the item is discarded).
 pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     let whole = format!("{title}\n{snippet}");
-    let (row, keyword) = first_match(title, &whole).or_else(|| first_match(snippet, &whole))?;
-    let row = &ROWS[row];
+    let (found, in_title) = match first_match(title, &whole) {
+        Some(f) => (f, true),
+        None => (first_match(snippet, &whole)?, false),
+    };
+    let row = &ROWS[found.row];
+    let group = &row.groups[found.group];
     if matches!(row.category, "legal" | "regulatory") && SOLICITATION.is_match(&format!("{title} {snippet}")) {
         return None;
     }
     let direction = match row.direction {
         DirectionRule::Fixed(d) => d,
-        DirectionRule::ByKeyword if keyword.starts_with("down") => Direction::Negative,
+        DirectionRule::ByKeyword if group.negative => Direction::Negative,
         DirectionRule::ByKeyword => Direction::Positive,
         DirectionRule::ByCues => cued_direction(&whole),
     };
-    let magnitude = if row.high_for.contains(&keyword) { Magnitude::High } else { row.magnitude };
-    let concept = row.other_concepts.iter().find(|(_, ks)| ks.contains(&keyword)).map_or(row.concept, |(c, _)| *c);
-    Some(Classification { category: row.category, concept, direction, channels: row.channels.to_vec(), magnitude })
+    let magnitude = if row.high_for == Some(group.concept) { Magnitude::High } else { row.magnitude };
+    Some(Classification {
+        category: row.category,
+        concept: group.concept,
+        direction,
+        channels: row.channels.to_vec(),
+        magnitude,
+        at: Some(KeywordAt { in_title, start: found.start, end: found.end }),
+    })
+}
+
+/// One group of the lexicon as `sitrep-ingest cm lexicon` prints it, for whoever audits the rules.
+pub struct GroupOfWords {
+    pub category: &'static str,
+    pub concept: &'static str,
+    /// Where its words come from.
+    pub from: &'static str,
+    pub keywords: &'static [&'static str],
+    /// Words one of which must stand in the keyword's sentence.
+    pub with: &'static [&'static str],
+}
+
+/// Every group of the lexicon, in the order rows are tried.
+pub fn groups() -> impl Iterator<Item = GroupOfWords> {
+    ROWS.iter().flat_map(|row| {
+        row.groups.iter().map(move |g| GroupOfWords {
+            category: row.category,
+            concept: g.concept,
+            from: g.from,
+            keywords: g.keywords,
+            with: g.with,
+        })
+    })
+}
+
+/// Whether candidates of concepts `a` and `b` may report one event (they join one when they
+/// do): the same concept, or an outage and a closure — a site stopped, which outlets word as a
+/// halt, an outage or a shutdown alike (issue 57: one leak, three concepts, three events before).
+pub fn one_kind_of_event(a: &str, b: &str) -> bool {
+    const STOPPED: [&str; 2] = ["outage", "closure"];
+    a == b || (STOPPED.contains(&a) && STOPPED.contains(&b))
 }
 
 /// financial_results' direction over `text`: negative cues, then positive cues, else mixed.
@@ -382,10 +988,11 @@ pub fn defaults(category: &str) -> Option<Classification> {
     };
     Some(Classification {
         category: row.category,
-        concept: row.concept,
+        concept: row.groups[0].concept,
         direction,
         channels: row.channels.to_vec(),
         magnitude: row.magnitude,
+        at: None,
     })
 }
 
@@ -444,10 +1051,22 @@ mod tests {
         assert_eq!(category("Acme backs non-profit literacy drive", ""), None);
         assert_eq!(category("Acme's fine dining range expands", ""), None, "fine is not fined");
         assert_eq!(category("Acme upgrades its app", ""), None, "an upgrade needs rating, outlook or credit");
+        // Issue 57's words in their other senses.
+        assert_eq!(category("Acme's new store opens in Leeds", ""), None);
+        assert_eq!(category("Shoppers buy more at Acme stores", ""), None);
+        assert_eq!(category("Analysts cut their Acme price target", ""), None);
+        assert_eq!(category("Acme fires up its new furnace", ""), None);
+        assert_eq!(category("Acme's news chief on the year ahead", ""), None);
+        assert_eq!(category("Shares closed higher as stores reopened", ""), None);
+        assert_eq!(category("Acme will stop bidding for fixed-price water work", ""), None, "a gap of two at most");
     }
 
     #[test]
     fn the_title_first_then_row_order_and_the_direction_rules() {
+        // A chief executive speaking is not a change of one; one leaving is.
+        assert_eq!(category("Acme chief executive on the year ahead", ""), None);
+        assert_eq!(category("Acme chief executive to leave in March", ""), Some("leadership_change"));
+        assert_eq!(category("Acme names a new CEO", ""), Some("leadership_change"));
         let c = classify("Acme profit beats forecasts", "The company also faces a lawsuit").unwrap();
         assert_eq!((c.category, c.direction), ("financial_results", Direction::Positive));
         let c = classify("Acme issues profit warning", "").unwrap();
@@ -462,5 +1081,130 @@ mod tests {
         assert_eq!((c.magnitude, c.channels.len()), (Magnitude::Medium, 2));
         assert_eq!(category("Acme news", "Acme lays off 200 staff"), Some("workforce_reduction"));
         assert_eq!(category("Acme news", "Nothing happened"), None);
+    }
+
+    /// Issue 57: the everyday phrasings of each category, one concept at a time.
+    #[test]
+    fn newsroom_phrasings_of_each_category() {
+        let cases = [
+            ("Anvil axing 220 jobs at Erie works", "workforce_reduction", "job_cuts"),
+            ("Acme to cut about 10% of its workforce", "workforce_reduction", "job_cuts"),
+            ("Acme sheds 1,200 roles in restructuring", "workforce_reduction", "job_cuts"),
+            ("Up to 300 posts at risk at Acme depot", "workforce_reduction", "job_cuts"),
+            ("Ember swung to a loss in the first half", "financial_results", "results"),
+            ("Acme posts wider loss as sales slump", "financial_results", "results"),
+            ("Acme beats estimates on strong demand", "financial_results", "results"),
+            ("Acme lowers its full-year outlook", "financial_results", "results"),
+            ("Hackers stole customer records from Acme", "security_incident", "breach"),
+            ("Personal details of 2m Acme customers exposed", "security_incident", "breach"),
+            ("Acme lands $40m defence contract", "funding_award", "contract"),
+            ("Navy awards $40m contract to Acme", "funding_award", "contract"),
+            ("Acme closes $25m round led by Northgate", "funding_award", "funding"),
+            ("Acme names new chief executive", "leadership_change", "leadership"),
+            ("Acme boss to step down after ten years", "leadership_change", "leadership"),
+            ("Acme halts production at Leeds plant", "operational_disruption", "outage"),
+            ("Keystone will close two plants", "operational_disruption", "closure"),
+            ("Fire at Acme's Runcorn plant", "operational_disruption", "outage"),
+            ("Acme grounds its fleet after inspection", "operational_disruption", "outage"),
+            ("Acme cancels 200 flights after IT failure", "operational_disruption", "outage"),
+            ("Acme mobile network went dark for 11 hours", "operational_disruption", "outage"),
+            ("Acme pulls four batches of tablets over impurity", "operational_disruption", "recall"),
+            ("Acme drivers walk off the job at Memphis hub", "operational_disruption", "strike"),
+            ("Acme to let go of 400 workers", "workforce_reduction", "job_cuts"),
+            ("Acme lands seven-year cloud deal", "funding_award", "contract"),
+            ("Acme selected by Navy for $240m rollout", "funding_award", "contract"),
+            ("Mosaic picks Acme to run its core network", "funding_award", "contract"),
+            ("Acme Brewing sold to London drinks group", "corporate_transaction", "deal"),
+            ("Harbourline leads £180m investment in Acme", "funding_award", "funding"),
+            ("Guest details left on an unprotected server", "security_incident", "breach"),
+            ("Acme cut to lowest investment grade by Moody's", "credit_rating", "rating"),
+            ("Acme buys Beacon for $2bn", "corporate_transaction", "deal"),
+            ("Acme sells its chemicals unit to Beacon", "corporate_transaction", "deal"),
+            ("Acme files for creditor protection", "insolvency", "insolvency"),
+            ("Acme misses a bond coupon payment", "insolvency", "default"),
+            ("Acme ordered to pay $12m in damages", "legal", "litigation"),
+            ("S&P cuts Acme's rating to junk", "credit_rating", "rating"),
+        ];
+        for (title, category, concept) in cases {
+            let c = classify(title, "").unwrap_or_else(|| panic!("{title}: no category"));
+            assert_eq!((c.category, c.concept), (category, concept), "{title}");
+        }
+        let c = classify("S&P cuts Acme's rating to junk", "").unwrap();
+        assert_eq!(c.direction, Direction::Negative);
+        let c = classify("Fitch raises Acme's credit rating", "").unwrap();
+        assert_eq!(c.direction, Direction::Positive);
+        assert_eq!(category("Lab firm wins seven-year NHS deal days after cyber attack", ""), Some("funding_award"));
+        assert_eq!(category("Nestle's new chief steps up cost push with job cuts", ""), Some("workforce_reduction"));
+        assert_eq!(category("Acme chief executive stepped down on Friday", ""), Some("leadership_change"), "stepped");
+        assert_eq!(category("Acme loses test case on mortgage charges", ""), Some("legal"));
+        assert_eq!(category("FDA rejects Acme's kidney drug", ""), Some("regulatory"));
+        assert_eq!(category("Acme app down: customers can't log in", ""), Some("operational_disruption"));
+        assert_eq!(
+            category("Acme upgraded as S&P rewards deleveraging", ""),
+            Some("credit_rating"),
+            "an agency is context"
+        );
+        let c = classify("Ember swung to a loss", "Revenue fell 12%").unwrap();
+        assert_eq!(c.direction, Direction::Negative);
+    }
+
+    /// Issue 57: a sentence that speculates or recalls the past reports no event; another
+    /// sentence of the item may.
+    #[test]
+    fn speculation_and_background_are_not_events() {
+        for title in [
+            "Acme in talks to buy Beacon",
+            "Acme weighs sale of chemicals unit",
+            "Acme could cut up to 500 jobs",
+            "Acme is said to be exploring a takeover of Beacon",
+            "Acme plans job cuts, people familiar with the matter said",
+            "Acme shares jump on takeover speculation",
+            "Acme, which emerged from bankruptcy in 2019, opens a plant",
+            "Five years ago Acme suffered a data breach; today it leads on security",
+            "Acme recovers from its 2021 breach",
+        ] {
+            assert_eq!(category(title, ""), None, "{title}");
+        }
+        assert_eq!(
+            category("Acme in talks over its future", "Acme said on Monday it would cut 300 jobs."),
+            Some("workforce_reduction"),
+            "the snippet's own sentence reports it"
+        );
+        assert_eq!(
+            category("Customers' bank details may have been taken by hackers", ""),
+            Some("security_incident"),
+            "a past possibility is an event whose extent is unknown"
+        );
+        assert_eq!(
+            category("Acme shares fell in May after the merger", ""),
+            Some("corporate_transaction"),
+            "the month"
+        );
+        assert_eq!(
+            category("Acme profit fell from a year ago and could fall further", ""),
+            Some("financial_results"),
+            "a possibility after the keyword, a comparison with the past: still results"
+        );
+    }
+
+    /// The keyword's place is given, in the field it was found in.
+    #[test]
+    fn the_keyword_is_located() {
+        let c = classify("Acme news", "On Monday Acme laid off 200 staff.").unwrap();
+        let at = c.at.unwrap();
+        assert!(!at.in_title);
+        assert_eq!(&"On Monday Acme laid off 200 staff."[at.start..at.end], "laid off");
+        let c = classify("Anvil axing 220 jobs", "").unwrap();
+        assert_eq!(&"Anvil axing 220 jobs"[c.at.unwrap().start..c.at.unwrap().end], "axing 220 jobs");
+    }
+
+    /// Every group says where its words come from, and every keyword compiles.
+    #[test]
+    fn every_group_records_its_source() {
+        for group in groups() {
+            assert!(group.from.len() > 10, "{}/{}: no source", group.category, group.concept);
+            assert!(!group.keywords.is_empty());
+        }
+        assert_eq!(COMPILED.len(), ROWS.len());
     }
 }

@@ -4,8 +4,12 @@
 
 use std::collections::BTreeSet;
 
-use super::words::{
-    contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, tokens, words, Token, LEGAL_FORMS,
+use super::{
+    lexicon::Classification,
+    words::{
+        contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, short_form, tokens, words, Token,
+        LEGAL_FORMS,
+    },
 };
 use crate::{
     records::{AllowedUse, AuthorityTier, ClaimType, TrustState},
@@ -21,6 +25,8 @@ struct NameClaim {
     distinctive: bool,
     /// Its words without corporate words: two aliases with the same core are one alias.
     core: Vec<String>,
+    /// Whether it is written with a capital (as nearly every name is; not "easyJet").
+    capitalised: bool,
 }
 
 /// A company as the matcher sees it: the claims it may attribute by.
@@ -48,6 +54,7 @@ impl Profile {
         let mut identifiers = Vec::new();
         let mut locations = Vec::new();
         let mut own_words = BTreeSet::new();
+        let mut shorts: Vec<NameClaim> = Vec::new();
         // The company's name first, then its other aliases in their order.
         let mut claims: Vec<&crate::store::Claim> = company.claims.iter().filter(usable).collect();
         claims.sort_by_key(|c| !(c.kind == ClaimType::Alias && c.value == company.name));
@@ -56,17 +63,34 @@ impl Profile {
                 ClaimType::Alias => {
                     let w = words(&claim.value);
                     own_words.extend(w.iter().cloned());
+                    let capitalised = claim.value.chars().next().is_some_and(char::is_uppercase);
                     names.push(NameClaim {
                         claim_id: claim.claim_id.clone(),
                         forms: name_forms(&w),
                         distinctive: is_distinctive(&w),
                         core: core_words(&w),
+                        capitalised,
                     });
+                    if let Some(short) = short_form(&w) {
+                        shorts.push(NameClaim {
+                            claim_id: claim.claim_id.clone(),
+                            forms: vec![short.clone()],
+                            distinctive: false,
+                            core: short,
+                            capitalised,
+                        });
+                    }
                 }
                 ClaimType::Domain => domains.push((claim.claim_id.clone(), claim.value.to_lowercase())),
                 ClaimType::LegalIdentifier => identifiers.push(words(&claim.value)),
                 ClaimType::Location => locations.push(words(&claim.value)),
                 ClaimType::CustomerReference => {}
+            }
+        }
+        // Short forms after the aliases, unless an alias already is that word.
+        for short in shorts {
+            if !names.iter().any(|n| n.core == short.core) {
+                names.push(short);
             }
         }
         Profile { company_id: company.company_id.clone(), names, domains, identifiers, locations, own_words }
@@ -179,25 +203,182 @@ fn headline_cased(text: &[Token]) -> bool {
     long.len() >= 2 && long.iter().filter(|t| t.capitalised).count() * 10 >= long.len() * 6
 }
 
+/// What a company does as the subject of business news, written right after its name: the
+/// verbs of reporting ("X said") and of the lexicon's events in their headline forms ("X axes",
+/// "X swung to a loss"). A common word opening a sentence is rarely followed by one.
+const CORPORATE_VERBS: &[&str] = &[
+    "said",
+    "says",
+    "reported",
+    "reports",
+    "posted",
+    "posts",
+    "announced",
+    "announces",
+    "confirmed",
+    "confirms",
+    "warned",
+    "warns",
+    "agreed",
+    "agrees",
+    "filed",
+    "files",
+    "plans",
+    "planned",
+    "expects",
+    "cut",
+    "cuts",
+    "named",
+    "names",
+    "appointed",
+    "appoints",
+    "issued",
+    "issues",
+    "unveiled",
+    "unveils",
+    "swung",
+    "swings",
+    "slumped",
+    "sank",
+    "lost",
+    "axed",
+    "axes",
+    "axing",
+    "shed",
+    "sheds",
+    "shedding",
+    "closes",
+    "closed",
+    "halts",
+    "halted",
+    "recalls",
+    "recalled",
+    "raised",
+    "raises",
+    "lowered",
+    "lowers",
+    "lands",
+    "landed",
+    "wins",
+    "won",
+    "secures",
+    "secured",
+    "buys",
+    "bought",
+    "sells",
+    "sold",
+    "acquires",
+    "acquired",
+    "settles",
+    "settled",
+    "fined",
+    "sued",
+    "disclosed",
+    "discloses",
+    "suspends",
+    "suspended",
+    "grounds",
+    "grounded",
+    "idles",
+    "idled",
+    "hires",
+    "hired",
+    "taps",
+    "tapped",
+    "ousts",
+    "ousted",
+    "slashes",
+    "slashed",
+    "eliminates",
+    "eliminated",
+    "missed",
+    "misses",
+    "beat",
+    "beats",
+    "lifted",
+    "lifts",
+];
+
+/// Words after a name that make it a company only when the headline and the snippet both name
+/// it: "X will …", "X to …" (a headline's future), "X is …", "X has …".
+const AUXILIARIES: &[&str] = &["will", "to", "is", "has", "was", "had", "would"];
+
+/// What a company owns, after its name's possessive ("X's chief executive", "X's shares").
+const OWNED: &[&str] = &[
+    "chief",
+    "ceo",
+    "boss",
+    "shares",
+    "stock",
+    "board",
+    "profit",
+    "profits",
+    "revenue",
+    "sales",
+    "results",
+    "chairman",
+    "chair",
+    "founder",
+    "staff",
+    "workers",
+    "employees",
+    "plant",
+    "factory",
+    "customers",
+    "bonds",
+    "debt",
+    "rating",
+    "auditor",
+    "lenders",
+    "finance",
+];
+
 /// Whether the words at `span` are written as a company's name, not as the common word a name
 /// may also be (4.8's guard, for names such as Apple, Shell, Next, Target): with the company's
 /// legal form ("Apple Inc", "Next plc"), or as a proper noun of its own in running text —
-/// capitalised, not the first word of a sentence, not in a title-cased headline, and not part
-/// of a longer capitalised name ("the Big Apple", "Royal Dutch Shell").
-fn written_as_a_name(field: Field, text: &[Token], span: (usize, usize)) -> bool {
+/// capitalised, not part of a longer capitalised name ("the Big Apple", "Royal Dutch Shell").
+///
+/// Where capitals say nothing — the first word of a sentence, a title-cased headline — the words
+/// after it decide, as a reader's would (issue 57: news writes the subject first): a corporate
+/// verb or a possessive of what companies own ("Anchor posted a wider loss", "Meridian said",
+/// "Keystone's chief executive"); an auxiliary ("Keystone will close two plants") when the
+/// headline and the snippet both name it (`named_in_both`); and the item's event keyword right
+/// after it, or after an auxiliary (`keyword`: where the keyword starts in this text) — "Loom to
+/// axe 300 jobs", "Anvil axes 220 jobs": the name is the subject of the event.
+fn written_as_a_name(
+    field: Field,
+    text: &[Token],
+    span: (usize, usize),
+    named_in_both: bool,
+    keyword: Option<usize>,
+) -> bool {
     let named = &text[span.0..span.1];
     if named.iter().any(|t| LEGAL_FORMS.contains(&t.word.as_str())) {
         return true;
     }
+    if !named.iter().all(|t| t.capitalised) {
+        return false;
+    }
+    let word = |i: usize| text.get(i).map_or("", |t| t.word.as_str());
+    let opens = named[0].sentence_start || (field == Field::Title && headline_cased(text));
+    if opens {
+        let governs_the_keyword =
+            keyword.is_some_and(|k| k == span.1 || (k == span.1 + 1 && AUXILIARIES.contains(&word(span.1))));
+        let followed_by_a_company_word = governs_the_keyword
+            || match word(span.1) {
+                "s" => OWNED.contains(&word(span.1 + 1)),
+                next => CORPORATE_VERBS.contains(&next) || (named_in_both && AUXILIARIES.contains(&next)),
+            };
+        let after = text.get(span.1).filter(|t| !t.after_comma);
+        // In running text a capitalised word after it makes a longer name ("Anchor Bay said");
+        // in a title-cased headline every word is capitalised.
+        let longer = !headline_cased(text) && after.is_some_and(|t| t.capitalised && !t.upper);
+        return followed_by_a_company_word && !longer;
+    }
     let in_a_longer_name = |t: &Token| t.capitalised && !t.upper && !t.sentence_start;
     let before = span.0.checked_sub(1).and_then(|i| text.get(i));
     let after = text.get(span.1).filter(|t| !t.after_comma);
-    let capitals_say_nothing = field == Field::Title && headline_cased(text);
-    !capitals_say_nothing
-        && named.iter().all(|t| t.capitalised)
-        && !named[0].sentence_start
-        && !before.is_some_and(in_a_longer_name)
-        && !after.is_some_and(in_a_longer_name)
+    !before.is_some_and(in_a_longer_name) && !after.is_some_and(in_a_longer_name)
 }
 
 /// Words that make the company named before them the source of figures ("Oakridge's survey").
@@ -228,7 +409,97 @@ fn cited_as_a_source(text: &[Token], span: (usize, usize)) -> bool {
         || (text[span.0].after_comma && SAYS.contains(&next) && span.1 + 1 == text.len())
 }
 
-fn hits(profile: &Profile, item: &Item, texts: &Texts) -> Hits {
+/// Kinds of thing that bear names, written before the name they bear ("the superyacht Nimbus",
+/// "Storm Ciara", "the racehorse Galloway"): a name after one is not a company's.
+const THINGS_NAMED: &[&str] = &[
+    "yacht",
+    "superyacht",
+    "vessel",
+    "ship",
+    "tanker",
+    "ferry",
+    "boat",
+    "trawler",
+    "storm",
+    "hurricane",
+    "typhoon",
+    "cyclone",
+    "horse",
+    "racehorse",
+    "colt",
+    "mare",
+    "band",
+    "album",
+    "film",
+    "movie",
+    "song",
+    "novel",
+    "rocket",
+    "probe",
+    "spacecraft",
+    "satellite",
+    "asteroid",
+    "comet",
+    "river",
+    "mount",
+    "lake",
+    "village",
+    "hamlet",
+];
+
+/// Whether the words at `span` name something else than the company: written in lower case in
+/// text that has capitals (the common word, "low nimbus cloud"), or after the kind of thing they
+/// name ([`THINGS_NAMED`]).
+fn names_something_else(text: &[Token], span: (usize, usize), capitalised: bool) -> bool {
+    // A domain or an address is written in lower case ("status.nimbus.example").
+    const HOST_PARTS: &[&str] = &["com", "co", "net", "org", "io", "example", "uk", "www"];
+    let in_a_host = HOST_PARTS.contains(&text.get(span.1).map_or("", |t| t.word.as_str()))
+        || span.0.checked_sub(1).is_some_and(|i| HOST_PARTS.contains(&text[i].word.as_str()));
+    let in_lower_case = capitalised && !text[span.0].capitalised && !in_a_host && text.iter().any(|t| t.capitalised);
+    let after_a_thing = span.0.checked_sub(1).is_some_and(|i| THINGS_NAMED.contains(&text[i].word.as_str()));
+    in_lower_case || after_a_thing
+}
+
+/// Nouns that, right before a name, give the company a part in another's event ("administrators
+/// from X", "adviser X"), and verbs that do so right after it ("X advised", "X acted for").
+const ROLE_NOUNS: &[&str] = &[
+    "adviser",
+    "advisers",
+    "advisor",
+    "advisors",
+    "auditor",
+    "auditors",
+    "administrator",
+    "administrators",
+    "broker",
+    "brokers",
+    "lender",
+    "lenders",
+    "insurer",
+    "underwriter",
+    "underwriters",
+    "consultancy",
+];
+const ROLE_VERBS: &[&str] = &["advised", "advises", "advising", "audited", "audits", "acted", "underwrote"];
+
+/// Whether the words at `span` name a company in a part of another's event — an adviser, an
+/// administrator, an auditor, a lender (issue 57) — rather than the company the event is about:
+/// "administrators from X", "advised by X", "X advised the buyer", "X, acting as administrator".
+fn in_a_role(text: &[Token], span: (usize, usize)) -> bool {
+    let word = |i: usize| text.get(i).map_or("", |t| t.word.as_str());
+    let before = |n: usize| span.0.checked_sub(n).map_or("", word);
+    let next = word(span.1);
+    let role_before = ROLE_NOUNS.contains(&before(1))
+        || (matches!(before(1), "from" | "at" | "by")
+            && (ROLE_NOUNS.contains(&before(2)) || ROLE_VERBS.contains(&before(2))));
+    let role_after = ROLE_VERBS.contains(&next)
+        || (matches!(next, "as" | "acting") && (1..=3).any(|n| ROLE_NOUNS.contains(&word(span.1 + n))));
+    role_before || role_after
+}
+
+/// What `profile`'s claims find in `item`; `keyword` is where the item's event keyword starts
+/// (its field and first word), when the lexicon read one.
+fn hits(profile: &Profile, item: &Item, texts: &Texts, keyword: Option<(Field, usize)>) -> Hits {
     let (title, snippet) = (texts.title.as_slice(), texts.snippet.as_slice());
     let text = format!("{}\n{}", item.title, item.snippet);
     let appears =
@@ -253,6 +524,16 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts) -> Hits {
         identifier: profile.identifiers.iter().any(appears),
         location: profile.locations.iter().any(appears),
     };
+    // A namesake: where one mention of a name is something else — the word in lower case, or
+    // a thing of another kind ("the superyacht Nimbus", "Storm Ciara") — the item is about it,
+    // and its other mentions are too (a reader who met "the yacht Nimbus" reads on so).
+    let namesakes: BTreeSet<usize> = hits
+        .names
+        .iter()
+        .filter(|h| names_something_else(texts.tokens(h.field), h.span, profile.names[h.claim_index].capitalised))
+        .map(|h| h.claim_index)
+        .collect();
+    hits.names.retain(|h| !namesakes.contains(&h.claim_index));
     // The guard within the company: a name that is not distinctive needs a second signal —
     // the host, a domain string, an identifier, a location, or another of its aliases matching
     // other words of the item (not "Apple" inside the same words as "Apple Inc").
@@ -263,13 +544,35 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts) -> Hits {
         })
     });
     let second_signal = hits.identifying() || hits.location || another_alias;
-    hits.names.retain(|h| {
-        profile.names[h.claim_index].distinctive
-            || second_signal
-            || written_as_a_name(h.field, texts.tokens(h.field), h.span)
-    });
-    // Named only as the source of what the item reports: the item is not about the company.
-    if hits.names.iter().all(|h| cited_as_a_source(texts.tokens(h.field), h.span)) && !hits.identifying() {
+    let named_in_both = |claim: usize| {
+        let fields: BTreeSet<bool> =
+            hits.names.iter().filter(|h| h.claim_index == claim).map(|h| h.field == Field::Title).collect();
+        fields.len() == 2
+    };
+    let kept: Vec<NameHit> = hits
+        .names
+        .iter()
+        .filter(|h| {
+            profile.names[h.claim_index].distinctive
+                || second_signal
+                || written_as_a_name(
+                    h.field,
+                    texts.tokens(h.field),
+                    h.span,
+                    named_in_both(h.claim_index),
+                    keyword.filter(|(f, _)| *f == h.field).map(|(_, k)| k),
+                )
+        })
+        .cloned()
+        .collect();
+    hits.names = kept;
+    // Named only as the source of what the item reports, or in a part of another's event (its
+    // adviser, its administrator): the item is not about the company.
+    let aside = |h: &NameHit| {
+        let text = texts.tokens(h.field);
+        cited_as_a_source(text, h.span) || in_a_role(text, h.span)
+    };
+    if hits.names.iter().all(aside) && !hits.identifying() {
         hits.names.clear();
     }
     hits
@@ -313,14 +616,118 @@ pub struct Attribution {
     pub tier: AuthorityTier,
 }
 
-/// The companies of `profiles` that `item` is about, with their attribution; `authoritative`
+/// Verbs whose subject gives a contract away, its winner after them ("Navy awards a contract to
+/// Acme", "Mosaic picks Nimbus to run its core").
+const AWARDING: &[&str] = &[
+    "awards", "award", "hands", "handed", "grants", "granted", "picks", "picked", "chooses", "chose", "selects", "taps",
+];
+/// Verbs that are a passive headline's ("Acme awarded a contract", "Acme selected by the Navy")
+/// unless a name follows them ("the Navy awarded Acme a contract").
+const AWARDED: &[&str] = &["awarded", "selected", "chosen", "tapped"];
+
+/// Which of two or more companies named in an item the event its keyword reports is about,
+/// decided from the keyword's sentence (issue 57): each side of a deal; a contract's winner,
+/// not its customer; else the company the sentence is about — the subject named nearest before
+/// the keyword (with any named beside it: "Acme and Beacon cut jobs"), or, with none before, the
+/// object nearest after it ("Moody's downgrades Acme", "layoffs at Acme"). Returns the owners and
+/// every company the sentence names; `None`: it names none of them or three and more (a list, as
+/// market wraps write), and structure decides nothing.
+fn owners(
+    found: &[(usize, Hits)],
+    texts: &Texts,
+    class: &Classification,
+    (field, k0): (Field, usize),
+) -> Option<(BTreeSet<usize>, BTreeSet<usize>)> {
+    let tokens = texts.tokens(field);
+    let start = (0..=k0.min(tokens.len().saturating_sub(1))).rev().find(|&i| tokens[i].sentence_start).unwrap_or(0);
+    let end = (k0 + 1..tokens.len()).find(|&i| tokens[i].sentence_start).unwrap_or(tokens.len());
+    // Each company's hits in the sentence.
+    let placed: Vec<(usize, Vec<(usize, usize)>)> = found
+        .iter()
+        .map(|(i, h)| {
+            let spans = h
+                .names
+                .iter()
+                .filter(|n| n.field == field && n.span.0 >= start && n.span.1 <= end)
+                .filter(|n| n.span.1 <= k0 || n.span.0 > k0)
+                .map(|n| n.span)
+                .collect();
+            (*i, spans)
+        })
+        .collect();
+    let named: BTreeSet<usize> = placed.iter().filter(|(_, spans)| !spans.is_empty()).map(|(i, _)| *i).collect();
+    // None of them, or a list of three or more (a market wrap, a sector round-up): structure
+    // does not say whose event it is.
+    if named.is_empty() || named.len() >= 3 {
+        return None;
+    }
+    let nearest_before = placed
+        .iter()
+        .filter_map(|(i, spans)| spans.iter().filter(|s| s.1 <= k0).map(|s| (k0 - s.1, *i, *s)).min())
+        .min();
+    let nearest_after = placed
+        .iter()
+        .filter_map(|(i, spans)| spans.iter().filter(|s| s.0 > k0).map(|s| (s.0 - k0 - 1, *i, *s)).min())
+        .min();
+    let mut owners = BTreeSet::new();
+    if class.category == "corporate_transaction" {
+        return Some((named.clone(), named));
+    }
+    let first_word = tokens.get(k0).map_or("", |t| t.word.as_str());
+    let named_right_after = nearest_after.is_some_and(|(d, _, _)| d == 0);
+    // "X awards a contract to Acme", "X awarded Acme a contract": the winner follows; "X sued
+    // Acme": the defendant follows ("Acme sued by X", "Acme sued over patents": it precedes).
+    let gives_away = class.concept == "contract"
+        && (AWARDING.contains(&first_word) || (AWARDED.contains(&first_word) && named_right_after));
+    let sues_the_next = class.category == "legal" && first_word == "sued" && named_right_after;
+    let object_owns = gives_away || sues_the_next;
+    let chosen = if object_owns { nearest_after.or(nearest_before) } else { nearest_before.or(nearest_after) };
+    let Some((_, owner, span)) = chosen else { return Some((owners, named)) };
+    owners.insert(owner);
+    // Named beside the owner ("Acme and Beacon", "Acme, Beacon and Corvel"): subjects too.
+    for (i, spans) in &placed {
+        let beside = spans.iter().any(|s| {
+            let between = if s.1 <= span.0 {
+                s.1..span.0
+            } else if span.1 <= s.0 {
+                span.1..s.0
+            } else {
+                0..0
+            };
+            !between.is_empty() && tokens[between].iter().all(|t| t.word == "and")
+                || (s.1 == span.0 && tokens[span.0].after_comma)
+                || (span.1 == s.0 && tokens[s.0].after_comma)
+        });
+        if beside && !object_owns {
+            owners.insert(*i);
+        }
+    }
+    Some((owners, named))
+}
+
+/// Where the keyword of `class` starts among the words of its field of `item`: names before
+/// it, or after it (within its gap too: "awarded Acme a contract").
+fn keyword_word(item: &Item, class: &Classification) -> Option<(Field, usize)> {
+    let at = class.at?;
+    let (field, text) = if at.in_title { (Field::Title, &item.title) } else { (Field::Snippet, &item.snippet) };
+    Some((field, words(text.get(..at.start)?).len()))
+}
+
+/// The companies of `profiles` that `item` is about, with their attribution; `class` is what the
+/// lexicon made of the item (where its keyword is decides between companies); `authoritative`
 /// are the hosts of CM_AUTHORITATIVE_PUBLISHERS.
-pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) -> Vec<Attribution> {
+pub fn attribute(
+    profiles: &[Profile],
+    item: &Item,
+    class: Option<&Classification>,
+    authoritative: &[String],
+) -> Vec<Attribution> {
     let texts = Texts::of(item);
+    let keyword = class.and_then(|c| keyword_word(item, c));
     let mut found: Vec<(usize, Hits)> = profiles
         .iter()
         .enumerate()
-        .map(|(i, p)| (i, hits(p, item, &texts)))
+        .map(|(i, p)| (i, hits(p, item, &texts, keyword)))
         .filter(|(_, h)| h.is_candidate())
         .collect();
     if found.len() >= 2 {
@@ -347,9 +754,17 @@ pub fn attribute(profiles: &[Profile], item: &Item, authoritative: &[String]) ->
                 found.retain(|(i, _)| !plaintiff(*i));
             }
         }
-        // Still two or more: a company matched on names alone is dropped.
+        // Still two or more: the keyword's sentence decides whose event it is; where it names
+        // none of them, a company matched on names alone is dropped.
         if found.len() >= 2 {
-            found.retain(|(_, h)| h.identifying());
+            match class.zip(keyword).and_then(|(c, k)| owners(&found, &texts, c, k)) {
+                // A company identified by more than names (its own site, its domain) and not
+                // named in the keyword's sentence stays: structure says nothing against it.
+                Some((owners, placed)) => {
+                    found.retain(|(i, h)| owners.contains(i) || (h.identifying() && !placed.contains(i)))
+                }
+                None => found.retain(|(_, h)| h.identifying()),
+            }
         }
     }
     found
@@ -449,7 +864,7 @@ mod tests {
             "domains": ["ashgrovepharma.co.uk"], "identifiers": ["LEI 213800ABCDEF"], "locations": ["Leeds"]}));
         let p = [Profile::of(&ashgrove)];
         let none: &[String] = &[];
-        let at = |title: &str, snippet: &str, host: &str| attribute(&p, &item(title, snippet, host), none);
+        let at = |title: &str, snippet: &str, host: &str| attribute(&p, &item(title, snippet, host), None, none);
         let own = at("Ashgrove Pharma recalls inhaler", "", "news.ashgrovepharma.co.uk");
         assert_eq!((own[0].attribution, own[0].tier), (0.95, AuthorityTier::PrimaryVerified));
         let with_domain = at("Ashgrove Pharma recalls inhaler", "See ashgrovepharma.co.uk for batches", "wire.example");
@@ -467,7 +882,7 @@ mod tests {
         assert!(at("Ash grove in bloom", "", "wire.example").is_empty());
         assert_eq!(at("Ashgrove Pharma Ltd recall", "", "wire.example")[0].claim_id, ashgrove.claims[0].claim_id);
         let authoritative = ["reuters.com".to_string()];
-        let tiered = attribute(&p, &item("Ashgrove Pharma recall", "", "uk.reuters.com"), &authoritative);
+        let tiered = attribute(&p, &item("Ashgrove Pharma recall", "", "uk.reuters.com"), None, &authoritative);
         assert_eq!(tiered[0].tier, AuthorityTier::IndependentAuthoritative);
     }
 
@@ -476,7 +891,7 @@ mod tests {
         let summit = company(json!({"name": "Summit", "domicileCountry": "US", "domains": ["summit-foods.com"],
             "aliases": ["Summit Foods"], "locations": ["Ohio"]}));
         let p = [Profile::of(&summit)];
-        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]);
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]);
         assert!(at("Summit talks end in lawsuit", "Leaders met in Geneva").is_empty());
         assert_eq!(at("Summit recalls soup", "The Ohio company said").len(), 1, "a location");
         assert_eq!(at("Summit Foods recalls soup", "").len(), 1, "a distinctive alias");
@@ -491,13 +906,13 @@ mod tests {
         let apple = company(json!({"name": "Apple Inc", "domicileCountry": "US", "aliases": ["Apple", "APPLE INC."],
             "domains": ["apple.com"]}));
         let p = [Profile::of(&apple)];
-        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]);
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]);
         assert!(at("Record apple harvest in Kent", "").is_empty(), "one word, two aliases: one signal");
         assert!(at("Apple harvest", "apple growers cheer").is_empty(), "aliases alike: one alias");
         assert_eq!(at("Apple shares fall", "apple.com posted the results").len(), 1, "a domain is a second signal");
         let two = company(json!({"name": "Apple Inc", "domicileCountry": "US", "aliases": ["Macs"]}));
         let p = [Profile::of(&two)];
-        let found = attribute(&p, &item("Apple cuts prices of Macs", "", "wire.example"), &[]);
+        let found = attribute(&p, &item("Apple cuts prices of Macs", "", "wire.example"), None, &[]);
         assert_eq!(found.len(), 1, "another alias on other words is a second signal");
     }
 
@@ -507,7 +922,7 @@ mod tests {
     fn a_common_word_name_written_as_a_name_is_the_company() {
         let next = company(json!({"name": "Next plc", "domicileCountry": "GB", "aliases": ["Next"]}));
         let p = [Profile::of(&next)];
-        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]).len();
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]).len();
         assert_eq!(
             at("Profit warning", "The clothing retailer Next said sales fell."),
             1,
@@ -516,12 +931,18 @@ mod tests {
         assert_eq!(at("Shares in Next slide 6% as mild weather hits coats", ""), 1, "in a sentence-case title");
         assert_eq!(at("Profit warning", "Next plc lowered its guidance."), 1, "with its legal form");
         assert_eq!(at("Sales fall", "Sales fell, Next said, as the weather stayed mild."), 1, "a speech tag");
-        assert_eq!(at("Next cuts profit guidance", "Sales fell."), 0, "a sentence's first word says nothing");
+        // Issue 57: a sentence's first word is a name when a company's verb follows it.
+        assert_eq!(at("Next cuts profit guidance", "Sales fell."), 1, "a corporate verb after the first word");
+        assert_eq!(at("Next season looks bright", "Sales fell."), 0, "a sentence's first word alone says nothing");
+        assert_eq!(at("Next's chief executive quits", ""), 1, "a possessive of what companies own");
+        assert_eq!(at("Next will close 20 stores", "Next will shut them in March."), 1, "an auxiliary, named in both");
+        assert_eq!(at("Next will tell", "Sales fell."), 0, "an auxiliary, named once");
+        assert_eq!(at("Next Axes 500 Jobs At Leicester Depot", ""), 1, "a title-cased headline and a verb");
         assert_eq!(at("The next step in the probe", "Regulators said the next stage would follow."), 0);
         assert_eq!(at("Probe Moves To Next Stage After Fines", ""), 0, "a title-cased headline says nothing");
         let apple = company(json!({"name": "Apple Inc.", "domicileCountry": "US", "aliases": ["Apple"]}));
         let p = [Profile::of(&apple)];
-        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]).len();
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]).len();
         assert_eq!(at("Subway outage", "An outage in the Big Apple left riders stuck."), 0, "part of a longer name");
         assert_eq!(at("Outage", "Photos stopped syncing; Apple's status page lists an outage."), 1);
         assert_eq!(at("Outage", "Apple, Google and Meta said the outage was over."), 0, "first word of the text");
@@ -535,7 +956,7 @@ mod tests {
         let oak =
             company(json!({"name": "Oakridge Analytics", "domicileCountry": "US", "domains": ["oakridge.example"]}));
         let p = [Profile::of(&oak)];
-        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), &[]).len();
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]).len();
         assert_eq!(
             at(
                 "Tech layoffs rose 40% in October, Oakridge Analytics says",
@@ -557,6 +978,13 @@ mod tests {
         assert_eq!(at("Oakridge Analytics estimated the breach cost $2m", ""), 1);
     }
 
+    /// The companies an item names, attributed with the lexicon's reading of it.
+    fn attributed(p: &[Profile], title: &str, snippet: &str, host: &str) -> Vec<usize> {
+        let it = item(title, snippet, host);
+        let class = crate::pipeline::lexicon::classify(title, snippet);
+        names_of(p, &attribute(p, &it, class.as_ref(), &[]))
+    }
+
     /// Issue 46: in "Corvel sues Bayfield" both names match; the suit is Bayfield's news, and the
     /// company suing does not make it ambiguous.
     #[test]
@@ -564,12 +992,82 @@ mod tests {
         let corvel = company(json!({"name": "Corvel Therapeutics", "domicileCountry": "US"}));
         let bayfield = company(json!({"name": "Bayfield Biologics", "domicileCountry": "US"}));
         let p = [Profile::of(&corvel), Profile::of(&bayfield)];
-        let found =
-            attribute(&p, &item("Corvel Therapeutics sues Bayfield Biologics over patent", "", "wire.example"), &[]);
-        assert_eq!(names_of(&p, &found), [1]);
-        let merger =
-            attribute(&p, &item("Corvel Therapeutics and Bayfield Biologics agree merger", "", "wire.example"), &[]);
-        assert!(merger.is_empty(), "two companies on names alone, neither suing: neither");
+        let found = attributed(&p, "Corvel Therapeutics sues Bayfield Biologics over patent", "", "wire.example");
+        assert_eq!(found, [1]);
+        // Issue 57: a deal is news of both sides.
+        let merger = attributed(&p, "Corvel Therapeutics and Bayfield Biologics agree merger", "", "wire.example");
+        assert_eq!(merger, [0, 1]);
+        let bought = attributed(&p, "Corvel Therapeutics to buy Bayfield Biologics for $2bn", "", "wire.example");
+        assert_eq!(bought, [0, 1]);
+        let passive = attributed(&p, "Bayfield Biologics sued by Corvel Therapeutics", "", "wire.example");
+        assert_eq!(passive, [1], "the passive's subject is the defendant");
+    }
+
+    /// Issue 57: the keyword's sentence decides whose event it is when an item names two
+    /// companies: the contract's winner, not its customer; the subject nearest before the
+    /// keyword, or the object after it; each named beside the subject.
+    #[test]
+    fn the_keywords_sentence_decides_between_companies() {
+        let acme = company(json!({"name": "Acme Robotics", "domicileCountry": "US"}));
+        let navy = company(json!({"name": "Harbour Logistics", "domicileCountry": "US"}));
+        let p = [Profile::of(&acme), Profile::of(&navy)];
+        let at = |title: &str, snippet: &str| attributed(&p, title, snippet, "wire.example");
+        assert_eq!(at("Acme Robotics wins $40m contract from Harbour Logistics", ""), [0]);
+        assert_eq!(at("Harbour Logistics awards $40m contract to Acme Robotics", ""), [0]);
+        assert_eq!(at("Harbour Logistics awarded Acme Robotics a $40m contract", ""), [0]);
+        assert_eq!(at("Acme Robotics awarded $40m Harbour Logistics contract", ""), [0]);
+        assert_eq!(at("Harbour Logistics to cut 300 jobs as Acme Robotics orders dry up", ""), [1]);
+        assert_eq!(at("Orders dry up", "Acme Robotics said Harbour Logistics would cut 300 jobs."), [1]);
+        assert_eq!(at("Ratings agency downgrades Acme Robotics", "Harbour Logistics was unaffected."), [0]);
+        assert_eq!(at("Acme Robotics and Harbour Logistics cut jobs", ""), [0, 1]);
+        let third = company(json!({"name": "Corvel Therapeutics", "domicileCountry": "US"}));
+        let three = [Profile::of(&acme), Profile::of(&navy), Profile::of(&third)];
+        assert_eq!(
+            attributed(
+                &three,
+                "Acme Robotics, Harbour Logistics and Corvel Therapeutics fell after a profit warning",
+                "",
+                "wire.example"
+            ),
+            Vec::<usize>::new(),
+            "a list of three is a market wrap: names alone decide nothing"
+        );
+        assert_eq!(
+            at("Robots in demand", "Acme Robotics and Harbour Logistics both gained; trading was light."),
+            Vec::<usize>::new(),
+            "no event keyword: names alone decide nothing"
+        );
+    }
+
+    /// Issue 57: a namesake — the word in lower case, a thing of another kind — is not the
+    /// company, nor are the item's other mentions of the name.
+    #[test]
+    fn a_namesake_is_not_the_company() {
+        let nimbus = company(json!({"name": "Nimbus", "domicileCountry": "US", "domains": ["nimbus.example"]}));
+        let p = [Profile::of(&nimbus)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]).len();
+        assert_eq!(at("Low nimbus cloud grounds flights at Belfast", "Forecasters expect more."), 0);
+        assert_eq!(at("Superyacht Nimbus runs aground off Mallorca", "The 52-metre Nimbus was refloated."), 0);
+        assert_eq!(at("Nimbus outage takes apps offline", "Nimbus said power failed."), 1);
+        assert_eq!(at("NIMBUS OUTAGE TAKES APPS OFFLINE", ""), 1, "capitals throughout say nothing");
+        assert_eq!(at("Nimbus outage", "Updates at status.nimbus.example"), 1, "a host in lower case");
+    }
+
+    /// Issue 57: a company in a part of another's event (its adviser, administrator, auditor) is
+    /// not what the item is about.
+    #[test]
+    fn a_company_in_a_role_is_not_the_subject() {
+        let beacon = company(json!({"name": "Beacon Partners", "domicileCountry": "GB"}));
+        let p = [Profile::of(&beacon)];
+        let at = |title: &str, snippet: &str| attribute(&p, &item(title, snippet, "wire.example"), None, &[]).len();
+        assert_eq!(
+            at("Retailer collapses into administration", "Administrators from Beacon Partners were appointed."),
+            0
+        );
+        assert_eq!(at("Chipmaker agrees takeover", "The buyer was advised by Beacon Partners."), 0);
+        assert_eq!(at("Takeover agreed", "Beacon Partners advised the buyer on the deal."), 0);
+        assert_eq!(at("Beacon Partners cuts 40 jobs", ""), 1);
+        assert_eq!(at("Beacon Partners fined £2m", "The adviser was censured."), 1);
     }
 
     /// Issue 46: "Acme sues X" is not litigation against Acme; "X sues Acme" is.
@@ -589,12 +1087,12 @@ mod tests {
         let pharma =
             company(json!({"name": "Ashgrove Pharma", "domicileCountry": "GB", "domains": ["ashgrovepharma.example"]}));
         let p = [Profile::of(&ashgrove), Profile::of(&pharma)];
-        let found = attribute(&p, &item("Ashgrove Pharma sued over patent", "", "wire.example"), &[]);
+        let found = attribute(&p, &item("Ashgrove Pharma sued over patent", "", "wire.example"), None, &[]);
         assert_eq!(names_of(&p, &found), [1]);
-        let both = attribute(&p, &item("Ashgrove and Ashgrove Pharma in merger", "", "wire.example"), &[]);
-        assert!(both.is_empty(), "two companies on names alone: neither");
+        let both = attribute(&p, &item("Ashgrove and Ashgrove Pharma in merger", "", "wire.example"), None, &[]);
+        assert!(both.is_empty(), "two companies on names alone, no keyword read: neither");
         let one_identified =
-            attribute(&p, &item("Ashgrove and Ashgrove Pharma in merger", "", "ashgrove.example"), &[]);
+            attribute(&p, &item("Ashgrove and Ashgrove Pharma in merger", "", "ashgrove.example"), None, &[]);
         assert_eq!(names_of(&p, &one_identified), [0]);
     }
 }

@@ -65,11 +65,25 @@ pub fn stated(text: &str) -> Vec<(NumberKind, f64)> {
     out
 }
 
-/// Whether two reports state numbers of one kind that differ by more than 25 %: for some kind
-/// both state, no number of one is within 25 % of a number of the other.
-pub fn disagree(a: &[(NumberKind, f64)], b: &[(NumberKind, f64)]) -> bool {
+/// The kinds of number that measure an event of `category` itself — the jobs cut, the flights
+/// or sites hit, the money of a fine, a settlement, a deal or a round — so that two reports
+/// stating different ones tell of two events (issue 57). Results, insolvencies, ratings,
+/// breaches and appointments are told with many figures of other things (revenue and profit,
+/// debt and new financing, records and customers), which say nothing about which event it is.
+pub fn measures(category: &str) -> &'static [NumberKind] {
+    match category {
+        "workforce_reduction" => &[NumberKind::Jobs],
+        "operational_disruption" => &[NumberKind::Flights, NumberKind::Sites],
+        "regulatory" | "legal" | "corporate_transaction" | "funding_award" => &[NumberKind::Money],
+        _ => &[],
+    }
+}
+
+/// Whether two reports state numbers of one of `kinds` that differ by more than 25 %: for some
+/// such kind both state, no number of one is within 25 % of a number of the other.
+pub fn disagree(a: &[(NumberKind, f64)], b: &[(NumberKind, f64)], kinds: &[NumberKind]) -> bool {
     let close = |x: f64, y: f64| (x - y).abs() <= 0.25 * x.abs().max(y.abs());
-    a.iter().any(|(kind, _)| {
+    a.iter().filter(|(kind, _)| kinds.contains(kind)).any(|(kind, _)| {
         let (of_a, of_b): (Vec<f64>, Vec<f64>) = (
             a.iter().filter(|(k, _)| k == kind).map(|(_, n)| *n).collect(),
             b.iter().filter(|(k, _)| k == kind).map(|(_, n)| *n).collect(),
@@ -97,9 +111,15 @@ mod tests {
     #[test]
     fn reports_disagree_only_on_a_kind_both_state() {
         let (a, b) = (stated("Acme to cut 200 jobs"), stated("Acme cuts 4,000 jobs worldwide"));
-        assert!(disagree(&a, &b));
-        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("about 1,100 roles to go")));
-        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("fined $2m")), "different kinds");
-        assert!(!disagree(&stated("job cuts announced"), &stated("cuts 4,000 jobs")), "one states none");
+        let all = [NumberKind::Money, NumberKind::Percent, NumberKind::Jobs, NumberKind::Flights, NumberKind::Sites];
+        assert!(disagree(&a, &b, &all));
+        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("about 1,100 roles to go"), &all));
+        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("fined $2m"), &all), "different kinds");
+        assert!(!disagree(&stated("job cuts announced"), &stated("cuts 4,000 jobs"), &all), "one states none");
+        // Only the kinds that measure the category's event count (issue 57).
+        let (debt, owed) = (stated("files for bankruptcy with $780m of debt"), stated("owes Redfern $14m"));
+        assert!(!disagree(&debt, &owed, measures("insolvency")));
+        assert!(disagree(&stated("fined $2m"), &stated("fined $9m"), measures("regulatory")));
+        assert!(!disagree(&stated("profit £6.4m"), &stated("revenue £312m"), measures("financial_results")));
     }
 }

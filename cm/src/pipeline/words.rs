@@ -163,6 +163,84 @@ pub fn core_words(name_words: &[String]) -> Vec<String> {
     name_words.iter().filter(|w| !GENERIC_CORPORATE.contains(&w.as_str())).cloned().collect()
 }
 
+/// The words of a trade that follow a company's own word in its name ("Aldermoor Engineering",
+/// "Carrow Pipelines", "Lark Airways"): after its first mention, news names such a company by
+/// its own word alone ("Aldermoor was sued…"). The sectors of the industry classifications
+/// newsrooms file companies under, as the words company names use for them.
+const TRADE_WORDS: &[&str] = &[
+    "aerospace",
+    "airlines",
+    "airways",
+    "aviation",
+    "bank",
+    "biologics",
+    "brewing",
+    "brewery",
+    "capital",
+    "chemicals",
+    "cloud",
+    "components",
+    "construction",
+    "dairies",
+    "data",
+    "drinks",
+    "electric",
+    "electronics",
+    "energy",
+    "engineering",
+    "foods",
+    "freight",
+    "health",
+    "healthcare",
+    "homes",
+    "hotels",
+    "industrial",
+    "industries",
+    "insurance",
+    "lines",
+    "logistics",
+    "media",
+    "metals",
+    "microsystems",
+    "mining",
+    "motors",
+    "networks",
+    "partners",
+    "payments",
+    "pharma",
+    "pharmaceuticals",
+    "pipelines",
+    "power",
+    "rail",
+    "renewables",
+    "restaurants",
+    "retail",
+    "security",
+    "semiconductor",
+    "semiconductors",
+    "shipping",
+    "software",
+    "steel",
+    "systems",
+    "technologies",
+    "telecom",
+    "therapeutics",
+    "utilities",
+    "water",
+];
+
+/// A name's short form, its own word alone, when the rest of its core is trade words and that
+/// word would be distinctive on its own ("Aldermoor Engineering" → "aldermoor"). News uses it
+/// as a second reference, so the matcher treats it as a name that is not distinctive: it needs
+/// a second signal, or to be written as a name.
+pub fn short_form(name_words: &[String]) -> Option<Vec<String>> {
+    let core = core_words(name_words);
+    let (own, trade) = core.split_first()?;
+    let distinctive = own.chars().count() >= 6 && !is_common(own) && own.chars().all(char::is_alphabetic);
+    (distinctive && !trade.is_empty() && trade.iter().all(|w| TRADE_WORDS.contains(&w.as_str())))
+        .then(|| vec![own.clone()])
+}
+
 /// The legal forms a company's name may end in.
 pub const LEGAL_FORMS: &[&str] =
     &["inc", "incorporated", "ltd", "limited", "plc", "llc", "lp", "co", "corp", "corporation"];

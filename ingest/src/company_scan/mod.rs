@@ -383,9 +383,9 @@ impl Scanner {
                 continue;
             }
             let item = Item { title: hit.title, snippet: hit.snippet, canonical_url, host };
-            let attributions = attribute(profiles, &item, &self.settings.authoritative_publishers);
-            let Some(attribution) = attributions.into_iter().find(|a| a.company_id == company_id) else { continue };
             let Some(class) = classify(&item.title, &item.snippet) else { continue };
+            let attributions = attribute(profiles, &item, Some(&class), &self.settings.authoritative_publishers);
+            let Some(attribution) = attributions.into_iter().find(|a| a.company_id == company_id) else { continue };
             // Litigation the company brings is not an event against it (4.8: "Acme sues X").
             let suing =
                 || profiles.iter().find(|p| p.company_id == company_id).is_some_and(|p| p.is_plaintiff_in(&item));
