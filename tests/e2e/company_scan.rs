@@ -490,15 +490,28 @@ async fn the_newsroom_corpus_is_published_precisely_and_mostly_rediscovered() {
     figures.meet(&OWN_CORPORA);
 }
 
-/// A held-out corpus (data/fixtures/web-search/holdout.py, issue 57): 30 companies, 222 items, 46
-/// events, written after the rules were frozen by a writer who never saw them or the other
-/// corpora's items — the closest this repository comes to the corpora it does not see, so it is
-/// held to their goals. No rule may be changed for it; a new held-out corpus replaces it when
-/// rules change next.
+/// The first held-out corpus (data/fixtures/web-search/holdout.py, issue 57): 30 companies, 222
+/// items, 46 events, written after the rules were frozen by a writer who never saw them or the
+/// other corpora's items. Its first reading (0.97 / 0.65) is in the README; one round of general
+/// rules followed from its misses, so it is no longer held out: it keeps the goals of unseen text
+/// it now meets.
 #[tokio::test]
-async fn a_held_out_corpus_meets_the_goals_of_unseen_text() {
+async fn the_first_held_out_corpus_meets_the_goals_of_unseen_text() {
     let figures = scan_labelled_corpus("holdout", include_str!("../../data/fixtures/web-search/holdout.json")).await;
     figures.meet(&UNSEEN_CORPORA);
+}
+
+/// The second held-out corpus (data/fixtures/web-search/holdout2.py): 30 companies, 221 items, 47
+/// events, written after the rules were frozen again, by a writer who saw neither the rules nor
+/// any other corpus's items. Its first reading is the honest figure for unseen text: 39 impacts,
+/// precision 0.92 (36 right; the goal is 0.93), 36 of 47 events (0.77), nothing on its 8 quiet
+/// companies, no event twice. It is held to that reading, not tuned to: the classes of its
+/// misses are in the README for the next round, to be measured on a new held-out week.
+#[tokio::test]
+async fn the_second_held_out_corpus_keeps_its_first_reading() {
+    const FIRST_READING: Goals = Goals { precision: 0.92, rediscovery: 0.76, false_alarms: 0, duplicates: 0 };
+    let figures = scan_labelled_corpus("holdout2", include_str!("../../data/fixtures/web-search/holdout2.json")).await;
+    figures.meet(&FIRST_READING);
 }
 
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
