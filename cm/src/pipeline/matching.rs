@@ -669,7 +669,6 @@ fn owners(
         .iter()
         .filter_map(|(i, spans)| spans.iter().filter(|s| s.0 > k0).map(|s| (s.0 - k0 - 1, *i, *s)).min())
         .min();
-    let mut owners = BTreeSet::new();
     if class.category == "corporate_transaction" {
         return Some((named.clone(), named));
     }
@@ -682,9 +681,9 @@ fn owners(
     let sues_the_next = class.category == "legal" && first_word == "sued" && named_right_after;
     let object_owns = gives_away || sues_the_next;
     let chosen = if object_owns { nearest_after.or(nearest_before) } else { nearest_before.or(nearest_after) };
-    let Some((_, owner, span)) = chosen else { return Some((owners, named)) };
-    owners.insert(owner);
-    // Named beside the owner ("Acme and Beacon", "Acme, Beacon and Corvel"): subjects too.
+    let Some((_, owner, span)) = chosen else { return None };
+    let mut owners = BTreeSet::from([owner]);
+    // Named beside the owner ("Acme and Beacon cut jobs", "Acme, Beacon cut jobs"): subjects too.
     for (i, spans) in &placed {
         let beside = spans.iter().any(|s| {
             let between = if s.1 <= span.0 {
