@@ -472,10 +472,13 @@ const ROWS: &[Row] = &[
             // The role alone is named in every story a chief executive speaks in (issue 57: an
             // interview, a results call): it reports a change only beside a word of one.
             Group {
+                // Phrases of a change, not words that also say other things ("new", "step").
                 with: &[
-                    "appoint", "name", "new", "resign", "step", "quit", "depart", "departure", "succeed",
-                    "successor", "replace", "interim", "hire", "leave", "exit", "retire", "oust", "sack", "fire",
-                    "promote", "join", "tap", "pick", "choose", "select",
+                    "appoint", "named", "names", "new chief", "new ceo", "new boss", "resign", "steps down",
+                    "stepping down", "to step down", "quit", "depart", "departure", "succeed", "successor",
+                    "replaced", "replaces", "interim", "hired", "hires", "to leave", "leaves", "leaving", "exits",
+                    "retire", "retirement", "oust", "sacked", "fired", "promoted", "to join", "will join",
+                    "joins as", "tapped", "picked", "chosen", "selected",
                 ],
                 ..group("leadership", SUPPLEMENT, &["chief executive", "ceo"])
             },
@@ -1065,6 +1068,7 @@ mod tests {
     fn the_title_first_then_row_order_and_the_direction_rules() {
         // A chief executive speaking is not a change of one; one leaving is.
         assert_eq!(category("Acme chief executive on the year ahead", ""), None);
+        assert_eq!(category("Acme chief executive said the new range sold well", ""), None, "new alone is no change");
         assert_eq!(category("Acme chief executive to leave in March", ""), Some("leadership_change"));
         assert_eq!(category("Acme names a new CEO", ""), Some("leadership_change"));
         let c = classify("Acme profit beats forecasts", "The company also faces a lawsuit").unwrap();
