@@ -681,7 +681,7 @@ fn owners(
     let sues_the_next = class.category == "legal" && first_word == "sued" && named_right_after;
     let object_owns = gives_away || sues_the_next;
     let chosen = if object_owns { nearest_after.or(nearest_before) } else { nearest_before.or(nearest_after) };
-    let Some((_, owner, span)) = chosen else { return None };
+    let (_, owner, span) = chosen?;
     let mut owners = BTreeSet::from([owner]);
     // Named beside the owner ("Acme and Beacon cut jobs", "Acme, Beacon cut jobs"): subjects too.
     for (i, spans) in &placed {
