@@ -37,7 +37,7 @@ export SITREP_LISTEN ?= 127.0.0.1:8080
 export SITREP_METRICS_LISTEN ?= 127.0.0.1:9464
 export SITREP_FIXTURES ?= ./data/fixtures
 
-.PHONY: duckdb-lib dist bench-duckdb fuzz run build test doctor ingest backfill serve bench soak abuse lint clean common-words cm-scan stress cluster
+.PHONY: wrk duckdb-lib dist bench-duckdb fuzz run build test doctor ingest backfill serve bench soak abuse lint clean common-words cm-scan stress cluster
 
 build: duckdb-lib
 	$(CARGO) build $(CARGO_DEV) --workspace --bins
@@ -107,12 +107,14 @@ doctor:
 ## tests with real clients (a standard OpenAPI validator and schemathesis against the real server;
 ## tools/contract-test.sh installs them pinned into $HOME/.cache/sitrep-venv), make abuse's short
 ## pass (ABUSE_SHORT_PASS), then unit, connector and end-to-end tests beside a throw-away PostgreSQL and Redis (tools/services.sh),
-## the end-to-end tests once more with the state store on PostgreSQL.
-test: doctor duckdb-lib
+## the end-to-end tests once more with the state store on PostgreSQL. Then make bench's short pass
+## (BENCH_SHORT_PASS).
+test: doctor duckdb-lib wrk
 	tools/import_cycles.py
 	$(CARGO) build $(CARGO_DEV) --workspace --bins
 	tools/contract-test.sh
 	$(ABUSE_SHORT_PASS) $(BIN)/sitrep-bench
+	tools/services.sh run -- env $(BENCH_SHORT_PASS) BENCH_PYTHON="$$(tools/python-env.sh)/bin/python" $(BIN)/sitrep-bench >/dev/null
 	tools/services.sh run -- sh -c '$(CARGO) test $(CARGO_DEV) --workspace --no-fail-fast; all=$$?; \
 		SITREP_TEST_STATE=postgres $(CARGO) test $(CARGO_DEV) -p sitrep-tests --test e2e --no-fail-fast -- $(ON_POSTGRES_ALREADY); \
 		exit $$((all | $$?))'
@@ -121,6 +123,18 @@ test: doctor duckdb-lib
 ## version; it fails on the outcomes (the good client's errors, the attacker's 5xx, descriptors,
 ## the sweep), not on latency or memory (tests/bench/abuse.rs, `missed`).
 ABUSE_SHORT_PASS = BENCH_GROUPS=abuse ABUSE_SECONDS=3 ABUSE_EVENTS=20000 ABUSE_CHECK=short
+
+## make bench's short pass: every group of `make bench` (`BENCH_GROUPS=all`) on the debug build, at
+## small sizes (10k conflict events, 20k for history, 50 monitored companies, 20 table versions), a
+## second a wrk round and one round where make bench alternates five; it fails on any refused
+## request and on the outcomes each group asserts (statuses, one upstream call per cold burst, the
+## diffs' row counts), never on a figure (tests/bench/main.rs, `short`). Its tables go nowhere.
+BENCH_SHORT_PASS = BENCH_SHORT=1 BENCH_SIZES=10000
+
+## wrk, the HTTP load generator of make bench and its short pass (Debian's package, unpinned).
+wrk:
+	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
+		|| { apt-get update -qq && apt-get install -y -qq wrk; }
 
 ## The end-to-end tests that run on PostgreSQL whatever the switch says (the cluster, the state
 ## store's restart) or never touch the state store (the S3 lake): the second pass skips them.
@@ -157,18 +171,15 @@ backfill: build
 serve: build
 	$(BIN)/sitrep-serve serve
 
-## make bench: release build; prints the benchmark tables. Installs wrk (the HTTP load generator) if
-## missing, and datasette (the peer) into $HOME/.cache/sitrep-bench-venv. Then, from the bundled
+## make bench: release build; prints the benchmark tables, and fails on any refused request (no
+## figure is made of refusals). Installs wrk (the HTTP load generator) if missing, and datasette (the peer) into $HOME/.cache/sitrep-bench-venv. Then, from the bundled
 ## DuckDB build (DUCKDB=bundled: compiled once, 29 minutes on 2 cores), the DuckDB-bound tables once
 ## more (ingest, the served binary's start and memory, uncached pages beside datasette and the
 ## engine, at BENCH_BUNDLED_SIZES), so both builds are measured in one run and the switch does not
 ## rot; BENCH_BUNDLED=0 skips it.
 BENCH_BUNDLED ?= 1
 BENCH_BUNDLED_SIZES ?= 1000000,5000000
-bench: duckdb-lib
-	@command -v wrk >/dev/null || apt-get install -y -qq wrk >/dev/null 2>&1 \
-		|| { apt-get update -qq && apt-get install -y -qq wrk; } \
-		|| echo "could not install wrk: the HTTP figures will be n/a"
+bench: duckdb-lib wrk
 	$(CARGO) build $(CARGO_RELEASE) --workspace --bins
 	BENCH_DATASETTE="$$(tools/python-env.sh bench)/bin/datasette" BENCH_PYTHON="$$(tools/python-env.sh)/bin/python" \
 		$(RELEASE_BIN)/sitrep-bench

@@ -120,9 +120,9 @@ npm_env
 debian_package chromium chromium "web pages, driven by playwright"
 debian_package pg_ctlcluster postgresql "the state store on PostgreSQL"
 debian_package redis-server redis-server "the shared rate limiter"
+debian_package wrk wrk "HTTP load: make bench and its short pass"
 if [ "${1:-}" = --bench ]; then
     echo "doctor: and what make bench adds"
-    debian_package wrk wrk "HTTP load"
     python_env "$root/tools/requirements-bench.txt" "$HOME/.cache/sitrep-bench-venv" "datasette, the peer"
 fi
 if [ "$failed" -ne 0 ]; then

@@ -4,10 +4,7 @@
 
 use std::{
     panic::AssertUnwindSafe,
-    sync::{
-        atomic::{AtomicUsize, Ordering},
-        Arc,
-    },
+    sync::Arc,
     time::{Duration, Instant},
 };
 
@@ -25,6 +22,7 @@ use sitrep_api::ApiContext;
 use sitrep_platform::{
     app_state::AppState,
     dispatch::{Dispatch, Pipeline},
+    edge::load_shedding::AtWork,
     kit::error::ApiError,
     meta, openapi_doc,
     registry::Registry,
@@ -85,39 +83,16 @@ pub struct RequestLimits {
     /// DuckDB query interrupted) and it is answered 503 `deadline_exceeded`. Above ExecuteBatch's
     /// 10 s per sub-operation, so a batch meets its own timeouts first.
     pub deadline: Duration,
-    /// Requests in flight at once; one more is answered 503 `overloaded` at once, before any work.
-    /// Health probes (`/healthz`, `/readyz`, `/api/health`) are never refused.
+    /// Requests at work at once; one more is answered 503 `overloaded` at once, before any work.
+    /// A request parked behind another's work (a single flight, a diff) is not at work meanwhile
+    /// (`sitrep_platform::edge::load_shedding`). Health probes (`/healthz`, `/readyz`,
+    /// `/api/health`) are never refused.
     pub max_in_flight: usize,
 }
 
 impl Default for RequestLimits {
     fn default() -> Self {
         RequestLimits { deadline: Duration::from_secs(30), max_in_flight: 512 }
-    }
-}
-
-/// Requests in flight, counted while a guard lives.
-struct InFlight {
-    count: AtomicUsize,
-    max: usize,
-}
-
-struct InFlightGuard<'a>(&'a AtomicUsize);
-
-impl Drop for InFlightGuard<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::Release);
-    }
-}
-
-impl InFlight {
-    /// A place among the requests in flight, or `None` when all are taken.
-    fn enter(&self) -> Option<InFlightGuard<'_>> {
-        if self.count.fetch_add(1, Ordering::AcqRel) >= self.max {
-            self.count.fetch_sub(1, Ordering::Release);
-            return None;
-        }
-        Some(InFlightGuard(&self.count))
     }
 }
 
@@ -143,7 +118,7 @@ struct Outer {
     state: Arc<AppState>,
     dispatch: Dispatch,
     deadline: Duration,
-    in_flight: InFlight,
+    at_work: Arc<AtWork>,
 }
 
 impl Endpoint for Outer {
@@ -163,7 +138,7 @@ impl Endpoint for Outer {
             None if mcp => Some("mcp"),
             None => None,
         };
-        let place = if is_health_probe(path) { None } else { Some(self.in_flight.enter()) };
+        let place = if is_health_probe(path) { None } else { Some(self.at_work.enter()) };
         if path.starts_with("/api/batch/") {
             req.extensions_mut().insert(self.dispatch.clone());
         }
@@ -173,15 +148,18 @@ impl Endpoint for Outer {
             // The request stays where it is (a copy moved into the deadline's future would be
             // held twice); what takes it by value takes it from there.
             let req = &mut req;
-            let answer = tokio::time::timeout(self.deadline, async move {
-                match op {
-                    Some(op) => answer_of(self.pipeline.run(Some(op), req, started).map(Ok)).await,
-                    // Boxed, as the route tree's futures are: held inline, the MCP server's future
-                    // would make every request's several kilobytes larger.
-                    None if mcp => answer_of(Box::pin(self.mcp.call(std::mem::take(req)))).await,
-                    None => answer_of(self.routes.call(std::mem::take(req))).await,
-                }
-            });
+            let answer = tokio::time::timeout(
+                self.deadline,
+                self.at_work.run(async move {
+                    match op {
+                        Some(op) => answer_of(self.pipeline.run(Some(op), req, started).map(Ok)).await,
+                        // Boxed, as the route tree's futures are: held inline, the MCP server's future
+                        // would make every request's several kilobytes larger.
+                        None if mcp => answer_of(Box::pin(self.mcp.call(std::mem::take(req)))).await,
+                        None => answer_of(self.routes.call(std::mem::take(req))).await,
+                    }
+                }),
+            );
             answer.await.unwrap_or_else(|_| ApiError::DeadlineExceeded.into_response())
         };
         drop(place);
@@ -268,7 +246,7 @@ pub fn build_with(
         state: outer_state,
         dispatch,
         deadline: limits.deadline,
-        in_flight: InFlight { count: AtomicUsize::new(0), max: limits.max_in_flight },
+        at_work: AtWork::new(limits.max_in_flight),
     }
     .boxed())
 }

@@ -113,7 +113,7 @@ fn point_in_polygon() -> (f64, f64, f64) {
 pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
     let mut ingest = Vec::new();
     for d in DATASETS {
-        let (rows, ms) = ingest_ms(d, 5).await;
+        let (rows, ms) = ingest_ms(d, crate::scaled(5, 1)).await;
         ingest.push((d, rows, ms));
     }
     let (pip_uniform_per_s, pip_border_per_s, pip_build_ms) = point_in_polygon();
@@ -155,13 +155,14 @@ pub fn print(f: &Figures) {
     println!("| uniform over the globe | {:.0} | {:.1} |", f.pip_uniform_per_s, f.pip_uniform_per_s / 1e6);
     println!("| within 0.05° of a boundary vertex | {:.0} | {:.1} |", f.pip_border_per_s, f.pip_border_per_s / 1e6);
     println!("\nClimate: each operation warm (cached) over HTTP next to a ceiling serving the same body (wrk, concurrency 32)\n");
-    println!("| operation | body bytes | req/s | p99 ms | ceiling req/s | ÷ ceiling |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| operation | body bytes | req/s | p99 ms | ceiling req/s | ÷ ceiling | server CPU µs/answer | ceiling's | CPU ÷ ceiling's (goal ≤ 1.15) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (name, size, runs) in &f.http {
         let run = runs.as_ref().map(|r| &r.0);
         let ceiling = runs.as_ref().map(|r| &r.1);
+        let [cpu, ceiling_cpu, cpu_ratio] = http_load::cpu_cells(run, ceiling);
         println!(
-            "| {name} | {size} | {} | {} | {} | {} |",
+            "| {name} | {size} | {} | {} | {} | {} | {cpu} | {ceiling_cpu} | {cpu_ratio} |",
             opt(run.map(|r| r.rps), 0),
             opt(run.map(|r| r.p99_ms), 2),
             opt(ceiling.map(|c| c.rps), 0),

@@ -27,8 +27,13 @@ use sitrep_tests::{cm_data::admitted, Options, TestApp};
 
 use crate::percentile;
 
-const COMPANIES: usize = 500;
-const IMPACTS: usize = 50_000;
+/// Companies monitored by the account (500; 50 in the short pass), and impacts recorded.
+fn company_count() -> usize {
+    crate::scaled(500, 50)
+}
+fn impact_count() -> usize {
+    crate::scaled(50_000, 2_000)
+}
 const SEARCH_URL: &str = "https://search.provider.example/v1/search";
 
 pub struct Figures {
@@ -120,7 +125,7 @@ pub async fn measure() -> Figures {
 
     // 500 companies by import (5 batches of 100 rows: the import figure), then 50k impacts.
     let mut import_ms = Vec::new();
-    for batch in 0..COMPANIES / 100 {
+    for batch in 0..company_count() / 100 {
         let rows: Vec<Value> = (0..100)
             .map(|i| {
                 let n = batch * 100 + i;
@@ -137,17 +142,17 @@ pub async fn measure() -> Figures {
     }
     import_ms.sort_by(f64::total_cmp);
     let companies = store.live_companies(&account.id).await.expect("companies");
-    assert_eq!(companies.len(), COMPANIES);
+    assert_eq!(companies.len(), company_count());
     let now = app.state.clock.now_ms() - 3_600_000;
-    for chunk in 0..IMPACTS / 1_000 {
+    for chunk in 0..impact_count() / 1_000 {
         let mut writes: Vec<EventWrite> = (0..1_000)
-            .map(|i| admitted(&companies[(chunk * 1_000 + i) % COMPANIES].company_id, Direction::Negative, 0, now))
+            .map(|i| admitted(&companies[(chunk * 1_000 + i) % company_count()].company_id, Direction::Negative, 0, now))
             .collect();
         store.save_events(&account.id, &mut writes, now).await.expect("impacts");
     }
 
     let list = "/api/company-monitoring/v1/list-company-event-impacts?page_size=50";
-    let listed = timed(&endpoint, 500, |_| get(list, &key)).await;
+    let listed = timed(&endpoint, crate::scaled(500, 50), |_| get(list, &key)).await;
     let first: Value = {
         let r = endpoint.get_response(get(list, &key)).await;
         serde_json::from_slice(&r.into_body().into_vec().await.expect("body")).expect("json")
@@ -179,7 +184,7 @@ pub async fn measure() -> Figures {
     // The scan: a fresh account of 500 companies, a provider that answers every query in 50 ms.
     let scan_account = app.state.store.create_account("cm-bench-scan", Plan::Business).await.expect("account");
     let mut v = sitrep_cm::violations::Violations::default();
-    for n in 0..COMPANIES {
+    for n in 0..company_count() {
         let mut value = json!({"name": format!("Scanned {n:04} Industries"), "domicileCountry": "US", "domains": [format!("scanned{n:04}.example")]});
         if n % LISTED_EVERY == 0 {
             value["identifiers"] = json!([format!("CIK:{}", 9_000_000 + n)]);
@@ -204,7 +209,7 @@ pub async fn measure() -> Figures {
             .expect("EDGAR"),
     )
     .expect("EDGAR json");
-    for n in (0..COMPANIES).step_by(LISTED_EVERY) {
+    for n in (0..company_count()).step_by(LISTED_EVERY) {
         let url = format!("https://data.sec.gov/submissions/CIK{:010}.json", 9_000_000 + n);
         record(fixtures.path(), &format!("cik-{n}"), "GET", &url, &[], &submissions);
     }
@@ -271,7 +276,7 @@ pub async fn measure() -> Figures {
         import_p50_ms: percentile(&import_ms, 0.5),
         scan_s,
         scanned: report.scanned,
-        listed: COMPANIES.div_ceil(LISTED_EVERY),
+        listed: company_count().div_ceil(LISTED_EVERY),
         gdelt_queries: GDELT_QUERIES,
         gdelt_s,
     }
@@ -284,8 +289,9 @@ pub fn print(f: &Figures) {
     let row = |name: &str, v: f64, goal: f64, unit: &str| {
         println!("| {name} | {v:.2} {unit} | ≤ {goal} {unit} | {:.2} |", v / goal);
     };
-    row("ListCompanyEventImpacts, 500 companies / 50k impacts, page of 50: p50", f.list_p50_ms, 2.0, "ms");
-    row("ListCompanyEventImpacts, 500 companies / 50k impacts, page of 50: p99", f.list_p99_ms, 10.0, "ms");
+    let sizes = format!("{} companies / {} impacts", company_count(), impact_count());
+    row(&format!("ListCompanyEventImpacts, {sizes}, page of 50: p50"), f.list_p50_ms, 2.0, "ms");
+    row(&format!("ListCompanyEventImpacts, {sizes}, page of 50: p99"), f.list_p99_ms, 10.0, "ms");
     row("ListCompanyEventChanges poll, empty page: p50", f.poll_empty_p50_ms, 2.0, "ms");
     row("ListCompanyEventChanges poll, full page of 50: p50", f.poll_full_p50_ms, 2.0, "ms");
     row("CreateMonitoredCompany: p50", f.create_p50_ms, 5.0, "ms");
@@ -307,7 +313,8 @@ pub fn print(f: &Figures) {
     );
     let per_interval = 6.0 * 3600.0 / GDELT_PACE.as_secs_f64() / 2.0;
     println!(
-        "\nGDELT's pace bounds a deployment, not this machine: {COMPANIES} companies of two queries take {:.0} min; a 6-hour scan interval covers {per_interval:.0} such companies (864 at five queries each).",
-        COMPANIES as f64 * 2.0 * GDELT_PACE.as_secs_f64() / 60.0
+        "\nGDELT's pace bounds a deployment, not this machine: {} companies of two queries take {:.0} min; a 6-hour scan interval covers {per_interval:.0} such companies (864 at five queries each).",
+        company_count(),
+        company_count() as f64 * 2.0 * GDELT_PACE.as_secs_f64() / 60.0
     );
 }

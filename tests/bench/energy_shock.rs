@@ -70,7 +70,7 @@ pub async fn measure(wrk: Option<&http_load::Wrk>) -> Figures {
     cached.sort_by(f64::total_cmp);
 
     let warm_path = format!("{SHOCK}?country_code=JP&disruption_pct=50&fuel_mode=both");
-    let body = app.get(&warm_path).send().await.expect("request").bytes().await.expect("body");
+    let body = crate::ok_body(&app, &warm_path).await;
     let _ = ceilings[0].set(body);
     let warm = match wrk {
         Some(w) => {
@@ -101,11 +101,12 @@ pub fn print(f: &Figures) {
         "\nComputeEnergyShockScenario over HTTP: warm (wrk, concurrency 32) beside a ceiling of the same body; uncached one at a time over {} distinct scenarios (42 countries × 4 chokepoints × 3 modes), beside the same requests from the body cache\n",
         f.scenarios
     );
-    println!("| warm req/s | warm p99 ms | ceiling req/s | ÷ ceiling | uncached p50 ms | uncached p99 ms | cached p50 ms | uncached ÷ cached |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| warm req/s | warm p99 ms | ceiling req/s | ÷ ceiling | warm server CPU µs/answer | ceiling's | CPU ÷ ceiling's (goal ≤ 1.15) | uncached p50 ms | uncached p99 ms | cached p50 ms | uncached ÷ cached |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let warm = f.warm.as_ref();
+    let [cpu, ceiling_cpu, cpu_ratio] = http_load::cpu_cells(warm.map(|w| &w.0), warm.map(|w| &w.1));
     println!(
-        "| {} | {} | {} | {} | {:.2} | {:.2} | {:.2} | {:.1} |",
+        "| {} | {} | {} | {} | {cpu} | {ceiling_cpu} | {cpu_ratio} | {:.2} | {:.2} | {:.2} | {:.1} |",
         opt(warm.map(|w| w.0.rps), 0),
         opt(warm.map(|w| w.0.p99_ms), 2),
         opt(warm.map(|w| w.1.rps), 0),

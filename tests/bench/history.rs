@@ -16,10 +16,17 @@ use crate::percentile;
 
 const LIST: &str = "/api/conflict/v1/list-armed-events?country=UA";
 const CHANGES: &str = "/api/history/v1/list-dataset-changes?dataset=armed-events";
-const EVENTS: usize = 1_000_000;
+/// Events of a version: 1M (20k in the short pass).
+fn events() -> usize {
+    crate::scaled(1_000_000, 20_000)
+}
 /// Distinct requests timed per figure.
-const SAMPLES: usize = 60;
-const DIFF_SAMPLES: usize = 15;
+fn samples() -> usize {
+    crate::scaled(60, 5)
+}
+fn diff_samples() -> usize {
+    crate::scaled(15, 3)
+}
 
 pub struct Figures {
     current_p50_ms: f64,
@@ -47,18 +54,19 @@ pub async fn after_publishing() -> DateTime<Utc> {
 pub async fn measure(as_of: DateTime<Utc>) -> Figures {
     let dir = tempfile::tempdir().expect("tempdir");
     let lake = Lake::open(dir.path().join("lake").to_str().expect("path")).expect("lake");
-    crate::ingest_seeded(&lake, EVENTS, as_of, 42).await;
+    let events = events();
+    crate::ingest_seeded(&lake, events, as_of, 42).await;
     let v1 = after_publishing().await;
-    crate::ingest_seeded(&lake, EVENTS + EVENTS / 100, as_of, 42).await;
+    crate::ingest_seeded(&lake, events + events / 100, as_of, 42).await;
     let v2 = after_publishing().await;
-    crate::ingest_seeded(&lake, EVENTS, as_of, 43).await;
+    crate::ingest_seeded(&lake, events, as_of, 43).await;
     let app = sitrep_tests::TestApp::serve(dir, lake).await;
 
     // Each version loaded once before timing (a cold load is the cursor path's cost too).
     let as_of_param = v1.timestamp_millis();
     time_get(&app, &format!("{LIST}&page_size=1&as_of={as_of_param}")).await;
     let (mut current, mut past) = (Vec::new(), Vec::new());
-    for size in 2..2 + SAMPLES {
+    for size in 2..2 + samples() {
         current.push(time_get(&app, &format!("{LIST}&page_size={size}")).await.0);
         past.push(time_get(&app, &format!("{LIST}&page_size={size}&as_of={as_of_param}")).await.0);
     }
@@ -67,16 +75,24 @@ pub async fn measure(as_of: DateTime<Utc>) -> Figures {
 
     let mut changes = Vec::new();
     let pairs = [
-        ("10k added (v1 → v2)", format!("since={}&until={}", v1.timestamp_millis(), v2.timestamp_millis())),
-        ("all 1M replaced (v2 → v3)", format!("since={}", v2.timestamp_millis())),
+        ("1 % added (v1 → v2)", format!("since={}&until={}", v1.timestamp_millis(), v2.timestamp_millis())),
+        ("every row replaced (v2 → v3)", format!("since={}", v2.timestamp_millis())),
     ];
     for (what, range) in pairs {
         let (first, _) = time_get(&app, &format!("{CHANGES}&{range}&page_size=1")).await;
         let (mut times, mut total) = (Vec::new(), 0);
-        for size in 2..2 + DIFF_SAMPLES {
+        for size in 2..2 + diff_samples() {
             let (ms, body) = time_get(&app, &format!("{CHANGES}&{range}&page_size={size}")).await;
             times.push(ms);
-            total = body["pagination"]["totalCount"].as_i64().unwrap_or_default();
+            total = body["pagination"]["totalCount"].as_i64().expect("the diff's row count");
+            let rows = body["changes"].as_array().map_or(0, Vec::len);
+            assert_eq!(rows, size.min(total as usize), "{what}: a page of {size} holds {rows} changes");
+        }
+        // The outcomes the figures stand on: the stream extended by 1 % adds exactly those
+        // events; a version of other events replaces nearly every row (both sides counted).
+        match changes.len() {
+            0 => assert_eq!(total as usize, events / 100, "{what}: rows changed"),
+            _ => assert!(total as usize > events, "{what}: {total} rows changed"),
         }
         times.sort_by(f64::total_cmp);
         changes.push((what, first, percentile(&times, 0.5), percentile(&times, 0.99), total));
@@ -85,11 +101,11 @@ pub async fn measure(as_of: DateTime<Utc>) -> Figures {
 }
 
 pub fn print(f: &Figures) {
-    println!("\nHistory: ListArmedEvents (UA, 30 days) at 1M events, uncached one at a time over {SAMPLES} distinct page sizes: current, and as of a past time (an older version of 1M)\n");
+    println!("\nHistory: ListArmedEvents (UA, 30 days) at {} events, uncached one at a time over {} distinct page sizes: current, and as of a past time (an older version)\n", events(), samples());
     println!("| current p50 ms | as_of p50 ms | as_of ÷ current (goal ≤ 1.5) |");
     println!("|---:|---:|---:|");
     println!("| {:.2} | {:.2} | {:.2} |", f.current_p50_ms, f.as_of_p50_ms, f.as_of_p50_ms / f.current_p50_ms);
-    println!("\nListDatasetChanges between two versions of about 1M armed events: the first page computes the pair's diff; then {DIFF_SAMPLES} distinct page sizes (no body-cache hit) read from it (goal p50 ≤ 500 ms)\n");
+    println!("\nListDatasetChanges between two versions of about {} armed events: the first page computes the pair's diff; then {} distinct page sizes (no body-cache hit) read from it (goal p50 ≤ 500 ms)\n", events(), diff_samples());
     println!("| versions | rows changed | first page ms | p50 ms | p99 ms |");
     println!("|---|---:|---:|---:|---:|");
     for (what, first, p50, p99, total) in &f.changes {

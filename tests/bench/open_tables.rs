@@ -23,7 +23,9 @@ use sitrep_tests::s3_server::S3Server;
 use crate::ingest_seeded;
 
 /// Versions of the cold-open table.
-const VERSIONS: usize = 1_000;
+fn versions() -> usize {
+    crate::scaled(1_000, 20)
+}
 /// The goals: publishing with the tables within 1.1 × without; a cold open within 200 ms.
 const PUBLISH_GOAL: f64 = 1.1;
 const COLD_OPEN_CEILING_MS: f64 = 200.0;
@@ -50,12 +52,14 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Versions with the tables and without, alternating (one lake each).
-const ROUNDS: u64 = 5;
+fn rounds() -> u64 {
+    crate::scaled(5, 1) as u64
+}
 
-/// [`ROUNDS`] versions with the tables and as many without, alternating (one lake each).
+/// [`rounds`] versions with the tables and as many without, alternating (one lake each).
 async fn publish(store: &'static str, with: Lake, without: Lake, events: usize, as_of: DateTime<Utc>) -> Publish {
     let (mut version, mut commit) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()]);
-    for round in 0..ROUNDS {
+    for round in 0..rounds() {
         for (i, lake) in [&with, &without].into_iter().enumerate() {
             let t = Instant::now();
             let ingested = ingest_seeded(lake, events, as_of, 100 + round).await;
@@ -68,11 +72,11 @@ async fn publish(store: &'static str, with: Lake, without: Lake, events: usize, 
     Publish { store, version_ms: [vw, vo], commit_ms: [cw, co] }
 }
 
-/// A local lake whose armed-events has `VERSIONS` versions (small ones: the table's log is what
+/// A local lake whose armed-events has [`versions`] versions (small ones: the table's log is what
 /// a cold open reads, not the rows).
 async fn many_versions(dir: &Path, as_of: DateTime<Utc>) -> Lake {
     let lake = Lake::open(dir.to_str().expect("utf8")).expect("lake");
-    for seed in 0..VERSIONS as u64 {
+    for seed in 0..versions() as u64 {
         ingest_seeded(&lake, 50, as_of, 10_000 + seed).await;
     }
     lake
@@ -109,7 +113,7 @@ fn cold_open(warmup: &str, table: &str) -> Vec<(String, Result<[f64; 2], String>
 }
 
 pub async fn measure(as_of: DateTime<Utc>) -> Figures {
-    let events: usize = std::env::var("OPEN_TABLES_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
+    let events: usize = std::env::var("OPEN_TABLES_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(crate::scaled(1_000_000, 10_000));
     let dir = tempfile::tempdir().expect("tempdir");
     let local = |name: &str| Lake::open(dir.path().join(name).to_str().expect("utf8")).expect("lake");
     let mut figures = Figures { events, publish: Vec::new(), cold_open: Vec::new() };
@@ -121,7 +125,7 @@ pub async fn measure(as_of: DateTime<Utc>) -> Figures {
     figures.publish.push(publish("S3", with, without, events, as_of).await);
     let lake = many_versions(&dir.path().join("versions"), as_of).await;
     let (head, _) = lake.delta_head(DatasetId::ARMED_EVENTS).await.expect("the Delta log").expect("a table");
-    assert_eq!(head as usize + 1, VERSIONS, "one table version per version");
+    assert_eq!(head as usize + 1, versions(), "one table version per version");
     let one = local("one-version");
     ingest_seeded(&one, 50, as_of, 1).await;
     let location = |lake: &Lake| sitrep_lake::table_location(lake, DatasetId::ARMED_EVENTS);
@@ -131,8 +135,9 @@ pub async fn measure(as_of: DateTime<Utc>) -> Figures {
 
 pub fn print(f: &Figures) {
     println!(
-        "\nOpen tables (issue 56): publishing a version of {} events with the Delta and Iceberg tables, against without (medians of {ROUNDS}; goal ≤ {PUBLISH_GOAL}×)\n",
-        f.events
+        "\nOpen tables (issue 56): publishing a version of {} events with the Delta and Iceberg tables, against without (medians of {}; goal ≤ {PUBLISH_GOAL}×)\n",
+        f.events,
+        rounds()
     );
     println!("| lake | version with tables ms | without ms | with ÷ without | commit step with ms | without ms | (commit with − without) ÷ version |");
     println!("|---|---:|---:|---:|---:|---:|---:|");
@@ -148,7 +153,7 @@ pub fn print(f: &Figures) {
             (p.commit_ms[0] - p.commit_ms[1]) / p.version_ms[1]
         );
     }
-    println!("\nA reader's cold open of the current version at {VERSIONS} versions (a new process each; medians of five; ceiling {COLD_OPEN_CEILING_MS} ms)\n");
+    println!("\nA reader's cold open of the current version at {} versions (a new process each; medians of five; ceiling {COLD_OPEN_CEILING_MS} ms)\n", versions());
     println!("| reader | cold open ms | ÷ ceiling | the reader's first use in the process (one-version table) ms |");
     println!("|---|---:|---:|---:|");
     for (engine, figure) in &f.cold_open {

@@ -17,7 +17,7 @@ use std::{
 
 use moka::{future::Cache, ops::compute::Op, Expiry};
 use poem::Request;
-use sitrep_platform::kit::canonical::LiveKey;
+use sitrep_platform::{edge::load_shedding::parked, kit::canonical::LiveKey};
 use sitrep_platform::{
     app_state::AppState,
     kit::answer::{live_get, live_get_held, Answer},
@@ -168,7 +168,9 @@ impl ReadThrough {
         // moka runs one computation per key at a time: whoever waited behind the one fetching
         // finds its answer here and leaves the entry as it is.
         let mut fetched = None;
-        self.slots
+        // Waiting behind the fetch in flight, or making it, this request costs no CPU: it does
+        // not count against load shedding meanwhile (a cold burst is one fetch, not 1,000 loads).
+        parked(self.slots
             .entry_by_ref(key)
             .and_compute_with(|current| async {
                 if let Some(hit) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
@@ -180,7 +182,7 @@ impl ReadThrough {
                 let slot = Slot::new(fresh.value.clone(), fresh.ttl_seconds, now());
                 fetched = Some((fresh.value, Lease { hit: false, until: slot.until }));
                 Op::Put(slot)
-            })
+            }))
             .await;
         fetched.expect("the computation ran to its end (it was awaited)")
     }

@@ -29,6 +29,7 @@ use std::{
 };
 
 use futures::future::{BoxFuture, FutureExt, Shared};
+use sitrep_platform::edge::load_shedding::parked;
 use sitrep_platform::snapshot::{evictions, Budget, Charged, DbError, Held, OwnerShares, Running, WorkTime};
 use sitrep_schemas::DatasetId;
 use tokio::sync::Semaphore;
@@ -201,7 +202,9 @@ impl DiffCache {
         loop {
             let (outcome, id) = self.ask(scratch, pair, time, &mut compute)?;
             let asking = Asking { cache: self, time, pair, id };
-            let outcome = outcome.await;
+            // The computation runs on the blocking pool, bounded by its own places: waiting for
+            // it is not work that load shedding counts.
+            let outcome = parked(outcome).await;
             drop(asking);
             match &outcome {
                 Ok(_) => self.evict_beyond_budget(pair),

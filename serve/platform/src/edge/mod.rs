@@ -5,6 +5,7 @@
 
 pub mod client_addr;
 pub mod idempotency;
+pub mod load_shedding;
 pub mod rate_limit;
 pub mod redis_limiter;
 mod user_agent;
