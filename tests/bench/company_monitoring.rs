@@ -27,9 +27,10 @@ use sitrep_tests::{cm_data::admitted, Options, TestApp};
 
 use crate::percentile;
 
-/// Companies monitored by the account (500; 50 in the short pass), and impacts recorded.
+/// Companies monitored by the account (500; 100, one import batch, in the short pass), and
+/// impacts recorded.
 fn company_count() -> usize {
-    crate::scaled(500, 50)
+    crate::scaled(500, 100)
 }
 fn impact_count() -> usize {
     crate::scaled(50_000, 2_000)
@@ -146,7 +147,9 @@ pub async fn measure() -> Figures {
     let now = app.state.clock.now_ms() - 3_600_000;
     for chunk in 0..impact_count() / 1_000 {
         let mut writes: Vec<EventWrite> = (0..1_000)
-            .map(|i| admitted(&companies[(chunk * 1_000 + i) % company_count()].company_id, Direction::Negative, 0, now))
+            .map(|i| {
+                admitted(&companies[(chunk * 1_000 + i) % company_count()].company_id, Direction::Negative, 0, now)
+            })
             .collect();
         store.save_events(&account.id, &mut writes, now).await.expect("impacts");
     }

@@ -233,7 +233,14 @@ end
     }
 
     /// wrk's output for `script` against `url` for `duration`: (stdout, stderr).
-    async fn wrk(&self, url: &str, script: &str, threads: u32, connections: u32, duration: Duration) -> (String, String) {
+    async fn wrk(
+        &self,
+        url: &str,
+        script: &str,
+        threads: u32,
+        connections: u32,
+        duration: Duration,
+    ) -> (String, String) {
         let file = tempfile::Builder::new().suffix(".lua").tempfile().expect("script file");
         std::fs::write(file.path(), script).expect("write script");
         let out = tokio::process::Command::new(&self.path)

@@ -113,7 +113,10 @@ fn cold_open(warmup: &str, table: &str) -> Vec<(String, Result<[f64; 2], String>
 }
 
 pub async fn measure(as_of: DateTime<Utc>) -> Figures {
-    let events: usize = std::env::var("OPEN_TABLES_EVENTS").ok().and_then(|v| v.parse().ok()).unwrap_or(crate::scaled(1_000_000, 10_000));
+    let events: usize = std::env::var("OPEN_TABLES_EVENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(crate::scaled(1_000_000, 10_000));
     let dir = tempfile::tempdir().expect("tempdir");
     let local = |name: &str| Lake::open(dir.path().join(name).to_str().expect("utf8")).expect("lake");
     let mut figures = Figures { events, publish: Vec::new(), cold_open: Vec::new() };

@@ -17,11 +17,11 @@ use std::{
 
 use moka::{future::Cache, ops::compute::Op, Expiry};
 use poem::Request;
-use sitrep_platform::{edge::load_shedding::parked, kit::canonical::LiveKey};
 use sitrep_platform::{
     app_state::AppState,
     kit::answer::{live_get, live_get_held, Answer},
 };
+use sitrep_platform::{edge::load_shedding::parked, kit::canonical::LiveKey};
 
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
@@ -170,20 +170,18 @@ impl ReadThrough {
         let mut fetched = None;
         // Waiting behind the fetch in flight, or making it, this request costs no CPU: it does
         // not count against load shedding meanwhile (a cold burst is one fetch, not 1,000 loads).
-        parked(self.slots
-            .entry_by_ref(key)
-            .and_compute_with(|current| async {
-                if let Some(hit) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
-                    fetched = Some(hit);
-                    return Op::Nop;
-                }
-                self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let fresh = fetch().await;
-                let slot = Slot::new(fresh.value.clone(), fresh.ttl_seconds, now());
-                fetched = Some((fresh.value, Lease { hit: false, until: slot.until }));
-                Op::Put(slot)
-            }))
-            .await;
+        parked(self.slots.entry_by_ref(key).and_compute_with(|current| async {
+            if let Some(hit) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
+                fetched = Some(hit);
+                return Op::Nop;
+            }
+            self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let fresh = fetch().await;
+            let slot = Slot::new(fresh.value.clone(), fresh.ttl_seconds, now());
+            fetched = Some((fresh.value, Lease { hit: false, until: slot.until }));
+            Op::Put(slot)
+        }))
+        .await;
         fetched.expect("the computation ran to its end (it was awaited)")
     }
 }
