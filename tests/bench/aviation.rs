@@ -54,8 +54,9 @@ async fn cold_burst(app: &TestApp) -> (u64, f64, f64) {
             tokio::spawn(async move {
                 let t = Instant::now();
                 let r = client.get(&url).header("x-service-key", key).send().await.expect("request");
-                assert_eq!(r.status(), 200);
-                r.bytes().await.expect("body");
+                let status = r.status();
+                let body = r.bytes().await.expect("body");
+                assert_eq!(status, 200, "a cold request was refused: {}", String::from_utf8_lossy(&body));
                 t.elapsed().as_secs_f64() * 1e3
             })
         })

@@ -19,6 +19,7 @@ use std::{
 
 use super::{known::KnownCredentials, Principal};
 use crate::{
+    edge::load_shedding::parked,
     per_thread::Front,
     state::{Account, StateError, StateStore},
 };
@@ -42,6 +43,9 @@ pub struct KeyCache {
     touched: Mutex<HashMap<String, Instant>>,
     /// The credentials that exist: read past a full refused-credential window (`known`).
     known: KnownCredentials,
+    /// An API key being read from the store, and the callers' turn at it: a burst of requests
+    /// with a key not yet cached makes one store read, the others parked until it is in.
+    reading: Mutex<HashMap<KeyDigest, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 /// A live credential's caller as resolved from the store, and until when that holds here: one
@@ -51,6 +55,25 @@ pub struct KeyCache {
 struct Entry {
     holds_until: Instant,
     principal: Arc<Principal>,
+}
+
+/// A caller's turn at reading one key; given up when dropped, and the key's entry in `reading`
+/// with it once no one else waits (the map and this turn hold the only references then).
+struct Turn<'a> {
+    cache: &'a KeyCache,
+    digest: KeyDigest,
+    turn: Arc<tokio::sync::Mutex<()>>,
+    held: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        drop(self.held.take());
+        let mut reading = self.cache.reading.lock().unwrap_or_else(|p| p.into_inner());
+        if Arc::strong_count(&self.turn) <= 2 {
+            reading.remove(&self.digest);
+        }
+    }
 }
 
 /// A credential's SHA-256 (`state::key_digest`): the cache holds no secret and needs no hex per request.
@@ -77,6 +100,7 @@ impl KeyCache {
             unknown: Mutex::new(HashMap::new()),
             touched: Mutex::new(HashMap::new()),
             known: KnownCredentials::default(),
+            reading: Mutex::new(HashMap::new()),
         }
     }
 
@@ -174,16 +198,40 @@ impl KeyCache {
         if self.unknown.lock().ok().and_then(|m| m.get(digest).copied()).is_some_and(|until| now < until) {
             return Ok(None);
         }
+        // One store read per API key at a time: the callers behind it find its result here.
+        let _turn = match keep_live {
+            true => Some(Box::pin(self.turn_at(digest)).await),
+            false => None,
+        };
+        if keep_live {
+            let read_meanwhile = self.entries.lock().ok().and_then(|m| m.get(digest).cloned());
+            if let Some(e) = read_meanwhile.filter(holds) {
+                return Ok(Some(self.keep_in_front(digest, &e)));
+            }
+            if self.unknown.lock().ok().and_then(|m| m.get(digest).copied()).is_some_and(|until| now < until) {
+                return Ok(None);
+            }
+        }
         // Boxed: held inline, the gate's and the store's futures would enlarge every request's
         // future (cache hits included) by their size.
         if !was_live && !Box::pin(may_look_up()).await && !Box::pin(self.exists(store, digest, now)).await {
             return Ok(None);
         }
-        let found = Box::pin(load()).await?;
-        Ok(match found {
+        let found = Box::pin(load()).await;
+        Ok(match found? {
             Some(found) if !keep_live => Some(found.principal),
             found => self.remember(digest, now, found),
         })
+    }
+
+    /// This caller's turn at reading `digest`'s key, waited for (parked: it costs no work).
+    async fn turn_at(&self, digest: &KeyDigest) -> Turn<'_> {
+        let turn = {
+            let mut reading = self.reading.lock().unwrap_or_else(|p| p.into_inner());
+            reading.entry(*digest).or_default().clone()
+        };
+        let held = parked(turn.clone().lock_owned()).await;
+        Turn { cache: self, digest: *digest, turn, held: Some(held) }
     }
 
     /// Whether the credential exists (`known`); a store that cannot be read says no, as an
@@ -287,6 +335,38 @@ mod tests {
         let key = store.create_key(&acct.id, "k", "di", &[], false).await.unwrap();
         let hash = key_digest(&key.secret);
         (store, acct.id, key, hash)
+    }
+
+    /// A burst of requests with a key not yet cached makes one store read; the rest wait for it.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_burst_of_one_new_key_reads_the_store_once() {
+        let (store, _, _, hash) = store_with_key().await;
+        let cache = Arc::new(KeyCache::new(Duration::from_secs(60)));
+        let reads = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let t0 = Instant::now();
+        let burst = (0..50).map(|_| {
+            let (cache, store, reads) = (cache.clone(), store.clone(), reads.clone());
+            tokio::spawn(async move {
+                let load = || async {
+                    reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                    let principal = Arc::new(Principal {
+                        account_id: "a".into(),
+                        key_id: "k".into(),
+                        plan: Plan::Pro,
+                        standing: crate::state::Standing::Active,
+                        scopes: Vec::new(),
+                    });
+                    Ok(Some(Found { principal, ends_within: None }))
+                };
+                cache.cached_or(&store, &hash, t0, true, open, load).await.unwrap().expect("resolved").key_id.clone()
+            })
+        });
+        for caller in futures::future::join_all(burst).await {
+            assert_eq!(caller.unwrap(), "k");
+        }
+        assert_eq!(reads.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(cache.reading.lock().unwrap().is_empty(), "the turn is forgotten once no one waits");
     }
 
     #[tokio::test]
