@@ -172,6 +172,7 @@ async fn pair_at(
 fn not_had(e: &DiffError) -> ApiError {
     match e {
         DiffError::Busy(spent) => ApiError::RateLimited { retry_after: spent.retry_after.as_secs().max(1) },
+        DiffError::InProgress { retry_after } => ApiError::StillComputing { retry_after: retry_after.as_secs().max(1) },
         DiffError::TooLarge { limit } => ApiError::Validation(vec![Violation {
             field: SINCE.field().to_string(),
             description: format!(

@@ -27,6 +27,10 @@ pub enum DiffError {
     /// The caller's time for heavy work is spent (nothing was started).
     #[error(transparent)]
     Busy(#[from] TimeSpent),
+    /// Still being computed when this caller could wait no longer: it goes on, and is had by
+    /// asking again after about `retry_after` (one caller's answer; the computation is shared).
+    #[error("the diff is still being computed")]
+    InProgress { retry_after: std::time::Duration },
 }
 
 impl From<duckdb::Error> for DiffError {
@@ -347,9 +351,11 @@ pub fn materialise_file(
         let [create, partition, order, drop_unordered] = keys_sql(dataset, &a, &b, "k.changed_keys");
         conn.execute_batch(&create)?;
         let mut join = conn.prepare(&partition)?;
+        // Progress: the keys' join a tenth of the work, the rendering the rest (by changes).
         for p in 0..KEY_PARTITIONS {
             go_on()?;
             join.execute(params![p])?;
+            running.progress_to(0.1 * (p + 1) as f64 / KEY_PARTITIONS as f64);
         }
         std::mem::drop(join);
         conn.execute_batch(&order)?;
@@ -383,6 +389,7 @@ pub fn materialise_file(
                     }
                     file.push_lines(std::io::BufReader::new(std::fs::File::open(&scratch.lines)?))?;
                     first += step;
+                    running.progress_to(0.1 + 0.9 * first as f64 / totals.all() as f64);
                     current = Some((conn, rendered + 1));
                 }
                 // Rows wider than the default's (or changed on both sides, twice as wide): the

@@ -127,7 +127,14 @@ pub struct DiffCache {
     /// One computation at a time per owner.
     computing: Arc<OwnerShares>,
     at_once: Arc<Semaphore>,
+    /// How long a caller waits for a computation before it is answered that the diff is still
+    /// being computed (`DiffError::InProgress`), under the request deadline.
+    pub patience: Duration,
 }
+
+/// [`DiffCache::patience`] by default: two thirds of the 30 s request deadline, so the answer
+/// that the diff is still being computed is sent before the deadline cuts the request.
+pub const PATIENCE: Duration = Duration::from_secs(20);
 
 impl Default for DiffCache {
     fn default() -> Self {
@@ -137,6 +144,7 @@ impl Default for DiffCache {
             names: AtomicU64::default(),
             computing: Arc::new(OwnerShares::new(1)),
             at_once: Arc::new(Semaphore::new(AT_ONCE)),
+            patience: PATIENCE,
         }
     }
 }
@@ -175,6 +183,26 @@ impl Drop for Asking<'_> {
     }
 }
 
+/// A slot's computation as a caller joins it: its outcome, its name, how far it has come and
+/// since when it runs.
+struct Joined {
+    outcome: Computation,
+    id: u64,
+    running: Arc<Running>,
+    started: Arc<OnceLock<Instant>>,
+}
+
+/// About how long a computation has left, from how far it has come in the time it has run:
+/// between 1 s and a minute (5 s while it waits for its places or has shown no progress).
+fn remaining(running: &Running, started: &OnceLock<Instant>) -> Duration {
+    let (Some(at), done) = (started.get(), running.progress()) else { return Duration::from_secs(5) };
+    if done <= 0.0 {
+        return Duration::from_secs(5);
+    }
+    let left = at.elapsed().as_secs_f64() * (1.0 - done) / done;
+    Duration::from_secs_f64(left.clamp(1.0, 60.0).ceil())
+}
+
 /// Drives a computation no one waits for, for `grace`: finished by then, it is kept like any
 /// other; not, and still no one waits, it is stopped (and driven to its end, which is soon).
 async fn keep(outcome: Computation, running: Arc<Running>, askers: Arc<AtomicUsize>, grace: Duration) {
@@ -200,11 +228,16 @@ impl DiffCache {
     {
         let mut compute = Some(compute);
         loop {
-            let (outcome, id) = self.ask(scratch, pair, time, &mut compute)?;
+            let Joined { outcome, id, running, started } = self.ask(scratch, pair, time, &mut compute)?;
             let asking = Asking { cache: self, time, pair, id };
             // The computation runs on the blocking pool, bounded by its own places: waiting for
-            // it is not work that load shedding counts.
-            let outcome = parked(outcome).await;
+            // it is not work that load shedding counts. Past the caller's patience it goes on
+            // (its keeper drives it while its owner's time pays) and the caller is told when to
+            // come back for it.
+            let Ok(outcome) = tokio::time::timeout(self.patience, parked(outcome)).await else {
+                drop(asking);
+                return Err(Arc::new(DiffError::InProgress { retry_after: remaining(&running, &started) }));
+            };
             drop(asking);
             match &outcome {
                 Ok(_) => self.evict_beyond_budget(pair),
@@ -227,7 +260,7 @@ impl DiffCache {
         pair: Pair,
         time: &Arc<WorkTime>,
         compute: &mut Option<F>,
-    ) -> Result<(Computation, u64), Arc<DiffError>>
+    ) -> Result<Joined, Arc<DiffError>>
     where
         F: FnOnce(&Path, &Running) -> Result<Totals, DiffError> + Send + 'static,
     {
@@ -236,7 +269,12 @@ impl DiffCache {
         if let Some(slot) = slots.get_mut(&pair).filter(|s| !s.spent()) {
             slot.used = used;
             slot.askers.fetch_add(1, Ordering::SeqCst);
-            return Ok((slot.outcome.clone(), slot.id));
+            return Ok(Joined {
+                outcome: slot.outcome.clone(),
+                id: slot.id,
+                running: slot.running.clone(),
+                started: slot.started.clone(),
+            });
         }
         let payer = time.admit().map_err(|spent| Arc::new(spent.into()))?;
         // Taken once: a caller asks again only when it joined another's computation.
@@ -265,8 +303,9 @@ impl DiffCache {
         // Stopped or failed computations no one asks for any more go with this one's arrival.
         slots.retain(|_, s| !s.spent() || s.askers.load(Ordering::SeqCst) > 0);
         let askers = Arc::new(AtomicUsize::new(1));
-        slots.insert(pair, Slot { id, outcome: outcome.clone(), running, askers, started, owner, used });
-        Ok((outcome, id))
+        let joined = Joined { outcome: outcome.clone(), id, running: running.clone(), started: started.clone() };
+        slots.insert(pair, Slot { id, outcome, running, askers, started, owner, used });
+        Ok(joined)
     }
 
     /// A failed computation leaves no slot behind (the next caller starts afresh).
@@ -361,6 +400,40 @@ mod tests {
             stopped.store(true, Ordering::SeqCst);
             Err(DiffError::Cancelled)
         })
+    }
+
+    /// A caller whose patience runs out is told how long the computation has left, from its
+    /// progress; the computation goes on, and the caller asking again gets its diff (issue 58).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn past_its_patience_a_caller_is_told_when_to_come_back_and_the_work_goes_on() {
+        let (dir, count, time) = (scratch(), Arc::new(AtomicUsize::new(0)), plenty());
+        let cache = DiffCache { patience: Duration::from_millis(300), ..DiffCache::default() };
+        let pair = (DatasetId::ARMED_EVENTS, 1, 2);
+        let slow = |count: &Arc<AtomicUsize>| -> Compute {
+            let count = count.clone();
+            Box::new(move |file, running| {
+                count.fetch_add(1, Ordering::SeqCst);
+                // A quarter done in 200 ms: about 600 ms left when the caller gives up.
+                std::thread::sleep(Duration::from_millis(200));
+                running.progress_to(0.25);
+                std::thread::sleep(Duration::from_millis(1_000));
+                let mut writer = DiffWriter::create(file)?;
+                writer.push("0")?;
+                writer.finish()?;
+                Ok(Totals { added: 1, removed: 0, changed: 0 })
+            })
+        };
+        // An account's request: its time pays for the computation once it has left.
+        let owned = |ask| QUERY_OWNER.scope(Arc::from("acct:1"), ask);
+        let first = owned(cache.get_or_compute(dir.path(), pair, &time, slow(&count))).await;
+        let Err(e) = first else { panic!("the diff took longer than the caller's patience") };
+        let DiffError::InProgress { retry_after } = &*e else { panic!("{e}") };
+        assert!((Duration::from_secs(1)..=Duration::from_secs(5)).contains(retry_after), "{retry_after:?}");
+        tokio::time::sleep(Duration::from_millis(1_200)).await;
+        let again =
+            owned(cache.get_or_compute(dir.path(), pair, &time, slow(&count))).await.expect("the diff, computed");
+        assert_eq!(again.totals.added, 1);
+        assert_eq!(count.load(Ordering::SeqCst), 1, "computed once: the first caller leaving did not stop it");
     }
 
     /// Eight callers asking for one pair at once: one computation, one file, the same diff, whose

@@ -83,6 +83,11 @@ pub enum ApiError {
     Overloaded,
     /// The request ran past its deadline; its query was interrupted (a **decision** as above).
     DeadlineExceeded,
+    /// A computation the request waits for (a large diff) goes on past the caller's patience:
+    /// asked again after `retry_after` seconds, the caller gets it (a **decision**, issue 58).
+    StillComputing {
+        retry_after: u64,
+    },
     Internal(String),
 }
 
@@ -136,7 +141,8 @@ impl ApiError {
             ApiError::LimiterUnavailable
             | ApiError::EntitlementUnavailable
             | ApiError::Overloaded
-            | ApiError::DeadlineExceeded => StatusCode::SERVICE_UNAVAILABLE,
+            | ApiError::DeadlineExceeded
+            | ApiError::StillComputing { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -247,6 +253,13 @@ impl ApiError {
             ApiError::Overloaded => with(
                 json_response(status, json!({ "error": "Server busy. Retry shortly.", "code": "overloaded" })),
                 &[("retry-after", "1"), ("cache-control", "no-store")],
+            ),
+            ApiError::StillComputing { retry_after } => with(
+                json_response(
+                    status,
+                    json!({ "error": "Still being computed. Retry after the time given.", "code": "still_computing" }),
+                ),
+                &[("retry-after", &retry_after.to_string()), ("cache-control", "no-store")],
             ),
             ApiError::DeadlineExceeded => with(
                 json_response(

@@ -2,7 +2,10 @@
 //! the work: the handle of the connection running it (only while it runs) and whether the caller
 //! gave up. Used for the engine's queries and for a diff's transient instances.
 
-use std::sync::{Arc, Mutex};
+use std::sync::{
+    atomic::{AtomicU32, Ordering},
+    Arc, Mutex,
+};
 
 use duckdb::InterruptHandle;
 
@@ -11,6 +14,9 @@ use duckdb::InterruptHandle;
 #[derive(Default)]
 pub struct Running {
     state: Mutex<RunningState>,
+    /// How far the work has come, in thousandths (work of many steps reports it; a caller that
+    /// cannot wait for the end is told how long it may take).
+    done: AtomicU32,
 }
 
 #[derive(Default)]
@@ -30,6 +36,16 @@ impl Running {
         let mut state = self.lock();
         state.on = (!state.abandoned).then(|| handle.clone());
         state.on.is_some()
+    }
+
+    /// Records how far the work has come (a fraction in [0, 1]).
+    pub fn progress_to(&self, fraction: f64) {
+        self.done.store((fraction.clamp(0.0, 1.0) * 1000.0) as u32, Ordering::Relaxed);
+    }
+
+    /// How far the work has come (a fraction in [0, 1]).
+    pub fn progress(&self) -> f64 {
+        f64::from(self.done.load(Ordering::Relaxed)) / 1000.0
     }
 
     pub fn end(&self) {
