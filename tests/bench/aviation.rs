@@ -44,11 +44,19 @@ async fn in_process(app: &TestApp, path: &str) -> (f64, f64) {
     (percentile(&lat, 0.5), percentile(&lat, 0.99))
 }
 
-/// 1,000 identical requests at once on a cold read-through key, over HTTP.
+/// Identical requests at once on a cold read-through key, over HTTP: 1,000 (200 in the short
+/// pass: the debug server works about ten times slower, so more of a burst is still on its way to
+/// the single flight, counted at work; what a thousand at once show about load shedding is the
+/// release bench's).
+fn burst() -> usize {
+    crate::scaled(1000, 200)
+}
+
+/// [`burst`] identical requests at once on a cold read-through key, over HTTP.
 async fn cold_burst(app: &TestApp) -> (u64, f64, f64) {
     let before = app.read_through().upstream_calls();
     let url = format!("{}{COLD}", app.base);
-    let tasks: Vec<_> = (0..1000)
+    let tasks: Vec<_> = (0..burst())
         .map(|_| {
             let (client, url, key) = (app.http.clone(), url.clone(), app.key.clone());
             tokio::spawn(async move {
@@ -67,7 +75,7 @@ async fn cold_burst(app: &TestApp) -> (u64, f64, f64) {
     }
     lat.sort_by(f64::total_cmp);
     let calls = app.read_through().upstream_calls() - before;
-    assert_eq!(calls, 1, "1,000 identical cold requests must make exactly one upstream call");
+    assert_eq!(calls, 1, "{} identical cold requests must make exactly one upstream call", burst());
     (calls, percentile(&lat, 0.5), percentile(&lat, 0.99))
 }
 
@@ -122,7 +130,7 @@ pub fn print(f: &Figures) {
         None => [None, None, None],
     };
     let rps = |r: Option<&http_load::Run>| r.map(|r| r.rps);
-    println!("\nAviation read-through: a cache hit (GetFlightStatus) next to the ceiling (the same body) and the ceiling with the hit's headers, and 1,000 identical cold requests at once (TrackAircraft)\n");
+    println!("\nAviation read-through: a cache hit (GetFlightStatus) next to the ceiling (the same body) and the ceiling with the hit's headers, and {} identical cold requests at once (TrackAircraft)\n", burst());
     println!("| ceiling req/s | ceiling with our headers req/s | cache hit req/s | hit ÷ ceiling | hit ÷ ceiling with our headers | hit server CPU µs/answer | ceiling's | CPU ÷ ceiling's (goal ≤ 1.2) | hit p99 ms | cold burst: upstream calls | cold burst p50 ms | cold burst p99 ms |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     let ratio = |of: Option<&http_load::Run>| hit.zip(of).map(|(h, c)| h.rps / c.rps);

@@ -168,8 +168,9 @@ impl ReadThrough {
         // moka runs one computation per key at a time: whoever waited behind the one fetching
         // finds its answer here and leaves the entry as it is.
         let mut fetched = None;
-        // Waiting behind the fetch in flight, or making it, this request costs no CPU: it does
-        // not count against load shedding meanwhile (a cold burst is one fetch, not 1,000 loads).
+        // Waiting behind the fetch in flight, or making it (an upstream call: a socket and little
+        // CPU), this request does not count against load shedding: a cold burst is one fetch, not
+        // a thousand requests at work.
         parked(self.slots.entry_by_ref(key).and_compute_with(|current| async {
             if let Some(hit) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
                 fetched = Some(hit);
