@@ -125,8 +125,9 @@ test: doctor duckdb-lib wrk
 ABUSE_SHORT_PASS = BENCH_GROUPS=abuse ABUSE_SECONDS=3 ABUSE_EVENTS=20000 ABUSE_CHECK=short
 
 ## make bench's short pass: every group of `make bench` (`BENCH_GROUPS=all`) on the debug build, at
-## small sizes (10k conflict events, 20k for history, 100 monitored companies, 20 table versions), a
-## second a wrk round and one round where make bench alternates five; it fails on any refused
+## small sizes (10k conflict events, 20k for history, 100 monitored companies, 20 table versions, a
+## cold burst of 200), a second a wrk round and one round where make bench alternates five; it
+## fails on any refused
 ## request and on the outcomes each group asserts (statuses, one upstream call per cold burst, the
 ## diffs' row counts), never on a figure (tests/bench/main.rs, `short`). Its tables go nowhere.
 BENCH_SHORT_PASS = BENCH_SHORT=1 BENCH_SIZES=10000

@@ -68,9 +68,11 @@ impl AtWork {
 
     /// Runs `request` (admitted with a [`Place`] in `self`) so that [`parked`] waits inside it
     /// step out of the count.
-    pub async fn run<F: Future>(self: &Arc<Self>, request: F) -> F::Output {
+    /// Not an `async fn`: one would hold `request` and the scope it is moved into, twice its size
+    /// in every request's future.
+    pub fn run<F: Future>(self: &Arc<Self>, request: F) -> impl Future<Output = F::Output> {
         let admitted = Arc::new(Admitted { at_work: self.clone(), parked: AtomicUsize::new(0) });
-        ADMITTED.scope(admitted, request).await
+        ADMITTED.scope(admitted, request)
     }
 }
 
