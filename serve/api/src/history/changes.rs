@@ -27,7 +27,7 @@ use crate::context::context;
 
 use super::{
     dataset_param,
-    diff::{materialise_file, DiffError, Slicing, Totals},
+    diff::{materialise_file, DiffError, Totals, MAX_BYTES},
     model::*,
 };
 
@@ -124,7 +124,7 @@ pub async fn list_dataset_changes(
                 &state.snapshots.scratch_dir(),
                 versions,
                 state.snapshots.work_time(),
-                move |into, running| materialise_file(&older, &newer, into, &memory, Slicing::default(), running),
+                move |into, running| materialise_file(&older, &newer, into, &memory, MAX_BYTES, running),
             )
             .await
             .map_err(|e| not_had(&e))?;

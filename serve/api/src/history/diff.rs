@@ -1,17 +1,29 @@
-//! The changes between two versions of a dataset, computed in DuckDB: a full outer join of the two
-//! serving tables on the dataset's declared row key. A row only in the newer version is added, only
-//! in the older removed, in both with any column distinct changed. The join is computed once per
-//! version pair and its changes rendered to JSON, in key order, into a file of their own
-//! (`diff_file.rs`; `diff_cache.rs` keeps it), so a cursor's offset names the same rows on every
-//! replica and a page reads only its own lines.
+//! The changes between two versions of a dataset: a full outer join in DuckDB of the two serving
+//! tables on the dataset's declared row key. A row only in the newer version is added, only in the
+//! older removed, in both with any column distinct changed. The join is computed once per version
+//! pair and its changes rendered to JSON, in key order, into a file of their own (`diff_file.rs`;
+//! `diff_cache.rs` keeps it), so a cursor's offset names the same rows on every replica and a page
+//! reads only its own lines. The changed rows are read in one scan of each side, rendered here
+//! (`row_render.rs`) and put in key order by their change's number (`side_rows.rs`).
 
-use std::path::{Path, PathBuf};
+use std::{
+    fmt::Write as _,
+    path::{Path, PathBuf},
+};
 
-use duckdb::{params, Connection};
+use arrow::{
+    array::{Array, AsArray, StructArray},
+    datatypes::Int64Type,
+};
+use duckdb::{params, Connection, Statement};
 use sitrep_platform::snapshot::{open_duckdb, DatasetDb, DbError, Running, TimeSpent};
 use sitrep_schemas::DatasetId;
 
-use super::diff_file::DiffWriter;
+use super::{
+    diff_file::DiffWriter,
+    row_render::RowRender,
+    side_rows::{SideBuckets, SideRows, SideRowsError, BUCKET},
+};
 
 /// Why a diff was not had.
 #[derive(Debug, thiserror::Error)]
@@ -63,25 +75,6 @@ fn quoted(name: &str) -> String {
     format!("'{}'", name.replace('\'', "''"))
 }
 
-/// A row of one side as a JSON object (`NULL` where the row is absent). List columns are stored as
-/// JSON text, so they go in as JSON, not as a string.
-fn row_json(dataset: DatasetId, side: char) -> String {
-    let fields = dataset.schema();
-    let members: Vec<String> = fields
-        .fields()
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let value = match f.data_type() {
-                arrow::datatypes::DataType::List(_) => format!("json({side}{i})"),
-                _ => format!("{side}{i}"),
-            };
-            format!("{}, {value}", quoted(f.name()))
-        })
-        .collect();
-    format!("CASE WHEN {side}_in THEN json_object({}) END", members.join(", "))
-}
-
 /// The names of the statements' columns: `{side}{i}` is the i-th schema column of a side, `k{i}`
 /// the i-th key column of a change.
 struct Columns {
@@ -104,10 +97,6 @@ impl Columns {
         of.iter().map(|&i| each(i)).collect::<Vec<_>>().join(", ")
     }
 
-    fn all(&self) -> Vec<usize> {
-        (0..self.names.len()).collect()
-    }
-
     /// `l` and `r`'s keys equal: nulls in a key are equal; `=` where a column has none (the
     /// faster join).
     fn joined(&self, l: &str, r: &str) -> String {
@@ -120,33 +109,34 @@ impl Columns {
 }
 
 /// The statements that find the changes between tables `older` and `newer` (names of our own
-/// attached schemas, never from a request) and write them as table `into`: each changed key and
-/// what happened to it, in key order (so a row's `rowid` is its number in that order). Run in
-/// order; the second takes a partition number in [0, [`KEY_PARTITIONS`]) and runs once for each.
+/// attached schemas, never from a request) and write them as table `into`: where each changed
+/// key's row is on each side (`a_r`, `b_r`: its ordinal in a scan of the side, which one thread
+/// reads in storage order; `NULL` on the side without it) and the key, unordered. Run in order;
+/// the second takes a partition number in [0, `partitions`) and runs once for each.
 ///
 /// The join is narrow — each side's key and the 64-bit hash of its whole row the serving file
 /// stores (`_row_hash`) — so a million rows a side stay a small hash table; rows whose hashes match
 /// are unchanged (two different rows of one key sharing a hash: a chance of 2⁻⁶⁴). It runs a
 /// partition of the keys (by their hash) at a time, so its hash table is a fraction of that: a
 /// full outer join's table must stay in memory, and the diff's memory limit is small.
-pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> [String; 4] {
+pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str, partitions: u64) -> [String; 2] {
     let c = Columns::of(dataset);
     let keys = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.key);
     let key_cols = c.list(|i| format!("coalesce(b{i}, a{i}) AS k{i}"), &c.key);
-    let key_hash = |s: char| format!("hash({}) % {KEY_PARTITIONS} = $1", c.list(|i| format!("{s}{i}"), &c.key));
-    let unordered = format!("{into}_unordered");
+    let key_hash = |s: char| format!("hash({}) % {partitions} = $1", c.list(|i| format!("{s}{i}"), &c.key));
     [
         format!(
-            "CREATE TABLE {unordered} AS SELECT NULL::VARCHAR AS change_kind, {} FROM (SELECT {} FROM {newer}) LIMIT 0",
+            "CREATE TABLE {into} AS SELECT NULL::BIGINT AS a_r, NULL::BIGINT AS b_r, {} FROM (SELECT {} FROM {newer}) LIMIT 0",
             c.list(|i| format!("b{i} AS k{i}"), &c.key),
             keys('b'),
         ),
         format!(
-            "INSERT INTO {unordered}
-             SELECT CASE WHEN a_h IS NULL THEN 'added' WHEN b_h IS NULL THEN 'removed' ELSE 'changed' END AS change_kind,
-                    {key_cols}
-             FROM (SELECT * FROM (SELECT {a_keys}, _row_hash AS a_h FROM {older}) WHERE {a_part})
-             FULL OUTER JOIN (SELECT * FROM (SELECT {b_keys}, _row_hash AS b_h FROM {newer}) WHERE {b_part}) ON {on}
+            "INSERT INTO {into}
+             SELECT a_r, b_r, {key_cols}
+             FROM (SELECT * FROM (SELECT row_number() OVER () - 1 AS a_r, {a_keys}, _row_hash AS a_h FROM {older})
+                   WHERE {a_part})
+             FULL OUTER JOIN (SELECT * FROM (SELECT row_number() OVER () - 1 AS b_r, {b_keys}, _row_hash AS b_h FROM {newer})
+                              WHERE {b_part}) ON {on}
              WHERE a_h IS DISTINCT FROM b_h",
             a_keys = keys('a'),
             b_keys = keys('b'),
@@ -154,100 +144,24 @@ pub fn keys_sql(dataset: DatasetId, older: &str, newer: &str, into: &str) -> [St
             b_part = key_hash('b'),
             on = c.joined("a", "b"),
         ),
-        format!("CREATE TABLE {into} AS SELECT * FROM {unordered} ORDER BY {}", c.list(|i| format!("k{i}"), &c.key)),
-        format!("DROP TABLE {unordered}"),
     ]
 }
 
-/// Key partitions [`keys_sql`] joins one at a time.
-pub const KEY_PARTITIONS: u64 = 8;
-
-/// The statements that render the changes numbered `rn` in [?, ?) of `keys` ([`keys_sql`]): their
-/// rows read whole from `older`, then from `newer`, each into a temporary table, then compared
-/// column by column and written to the file `lines` (a path of ours, never from a request), one
-/// JSON line per change (a `RowChange`), in key order. Written by DuckDB as it goes: a result
-/// fetched whole took more than the diff's memory limit. One join each: a hash join holds a block per
-/// partition for its rows, so two joins of whole rows at once took more memory than the diff's
-/// limit, however few rows a slice has. Each side's scan reads only the slice's range of the first
-/// key column (when it has no nulls): the variables `slice_lo` and `slice_hi` ([`slice_range_sql`]),
-/// constants DuckDB prunes row groups with.
-pub fn render_sql(dataset: DatasetId, keys: &str, older: &str, newer: &str, lines: &Path) -> [String; 3] {
+/// Where each change's row is on each side ([`keys_sql`]'s table `keys`), in key order: the
+/// change's number is its place in this order.
+pub fn in_key_order_sql(dataset: DatasetId, keys: &str) -> String {
     let c = Columns::of(dataset);
-    let whole = |s: char| c.list(|i| format!("{} AS {s}{i}", c.names[i]), &c.all());
-    let of_slice = match c.key.first().filter(|&&i| !c.nullable[i]) {
-        Some(&i) => format!("WHERE {} BETWEEN getvariable('slice_lo') AND getvariable('slice_hi')", c.names[i]),
-        None => String::new(),
-    };
-    let slice = format!("(SELECT rowid AS rn, * FROM {keys} WHERE rowid >= $1 AND rowid < $2)");
-    let changed =
-        c.list(|i| format!("CASE WHEN a{i} IS DISTINCT FROM b{i} THEN {} END", quoted(&c.names[i])), &c.all());
-    let key_json = c.list(|i| format!("{}, k{i}", quoted(&c.names[i])), &c.key);
-    [
-        format!(
-            "CREATE OR REPLACE TEMP TABLE slice_before AS
-             SELECT slice.*, a_in, {a_cols} FROM {slice} slice
-             LEFT JOIN (SELECT true AS a_in, {a_whole} FROM {older} {of_slice}) ON {on_a}",
-            a_cols = c.list(|i| format!("a{i}"), &c.all()),
-            a_whole = whole('a'),
-            on_a = c.joined("k", "a"),
-        ),
-        format!(
-            "CREATE OR REPLACE TEMP TABLE slice_after AS
-             SELECT slice.rn, true AS b_in, {b_cols} FROM {slice} slice
-             JOIN (SELECT {b_whole} FROM {newer} {of_slice}) ON {on_b}",
-            b_cols = c.list(|i| format!("b{i}"), &c.all()),
-            b_whole = whole('b'),
-            on_b = c.joined("k", "b"),
-        ),
-        format!(
-            "COPY (SELECT change_kind AS change,
-                          json_object({key_json}) AS key,
-                          CASE WHEN change_kind = 'changed'
-                               THEN to_json(list_filter([{changed}], x -> x IS NOT NULL)) ELSE '[]'::JSON END
-                              AS \"changedColumns\",
-                          {before} AS before,
-                          {after} AS after
-                   FROM slice_before LEFT JOIN slice_after USING (rn)
-                   ORDER BY rn)
-             TO {lines} (FORMAT json)",
-            before = row_json(dataset, 'a'),
-            after = row_json(dataset, 'b'),
-            lines = quoted(&lines.to_string_lossy()),
-        ),
-    ]
+    format!("SELECT a_r, b_r FROM {keys} ORDER BY {}", c.list(|i| format!("k{i}"), &c.key))
 }
 
-/// Sets `slice_lo` and `slice_hi` ([`render_sql`]) to the first key column's least and greatest
-/// value among the changes numbered [`first`, `end`) of `keys`.
-pub fn slice_range_sql(dataset: DatasetId, keys: &str, first: i64, end: i64) -> String {
-    let c = Columns::of(dataset);
-    let k = c.key.first().map_or(0, |&i| i);
-    let of = format!("FROM {keys} WHERE rowid >= {first} AND rowid < {end}");
-    format!("SET VARIABLE slice_lo = (SELECT min(k{k}) {of}); SET VARIABLE slice_hi = (SELECT max(k{k}) {of});")
-}
+/// Rows of the larger version a partition of [`keys_sql`]'s join holds at most: its hash table
+/// (a key, an ordinal and a hash a row) then fits the default 32 MB. A million rows a side are
+/// joined in 4 partitions (8 took 0.8 s more: each reads both sides' keys again).
+const ROWS_A_PARTITION: u64 = 262_144;
 
-/// How many of a diff's changes are of each kind.
-pub fn totals_sql(diff: &str) -> String {
-    format!(
-        "SELECT count(*) FILTER (WHERE change_kind = 'added'), count(*) FILTER (WHERE change_kind = 'removed'),
-                count(*) FILTER (WHERE change_kind = 'changed')
-         FROM {diff}"
-    )
-}
-
-/// How a diff's rendering is cut (changes a statement renders, statements an instance runs) and
-/// how large its file may grow.
-#[derive(Debug, Clone, Copy)]
-pub struct Slicing {
-    pub changes: i64,
-    pub per_instance: usize,
-    pub max_bytes: u64,
-}
-
-impl Default for Slicing {
-    fn default() -> Self {
-        Slicing { changes: SLICE, per_instance: SLICES_AN_INSTANCE, max_bytes: MAX_BYTES }
-    }
+/// How many key partitions [`keys_sql`] joins, one at a time, for versions of `rows` rows.
+fn key_partitions(rows: u64) -> u64 {
+    rows.div_ceil(ROWS_A_PARTITION).max(1)
 }
 
 /// The bytes of rendered changes one diff may take at most (about 2.5 million changes of armed
@@ -255,33 +169,25 @@ impl Default for Slicing {
 /// the versions a caller names are.
 pub const MAX_BYTES: u64 = 1 << 30;
 
-/// Changes rendered by one statement, at first. The rows of a slice's key range lie all over the
-/// serving files (sorted for the list operations, not by key), so every slice reads most of both
-/// versions' row groups: the number of slices is the rendering's cost. 5,000 renders a 2M-change
-/// diff of armed events (added and removed rows) in about 16 s within the default 32 MB; 1,000
-/// took 40 s. Rows changed on both sides take twice the memory: a slice that does not fit is
-/// rendered again in halves ([`MIN_SLICE`]).
-const SLICE: i64 = 5_000;
-
-/// The least a slice is halved to when it does not fit the diff's memory limit.
-const MIN_SLICE: i64 = 50;
-
-/// Whether DuckDB refused a statement for want of memory (its message's error class).
-fn out_of_memory(e: &duckdb::Error) -> bool {
-    matches!(e, duckdb::Error::DuckDBFailure(_, Some(message)) if message.starts_with("Out of Memory Error"))
+/// The names of the columns whose values differ between two renderings of a row (JSON objects),
+/// in schema order, as a JSON array.
+fn changed_columns(names: &[String], before: &str, after: &str) -> Result<String, DiffError> {
+    let object = |row: &str| {
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(row)
+            .map_err(|e| DiffError::Db(std::io::Error::new(std::io::ErrorKind::InvalidData, e).into()))
+    };
+    let (a, b) = (object(before)?, object(after)?);
+    let changed: Vec<&String> = names.iter().filter(|n| a.get(n.as_str()) != b.get(n.as_str())).collect();
+    Ok(serde_json::to_string(&changed).unwrap_or_default())
 }
 
-/// Slices rendered by one instance (100,000 changes): DuckDB keeps a few kilobytes outside its
-/// memory limit for every join it has run, until its instance closes (in one instance, the 7,800
-/// statements of a 2M-change diff rendered 1,000 changes a slice held 28 MB more at the end), so
-/// the rendering moves to a fresh instance (about 10 ms to open) every so often.
-const SLICES_AN_INSTANCE: usize = 20;
-
-/// Where a diff's work goes: the keys file, DuckDB's spill directory and one slice's lines.
+/// Where a diff's work goes: the keys file, DuckDB's spill directory, one statement's lines and
+/// each side's rows.
 struct Scratch {
     keys: PathBuf,
     spill: PathBuf,
     lines: PathBuf,
+    sides: [PathBuf; 2],
 }
 
 impl Scratch {
@@ -290,6 +196,7 @@ impl Scratch {
             keys: into.with_extension("keys"),
             spill: into.with_extension("tmp"),
             lines: into.with_extension("slice"),
+            sides: [into.with_extension("before"), into.with_extension("after")],
         }
     }
 
@@ -298,6 +205,9 @@ impl Scratch {
         let _ = std::fs::remove_file(&self.keys);
         let _ = std::fs::remove_file(&self.lines);
         let _ = std::fs::remove_file(self.keys.with_extension("keys.wal"));
+        for side in &self.sides {
+            let _ = std::fs::remove_file(side);
+        }
     }
 }
 
@@ -329,16 +239,22 @@ fn instance(
 }
 
 /// Computes the changes between two versions and writes them rendered as a diff file `into`
-/// ([`DiffWriter`]), in transient instances of its own (blocking): the join and the sort take at
-/// most `memory_limit` and spill to disk past it, away from the serving instance's memory.
-/// Returns the totals. Stops (`Cancelled`) soon after `running` is abandoned: the statement
-/// running is interrupted and no other starts.
+/// ([`DiffWriter`]), in a transient instance of its own (blocking): the joins and the sort take
+/// at most `memory_limit` and spill to disk past it, away from the serving instance's memory; the
+/// rendered changes may take at most `max_bytes`. Returns the totals. Stops (`Cancelled`) soon
+/// after `running` is abandoned: the statement running is interrupted and no other starts.
+///
+/// Three steps: the changed keys and where their rows are, in key order ([`keys_sql`],
+/// [`in_key_order_sql`]); one scan of each side, its changed rows rendered ([`RowRender`]) and
+/// kept by change number ([`SideRows`]); then the lines, in key order a bucket of changes at a
+/// time, each from its rows on the two sides. The only memory outside DuckDB's limit: 8 bytes a
+/// change, and a bucket of rows a side.
 pub fn materialise_file(
     older: &DatasetDb,
     newer: &DatasetDb,
     into: &Path,
     memory_limit: &str,
-    slicing: Slicing,
+    max_bytes: u64,
     running: &Running,
 ) -> Result<Totals, DiffError> {
     let scratch = Scratch::beside(into);
@@ -348,54 +264,80 @@ pub fn materialise_file(
         let (conn, a, b) = instance(older, newer, &scratch, memory_limit, running)?;
         // The keys in a file of their own (deleted after): two million changed keys would
         // otherwise be an in-memory table of tens of megabytes, which DuckDB cannot spill.
-        let [create, partition, order, drop_unordered] = keys_sql(dataset, &a, &b, "k.changed_keys");
+        let partitions = key_partitions(older.freshness.rows.max(newer.freshness.rows));
+        let [create, partition] = keys_sql(dataset, &a, &b, "k.changed_keys", partitions);
         conn.execute_batch(&create)?;
         let mut join = conn.prepare(&partition)?;
-        // Progress: the keys' join a tenth of the work, the rendering the rest (by changes).
-        for p in 0..KEY_PARTITIONS {
+        // Progress: the keys' join a tenth of the work, the sides' rows 0.6, the lines the rest.
+        for p in 0..partitions {
             go_on()?;
             join.execute(params![p])?;
-            running.progress_to(0.1 * (p + 1) as f64 / KEY_PARTITIONS as f64);
+            running.progress_to(0.1 * (p + 1) as f64 / partitions as f64);
         }
         std::mem::drop(join);
-        conn.execute_batch(&order)?;
-        conn.execute_batch(&drop_unordered)?;
-        let totals = conn.query_row(&totals_sql("k.changed_keys"), [], |r| {
-            Ok(Totals { added: r.get(0)?, removed: r.get(1)?, changed: r.get(2)? })
-        })?;
-        std::mem::drop(conn);
-        let mut file = DiffWriter::create(into)?;
-        let [before, after, compare] = render_sql(dataset, "k.changed_keys", &a, &b, &scratch.lines);
-        let render = |conn: &Connection, first: i64, end: i64| -> Result<(), duckdb::Error> {
-            conn.execute_batch(&slice_range_sql(dataset, "k.changed_keys", first, end))?;
-            conn.execute(&before, params![first, end])?;
-            conn.execute(&after, params![first, end])?;
-            conn.execute_batch(&compare)
-        };
-        let (mut first, mut step) = (0, slicing.changes.max(1));
-        // The instance rendering now, and the slices it has rendered.
-        let mut current: Option<(Connection, usize)> = None;
-        while first < totals.all() {
-            go_on()?;
-            let (conn, rendered) = match current.take() {
-                Some(c) if c.1 < slicing.per_instance.max(1) => c,
-                _ => (instance(older, newer, &scratch, memory_limit, running)?.0, 0),
-            };
-            match render(&conn, first, first + step) {
-                Ok(()) => {
-                    let slice_bytes = std::fs::metadata(&scratch.lines)?.len();
-                    if file.bytes() + slice_bytes > slicing.max_bytes {
-                        return Err(DiffError::TooLarge { limit: slicing.max_bytes });
-                    }
-                    file.push_lines(std::io::BufReader::new(std::fs::File::open(&scratch.lines)?))?;
-                    first += step;
-                    running.progress_to(0.1 + 0.9 * first as f64 / totals.all() as f64);
-                    current = Some((conn, rendered + 1));
+        let (totals, [wanted_a, wanted_b]) = wanted_rows(&conn, &in_key_order_sql(dataset, "k.changed_keys"))?;
+        let changes = totals.all() as usize;
+        let render = RowRender::of(dataset);
+        let columns = Columns::of(dataset).names.join(", ");
+        let side = |s: usize, table: &str, wanted: Wanted| -> Result<SideBuckets, DiffError> {
+            let mut rows = SideRows::create(&scratch.sides[s], changes)?;
+            let mut stmt = conn.prepare(&format!("SELECT {columns} FROM {table}"))?;
+            let (mut at, mut next) = (0u64, wanted.into_iter().peekable());
+            let (mut key, mut row) = (Vec::new(), Vec::new());
+            each_chunk(&mut stmt, |chunk| {
+                go_on()?;
+                let (columns, end) = (chunk.columns(), at + chunk.len() as u64);
+                while let Some((ordinal, rank)) = next.next_if(|&(ordinal, _)| ordinal < end) {
+                    let i = (ordinal - at) as usize;
+                    key.clear();
+                    row.clear();
+                    render
+                        .key(columns, i, &mut key)
+                        .and_then(|_| render.row(columns, i, &mut row))
+                        .map_err(unrenderable)?;
+                    rows.keep(rank as usize, &key, &row, max_bytes).map_err(side_error)?;
                 }
-                // Rows wider than the default's (or changed on both sides, twice as wide): the
-                // slice again in halves, in a fresh instance, down to a few rows.
-                Err(e) if out_of_memory(&e) && step > MIN_SLICE => step = (step / 2).max(MIN_SLICE),
-                Err(e) => return Err(e.into()),
+                at = end;
+                Ok(next.peek().is_some())
+            })?;
+            if next.peek().is_some() {
+                return Err(side_error(SideRowsError::Malformed("a changed row past the side's end")));
+            }
+            running.progress_to(0.1 + 0.3 * (s + 1) as f64);
+            Ok(rows.finish(&scratch.sides[s])?)
+        };
+        let (before, after) = (side(0, &a, wanted_a)?, side(1, &b, wanted_b)?);
+        std::mem::drop(conn);
+        let names = Columns::of(dataset).names;
+        let mut file = DiffWriter::create(into)?;
+        let mut line = String::new();
+        for first in (0..changes).step_by(BUCKET) {
+            go_on()?;
+            running.progress_to(0.7 + 0.3 * first as f64 / changes as f64);
+            let b = first / BUCKET;
+            let (older, newer) = (before.bucket(b).map_err(side_error)?, after.bucket(b).map_err(side_error)?);
+            for rank in first..(first + BUCKET).min(changes) {
+                let (a, b) = (older.get(rank), newer.get(rank));
+                let (change, key, columns) = match (a, b) {
+                    (Some((key, _)), Some((other, _))) if key != other => {
+                        return Err(side_error(SideRowsError::Malformed("a change's two sides of different keys")))
+                    }
+                    (Some((key, a)), Some((_, b))) => ("changed", key, changed_columns(&names, a, b)?),
+                    (None, Some((key, _))) => ("added", key, "[]".into()),
+                    (Some((key, _)), None) => ("removed", key, "[]".into()),
+                    (None, None) => return Err(side_error(SideRowsError::Malformed("a change on neither side"))),
+                };
+                line.clear();
+                let _ = write!(
+                    line,
+                    "{{\"change\":\"{change}\",\"key\":{key},\"changedColumns\":{columns},\"before\":{},\"after\":{}}}",
+                    a.map_or("null", |r| r.1),
+                    b.map_or("null", |r| r.1),
+                );
+                if file.bytes() + line.len() as u64 + 1 > max_bytes {
+                    return Err(DiffError::TooLarge { limit: max_bytes });
+                }
+                file.push(&line)?;
             }
         }
         file.finish()?;
@@ -409,6 +351,68 @@ pub fn materialise_file(
     // An interrupted statement's error, or one that failed as its caller left: the work stopped
     // because no one waits for it.
     written.map_err(|e| if running.is_abandoned() { DiffError::Cancelled } else { e })
+}
+
+/// A side's changed rows: (ordinal in a scan of the side, change number), by ordinal.
+type Wanted = Vec<(u64, u32)>;
+
+/// The totals, and each side's changed rows as (ordinal, change number) pairs in the order of a
+/// scan of the side (the ordinals [`keys_sql`] writes; 8 bytes a change), from the changes in key
+/// order ([`in_key_order_sql`]): a change on one side only is added or removed, on both changed.
+fn wanted_rows(conn: &Connection, in_key_order: &str) -> Result<(Totals, [Wanted; 2]), DiffError> {
+    let (mut totals, mut wanted) = (Totals::default(), [Vec::new(), Vec::new()]);
+    let mut stmt = conn.prepare(in_key_order)?;
+    let mut rank = 0u32;
+    each_chunk(&mut stmt, |chunk| {
+        let ordinals = [chunk.column(0).as_primitive::<Int64Type>(), chunk.column(1).as_primitive::<Int64Type>()];
+        for i in 0..chunk.len() {
+            for (side, ordinal) in ordinals.iter().enumerate() {
+                if ordinal.is_valid(i) {
+                    wanted[side].push((ordinal.value(i) as u64, rank));
+                }
+            }
+            match (ordinals[0].is_valid(i), ordinals[1].is_valid(i)) {
+                (true, true) => totals.changed += 1,
+                (false, true) => totals.added += 1,
+                _ => totals.removed += 1,
+            }
+            rank = rank.checked_add(1).ok_or(DiffError::TooLarge { limit: MAX_BYTES })?;
+        }
+        Ok(true)
+    })?;
+    for side in &mut wanted {
+        side.sort_unstable();
+    }
+    Ok((totals, wanted))
+}
+
+/// Streams the rows of `stmt` (no parameters) a chunk at a time to `each` while it answers true;
+/// unlike `duckdb`'s Arrow iterator, a chunk DuckDB fails to give (an interrupted statement) is
+/// an error, not a panic.
+fn each_chunk(
+    stmt: &mut Statement<'_>,
+    mut each: impl FnMut(&StructArray) -> Result<bool, DiffError>,
+) -> Result<(), DiffError> {
+    // Starts the streaming result; its chunks are fetched one by one below.
+    std::mem::drop(stmt.stream_arrow([])?);
+    while let Some(chunk) = stmt.step()? {
+        if !each(&chunk)? {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn unrenderable(e: super::row_render::Unrenderable) -> DiffError {
+    DiffError::Db(std::io::Error::new(std::io::ErrorKind::InvalidData, e).into())
+}
+
+fn side_error(e: SideRowsError) -> DiffError {
+    match e {
+        SideRowsError::TooLarge { limit } => DiffError::TooLarge { limit },
+        SideRowsError::Io(e) => e.into(),
+        malformed => DiffError::Db(std::io::Error::new(std::io::ErrorKind::InvalidData, malformed).into()),
+    }
 }
 
 #[cfg(test)]
@@ -429,11 +433,11 @@ mod tests {
         let schema = dataset.schema();
         let column = |f: &arrow::datatypes::Field| {
             let v = match f.data_type() {
-                DataType::Utf8 if f.name() == "id" => "'e' || lpad(i::VARCHAR, 6, '0')".to_string(),
+                DataType::Utf8 if f.name() == "id" => "'e' || lpad(i::VARCHAR, 7, '0')".to_string(),
                 DataType::Utf8 => format!("'{}-' || (i % 7)", f.name()),
                 DataType::Int32 => format!("(i % 50 + CASE WHEN {bumped} THEN 1 ELSE 0 END)::INTEGER"),
                 DataType::Int64 => format!("(i + CASE WHEN {bumped} THEN 1 ELSE 0 END)::BIGINT"),
-                DataType::Float64 => "i * 0.5".into(),
+                DataType::Float64 => "(i * 0.5)::DOUBLE".into(),
                 DataType::Boolean => "i % 2 = 0".into(),
                 DataType::Timestamp(..) => "to_timestamp(1700000000 + i)".into(),
                 DataType::Date32 => "DATE '2026-01-01' + (i % 30)::INTEGER".into(),
@@ -458,7 +462,7 @@ mod tests {
             conn.query_row(&format!("SELECT count(*) FROM {range} t(i) WHERE {keep}"), [], |r| r.get(0)).unwrap();
         let freshness = Freshness { rows, ..Freshness::never(None) };
         let spec = VersionSpec { dataset, version, published_at: DateTime::UNIX_EPOCH, freshness, files: vec![file] };
-        let opts = BuildOptions { db_dir: &dir.join("db"), memory_limit: "64MB", threads: 1 };
+        let opts = BuildOptions { db_dir: &dir.join("db"), memory_limit: "1GB", threads: 1 };
         DatasetDb::load(engine, spec, &opts).unwrap()
     }
 
@@ -480,41 +484,33 @@ mod tests {
         (changes, ascending)
     }
 
-    /// Every row changed (both sides of each change rendered): 5,000 a slice does not fit 32 MB,
-    /// so slices are halved until they do, and every change is written once, in key order.
+    /// Every row changed (both sides of each change rendered) within 32 MB, and every change is
+    /// written once, in key order.
     #[test]
-    fn a_slice_too_large_for_the_memory_limit_is_rendered_in_halves() {
+    fn every_row_changed_is_written_once_in_key_order() {
         let dir = tempfile::tempdir().unwrap();
         let (older, newer) = pair(dir.path(), 20_000, 20_000, "true", "true");
         let into = dir.path().join("diff.changes");
-        let totals = materialise_file(&older, &newer, &into, "32MB", Slicing::default(), &Running::default()).unwrap();
+        let totals = materialise_file(&older, &newer, &into, "32MB", MAX_BYTES, &Running::default()).unwrap();
         assert_eq!(totals, Totals { added: 0, removed: 0, changed: 20_000 });
         let (changes, ascending) = changes_of(&read_page(&into, 20_000, 0, u64::MAX).unwrap());
         assert_eq!(changes.len(), 20_000);
         assert!(ascending, "each once, in key order");
     }
 
-    /// The same changes whatever the slicing: cut into slices of 7 changes, 2 slices an instance
-    /// (13 slices over 7 instances), the file holds line for line what one slice writes, in key
-    /// order, each kind as the versions differ.
+    /// Each kind of change as the versions differ, each once, in key order, a changed row with
+    /// the columns that differ and both its renderings.
     #[test]
-    fn a_diff_rendered_in_slices_and_instances_is_the_diff_rendered_whole() {
+    fn a_diff_holds_each_change_once_in_key_order_with_what_changed() {
         let dir = tempfile::tempdir().unwrap();
         // 300 rows; then every tenth removed, the ones after them changed, 27 added.
         let (older, newer) = pair(dir.path(), 300, 330, "i % 10 <> 0", "i % 10 = 1");
-        let rendered = |name: &str, slicing: Slicing| {
-            let into = dir.path().join(name);
-            let totals = materialise_file(&older, &newer, &into, "32MB", slicing, &Running::default()).unwrap();
-            (totals, read_page(&into, totals.all() as u64, 0, u64::MAX).unwrap())
-        };
-        let (totals, whole) =
-            rendered("whole.changes", Slicing { changes: 1_000, per_instance: 1, ..Slicing::default() });
+        let into = dir.path().join("diff.changes");
+        let totals = materialise_file(&older, &newer, &into, "32MB", MAX_BYTES, &Running::default()).unwrap();
         assert_eq!(totals, Totals { added: 27, removed: 30, changed: 30 });
-        let (sliced_totals, sliced) =
-            rendered("sliced.changes", Slicing { changes: 7, per_instance: 2, ..Slicing::default() });
-        assert_eq!((sliced_totals, sliced.len()), (totals, 87));
-        assert_eq!(sliced, whole);
-        let (changes, ascending) = changes_of(&sliced);
+        let lines = read_page(&into, totals.all() as u64, 0, u64::MAX).unwrap();
+        assert_eq!(lines.len(), 87);
+        let (changes, ascending) = changes_of(&lines);
         assert!(ascending, "in key order");
         let changed = changes.iter().find(|c| c.change == "changed").unwrap();
         assert_eq!(changed.changed_columns, ["fatalities"]);
@@ -542,16 +538,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (older, newer) = pair(dir.path(), 300, 330, "i % 10 <> 0", "i % 10 = 1");
         let into = dir.path().join("large.changes");
-        let slicing = Slicing { changes: 20, max_bytes: 10_000, ..Slicing::default() };
-        let refused = materialise_file(&older, &newer, &into, "32MB", slicing, &Running::default());
+        let refused = materialise_file(&older, &newer, &into, "32MB", 10_000, &Running::default());
         assert!(matches!(refused, Err(DiffError::TooLarge { limit: 10_000 })), "{refused:?}");
         assert!(!into.exists());
         assert_no_scratch(dir.path());
-        let fits = Slicing { max_bytes: 1 << 20, ..slicing };
-        assert_eq!(materialise_file(&older, &newer, &into, "32MB", fits, &Running::default()).unwrap().all(), 87);
+        assert_eq!(materialise_file(&older, &newer, &into, "32MB", 1 << 20, &Running::default()).unwrap().all(), 87);
     }
 
-    /// Abandoned before or while it runs, a computation stops with `Cancelled` and leaves nothing.
+    /// Abandoned before or while it runs (mid-way through rendering), a computation stops with `Cancelled` and leaves nothing.
     #[test]
     fn an_abandoned_diff_stops_and_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
@@ -559,22 +553,52 @@ mod tests {
         let into = dir.path().join("abandoned.changes");
         let before = Running::default();
         before.abandon();
-        let stopped = materialise_file(&older, &newer, &into, "32MB", Slicing::default(), &before);
+        let stopped = materialise_file(&older, &newer, &into, "32MB", MAX_BYTES, &before);
         assert!(matches!(stopped, Err(DiffError::Cancelled)), "{stopped:?}");
         let running = std::sync::Arc::new(Running::default());
         let leaves = {
             let running = running.clone();
+            // Mid-way: once the keys are joined, while the sides' rows are rendered.
             std::thread::spawn(move || {
-                std::thread::sleep(std::time::Duration::from_millis(300));
+                let waiting = std::time::Instant::now();
+                while running.progress() < 0.15 && waiting.elapsed() < std::time::Duration::from_secs(30) {
+                    std::thread::sleep(std::time::Duration::from_micros(200));
+                }
                 running.abandon();
             })
         };
-        let slicing = Slicing { changes: 100, ..Slicing::default() };
         let started = std::time::Instant::now();
-        let stopped = materialise_file(&older, &newer, &into, "32MB", slicing, &running);
+        let stopped = materialise_file(&older, &newer, &into, "32MB", MAX_BYTES, &running);
         leaves.join().unwrap();
         assert!(matches!(stopped, Err(DiffError::Cancelled)), "{stopped:?} after {:?}", started.elapsed());
         assert!(!into.exists());
         assert_no_scratch(dir.path());
+    }
+
+    /// At scale (a measurement, run by hand: `cargo test --release -p sitrep-api
+    /// a_million_rows -- --ignored --nocapture`): a million rows extended by 1 %, and replaced by a
+    /// million others (both sides of 2M changes rendered), within the default 32 MB.
+    #[test]
+    #[ignore]
+    fn a_million_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = Arc::new(Engine::open(dir.path(), "1GB", 2).unwrap());
+        let older = version(&engine, dir.path(), 1, "range(1000000)", "true", "false");
+        let extended = version(&engine, dir.path(), 2, "range(1010000)", "true", "false");
+        let replaced = version(&engine, dir.path(), 3, "range(1000000, 2000000)", "true", "false");
+        for (what, newer, expected) in [
+            ("1 % added", &extended, Totals { added: 10_000, removed: 0, changed: 0 }),
+            ("every row replaced", &replaced, Totals { added: 1_000_000, removed: 1_000_000, changed: 0 }),
+        ] {
+            let into = dir.path().join("million.changes");
+            let started = std::time::Instant::now();
+            let totals = materialise_file(&older, newer, &into, "32MB", MAX_BYTES, &Running::default()).unwrap();
+            println!("{what}: {totals:?} in {:.1} s", started.elapsed().as_secs_f64());
+            assert_eq!(totals, expected);
+            let all = totals.all() as u64;
+            let (last, _) = changes_of(&read_page(&into, all, all - 1, 1).unwrap());
+            assert_eq!(last[0].after.as_ref().unwrap()["id"], if all > 10_000 { "e1999999" } else { "e1009999" });
+            std::fs::remove_file(&into).unwrap();
+        }
     }
 }

@@ -6,7 +6,7 @@
 
 use std::{
     fs::File,
-    io::{self, BufRead, BufWriter, Write},
+    io::{self, BufWriter, Write},
     os::unix::fs::FileExt,
     path::{Path, PathBuf},
 };
@@ -23,8 +23,9 @@ pub struct DiffWriter {
 
 impl DiffWriter {
     pub fn create(path: &Path) -> io::Result<Self> {
-        let lines = BufWriter::new(File::create(Self::building(path))?);
-        let offsets = BufWriter::new(File::create(Self::indexing(path))?);
+        // Large buffers: a diff's file is written at hundreds of megabytes a second.
+        let lines = BufWriter::with_capacity(1 << 20, File::create(Self::building(path))?);
+        let offsets = BufWriter::with_capacity(1 << 16, File::create(Self::indexing(path))?);
         Ok(DiffWriter { path: path.to_path_buf(), lines, offsets, at: 0 })
     }
 
@@ -48,16 +49,6 @@ impl DiffWriter {
     /// The bytes of the lines pushed so far.
     pub fn bytes(&self) -> u64 {
         self.at
-    }
-
-    /// Appends every line `from` holds (each ended by a newline, or by its end).
-    pub fn push_lines(&mut self, mut from: impl BufRead) -> io::Result<()> {
-        let mut line = String::new();
-        while from.read_line(&mut line)? > 0 {
-            self.push(line.strip_suffix('\n').unwrap_or(&line))?;
-            line.clear();
-        }
-        Ok(())
     }
 
     /// Appends the index and names the file `path`.
@@ -118,12 +109,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("diff_0.changes");
         let mut w = DiffWriter::create(&path).unwrap();
-        let (first, rest) = lines.split_at(lines.len().min(1));
-        for l in first {
+        for l in lines {
             w.push(l).unwrap();
         }
-        // The rest as DuckDB writes them: lines of a file, the last with or without its newline.
-        w.push_lines(io::Cursor::new(rest.join("\n"))).unwrap();
         w.finish().unwrap();
         (dir, path)
     }

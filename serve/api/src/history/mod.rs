@@ -7,6 +7,8 @@ mod diff;
 pub mod diff_cache;
 mod diff_file;
 pub mod model;
+mod row_render;
+mod side_rows;
 
 use poem::Request;
 use sitrep_schemas::DatasetId;
