@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
 use crate::{
-    records::{ClaimType, Domicile},
+    records::{ClaimType, Domicile, WireEnum},
     violations::{is_numeric_enum, TextRule, Violations, NUMERIC_ENUM},
 };
 

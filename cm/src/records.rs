@@ -4,6 +4,8 @@
 /// An enum whose values have a full wire name (`MONITORED_COMPANY_LIFECYCLE_ACTIVE`) made of a
 /// prefix and an upper-case suffix, the suffix lower-cased being its short form (`active`).
 pub trait WireEnum: Sized + Copy + PartialEq + 'static {
+    /// Its name in the API's documents (`MaterialImpactDirection`).
+    const NAME: &'static str;
     const PREFIX: &'static str;
     /// Every value but UNSPECIFIED, in declaration order.
     const VALUES: &'static [Self];
@@ -37,11 +39,12 @@ pub trait WireEnum: Sized + Copy + PartialEq + 'static {
 }
 
 macro_rules! wire_enum {
-    ($name:ident, $prefix:literal, [$($variant:ident = $suffix:literal),+ $(,)?]) => {
+    ($name:ident, $api_name:literal, $prefix:literal, [$($variant:ident = $suffix:literal),+ $(,)?]) => {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum $name { $($variant),+ }
 
         impl WireEnum for $name {
+            const NAME: &'static str = $api_name;
             const PREFIX: &'static str = $prefix;
             const VALUES: &'static [Self] = &[$($name::$variant),+];
             fn suffix(self) -> &'static str {
@@ -51,9 +54,15 @@ macro_rules! wire_enum {
     };
 }
 
-wire_enum!(Lifecycle, "MONITORED_COMPANY_LIFECYCLE_", [Active = "ACTIVE", Paused = "PAUSED", Removed = "REMOVED"]);
+wire_enum!(
+    Lifecycle,
+    "MonitoredCompanyLifecycle",
+    "MONITORED_COMPANY_LIFECYCLE_",
+    [Active = "ACTIVE", Paused = "PAUSED", Removed = "REMOVED"]
+);
 wire_enum!(
     ClaimType,
+    "CompanyClaimType",
     "COMPANY_CLAIM_TYPE_",
     [
         Alias = "ALIAS",
@@ -65,24 +74,43 @@ wire_enum!(
 );
 wire_enum!(
     TrustState,
+    "CompanyClaimTrustState",
     "COMPANY_CLAIM_TRUST_STATE_",
     [Declared = "DECLARED", Verified = "VERIFIED", Expired = "EXPIRED", Rejected = "REJECTED",]
 );
 wire_enum!(
     AllowedUse,
+    "CompanyClaimAllowedUse",
     "COMPANY_CLAIM_ALLOWED_USE_",
     [Discovery = "DISCOVERY", Attribution = "ATTRIBUTION", PrimaryEvidence = "PRIMARY_EVIDENCE",]
 );
-wire_enum!(Direction, "MATERIAL_IMPACT_DIRECTION_", [Positive = "POSITIVE", Negative = "NEGATIVE", Mixed = "MIXED"]);
-wire_enum!(Channel, "MATERIAL_IMPACT_CHANNEL_", [Reputation = "REPUTATION", Finances = "FINANCES"]);
-wire_enum!(Magnitude, "MATERIAL_IMPACT_MAGNITUDE_", [Low = "LOW", Medium = "MEDIUM", High = "HIGH"]);
+wire_enum!(
+    Direction,
+    "MaterialImpactDirection",
+    "MATERIAL_IMPACT_DIRECTION_",
+    [Positive = "POSITIVE", Negative = "NEGATIVE", Mixed = "MIXED"]
+);
+wire_enum!(
+    Channel,
+    "MaterialImpactChannel",
+    "MATERIAL_IMPACT_CHANNEL_",
+    [Reputation = "REPUTATION", Finances = "FINANCES"]
+);
+wire_enum!(
+    Magnitude,
+    "MaterialImpactMagnitude",
+    "MATERIAL_IMPACT_MAGNITUDE_",
+    [Low = "LOW", Medium = "MEDIUM", High = "HIGH"]
+);
 wire_enum!(
     ImpactLifecycle,
+    "MaterialImpactLifecycle",
     "MATERIAL_IMPACT_LIFECYCLE_",
     [Admitted = "ADMITTED", Corrected = "CORRECTED", Retracted = "RETRACTED",]
 );
 wire_enum!(
     CoverageState,
+    "CompanyCoverageState",
     "COMPANY_COVERAGE_STATE_",
     [
         AwaitingFirstScan = "AWAITING_FIRST_SCAN",
@@ -96,17 +124,25 @@ wire_enum!(
 );
 wire_enum!(
     ObservationState,
+    "CompanyObservationState",
     "COMPANY_OBSERVATION_STATE_",
     [EventsObserved = "EVENTS_OBSERVED", NoEventsObserved = "NO_EVENTS_OBSERVED", Unknown = "UNKNOWN",]
 );
-wire_enum!(Provider, "MONITORING_PROVIDER_", [Search = "SEARCH", News = "NEWS", Filings = "FILINGS"]);
+wire_enum!(
+    Provider,
+    "MonitoringProvider",
+    "MONITORING_PROVIDER_",
+    [Search = "SEARCH", News = "NEWS", Filings = "FILINGS"]
+);
 wire_enum!(
     ProviderCoverage,
+    "ProviderCoverageState",
     "PROVIDER_COVERAGE_STATE_",
     [Complete = "COMPLETE", Partial = "PARTIAL", Failed = "FAILED"]
 );
 wire_enum!(
     AuthorityTier,
+    "EvidenceAuthorityTier",
     "EVIDENCE_AUTHORITY_TIER_",
     [
         PrimaryVerified = "PRIMARY_VERIFIED",
@@ -114,14 +150,21 @@ wire_enum!(
         Ordinary = "ORDINARY",
     ]
 );
-wire_enum!(PollState, "COMPANY_EVENT_POLL_STATE_", [Current = "CURRENT", SnapshotRequired = "SNAPSHOT_REQUIRED"]);
+wire_enum!(
+    PollState,
+    "CompanyEventPollState",
+    "COMPANY_EVENT_POLL_STATE_",
+    [Current = "CURRENT", SnapshotRequired = "SNAPSHOT_REQUIRED"]
+);
 wire_enum!(
     AccessState,
+    "CompanyMonitoringAccessState",
     "COMPANY_MONITORING_ACCESS_STATE_",
     [Disabled = "DISABLED", Entitled = "ENTITLED", EntitlementLapsed = "ENTITLEMENT_LAPSED", Denied = "DENIED",]
 );
 wire_enum!(
     ImportOutcome,
+    "CompanyImportRowOutcome",
     "COMPANY_IMPORT_ROW_OUTCOME_",
     [Created = "CREATED", Replayed = "REPLAYED", Conflict = "CONFLICT", Rejected = "REJECTED", NoOp = "NO_OP",]
 );
@@ -134,19 +177,28 @@ pub enum Domicile {
     Gb,
 }
 
-impl Domicile {
-    pub fn full_name(self) -> &'static str {
+/// UNSPECIFIED is no value (a request naming it is refused with a message of its own), so not
+/// among [`WireEnum::VALUES`].
+impl WireEnum for Domicile {
+    const NAME: &'static str = "DomicileCountry";
+    const PREFIX: &'static str = "DOMICILE_COUNTRY_";
+    const VALUES: &'static [Self] = &[Domicile::Us, Domicile::Gb];
+    fn suffix(self) -> &'static str {
         match self {
-            Domicile::Unspecified => "DOMICILE_COUNTRY_UNSPECIFIED",
-            Domicile::Us => "DOMICILE_COUNTRY_US",
-            Domicile::Gb => "DOMICILE_COUNTRY_GB",
+            Domicile::Unspecified => "UNSPECIFIED",
+            Domicile::Us => "US",
+            Domicile::Gb => "GB",
         }
     }
+}
 
+impl Domicile {
     /// A full name exactly, or `US` / `GB` in any case with surrounding space.
     pub fn parse(value: &str) -> Option<Domicile> {
-        let all = [Domicile::Unspecified, Domicile::Us, Domicile::Gb];
-        if let Some(d) = all.into_iter().find(|d| d.full_name() == value) {
+        if value == Domicile::Unspecified.full_name() {
+            return Some(Domicile::Unspecified);
+        }
+        if let Some(d) = Domicile::from_full_name(value) {
             return Some(d);
         }
         match value.trim().to_ascii_uppercase().as_str() {

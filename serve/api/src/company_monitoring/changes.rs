@@ -3,12 +3,13 @@
 //! oldest first, only once settled (changedAt ≤ now − 2 s); a snapshot generation that moved on
 //! answers 200 SNAPSHOT_REQUIRED.
 
+use super::wire_name::WireName;
 use poem::Request;
 use sitrep_cm::{
     cursor::{Claims, CursorError, Expected, Mode, Surface, LIFETIME_MS},
     filters::FeedFilter,
     impacts::SETTLE_MS,
-    records::{PollState, WireEnum},
+    records::PollState,
     store::Window,
 };
 use sitrep_platform::{
@@ -80,7 +81,7 @@ pub async fn changes(
                 return Ok(ListCompanyEventChangesResponse {
                     impacts: Vec::new(),
                     next_cursor: String::new(),
-                    poll_state: PollState::SnapshotRequired.full_name(),
+                    poll_state: WireName(PollState::SnapshotRequired),
                 })
             }
             Err(e) => return Err(cursor_violation(e)),
@@ -108,7 +109,7 @@ pub async fn changes(
         Ok(ListCompanyEventChangesResponse {
             impacts: impacts.into_iter().map(records::impact).collect(),
             next_cursor: next.sign(secret),
-            poll_state: PollState::Current.full_name(),
+            poll_state: WireName(PollState::Current),
         })
     };
     scanned_get(state, req, parsed.jmespath.as_deref(), result.await)

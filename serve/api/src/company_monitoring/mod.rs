@@ -12,7 +12,9 @@ mod material_event;
 mod model;
 mod records;
 pub mod service;
+mod wire_name;
 
+use self::wire_name::WireName;
 use std::{
     sync::{Arc, Weak},
     time::Duration,
@@ -21,7 +23,7 @@ use std::{
 use poem::Request;
 use sitrep_cm::{
     ids::Kind,
-    records::{ImportOutcome, Lifecycle, WireEnum},
+    records::{ImportOutcome, Lifecycle},
     store::{Created, LifecycleChange, Updated},
 };
 use sitrep_platform::{
@@ -345,7 +347,7 @@ async fn import(
                 .into_iter()
                 .map(|r| ImportRowResult {
                     ordinal: r.ordinal as i32,
-                    outcome: r.outcome.full_name(),
+                    outcome: WireName(r.outcome),
                     company_id: r.company_id,
                     reason_code: r.reason_code.to_string(),
                 })

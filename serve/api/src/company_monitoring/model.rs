@@ -2,7 +2,16 @@
 
 use poem_openapi::Object;
 use serde::Serialize;
-use sitrep_cm::settings::Flags;
+use sitrep_cm::{
+    records::{
+        AccessState, AllowedUse, AuthorityTier, Channel, ClaimType, CoverageState, Direction, Domicile,
+        ImpactLifecycle, ImportOutcome, Lifecycle, Magnitude, ObservationState, PollState, Provider,
+        ProviderCoverage as ProviderCoverageState, TrustState,
+    },
+    settings::Flags,
+};
+
+use super::wire_name::WireName;
 
 #[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
@@ -27,12 +36,12 @@ impl From<Flags> for FeatureFlags {
     }
 }
 
-#[derive(Debug, Clone, Default, Serialize, Object)]
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct GetCompanyMonitoringStatusResponse {
     /// CompanyMonitoringAccessState (`COMPANY_MONITORING_ACCESS_STATE_ENTITLED`, …).
-    pub access_state: String,
+    pub access_state: WireName<AccessState>,
     pub company_count: i32,
     pub company_limit: i32,
     /// int64 as a decimal string.
@@ -49,14 +58,14 @@ pub struct Claim {
     /// CompanyClaimType.
     #[serde(rename = "type")]
     #[oai(rename = "type")]
-    pub kind: String,
+    pub kind: WireName<ClaimType>,
     pub value: String,
     /// `customer` or `independent_provider`.
     pub provenance: String,
     /// CompanyClaimTrustState.
-    pub trust_state: String,
+    pub trust_state: WireName<TrustState>,
     /// CompanyClaimAllowedUse values (at most 3).
-    pub allowed_uses: Vec<String>,
+    pub allowed_uses: Vec<WireName<AllowedUse>>,
     /// ISO 8601; "" when the claim does not expire.
     pub expires_at: String,
 }
@@ -69,14 +78,14 @@ pub struct MonitoredCompany {
     pub company_id: String,
     pub name: String,
     /// DomicileCountry.
-    pub domicile_country: String,
+    pub domicile_country: WireName<Domicile>,
     /// MonitoredCompanyLifecycle.
-    pub lifecycle: String,
+    pub lifecycle: WireName<Lifecycle>,
     pub claims: Vec<Claim>,
     /// CompanyCoverageState.
-    pub coverage: String,
+    pub coverage: WireName<CoverageState>,
     /// CompanyObservationState.
-    pub observation: String,
+    pub observation: WireName<ObservationState>,
     pub created_at: String,
     pub updated_at: String,
     /// `{site_url}/company-monitoring/companies/<companyId>`.
@@ -96,7 +105,7 @@ pub struct CompanyResponse {
 pub struct ImportRowResult {
     pub ordinal: i32,
     /// CompanyImportRowOutcome.
-    pub outcome: String,
+    pub outcome: WireName<ImportOutcome>,
     /// "" when none.
     pub company_id: String,
     /// "" when none.
@@ -150,9 +159,9 @@ pub struct SetMonitoredCompanyStateResponse {
 #[oai(rename_all = "camelCase")]
 pub struct ProviderCoverage {
     /// MonitoringProvider.
-    pub provider: String,
+    pub provider: WireName<Provider>,
     /// ProviderCoverageState.
-    pub state: String,
+    pub state: WireName<ProviderCoverageState>,
     pub capped: bool,
     pub fresh: bool,
     pub returned_window_start: String,
@@ -165,9 +174,9 @@ pub struct ProviderCoverage {
 #[oai(rename_all = "camelCase")]
 pub struct CoverageRecord {
     /// CompanyCoverageState.
-    pub state: String,
+    pub state: WireName<CoverageState>,
     /// CompanyObservationState.
-    pub observation: String,
+    pub observation: WireName<ObservationState>,
     /// At most one entry per provider; none before the first scan.
     pub providers: Vec<ProviderCoverage>,
     pub assessment_ready: bool,
@@ -206,15 +215,15 @@ pub struct Impact {
     /// Always true: only current revisions are shown.
     pub is_current: bool,
     /// MaterialImpactDirection.
-    pub direction: String,
+    pub direction: WireName<Direction>,
     /// MaterialImpactChannel values (at most 2).
-    pub channels: Vec<String>,
+    pub channels: Vec<WireName<Channel>>,
     /// MaterialImpactMagnitude.
-    pub magnitude: String,
+    pub magnitude: WireName<Magnitude>,
     pub confidence: ImpactConfidence,
     pub rationale: String,
     /// MaterialImpactLifecycle.
-    pub lifecycle: String,
+    pub lifecycle: WireName<ImpactLifecycle>,
     pub occurred_at: String,
     pub changed_at: String,
     /// How many evidence references GetCompanyMaterialEvent shows (0–20).
@@ -243,7 +252,7 @@ pub struct ListCompanyEventChangesResponse {
     /// The cursor to poll with next ("" only with SNAPSHOT_REQUIRED).
     pub next_cursor: String,
     /// CompanyEventPollState.
-    pub poll_state: String,
+    pub poll_state: WireName<PollState>,
 }
 
 /// A material event (SUPPLEMENT 4.3).
@@ -254,7 +263,7 @@ pub struct MaterialEvent {
     pub event_id: String,
     pub revision: i64,
     /// MaterialImpactLifecycle.
-    pub lifecycle: String,
+    pub lifecycle: WireName<ImpactLifecycle>,
     pub title: String,
     pub summary: String,
     pub occurred_at: String,
@@ -270,14 +279,14 @@ pub struct MaterialEvent {
 pub struct EvidenceReference {
     pub evidence_id: String,
     /// MonitoringProvider.
-    pub provider: String,
+    pub provider: WireName<Provider>,
     pub source_id: String,
     pub canonical_url: String,
     pub publisher: String,
     /// "" when unknown.
     pub published_at: String,
     /// EvidenceAuthorityTier.
-    pub authority_tier: String,
+    pub authority_tier: WireName<AuthorityTier>,
     pub excerpt: String,
 }
 

@@ -1,9 +1,9 @@
 //! The store's records as the wire shows them (enums by full name, times in ISO 8601).
 
+use super::wire_name::WireName;
 use chrono::{DateTime, SecondsFormat};
 use sitrep_cm::{
     impacts::{self, EVIDENCE_SHOWN},
-    records::WireEnum,
     store,
 };
 
@@ -27,11 +27,11 @@ pub fn company(c: store::Company, site: &str) -> MonitoredCompany {
         canonical_url: format!("{site}/company-monitoring/companies/{}", c.company_id),
         company_id: c.company_id,
         name: c.name,
-        domicile_country: c.domicile.full_name().to_string(),
-        lifecycle: c.lifecycle.full_name(),
+        domicile_country: WireName(c.domicile),
+        lifecycle: WireName(c.lifecycle),
         claims: c.claims.into_iter().map(claim).collect(),
-        coverage: c.coverage.full_name(),
-        observation: c.observation.full_name(),
+        coverage: WireName(c.coverage),
+        observation: WireName(c.observation),
         created_at: iso(c.created_at),
         updated_at: iso(c.updated_at),
     }
@@ -41,14 +41,14 @@ pub fn company(c: store::Company, site: &str) -> MonitoredCompany {
 /// (none before the first scan), fresh as of the last judgement.
 pub fn coverage(c: &store::Company, scan: &store::ScanRecord, scan_interval_ms: i64) -> CoverageRecord {
     CoverageRecord {
-        state: c.coverage.full_name(),
-        observation: c.observation.full_name(),
+        state: WireName(c.coverage),
+        observation: WireName(c.observation),
         providers: scan
             .providers
             .iter()
             .map(|p| ProviderCoverage {
-                provider: p.provider.full_name(),
-                state: p.state.full_name(),
+                provider: WireName(p.provider),
+                state: WireName(p.state),
                 capped: p.capped,
                 fresh: scan.judged_at.is_some_and(|at| p.fresh(at, scan_interval_ms)),
                 returned_window_start: iso(p.window_start),
@@ -64,11 +64,11 @@ pub fn coverage(c: &store::Company, scan: &store::ScanRecord, scan_interval_ms: 
 fn claim(c: store::Claim) -> Claim {
     Claim {
         claim_id: c.claim_id,
-        kind: c.kind.full_name(),
+        kind: WireName(c.kind),
         value: c.value,
         provenance: c.provenance,
-        trust_state: c.trust.full_name(),
-        allowed_uses: c.allowed_uses.iter().map(|u| u.full_name()).collect(),
+        trust_state: WireName(c.trust),
+        allowed_uses: c.allowed_uses.iter().map(|&u| WireName(u)).collect(),
         expires_at: c.expires_at.map(iso).unwrap_or_default(),
     }
 }
@@ -94,11 +94,11 @@ pub fn impact(i: impacts::Impact) -> Impact {
         event_revision: i.event_revision,
         impact_revision: i.impact_revision,
         is_current: true,
-        direction: i.direction.full_name(),
-        channels: i.channels.iter().map(|c| c.full_name()).collect(),
-        magnitude: i.magnitude.full_name(),
+        direction: WireName(i.direction),
+        channels: i.channels.iter().map(|&c| WireName(c)).collect(),
+        magnitude: WireName(i.magnitude),
         rationale: i.rationale,
-        lifecycle: i.lifecycle.full_name(),
+        lifecycle: WireName(i.lifecycle),
         occurred_at: iso(i.occurred_at),
         changed_at: iso(i.changed_at),
         evidence_reference_count: shown,
@@ -113,7 +113,7 @@ pub fn event(e: impacts::Event, impact: &impacts::Impact) -> MaterialEvent {
     MaterialEvent {
         event_id: e.event_id,
         revision: e.revision,
-        lifecycle: impact.lifecycle.full_name(),
+        lifecycle: WireName(impact.lifecycle),
         title: e.title,
         summary: e.summary,
         occurred_at: iso(e.occurred_at),
@@ -125,12 +125,12 @@ pub fn event(e: impacts::Event, impact: &impacts::Impact) -> MaterialEvent {
 pub fn evidence(e: impacts::Evidence) -> EvidenceReference {
     EvidenceReference {
         evidence_id: e.evidence_id,
-        provider: e.provider.full_name(),
+        provider: WireName(e.provider),
         source_id: e.source_id,
         canonical_url: e.canonical_url,
         publisher: e.publisher,
         published_at: e.published_at.map(iso).unwrap_or_default(),
-        authority_tier: e.tier.full_name(),
+        authority_tier: WireName(e.tier),
         excerpt: e.excerpt,
     }
 }

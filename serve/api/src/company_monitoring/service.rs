@@ -1,11 +1,8 @@
 //! Company monitoring as the deployment runs it: its store, its settings and the runtime gate;
 //! what the operations ask of it.
 
-use sitrep_cm::{
-    records::{AccessState, WireEnum},
-    settings::CmSettings,
-    store::CmStore,
-};
+use super::wire_name::WireName;
+use sitrep_cm::{records::AccessState, settings::CmSettings, store::CmStore};
 use sitrep_platform::{auth::Principal, kit::error::ApiError, state::Standing};
 
 use super::{
@@ -46,7 +43,7 @@ impl CompanyMonitoring {
     pub(super) async fn status(&self, principal: &Principal) -> Result<GetCompanyMonitoringStatusResponse, ApiError> {
         if !self.gate.is_open() {
             return Ok(GetCompanyMonitoringStatusResponse {
-                access_state: AccessState::Disabled.full_name(),
+                access_state: WireName(AccessState::Disabled),
                 company_count: 0,
                 company_limit: 0,
                 snapshot_generation: "0".into(),
@@ -56,7 +53,7 @@ impl CompanyMonitoring {
         let flags = FeatureFlags::from(self.settings.effective_flags());
         if !principal.plan.has_company_monitoring() {
             return Ok(GetCompanyMonitoringStatusResponse {
-                access_state: AccessState::Denied.full_name(),
+                access_state: WireName(AccessState::Denied),
                 company_count: 0,
                 company_limit: 0,
                 snapshot_generation: "0".into(),
@@ -68,7 +65,7 @@ impl CompanyMonitoring {
         let state =
             if principal.standing == Standing::Lapsed { AccessState::EntitlementLapsed } else { AccessState::Entitled };
         Ok(GetCompanyMonitoringStatusResponse {
-            access_state: state.full_name(),
+            access_state: WireName(state),
             company_count: i32::try_from(count.map_err(ApiError::internal)?).unwrap_or(i32::MAX),
             company_limit: i32::try_from(self.settings.company_limit(principal.plan.tier())).unwrap_or(i32::MAX),
             snapshot_generation: generation.map_err(ApiError::internal)?.to_string(),

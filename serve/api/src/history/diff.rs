@@ -21,6 +21,7 @@ use sitrep_schemas::DatasetId;
 
 use super::{
     diff_file::DiffWriter,
+    model::ChangeKind,
     row_render::RowRender,
     side_rows::{SideBuckets, SideRows, SideRowsError, BUCKET},
 };
@@ -248,7 +249,7 @@ fn instance(
 /// [`in_key_order_sql`]); one scan of each side, its changed rows rendered ([`RowRender`]) and
 /// kept by change number ([`SideRows`]); then the lines, in key order a bucket of changes at a
 /// time, each from its rows on the two sides. The only memory outside DuckDB's limit: 8 bytes a
-/// change, and a bucket of rows a side.
+/// change a side, and a bucket of rows a side.
 pub fn materialise_file(
     older: &DatasetDb,
     newer: &DatasetDb,
@@ -282,11 +283,11 @@ pub fn materialise_file(
         let side = |s: usize, table: &str, wanted: Wanted| -> Result<SideBuckets, DiffError> {
             let mut rows = SideRows::create(&scratch.sides[s], changes)?;
             let mut stmt = conn.prepare(&format!("SELECT {columns} FROM {table}"))?;
-            let (mut at, mut next) = (0u64, wanted.into_iter().peekable());
+            let (mut at, mut next) = (0u32, wanted.into_iter().peekable());
             let (mut key, mut row) = (Vec::new(), Vec::new());
             each_chunk(&mut stmt, |chunk| {
                 go_on()?;
-                let (columns, end) = (chunk.columns(), at + chunk.len() as u64);
+                let (columns, end) = (chunk.columns(), at.saturating_add(chunk.len() as u32));
                 while let Some((ordinal, rank)) = next.next_if(|&(ordinal, _)| ordinal < end) {
                     let i = (ordinal - at) as usize;
                     key.clear();
@@ -322,15 +323,16 @@ pub fn materialise_file(
                     (Some((key, _)), Some((other, _))) if key != other => {
                         return Err(side_error(SideRowsError::Malformed("a change's two sides of different keys")))
                     }
-                    (Some((key, a)), Some((_, b))) => ("changed", key, changed_columns(&names, a, b)?),
-                    (None, Some((key, _))) => ("added", key, "[]".into()),
-                    (Some((key, _)), None) => ("removed", key, "[]".into()),
+                    (Some((key, a)), Some((_, b))) => (ChangeKind::Changed, key, changed_columns(&names, a, b)?),
+                    (None, Some((key, _))) => (ChangeKind::Added, key, "[]".into()),
+                    (Some((key, _)), None) => (ChangeKind::Removed, key, "[]".into()),
                     (None, None) => return Err(side_error(SideRowsError::Malformed("a change on neither side"))),
                 };
                 line.clear();
                 let _ = write!(
                     line,
-                    "{{\"change\":\"{change}\",\"key\":{key},\"changedColumns\":{columns},\"before\":{},\"after\":{}}}",
+                    "{{\"change\":\"{}\",\"key\":{key},\"changedColumns\":{columns},\"before\":{},\"after\":{}}}",
+                    change.as_str(),
                     a.map_or("null", |r| r.1),
                     b.map_or("null", |r| r.1),
                 );
@@ -354,11 +356,12 @@ pub fn materialise_file(
 }
 
 /// A side's changed rows: (ordinal in a scan of the side, change number), by ordinal.
-type Wanted = Vec<(u64, u32)>;
+type Wanted = Vec<(u32, u32)>;
 
 /// The totals, and each side's changed rows as (ordinal, change number) pairs in the order of a
-/// scan of the side (the ordinals [`keys_sql`] writes; 8 bytes a change), from the changes in key
-/// order ([`in_key_order_sql`]): a change on one side only is added or removed, on both changed.
+/// scan of the side (the ordinals [`keys_sql`] writes; 8 bytes a change a side), from the changes
+/// in key order ([`in_key_order_sql`]): a change on one side only is added or removed, on both
+/// changed.
 fn wanted_rows(conn: &Connection, in_key_order: &str) -> Result<(Totals, [Wanted; 2]), DiffError> {
     let (mut totals, mut wanted) = (Totals::default(), [Vec::new(), Vec::new()]);
     let mut stmt = conn.prepare(in_key_order)?;
@@ -368,7 +371,9 @@ fn wanted_rows(conn: &Connection, in_key_order: &str) -> Result<(Totals, [Wanted
         for i in 0..chunk.len() {
             for (side, ordinal) in ordinals.iter().enumerate() {
                 if ordinal.is_valid(i) {
-                    wanted[side].push((ordinal.value(i) as u64, rank));
+                    let ordinal =
+                        u32::try_from(ordinal.value(i)).map_err(|_| DiffError::TooLarge { limit: MAX_BYTES })?;
+                    wanted[side].push((ordinal, rank));
                 }
             }
             match (ordinals[0].is_valid(i), ordinals[1].is_valid(i)) {
@@ -512,13 +517,13 @@ mod tests {
         assert_eq!(lines.len(), 87);
         let (changes, ascending) = changes_of(&lines);
         assert!(ascending, "in key order");
-        let changed = changes.iter().find(|c| c.change == "changed").unwrap();
+        let changed = changes.iter().find(|c| c.change == ChangeKind::Changed).unwrap();
         assert_eq!(changed.changed_columns, ["fatalities"]);
         assert_eq!(
             changed.before.as_ref().unwrap()["fatalities"].as_i64().unwrap() + 1,
             changed.after.as_ref().unwrap()["fatalities"].as_i64().unwrap()
         );
-        let removed = changes.iter().find(|c| c.change == "removed").unwrap();
+        let removed = changes.iter().find(|c| c.change == ChangeKind::Removed).unwrap();
         assert!(removed.after.is_none() && removed.before.as_ref().unwrap()["actors"].is_array());
         assert_no_scratch(dir.path());
     }

@@ -54,15 +54,38 @@ pub struct ChangeSummary {
 /// A row's columns by name.
 pub type Row = std::collections::BTreeMap<String, serde_json::Value>;
 
+/// What happened to a row between two versions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, poem_openapi::Enum)]
+#[serde(rename_all = "lowercase")]
+#[oai(rename = "RowChangeKind", rename_all = "lowercase")]
+pub enum ChangeKind {
+    /// Only in the newer version.
+    Added,
+    /// Only in the older version.
+    Removed,
+    /// In both, with a value that differs.
+    Changed,
+}
+
+impl ChangeKind {
+    /// As the diff file's lines (and the API) write it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Changed => "changed",
+        }
+    }
+}
+
 /// One row added, removed or changed. Rows are as the lake's Parquet holds them, with instants in
 /// epoch ms, dates as `YYYY-MM-DD` and lists as arrays.
-// Deserialize: read from the lines DuckDB renders (`diff_file.rs`).
+// Deserialize: read from the diff file's lines (`diff.rs`, `diff_file.rs`).
 #[derive(Debug, Clone, Serialize, Deserialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct RowChange {
-    /// `added`, `removed` or `changed`.
-    pub change: String,
+    pub change: ChangeKind,
     /// The row's key: the dataset's declared key columns and their values.
     pub key: Row,
     /// The columns whose values differ (changed rows; empty otherwise).
