@@ -1,11 +1,14 @@
 //! The enums of company monitoring (SUPPLEMENT 4.2) with their wire names, and the short
-//! lower-case forms query filters also accept (API.md 2.6).
+//! lower-case forms query filters also accept (API.md 2.6). Each is also a [`ClosedSet`] under its
+//! SUPPLEMENT 4.2 name, so the OpenAPI document declares its values.
+
+use std::borrow::Cow;
+
+use sitrep_schemas::closed_set::ClosedSet;
 
 /// An enum whose values have a full wire name (`MONITORED_COMPANY_LIFECYCLE_ACTIVE`) made of a
 /// prefix and an upper-case suffix, the suffix lower-cased being its short form (`active`).
 pub trait WireEnum: Sized + Copy + PartialEq + 'static {
-    /// Its name in the API's documents (`MaterialImpactDirection`).
-    const NAME: &'static str;
     const PREFIX: &'static str;
     /// Every value but UNSPECIFIED, in declaration order.
     const VALUES: &'static [Self];
@@ -44,11 +47,18 @@ macro_rules! wire_enum {
         pub enum $name { $($variant),+ }
 
         impl WireEnum for $name {
-            const NAME: &'static str = $api_name;
             const PREFIX: &'static str = $prefix;
             const VALUES: &'static [Self] = &[$($name::$variant),+];
             fn suffix(self) -> &'static str {
                 match self { $($name::$variant => $suffix),+ }
+            }
+        }
+
+        impl ClosedSet for $name {
+            const NAME: &'static str = $api_name;
+            const VALUES: &'static [Self] = <$name as WireEnum>::VALUES;
+            fn wire_name(self) -> Cow<'static, str> {
+                self.full_name().into()
             }
         }
     };
@@ -180,7 +190,6 @@ pub enum Domicile {
 /// UNSPECIFIED is no value (a request naming it is refused with a message of its own), so not
 /// among [`WireEnum::VALUES`].
 impl WireEnum for Domicile {
-    const NAME: &'static str = "DomicileCountry";
     const PREFIX: &'static str = "DOMICILE_COUNTRY_";
     const VALUES: &'static [Self] = &[Domicile::Us, Domicile::Gb];
     fn suffix(self) -> &'static str {
@@ -189,6 +198,14 @@ impl WireEnum for Domicile {
             Domicile::Us => "US",
             Domicile::Gb => "GB",
         }
+    }
+}
+
+impl ClosedSet for Domicile {
+    const NAME: &'static str = "DomicileCountry";
+    const VALUES: &'static [Self] = <Domicile as WireEnum>::VALUES;
+    fn wire_name(self) -> Cow<'static, str> {
+        self.full_name().into()
     }
 }
 

@@ -234,7 +234,7 @@ pub fn rows(pages: &[FlightPage]) -> Result<RecordBatch, SourceError> {
         time(|f| f.scheduled_arrival),
         time(|f| f.estimated_arrival),
         time(|f| f.actual_arrival),
-        flight_text(|f| f.status),
+        flight_text(|f| f.status.as_str()),
         finish(delay),
         flag(|f| f.cancelled),
         flag(|f| f.diverted),

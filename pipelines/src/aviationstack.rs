@@ -5,6 +5,7 @@
 use chrono::DateTime;
 use reqwest::{header::HeaderMap, Method};
 use serde::Deserialize;
+use sitrep_schemas::aviation::FlightStatus;
 use url::Url;
 
 use crate::{http::Http, SourceError};
@@ -98,7 +99,7 @@ pub struct FlightRecord {
     pub estimated_arrival: i64,
     pub actual_arrival: i64,
     /// FlightInstanceStatus name.
-    pub status: &'static str,
+    pub status: FlightStatus,
     pub delay_minutes: i64,
     pub cancelled: bool,
     pub diverted: bool,
@@ -127,14 +128,14 @@ fn place(e: &Endpoint) -> Place {
 }
 
 /// 2.1.4's status mapping.
-pub fn status(s: Option<&str>) -> &'static str {
+pub fn status(s: Option<&str>) -> FlightStatus {
     match s {
-        Some("scheduled") => "FLIGHT_INSTANCE_STATUS_SCHEDULED",
-        Some("active") => "FLIGHT_INSTANCE_STATUS_AIRBORNE",
-        Some("landed") => "FLIGHT_INSTANCE_STATUS_LANDED",
-        Some("cancelled") => "FLIGHT_INSTANCE_STATUS_CANCELLED",
-        Some("diverted") => "FLIGHT_INSTANCE_STATUS_DIVERTED",
-        _ => "FLIGHT_INSTANCE_STATUS_UNKNOWN",
+        Some("scheduled") => FlightStatus::Scheduled,
+        Some("active") => FlightStatus::Airborne,
+        Some("landed") => FlightStatus::Landed,
+        Some("cancelled") => FlightStatus::Cancelled,
+        Some("diverted") => FlightStatus::Diverted,
+        _ => FlightStatus::Unknown,
     }
 }
 
@@ -251,7 +252,7 @@ mod tests {
         .unwrap();
         let f = record(&rows[0]);
         assert_eq!((f.flight_number.as_str(), f.date.as_str()), ("TK2120", "2026-11-20"));
-        assert_eq!(f.status, "FLIGHT_INSTANCE_STATUS_AIRBORNE");
+        assert_eq!(f.status.as_str(), "FLIGHT_INSTANCE_STATUS_AIRBORNE");
         assert_eq!(f.estimated_departure - f.scheduled_departure, 25 * 60_000, "estimate = scheduled + delay");
         assert_eq!(f.destination.timezone, "UTC", "missing timezone defaults to UTC");
         assert_eq!((f.aircraft_icao24.as_str(), f.aircraft_type.as_str()), ("4bb1c4", "A321"));

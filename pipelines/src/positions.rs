@@ -9,6 +9,7 @@ use reqwest::{
     Method,
 };
 use serde::Deserialize;
+use sitrep_schemas::aviation::PositionSource;
 use url::Url;
 
 use crate::{http::Http, SourceError};
@@ -106,8 +107,7 @@ pub struct Position {
     pub track_deg: f64,
     pub vertical_rate: f64,
     pub on_ground: bool,
-    /// POSITION_SOURCE_WINGBITS or POSITION_SOURCE_OPENSKY.
-    pub source: &'static str,
+    pub source: PositionSource,
     pub observed_at: i64,
 }
 
@@ -153,7 +153,7 @@ pub fn parse_wingbits(body: &[u8]) -> Result<Vec<Position>, SourceError> {
             track_deg: a.th.unwrap_or(0.0),
             vertical_rate: 0.0,
             on_ground: a.og.unwrap_or(false),
-            source: "POSITION_SOURCE_WINGBITS",
+            source: PositionSource::Wingbits,
             observed_at: a
                 .ra
                 .as_deref()
@@ -208,7 +208,7 @@ pub fn parse_opensky(body: &[u8]) -> Result<Vec<Position>, SourceError> {
                 track_deg: f(row, 10).unwrap_or(0.0),
                 vertical_rate: f(row, 11).unwrap_or(0.0),
                 on_ground: row.get(8).and_then(|v| v.as_bool()).unwrap_or(false),
-                source: "POSITION_SOURCE_OPENSKY",
+                source: PositionSource::Opensky,
                 observed_at: f(row, 4).map(|s| (s * 1000.0) as i64).unwrap_or(0),
             })
         })

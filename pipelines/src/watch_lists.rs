@@ -250,7 +250,7 @@ fn aircraft_rows(answers: &[BoxAnswer], fetched_at: i64) -> Result<RecordBatch, 
                 b.append_option(values.map(|v| v[i]));
             }
             on_ground.append_option(p.map(|p| p.on_ground));
-            source.append_option(p.map(|p| p.source));
+            source.append_option(p.map(|p| p.source.as_str()));
             observed.append_option(p.map(|p| p.observed_at));
         }
     }

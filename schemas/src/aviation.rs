@@ -321,3 +321,43 @@ pub static AIRCRAFT_WATCH: DatasetDescriptor = DatasetDescriptor {
     content_clock: ContentClock::Column { column: "observed_at", frozen_after: days(1) },
     schema: aircraft_watch_schema,
 };
+
+crate::closed_set!(
+    /// A flight's status (SUPPLEMENT 2.1.4's mapping of AviationStack's).
+    FlightStatus,
+    "FlightInstanceStatus",
+    [
+        Scheduled = "FLIGHT_INSTANCE_STATUS_SCHEDULED",
+        Airborne = "FLIGHT_INSTANCE_STATUS_AIRBORNE",
+        Landed = "FLIGHT_INSTANCE_STATUS_LANDED",
+        Cancelled = "FLIGHT_INSTANCE_STATUS_CANCELLED",
+        Diverted = "FLIGHT_INSTANCE_STATUS_DIVERTED",
+        Unknown = "FLIGHT_INSTANCE_STATUS_UNKNOWN",
+    ]
+);
+
+crate::closed_set!(
+    /// Where an aircraft's position came from.
+    PositionSource,
+    "PositionSource",
+    [Wingbits = "POSITION_SOURCE_WINGBITS", Opensky = "POSITION_SOURCE_OPENSKY"]
+);
+
+crate::closed_set!(
+    /// A fare's cabin.
+    CabinClass,
+    "CabinClass",
+    [
+        Economy = "CABIN_CLASS_ECONOMY",
+        PremiumEconomy = "CABIN_CLASS_PREMIUM_ECONOMY",
+        Business = "CABIN_CLASS_BUSINESS",
+        First = "CABIN_CLASS_FIRST",
+    ]
+);
+
+/// What a flight is before anything is known of it.
+impl Default for FlightStatus {
+    fn default() -> Self {
+        FlightStatus::Unknown
+    }
+}

@@ -34,6 +34,14 @@ impl Severity {
     }
 }
 
+impl crate::closed_set::ClosedSet for Severity {
+    const NAME: &'static str = "FlightDelaySeverity";
+    const VALUES: &'static [Self] = &Severity::ALL;
+    fn wire_name(self) -> std::borrow::Cow<'static, str> {
+        self.name().into()
+    }
+}
+
 /// Picks the band of `value` from thresholds for SEVERE, MAJOR, MODERATE and MINOR (each `≥`).
 fn band(value: f64, [severe, major, moderate, minor]: [f64; 4]) -> Severity {
     if value >= severe {

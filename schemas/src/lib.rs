@@ -7,6 +7,7 @@
 pub mod airports;
 pub mod aviation;
 pub mod climate;
+pub mod closed_set;
 pub mod commit;
 pub mod conflict;
 pub mod consumer_prices;

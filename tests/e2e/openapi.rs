@@ -29,3 +29,76 @@ async fn openapi_document_and_a_response_are_pinned() {
     assert_eq!(slash.status(), 200, "/docs/ is the same page");
     assert_eq!(slash.text().await.unwrap(), page);
 }
+
+/// Issue 60: a field whose description names a closed set's type (`MaterialImpactDirection.`,
+/// `CompanyClaimAllowedUse values …`) is declared an enum — in place, or by a reference to a named
+/// enum — so a generated client types it, and a schemathesis run checks every answer's value
+/// against it. The named enums' values come from the Rust enums that write them (`WireName`).
+#[tokio::test]
+async fn every_closed_set_a_field_names_is_a_declared_enum() {
+    let app = TestApp::start().await;
+    let doc: serde_json::Value =
+        app.http.get(format!("{}/openapi.json", app.base)).send().await.unwrap().json().await.unwrap();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    // A description that opens with a type's name: a CamelCase word of two parts or more, then
+    // `.`, ` values` or ` (`.
+    let names_a_type = |d: &str| {
+        let word: String = d.chars().take_while(char::is_ascii_alphanumeric).collect();
+        let rest = &d[word.len()..];
+        word.starts_with(|c: char| c.is_ascii_uppercase())
+            && word.chars().filter(char::is_ascii_uppercase).count() >= 2
+            && word.chars().any(|c| c.is_ascii_lowercase())
+            && (rest.starts_with('.') || rest.starts_with(" values") || rest.starts_with(" ("))
+    };
+    // A property's own schema, or the one it refers to (`$ref`, or poem's `allOf` of one `$ref`).
+    let resolved = |p: &serde_json::Value| -> serde_json::Value {
+        let reference = p["$ref"].as_str().or(p["allOf"][0]["$ref"].as_str());
+        match reference.and_then(|r| r.strip_prefix("#/components/schemas/")) {
+            Some(name) => schemas[name].clone(),
+            None => p.clone(),
+        }
+    };
+    let (mut undeclared, mut declared) = (Vec::new(), 0);
+    for (name, schema) in schemas {
+        for (field, p) in schema["properties"].as_object().into_iter().flatten() {
+            let description = p["description"].as_str().unwrap_or_default();
+            let value = match p["type"].as_str() {
+                Some("array") => resolved(&p["items"]),
+                _ => resolved(p),
+            };
+            if value["enum"].is_array() {
+                declared += 1;
+                let values = value["enum"].as_array().unwrap();
+                assert!(!values.is_empty() && values.iter().all(|v| v.is_string()), "{name}.{field}: {value}");
+            } else if names_a_type(description) {
+                undeclared.push(format!("{name}.{field} ({description})"));
+            }
+        }
+    }
+    assert!(undeclared.is_empty(), "fields naming a closed set without declaring it: {undeclared:#?}");
+    assert!(declared >= 28, "{declared} enum fields: the walk sees fewer than were declared");
+    for (named, values) in [
+        (
+            "MaterialImpactDirection",
+            &[
+                "MATERIAL_IMPACT_DIRECTION_POSITIVE",
+                "MATERIAL_IMPACT_DIRECTION_NEGATIVE",
+                "MATERIAL_IMPACT_DIRECTION_MIXED",
+            ][..],
+        ),
+        (
+            "FlightInstanceStatus",
+            &[
+                "FLIGHT_INSTANCE_STATUS_SCHEDULED",
+                "FLIGHT_INSTANCE_STATUS_AIRBORNE",
+                "FLIGHT_INSTANCE_STATUS_LANDED",
+                "FLIGHT_INSTANCE_STATUS_CANCELLED",
+                "FLIGHT_INSTANCE_STATUS_DIVERTED",
+                "FLIGHT_INSTANCE_STATUS_UNKNOWN",
+            ],
+        ),
+        ("DomicileCountry", &["DOMICILE_COUNTRY_US", "DOMICILE_COUNTRY_GB"]),
+    ] {
+        assert_eq!(schemas[named]["enum"], serde_json::json!(values), "{named}");
+    }
+}

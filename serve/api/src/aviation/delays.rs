@@ -8,6 +8,8 @@ use sitrep_schemas::{
     numbers::round_to,
 };
 
+use sitrep_platform::kit::wire_name::WireName;
+
 use super::{
     model::*,
     params::AIRPORTS,
@@ -49,7 +51,7 @@ fn unknown(code: &str) -> AirportOpsSummary {
         total_flights: 0,
         closure_status: false,
         notam_flags: Vec::new(),
-        severity: Severity::Normal.name().into(),
+        severity: WireName(Severity::Normal),
         top_delay_reasons: Vec::new(),
         source: "unknown".into(),
         updated_at: 0,
@@ -75,7 +77,7 @@ pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
         Severity::Unknown
     };
     // An airport without telemetry stays UNKNOWN (never read as normal) unless a NOTAM says more.
-    let measured = if a.severity == Severity::Unknown.name() {
+    let measured = if a.severity.0 == Severity::Unknown {
         Severity::Unknown
     } else {
         cancel_band(cancellation_rate).max(hub_band(a.avg_delay_minutes as f64, a.delayed_flights_pct))
@@ -102,7 +104,7 @@ pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
         total_flights: a.total_flights,
         closure_status: closed,
         notam_flags,
-        severity: measured.max(notam_floor).name().into(),
+        severity: WireName(measured.max(notam_floor)),
         top_delay_reasons,
         source: facts.coverage.clone(),
         updated_at: a.updated_at,
@@ -172,7 +174,7 @@ mod tests {
                 location: GeoCoordinates { latitude: 41.26, longitude: 28.74 },
                 region: "AIRPORT_REGION_EUROPE".into(),
                 delay_type: "FLIGHT_DELAY_TYPE_GENERAL".into(),
-                severity: severity.name().into(),
+                severity: WireName(severity),
                 avg_delay_minutes: avg,
                 delayed_flights_pct: pct,
                 cancelled_flights: cancelled,
@@ -191,17 +193,17 @@ mod tests {
     #[test]
     fn severity_is_the_max_of_the_bands_and_the_notam_floor() {
         let s = summary(&facts(Severity::Minor, 40, 10, 20.0, 20, None), "Europe/Istanbul");
-        assert_eq!((s.cancellation_rate, s.severity.as_str()), (25.0, "FLIGHT_DELAY_SEVERITY_MODERATE"));
+        assert_eq!((s.cancellation_rate, s.severity.0), (25.0, Severity::Moderate));
         let s = summary(&facts(Severity::Normal, 40, 0, 5.0, 5, Some("RESTRICTED")), "UTC");
-        assert_eq!(s.severity, "FLIGHT_DELAY_SEVERITY_MINOR", "restricted → at least MINOR");
+        assert_eq!(s.severity.0, Severity::Minor, "restricted → at least MINOR");
         assert_eq!(s.notam_flags, ["RESTRICTED", "NOTAM"]);
         assert_eq!(s.top_delay_reasons.len(), 2);
         assert_eq!(s.top_delay_reasons[1].chars().count(), 80);
         let s = summary(&facts(Severity::Severe, 0, 0, 0.0, 0, Some("CLOSED")), "UTC");
-        assert_eq!((s.severity.as_str(), s.closure_status), ("FLIGHT_DELAY_SEVERITY_SEVERE", true));
+        assert_eq!((s.severity.0, s.closure_status), (Severity::Severe, true));
         let s = summary(&facts(Severity::Minor, 30, 0, 0.0, 0, Some("CLOSED")), "UTC");
-        assert_eq!(s.severity, "FLIGHT_DELAY_SEVERITY_MODERATE", "closed with traffic → MODERATE floor");
+        assert_eq!(s.severity.0, Severity::Moderate, "closed with traffic → MODERATE floor");
         let s = summary(&facts(Severity::Unknown, 0, 0, 0.0, 0, None), "UTC");
-        assert_eq!(s.severity, "FLIGHT_DELAY_SEVERITY_UNKNOWN", "no telemetry is not normal");
+        assert_eq!(s.severity.0, Severity::Unknown, "no telemetry is not normal");
     }
 }

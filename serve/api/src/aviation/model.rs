@@ -2,6 +2,11 @@
 
 use poem_openapi::Object;
 use serde::Serialize;
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::{
+    aviation::{CabinClass, FlightStatus, PositionSource},
+    delay_severity::Severity,
+};
 
 pub use crate::records::GeoCoordinates;
 pub use sitrep_platform::kit::paged_list::Pagination;
@@ -104,8 +109,7 @@ pub struct Flight {
     pub scheduled_arrival: i64,
     pub estimated_arrival: i64,
     pub actual_arrival: i64,
-    /// FlightInstanceStatus.
-    pub status: String,
+    pub status: WireName<FlightStatus>,
     pub delay_minutes: i32,
     pub cancelled: bool,
     pub diverted: bool,
@@ -176,7 +180,7 @@ pub struct AirportDelayAlert {
     pub location: GeoCoordinates,
     pub region: String,
     pub delay_type: String,
-    pub severity: String,
+    pub severity: WireName<Severity>,
     pub avg_delay_minutes: i32,
     /// Percent, one decimal.
     pub delayed_flights_pct: f64,
@@ -218,8 +222,7 @@ pub struct AirportOpsSummary {
     pub closure_status: bool,
     /// Subset of "CLOSED", "RESTRICTED", "NOTAM".
     pub notam_flags: Vec<String>,
-    /// FlightDelaySeverity.
-    pub severity: String,
+    pub severity: WireName<Severity>,
     /// At most two: the alert's reason (unless a filler) and the NOTAM text (80 characters).
     pub top_delay_reasons: Vec<String>,
     /// "aviationstack", "faa", "degraded" (its component unavailable) or "unknown" (not in the registry).
@@ -298,8 +301,7 @@ pub struct AircraftPosition {
     /// m/s (0 when the provider does not report it).
     pub vertical_rate: f64,
     pub on_ground: bool,
-    /// PositionSource.
-    pub source: String,
+    pub source: WireName<PositionSource>,
     pub observed_at: i64,
 }
 
@@ -331,8 +333,7 @@ pub struct PriceQuote {
     pub price_amount: f64,
     /// Upper case.
     pub currency: String,
-    /// CabinClass.
-    pub cabin: String,
+    pub cabin: WireName<CabinClass>,
     pub stops: i32,
     pub duration_minutes: i32,
     pub booking_url: String,
@@ -432,7 +433,7 @@ impl From<sitrep_pipelines::positions::Position> for AircraftPosition {
             track_deg: p.track_deg,
             vertical_rate: p.vertical_rate,
             on_ground: p.on_ground,
-            source: p.source.into(),
+            source: WireName(p.source),
             observed_at: p.observed_at,
         }
     }
@@ -459,7 +460,7 @@ impl Flight {
             scheduled_arrival: r.scheduled_arrival,
             estimated_arrival: r.estimated_arrival,
             actual_arrival: r.actual_arrival,
-            status: r.status.to_string(),
+            status: WireName(r.status),
             delay_minutes: r.delay_minutes.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             cancelled: r.cancelled,
             diverted: r.diverted,

@@ -2,6 +2,8 @@
 //! read-through cache — `prices_for_dates` (3,600 s), else the month matrix (7,200 s); failures
 //! 30 s. No token → `missing_credentials`, or labelled demo quotes when `AVIATION_DEMO_PRICES=1`.
 
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::{aviation::CabinClass, closed_set::ClosedSet};
 use std::sync::Arc;
 
 use poem::Request;
@@ -61,18 +63,23 @@ fn trip_class(cabin: &str) -> &'static str {
     }
 }
 
-fn cabin_of_trip_class(class: i64) -> &'static str {
+fn cabin_of_trip_class(class: i64) -> CabinClass {
     match class {
-        1 => "CABIN_CLASS_BUSINESS",
-        2 => "CABIN_CLASS_FIRST",
-        _ => "CABIN_CLASS_ECONOMY",
+        1 => CabinClass::Business,
+        2 => CabinClass::First,
+        _ => CabinClass::Economy,
     }
+}
+
+/// The cabin a search asked for (its CabinClass suffix, validated by the parameter).
+fn cabin_asked(s: &Search) -> CabinClass {
+    CabinClass::from_wire_name(&format!("CABIN_CLASS_{}", s.cabin)).unwrap_or(CabinClass::Economy)
 }
 
 fn quote(s: &Search, fare: Fare, id: String, currency: &str, observed_at: i64) -> PriceQuote {
     let cabin = match fare.trip_class {
-        Some(class) => cabin_of_trip_class(class).to_string(),
-        None => format!("CABIN_CLASS_{}", s.cabin),
+        Some(class) => cabin_of_trip_class(class),
+        None => cabin_asked(s),
     };
     PriceQuote {
         id,
@@ -83,7 +90,7 @@ fn quote(s: &Search, fare: Fare, id: String, currency: &str, observed_at: i64) -
         carrier: Carrier { iata_code: fare.airline.clone(), icao_code: String::new(), name: fare.airline },
         price_amount: fare.price,
         currency: currency.to_ascii_uppercase(),
-        cabin,
+        cabin: WireName(cabin),
         stops: fare.stops,
         duration_minutes: fare.duration_minutes,
         booking_url: if fare.link.is_empty() {
@@ -187,7 +194,7 @@ pub fn demo(s: &Search, now_ms: i64) -> SearchFlightPricesResponse {
                 carrier: Carrier::default(),
                 price_amount: 80.0 + seed[n] as f64 + 40.0 * n as f64,
                 currency: s.currency.to_ascii_uppercase(),
-                cabin: format!("CABIN_CLASS_{}", s.cabin),
+                cabin: WireName(cabin_asked(s)),
                 stops,
                 duration_minutes: 120 + 90 * stops + seed[n + 3] as i32 % 60,
                 booking_url: String::new(),

@@ -2,6 +2,8 @@
 //! version itself; values are never interpolated).
 
 use duckdb::{params, Connection};
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::closed_set::ClosedSet;
 
 use super::model::{
     AircraftPosition, AirportDelayAlert, AirportRef, Carrier, EmergencyFeed, EmergencyObservation, Flight,
@@ -59,7 +61,7 @@ fn alert(r: &duckdb::Row) -> duckdb::Result<AirportDelayAlert> {
         location: GeoCoordinates { latitude: r.get(6)?, longitude: r.get(7)? },
         region: r.get(8)?,
         delay_type: r.get(9)?,
-        severity: r.get(10)?,
+        severity: wire(r, 10)?,
         avg_delay_minutes: r.get(11)?,
         delayed_flights_pct: r.get(12)?,
         cancelled_flights: r.get(13)?,
@@ -129,6 +131,19 @@ const FLIGHT_COLUMNS: &str = "flight_number, date, carrier_iata, carrier_icao, c
      estimated_arrival, actual_arrival, flight_status, delay_minutes, cancelled, diverted, gate, terminal, \
      aircraft_icao24, aircraft_type, codeshare_flight_numbers, fetched_at";
 
+/// A lake value of a closed set: a name outside it is the lake's error, never an answer's value
+/// the document does not declare.
+fn wire<E: ClosedSet>(r: &duckdb::Row, i: usize) -> duckdb::Result<WireName<E>> {
+    let name: String = r.get(i)?;
+    E::from_wire_name(&name).map(WireName).ok_or_else(|| {
+        duckdb::Error::FromSqlConversionFailure(
+            i,
+            duckdb::types::Type::Text,
+            format!("{name:?} is no {}", E::NAME).into(),
+        )
+    })
+}
+
 fn flight_row(r: &duckdb::Row) -> duckdb::Result<Flight> {
     let time = |i: usize| -> duckdb::Result<i64> { Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0)) };
     let airport = |i: usize| -> duckdb::Result<AirportRef> {
@@ -146,7 +161,7 @@ fn flight_row(r: &duckdb::Row) -> duckdb::Result<Flight> {
         scheduled_arrival: time(16)?,
         estimated_arrival: time(17)?,
         actual_arrival: time(18)?,
-        status: r.get(19)?,
+        status: wire(r, 19)?,
         delay_minutes: r.get(20)?,
         cancelled: r.get(21)?,
         diverted: r.get(22)?,
@@ -253,7 +268,7 @@ pub fn watched_aircraft(
                 track_deg: r.get(6)?,
                 vertical_rate: r.get(7)?,
                 on_ground: r.get(8)?,
-                source: r.get(9)?,
+                source: wire(r, 9)?,
                 observed_at: r.get(10)?,
             })
         })?

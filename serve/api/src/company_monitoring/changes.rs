@@ -3,7 +3,6 @@
 //! oldest first, only once settled (changedAt ≤ now − 2 s); a snapshot generation that moved on
 //! answers 200 SNAPSHOT_REQUIRED.
 
-use super::wire_name::WireName;
 use poem::Request;
 use sitrep_cm::{
     cursor::{Claims, CursorError, Expected, Mode, Surface, LIFETIME_MS},
@@ -12,6 +11,7 @@ use sitrep_cm::{
     records::PollState,
     store::Window,
 };
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_platform::{
     app_state::AppState,
     kit::{

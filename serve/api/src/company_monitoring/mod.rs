@@ -12,9 +12,8 @@ mod material_event;
 mod model;
 mod records;
 pub mod service;
-mod wire_name;
 
-use self::wire_name::WireName;
+use sitrep_platform::kit::wire_name::WireName;
 use std::{
     sync::{Arc, Weak},
     time::Duration,

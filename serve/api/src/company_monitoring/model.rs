@@ -11,7 +11,7 @@ use sitrep_cm::{
     settings::Flags,
 };
 
-use super::wire_name::WireName;
+use sitrep_platform::kit::wire_name::WireName;
 
 #[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]

@@ -1,11 +1,11 @@
 //! The store's records as the wire shows them (enums by full name, times in ISO 8601).
 
-use super::wire_name::WireName;
 use chrono::{DateTime, SecondsFormat};
 use sitrep_cm::{
     impacts::{self, EVIDENCE_SHOWN},
     store,
 };
+use sitrep_platform::kit::wire_name::WireName;
 
 use super::model::{
     Claim, CoverageRecord, EvidenceReference, Impact, ImpactConfidence, MaterialEvent, MonitoredCompany,

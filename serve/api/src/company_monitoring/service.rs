@@ -1,8 +1,8 @@
 //! Company monitoring as the deployment runs it: its store, its settings and the runtime gate;
 //! what the operations ask of it.
 
-use super::wire_name::WireName;
 use sitrep_cm::{records::AccessState, settings::CmSettings, store::CmStore};
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_platform::{auth::Principal, kit::error::ApiError, state::Standing};
 
 use super::{

@@ -14,3 +14,4 @@ pub mod json_body;
 pub mod paged_list;
 pub mod params;
 pub mod parse;
+pub mod wire_name;
