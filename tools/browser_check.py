@@ -152,7 +152,7 @@ def main(base, key, chromium, out):
         expect(requests.get(api, headers=bearer).status_code == 401, "the revoked assistant's token is refused")
 
         page.goto(f"{base}/status")
-        expect(page.locator("svg[aria-label^='Age of each dataset']").count() == 1, "the status page has its freshness chart")
+        expect(page.locator("svg[aria-label^='Age of each dataset']").count() == 0, "no chart repeating the table's ages")
         rows = page.locator(".table tbody tr").count()
         expect(page.locator("svg.history").count() == rows and rows > 0, f"each of the {rows} datasets has its history picture")
         expect(page.locator("svg.history line.current").count() >= 1, "a history picture highlights the current version")
@@ -172,6 +172,16 @@ def main(base, key, chromium, out):
         wide = browser.new_context(user_agent=AGENT, viewport={"width": 1280, "height": 1000}).new_page()
         wide.goto(f"{base}/status")
         expect(wide.locator("svg.history").count() == rows, "the history pictures at 1280 px")
+        # Each date on one line (the number of line boxes of its text), each picture wide enough to
+        # tell its versions apart, and the table as wide as the page allows.
+        wrapped = wide.evaluate("""() => [...document.querySelectorAll('td[data-label="As of"]')]
+            .filter(td => { const r = document.createRange(); r.selectNodeContents(td); return r.getClientRects().length > 1; })
+            .map(td => td.innerText)""")
+        expect(wrapped == [], f"no date cell wraps at 1280 px: {wrapped}")
+        narrowest = wide.evaluate("() => Math.min(...[...document.querySelectorAll('svg.history')].map(s => s.getBoundingClientRect().width))")
+        expect(narrowest >= 300, f"each history picture at least 300 px wide at 1280 px ({narrowest})")
+        table = wide.evaluate("() => document.querySelector('.table table').getBoundingClientRect().width")
+        expect(table >= 1100, f"the table takes the page's width at 1280 px ({table} px)")
         shot(wide, "08-status-1280")
         browser.close()
     print(f"browser (chromium {version}): dashboard, keys, company monitoring, consent, connected clients, status, MCP tools (all fit 390 px, every value labelled): ok; screenshots in {out}")

@@ -38,6 +38,7 @@ input[type=password],input[type=text]{width:100%;max-width:28rem;padding:.5rem;f
 .host{color:#555}table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}\
 .table{overflow-x:auto}.fresh{color:#0a6b2d}.stale{color:#8a5a00}.frozen{color:#5b3d99}.unavailable{color:#a4000f}\
 header{display:flex;justify-content:space-between;align-items:center;gap:1rem;flex-wrap:wrap}\
+body:has(.wide-page){max-width:80rem}.nowrap{white-space:nowrap}\
 @media (max-width:40rem){.table table,.table tbody,.table tr,.table td{display:block}.table thead{position:absolute;left:-9999px}\
 .table tr{border-bottom:1px solid #ddd;padding:.4rem 0}.table td{border:none;padding:.15rem 0}\
 .table td[data-label]:not([data-label=\"\"])::before{content:attr(data-label) \": \";font-weight:600}}";

@@ -1,6 +1,7 @@
 //! `GET /status` (public): every dataset's state, version, as-of, age, mode and last error class,
-//! a picture of its retained history, and a freshness chart; `?format=json` gives the same rows
-//! as JSON.
+//! and a picture of its retained history, in a table as wide as the screen (one line per date);
+//! `?format=json` gives the same rows as JSON. (A bar chart of the ages below the table repeated
+//! its Age column and was dropped, issue 60.)
 
 use chrono::{DateTime, Utc};
 use poem::{http::StatusCode, Request, Response};
@@ -45,34 +46,6 @@ fn age_words(seconds: Option<i64>) -> String {
         Some(s) if s < 172_800 => format!("{} h", s / 3_600),
         Some(s) => format!("{} days", s / 86_400),
     }
-}
-
-/// One bar per dataset: its age against the age at which it turns stale (2 × cadence).
-fn chart(rows: &[Row]) -> String {
-    let bar_height = 22;
-    let height = rows.len() * bar_height + 10;
-    let bars: String = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let stale_after = (r.dataset.cadence().as_secs() * 2).max(1) as f64;
-            let fraction = r.health.age_seconds.map(|a| (a as f64 / stale_after).min(1.0)).unwrap_or(1.0);
-            let y = i * bar_height + 5;
-            format!(
-                "<text x=\"0\" y=\"{ty}\" font-size=\"12\">{name}</text>\
-<rect x=\"150\" y=\"{y}\" width=\"{w:.0}\" height=\"14\" class=\"{class}\" fill=\"currentColor\"><title>{name}: {age}</title></rect>",
-                ty = y + 12,
-                name = escape(r.dataset.as_str()),
-                w = 1.0 + fraction * 300.0,
-                class = r.health.state.as_str(),
-                age = escape(&age_words(r.health.age_seconds)),
-            )
-        })
-        .collect();
-    format!(
-        "<figure><svg role=\"img\" aria-label=\"Age of each dataset against its staleness threshold\" viewBox=\"0 0 460 {height}\" width=\"100%\">{bars}</svg>\
-<figcaption>Bar length: age of the data relative to twice its refresh cadence (a full bar is stale or unavailable).</figcaption></figure>"
-    )
 }
 
 /// Columns the history picture judges the dataset's state in.
@@ -141,7 +114,7 @@ fn history_picture(
         current.map(|c| format!("; current version {c}")).unwrap_or_default(),
     );
     format!(
-        "<svg class=\"history\" data-dataset=\"{d}\" role=\"img\" aria-labelledby=\"h-{d}-t h-{d}-d\" viewBox=\"0 0 200 20\" width=\"200\" height=\"20\">\
+        "<svg class=\"history\" data-dataset=\"{d}\" role=\"img\" aria-labelledby=\"h-{d}-t h-{d}-d\" viewBox=\"0 0 200 20\" width=\"320\" height=\"32\">\
 <title id=\"h-{d}-t\">History of {d}</title><desc id=\"h-{d}-d\">{words}</desc><line x1=\"2\" x2=\"198\" y1=\"18\" y2=\"18\" stroke=\"currentColor\" opacity=\"0.3\"/>{columns}{marks}</svg>",
         d = escape(dataset.as_str()),
         words = escape(&words),
@@ -199,8 +172,9 @@ pub async fn page(state: &AppState, req: &Request) -> Response {
                 cell("Dataset", &escape(r.dataset.as_str())),
                 classed_cell("State", state, &format!("{state}{reason}")),
                 cell("Version", &r.health.version.map(|v| v.to_string()).unwrap_or_else(|| "—".into())),
-                cell(
+                classed_cell(
                     "As of",
+                    "nowrap",
                     &r.health.as_of.map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_else(|| "—".into()),
                 ),
                 cell("Age", &age_words(r.health.age_seconds)),
@@ -213,11 +187,10 @@ pub async fn page(state: &AppState, req: &Request) -> Response {
         })
         .collect();
     let body = format!(
-        "<h1>Data status</h1><p>Generation {}. <a href=\"/status?format=json\">JSON</a> · <a href=\"/dashboard\">Dashboard</a></p>\
+        "<div class=\"wide-page\"><h1>Data status</h1><p>Generation {}. <a href=\"/status?format=json\">JSON</a> · <a href=\"/dashboard\">Dashboard</a></p>\
 <div class=\"table\"><table><thead><tr><th>Dataset</th><th>State</th><th>Version</th><th>As of</th><th>Age</th><th>Content age</th><th>Mode</th><th>Last error</th><th>History</th></tr></thead>\
-<tbody>{table}</tbody></table></div>{}",
+<tbody>{table}</tbody></table></div></div>",
         generation.map(|g| g.to_string()).unwrap_or_else(|| "none yet".into()),
-        chart(&rows),
     );
     document(StatusCode::OK, "Data status — sitrep", &body)
 }
