@@ -579,31 +579,4 @@ mod tests {
         assert!(!into.exists());
         assert_no_scratch(dir.path());
     }
-
-    /// At scale (a measurement, run by hand: `cargo test --release -p sitrep-api
-    /// a_million_rows -- --ignored --nocapture`): a million rows extended by 1 %, and replaced by a
-    /// million others (both sides of 2M changes rendered), within the default 32 MB.
-    #[test]
-    #[ignore]
-    fn a_million_rows() {
-        let dir = tempfile::tempdir().unwrap();
-        let engine = Arc::new(Engine::open(dir.path(), "1GB", 2).unwrap());
-        let older = version(&engine, dir.path(), 1, "range(1000000)", "true", "false");
-        let extended = version(&engine, dir.path(), 2, "range(1010000)", "true", "false");
-        let replaced = version(&engine, dir.path(), 3, "range(1000000, 2000000)", "true", "false");
-        for (what, newer, expected) in [
-            ("1 % added", &extended, Totals { added: 10_000, removed: 0, changed: 0 }),
-            ("every row replaced", &replaced, Totals { added: 1_000_000, removed: 1_000_000, changed: 0 }),
-        ] {
-            let into = dir.path().join("million.changes");
-            let started = std::time::Instant::now();
-            let totals = materialise_file(&older, newer, &into, "32MB", MAX_BYTES, &Running::default()).unwrap();
-            println!("{what}: {totals:?} in {:.1} s", started.elapsed().as_secs_f64());
-            assert_eq!(totals, expected);
-            let all = totals.all() as u64;
-            let (last, _) = changes_of(&read_page(&into, all, all - 1, 1).unwrap());
-            assert_eq!(last[0].after.as_ref().unwrap()["id"], if all > 10_000 { "e1999999" } else { "e1009999" });
-            std::fs::remove_file(&into).unwrap();
-        }
-    }
 }
