@@ -72,14 +72,15 @@ endif
 
 ## make run: build, print the dev API key (creating the state store, where metered upstream calls are
 ## counted), ingest every dataset in replay mode (chosen explicitly: the binaries default to live),
-## serve until Ctrl-C (read-through operations replay too).
+## serve until Ctrl-C (read-through operations replay too; webhook receivers may be plain http on loopback).
 run: build var/cm-cursor-secret
 	$(BIN)/sitrep-serve dev-key
 	tools/replay_lake.sh $(BIN)
 	@echo "the lake's open tables (Delta Lake; README: Querying the lake directly):"
 	@$(BIN)/sitrep-ingest lake tables
 	@echo "serving http://$(SITREP_LISTEN) (Ctrl-C stops it); operator metrics at http://$(SITREP_METRICS_LISTEN)/metrics"
-	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay $(BIN)/sitrep-serve serve
+	$(CM_REPLAY) IRAN_EVENTS_ENABLED=$${IRAN_EVENTS_ENABLED:-true} SITREP_READ_THROUGH=replay \
+		WEBHOOKS_ALLOW_LOOPBACK=$${WEBHOOKS_ALLOW_LOOPBACK:-on} $(BIN)/sitrep-serve serve
 
 ## Company monitoring under make run: its runtime gate opens with a cursor secret generated once
 ## under var/ and GDELT as the SEARCH provider, whose answers (data/fixtures/web-search) and EDGAR's

@@ -403,10 +403,15 @@ impl TestApp {
                     company_monitoring,
                     read_through,
                     diffs: Default::default(),
+                    webhooks: sitrep_api::webhooks::Webhooks {
+                        store: sitrep_webhooks::WebhookStore::new(store.db()).await.expect("webhook store"),
+                        settings: sitrep_api::webhooks::WebhookSettings { allow_loopback: true, extra_root_pem: None },
+                    },
                 })
                 .with_extension(AgentContext::new(agent_settings)),
         );
         let _upkeep = sitrep_api::company_monitoring::spawn_upkeep(&state);
+        let _webhooks = sitrep_api::webhooks::delivery::spawn(&state);
         let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let metrics_base = format!("http://{}", metrics_listener.local_addr().expect("addr"));
         let metrics_acceptor = poem::listener::TcpAcceptor::from_tokio(metrics_listener).expect("acceptor");

@@ -16,7 +16,9 @@
 # web page (tools/browser_check.py). Before them, engines we did not write read the lake's Delta
 # Lake tables (deltalake, Polars, DuckDB's delta extension: tools/open_tables_check.py) and Apache
 # Iceberg tables (PyIceberg, Polars, DuckDB's iceberg extension, ClickHouse's chdb:
-# tools/iceberg_tables_check.py), every version, against the API and the commit log.
+# tools/iceberg_tables_check.py), every version, against the API and the commit log. The replay
+# company scan runs inside the webhook check: the receivers' own libraries (Python's and npm's
+# standardwebhooks) verify what its receiver got (tools/webhook_check.py, tools/webhook_verify.mjs).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="${SITREP_BIN:-${CARGO_TARGET_DIR:-$HOME/.cache/sitrep-target}/debug}"
@@ -33,7 +35,9 @@ trap cleanup EXIT
 export SITREP_LAKE="$work/lake" SITREP_STATE="sqlite://$work/state.db" SITREP_CACHE_DIR="$work/cache"
 export SITREP_FIXTURES="$root/data/fixtures" SITREP_LOG=warn IRAN_EVENTS_ENABLED=true SITREP_READ_THROUGH=replay
 # Schemathesis sends thousands of requests a minute: raise the limits so it tests the operations.
-export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000,cm-write=1000000,cm-import=1000000"
+export SITREP_RATE_LIMITS="default=1000000,humanitarian-batch=1000000,batch=1000000,cm-write=1000000,cm-import=1000000,webhook-write=1000000"
+# Webhook receivers on loopback over plain http (the webhook check's; schemathesis names others).
+export WEBHOOKS_ALLOW_LOOPBACK=on
 # Company monitoring's runtime gate open (a cursor secret and, as under make run, GDELT's recorded
 # answers as the search provider), and a business key with its scopes, so schemathesis reaches its
 # operations.
@@ -71,7 +75,16 @@ for company in '"name":"Ashgrove Pharma","domicileCountry":"GB","domains":["ashg
         -d "{\"clientRequestId\":\"demo-$n\",\"company\":{$company}}" \
         "$base/api/company-monitoring/v1/create-monitored-company" >/dev/null
 done
-"$bin/sitrep-ingest" cm scan --mode replay >/dev/null
+# The scan runs inside the webhook check: its receiver, listening meanwhile, gets the impacts'
+# events and verifies them with the receivers' library (standardwebhooks).
+# What it received is then verified by the npm standardwebhooks package too.
+"$venv/bin/python" "$root/tools/webhook_check.py" "$base" "$demo_key" "$work/webhooks.json" -- "$bin/sitrep-ingest" cm scan --mode replay
+rc=0; npm_prefix="$("$root/tools/npm-env.sh")" || rc=$?
+case "$rc" in
+    0) timeout 120 node "$root/tools/webhook_verify.mjs" "$work/webhooks.json" "$npm_prefix/node_modules" ;;
+    3) echo "webhooks: npm is not installed on this machine; the npm standardwebhooks check is skipped" >&2 ;;
+    *) exit "$rc" ;;
+esac
 # What make run + make cm-scan show: impacts from SEARCH (GDELT), FILINGS and a shipped
 # authoritative publisher.
 python3 "$root/tools/cm_replay_check.py" "$base" "$demo_key"

@@ -1,23 +1,18 @@
 #!/usr/bin/env bash
-# The npm-registry MCP clients against /mcp, pinned by tools/npm/package-lock.json and installed with
-# `npm ci` into $HOME/.cache/sitrep-npm only when missing or changed: the MCP Inspector's CLI mode
+# The npm-registry MCP clients against /mcp, pinned by tools/npm/package-lock.json and installed by
+# tools/npm-env.sh into $HOME/.cache/sitrep-npm only when missing or changed: the MCP Inspector's CLI mode
 # (tools/list with --strict, get_sources anonymously, a data tool with an API key), then the official
 # TypeScript SDK client in both protocol lines (tools/mcp_ts_sdk_check.mjs).
 # usage: mcp_npm_check.sh <mcp url> <api key>
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 url="$1" key="$2"
-if ! command -v npm >/dev/null 2>&1; then
+rc=0; prefix="$("$here/npm-env.sh")" || rc=$?
+if [ "$rc" = 3 ]; then
     echo "mcp npm clients: npm is not installed on this machine; the Inspector and TypeScript SDK checks are skipped" >&2
     exit 0
-fi
-prefix="$HOME/.cache/sitrep-npm"
-want="$(sha256sum "$here/npm/package-lock.json" | cut -d' ' -f1)"
-if [ "$(cat "$prefix/.lock.sha256" 2>/dev/null)" != "$want" ]; then
-    rm -rf "$prefix" && mkdir -p "$prefix"
-    cp "$here/npm/package.json" "$here/npm/package-lock.json" "$prefix/"
-    (cd "$prefix" && npm ci --no-audit --no-fund --loglevel=error >&2)
-    echo "$want" > "$prefix/.lock.sha256"
+elif [ "$rc" != 0 ]; then
+    exit "$rc"
 fi
 inspector="$prefix/node_modules/.bin/mcp-inspector"
 # --strict: schema portability warnings (e.g. type arrays) fail the check.

@@ -14,7 +14,7 @@ pub const SETTLE_MS: i64 = 2_000;
 pub const EVIDENCE_SHOWN: usize = 20;
 
 /// The three confidence axes; `overall` is their minimum.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Confidence {
     pub attribution: f64,
     pub occurrence_truth: f64,
@@ -27,8 +27,9 @@ impl Confidence {
     }
 }
 
-/// The current revision of an event's impact on its company.
-#[derive(Debug, Clone, PartialEq)]
+/// The current revision of an event's impact on its company (serialised as it rides in the
+/// webhooks' outbox: the revision as committed, rendered when it is sent).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Impact {
     pub impact_id: String,
     pub company_id: String,

@@ -61,6 +61,20 @@ macro_rules! wire_enum {
                 self.full_name().into()
             }
         }
+
+        // By the full wire name: how an impact rides in the webhooks' outbox.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.full_name())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let name = <std::borrow::Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+                Self::from_full_name(&name).ok_or_else(|| serde::de::Error::custom(format!("not a {}: {name}", $api_name)))
+            }
+        }
     };
 }
 

@@ -191,6 +191,15 @@ pub fn settings_from_env(serve: &ServeArgs, api_key_prefix: &str) -> anyhow::Res
 }
 
 /// The API groups' settings (`CONSUMER_PRICES_DEFAULT_MARKET`, the AviationStack budgets).
+/// `WEBHOOKS_ALLOW_LOOPBACK=on`: plain http to loopback receivers (`make run`, the tests), never
+/// in a deployment.
+pub fn webhook_settings_from_env() -> sitrep_api::webhooks::WebhookSettings {
+    sitrep_api::webhooks::WebhookSettings {
+        allow_loopback: env("WEBHOOKS_ALLOW_LOOPBACK").is_some_and(|v| v.eq_ignore_ascii_case("on")),
+        extra_root_pem: None,
+    }
+}
+
 pub fn api_settings_from_env() -> anyhow::Result<ApiSettings> {
     Ok(ApiSettings {
         aviationstack_budget: sitrep_pipelines::budget::AviationStackBudget::from_env().map_err(anyhow::Error::msg)?,

@@ -19,7 +19,7 @@ use sitrep_platform::{
 };
 use sitrep_serve::config::{
     agent_settings_from_env, api_settings_from_env, cm_settings_from_env, cursor_secret_from_env, settings_from_env,
-    LakeArgs, ReadThroughMode, ServeArgs, StateArgs,
+    webhook_settings_from_env, LakeArgs, ReadThroughMode, ServeArgs, StateArgs,
 };
 
 /// jemalloc for the whole process, DuckDB's allocations included (see the workspace manifest and `.cargo/config.toml`).
@@ -249,6 +249,10 @@ async fn run() -> anyhow::Result<()> {
             };
             let company_monitoring =
                 CompanyMonitoring::new(CmStore::new(store.db()).await?, cm_settings_from_env()?).await;
+            let webhooks = sitrep_api::webhooks::Webhooks {
+                store: sitrep_webhooks::WebhookStore::new(store.db()).await?,
+                settings: webhook_settings_from_env(),
+            };
             let state = Arc::new(
                 AppState::new(
                     registry.operations().map(|op| op.id),
@@ -265,11 +269,13 @@ async fn run() -> anyhow::Result<()> {
                     company_monitoring,
                     read_through,
                     diffs: Default::default(),
+                    webhooks,
                 })
                 .with_extension(AgentContext::new(agent_settings_from_env()?))
                 .with_limiter(rate_limiter(&serve.rate_limit)?),
             );
             let _upkeep = spawn_upkeep(&state);
+            let _webhooks = sitrep_api::webhooks::delivery::spawn(&state);
             let _clock = state.spawn_clock_sync(Duration::from_secs(60));
             let _sweeper = sitrep_platform::state::sweep::spawn_sweeper(
                 state.store.clone(),

@@ -43,3 +43,4 @@ mod s3_lake;
 mod shared_answers;
 mod state_store;
 mod track_aircraft;
+mod webhooks;

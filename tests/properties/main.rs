@@ -62,12 +62,20 @@ pub fn app() -> &'static TestApp {
     static APP: OnceLock<TestApp> = OnceLock::new();
     APP.get_or_init(|| {
         RUNTIME.block_on(async {
-            let policies = ["default", "batch", "humanitarian-batch", "cm-write", "cm-import", "oauth-register"]
-                .iter()
-                .chain(&["oauth-token", "oauth-token-address", "oauth-authorize", "mcp-discovery", "mcp-free", "mcp"])
-                .map(|p| format!("{p}=100000000"))
-                .collect::<Vec<_>>()
-                .join(",");
+            let policies =
+                ["default", "batch", "humanitarian-batch", "cm-write", "cm-import", "webhook-write", "oauth-register"]
+                    .iter()
+                    .chain(&[
+                        "oauth-token",
+                        "oauth-token-address",
+                        "oauth-authorize",
+                        "mcp-discovery",
+                        "mcp-free",
+                        "mcp",
+                    ])
+                    .map(|p| format!("{p}=100000000"))
+                    .collect::<Vec<_>>()
+                    .join(",");
             let company_monitoring = sitrep_cm::settings::CmSettings {
                 cursor_secret: Some(b"property-tests-company-monitoring-secret".to_vec()),
                 search_provider_url: Some("http://127.0.0.1:9/search".into()),

@@ -239,8 +239,25 @@ pub(super) async fn write_events(
                 impact.changed_at = next_changed_at(tx, account, now).await?;
             }
             upsert_impact(tx, account, impact).await?;
+            if w.impact_changed {
+                announce(tx, account, impact, now).await?;
+            }
         }
     }
+    Ok(())
+}
+
+/// The impact revision just written, as an event for the account's webhook endpoints, in the
+/// same transaction: it is announced if and only if it commits.
+async fn announce(tx: &mut Transaction<'_, Any>, account: &str, impact: &Impact, now: i64) -> Result<(), CmError> {
+    let event = sitrep_webhooks::store::NewEvent {
+        event_type: sitrep_webhooks::EventType::CompanyImpactChanged,
+        account_id: Some(account.to_string()),
+        subject: impact.company_id.clone(),
+        dedupe_key: None,
+        data: serde_json::to_value(impact).map_err(|_| CmError::Corrupt("impact"))?,
+    };
+    sitrep_webhooks::store::enqueue(tx, &event, now).await.map_err(CmError::Webhooks)?;
     Ok(())
 }
 
@@ -277,6 +294,10 @@ pub(super) async fn retract_attributed_by(
         .bind(row.try_get::<String, _>("impact_id")?)
         .execute(&mut **tx)
         .await?;
+        let sql = format!("SELECT {IMPACT_COLUMNS} FROM {IMPACTS_WITH_EVENTS} WHERE i.impact_id = $1");
+        let impact =
+            impact_of(&sqlx::query(&sql).bind(row.try_get::<String, _>("impact_id")?).fetch_one(&mut **tx).await?)?;
+        announce(tx, account, &impact, now).await?;
         retracted += 1;
     }
     Ok(retracted)

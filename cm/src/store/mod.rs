@@ -25,6 +25,8 @@ pub enum CmError {
     Open(#[from] DbError),
     #[error("company-monitoring store holds an unreadable {0}")]
     Corrupt(&'static str),
+    #[error(transparent)]
+    Webhooks(sitrep_webhooks::WebhookError),
 }
 
 #[derive(Clone, Debug)]
@@ -48,6 +50,8 @@ impl CmStore {
     /// The store over the state store's database, its tables migrated.
     pub async fn new(db: &Db) -> Result<Self, CmError> {
         db.migrate(migrations()).await?;
+        // Impact changes write their events into the webhooks' outbox.
+        sitrep_webhooks::store::migrate(db).await.map_err(CmError::Webhooks)?;
         Ok(CmStore { pool: db.pool().clone(), db: db.clone() })
     }
 
@@ -61,10 +65,11 @@ impl CmStore {
     /// runtime gate's first check: a replica newer than the schema must not serve).
     pub async fn schema_current(&self) -> Result<bool, CmError> {
         let latest = migrations().sqlite.iter().map(|m| m.version).max().unwrap_or(0);
-        let applied: Option<i64> =
-            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE version >= 1000 AND success")
-                .fetch_one(&self.pool)
-                .await?;
+        let applied: Option<i64> = sqlx::query_scalar(
+            "SELECT MAX(version) FROM _sqlx_migrations WHERE version >= 1000 AND version < 2000 AND success",
+        )
+        .fetch_one(&self.pool)
+        .await?;
         Ok(applied.unwrap_or(0) >= latest)
     }
 

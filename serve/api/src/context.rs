@@ -7,6 +7,7 @@ use crate::{
     company_monitoring::service::CompanyMonitoring,
     history::diff_cache::DiffCache,
     read_through::{AviationStackBudget, LiveCall, ReadThrough},
+    webhooks::service::Webhooks,
 };
 
 #[derive(Debug, Clone)]
@@ -26,6 +27,8 @@ pub struct ApiContext {
     pub read_through: ReadThrough,
     /// ListDatasetChanges' diffs of version pairs, computed once and paged from.
     pub diffs: DiffCache,
+    /// Webhook endpoints and deliveries.
+    pub webhooks: Webhooks,
 }
 
 impl ApiContext {

@@ -16,6 +16,7 @@ pub mod intelligence;
 pub mod read_through;
 pub mod records;
 pub mod sql_values;
+pub mod webhooks;
 
 pub use context::{context, ApiContext, ApiSettings};
 
@@ -28,6 +29,7 @@ pub static GROUPS: &[&Group] = &[
     &intelligence::GROUP,
     &company_monitoring::GROUP,
     &history::GROUP,
+    &webhooks::GROUP,
     &batch::GROUP,
 ];
 

@@ -135,6 +135,7 @@ async fn fetch(settings: &AgentSettings, url: &url::Url) -> Result<(ClientRecord
     let options = PublicFetchOptions {
         allow_loopback: settings.oauth_cimd_allow_loopback,
         extra_root_pem: settings.oauth_cimd_ca.clone(),
+        plain_http_to_loopback: false,
     };
     let client = pinned_client(url, TIMEOUT, &options).await.map_err(|e| match e {
         PublicFetchError::NotHttps => MetadataError::NotAMetadataUrl,

@@ -9,8 +9,8 @@ mod gate;
 mod impact_list;
 mod listing;
 mod material_event;
-mod model;
-mod records;
+pub(crate) mod model;
+pub(crate) mod records;
 pub mod service;
 
 use sitrep_platform::kit::wire_name::WireName;

@@ -28,6 +28,7 @@ use crate::context::context;
 use super::{
     dataset_param,
     diff::{materialise_file, DiffError, Totals, MAX_BYTES},
+    diff_cache::Outcome,
     model::*,
 };
 
@@ -115,19 +116,7 @@ pub async fn list_dataset_changes(
     // no one reads twice, evicting other accounts' answers.
     let provenance = Provenance { until: None, ..provenance };
     let render = async move {
-        let (older, newer) = (pair.older.clone(), pair.newer.clone());
-        let versions = (dataset, older.version, newer.version);
-        let memory = state.snapshots.diff_memory().to_string();
-        let diff = context(state)
-            .diffs
-            .get_or_compute(
-                &state.snapshots.scratch_dir(),
-                versions,
-                state.snapshots.work_time(),
-                move |into, running| materialise_file(&older, &newer, into, &memory, MAX_BYTES, running),
-            )
-            .await
-            .map_err(|e| not_had(&e))?;
+        let diff = diff_of(state, dataset, &pair.older, &pair.newer).await.map_err(|e| not_had(&e))?;
         let totals = diff.totals;
         // Held until the page is read: an eviction meanwhile deletes the file after it.
         let lines = tokio::task::spawn_blocking(move || diff.page(offset, page_size as u64))
@@ -147,6 +136,25 @@ pub async fn list_dataset_changes(
         respond(dataset, &pair, rows, totals, next_cursor)
     };
     dataset_get(&state.cache, req, None, jmespath, provenance, render).await
+}
+
+/// The diff of two versions of `dataset`, computed once and kept while the cache keeps it (what
+/// ListDatasetChanges pages, and what a webhook's counts are read from).
+pub(super) async fn diff_of(
+    state: &AppState,
+    dataset: DatasetId,
+    older: &Arc<DatasetDb>,
+    newer: &Arc<DatasetDb>,
+) -> Outcome {
+    let (older, newer) = (older.clone(), newer.clone());
+    let versions = (dataset, older.version, newer.version);
+    let memory = state.snapshots.diff_memory().to_string();
+    context(state)
+        .diffs
+        .get_or_compute(&state.snapshots.scratch_dir(), versions, state.snapshots.work_time(), move |into, running| {
+            materialise_file(&older, &newer, into, &memory, MAX_BYTES, running)
+        })
+        .await
 }
 
 /// The versions current at `since` and at `until` (now when absent), described by the newer;

@@ -27,6 +27,31 @@ use sitrep_platform::{
     registry::{Group, Operation},
 };
 
+pub use diff::Totals;
+
+/// The rows added, removed and changed from version `older` of `dataset` to `newer`, from their
+/// diff (computed unless kept: a webhook's counts, and the ListDatasetChanges page a receiver
+/// asks next, share it); `None` when either version is no longer retained. A diff longer than a
+/// caller's patience is waited for.
+pub async fn totals_between(
+    state: &AppState,
+    dataset: DatasetId,
+    older: u64,
+    newer: u64,
+) -> Result<Option<Totals>, ApiError> {
+    let load = |version| state.snapshots.version_or_load(dataset, version);
+    let (Some(older), Some(newer)) = (load(older).await?, load(newer).await?) else { return Ok(None) };
+    loop {
+        match changes::diff_of(state, dataset, &older, &newer).await {
+            Ok(diff) => return Ok(Some(diff.totals)),
+            Err(e) => match &*e {
+                diff::DiffError::InProgress { retry_after } => tokio::time::sleep(*retry_after).await,
+                other => return Err(ApiError::internal(other)),
+            },
+        }
+    }
+}
+
 pub static GROUP: Group = Group {
     tag: "History",
     description: "The versions the lake keeps of each dataset.",

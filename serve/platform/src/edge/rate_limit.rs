@@ -21,6 +21,8 @@ pub enum Policy {
     HumanitarianBatch,
     CmWrite,
     CmImport,
+    /// The Webhooks group's writes (a **decision**: company monitoring's write budget).
+    WebhookWrite,
     OauthRegister,
     OauthToken,
     /// Token requests per address, whatever `client_id` they name (a **decision** beside 1.12's
@@ -33,12 +35,13 @@ pub enum Policy {
 }
 
 impl Policy {
-    pub const ALL: [Policy; 12] = [
+    pub const ALL: [Policy; 13] = [
         Policy::Default,
         Policy::Batch,
         Policy::HumanitarianBatch,
         Policy::CmWrite,
         Policy::CmImport,
+        Policy::WebhookWrite,
         Policy::OauthRegister,
         Policy::OauthToken,
         Policy::OauthTokenAddress,
@@ -55,6 +58,7 @@ impl Policy {
             Policy::HumanitarianBatch => "humanitarian-batch",
             Policy::CmWrite => "cm-write",
             Policy::CmImport => "cm-import",
+            Policy::WebhookWrite => "webhook-write",
             Policy::OauthRegister => "oauth-register",
             Policy::OauthToken => "oauth-token",
             Policy::OauthTokenAddress => "oauth-token-address",
@@ -68,7 +72,7 @@ impl Policy {
     pub fn default_limit(self) -> u32 {
         match self {
             Policy::Default => 600,
-            Policy::Batch | Policy::HumanitarianBatch | Policy::CmWrite => 30,
+            Policy::Batch | Policy::HumanitarianBatch | Policy::CmWrite | Policy::WebhookWrite => 30,
             Policy::CmImport | Policy::OauthToken | Policy::OauthAuthorize | Policy::McpFree => 10,
             Policy::OauthRegister => 5,
             Policy::McpDiscovery | Policy::Mcp | Policy::OauthTokenAddress => 60,
@@ -78,7 +82,7 @@ impl Policy {
     /// Whether each operation under the policy has its own window (1.12: `cm-write`'s create,
     /// update and set-state are counted apart).
     pub fn per_operation(self) -> bool {
-        self == Policy::CmWrite
+        matches!(self, Policy::CmWrite | Policy::WebhookWrite)
     }
 
     /// Whether requests proceed when the limiter cannot be asked.

@@ -8,7 +8,12 @@ use std::time::Duration;
 use chrono::Utc;
 use prometheus_client::{
     encoding::EncodeLabelSet,
-    metrics::{counter::Counter, family::Family, gauge::Gauge},
+    metrics::{
+        counter::Counter,
+        family::Family,
+        gauge::Gauge,
+        histogram::{exponential_buckets, Histogram},
+    },
     registry::Registry,
 };
 use sitrep_schemas::{DatasetId, RunOutcome, StaleReason};
@@ -61,6 +66,15 @@ pub struct Metrics {
     run_bytes: Family<DatasetLabel, Gauge>,
     run_seconds: Family<DatasetLabel, Gauge<f64, std::sync::atomic::AtomicU64>>,
     run_outcome: Family<RunOutcomeLabels, Gauge>,
+    webhook_attempts: Family<OutcomeLabel, Counter>,
+    webhook_attempt_seconds: Histogram,
+    webhook_deliveries_fanned_out: Counter,
+    webhook_endpoints_disabled: Counter,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabel {
+    outcome: &'static str,
 }
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
@@ -137,8 +151,24 @@ impl Metrics {
             "ingest_last_run_outcome",
             "1 for the last ingest run's outcome per dataset (published, unchanged, failed)",
         );
+        let webhook_attempts = registered(
+            r,
+            "webhook_attempts",
+            "Webhook delivery attempts by outcome (delivered, retryable_status, refused_status, timeout, connection_failed, address_refused)",
+        );
+        // 10 ms to about 20 s: an attempt's timeout is 10 s.
+        let webhook_attempt_seconds = Histogram::new(exponential_buckets(0.01, 2.0, 12));
+        r.register("webhook_attempt_seconds", "Webhook delivery attempts' duration", webhook_attempt_seconds.clone());
+        let webhook_deliveries_fanned_out =
+            registered(r, "webhook_deliveries_created", "Webhook deliveries created (one per event and endpoint)");
+        let webhook_endpoints_disabled =
+            registered(r, "webhook_endpoints_disabled", "Webhook endpoints disabled after failing for 5 days");
         Metrics {
             registry,
+            webhook_attempts,
+            webhook_attempt_seconds,
+            webhook_deliveries_fanned_out,
+            webhook_endpoints_disabled,
             run_rows,
             run_bytes,
             run_seconds,
@@ -164,6 +194,20 @@ impl Metrics {
     /// One answered `/api/*` or `/mcp` request (`operation`: the registry id, `unknown` or `mcp`).
     pub fn observe(&self, operation: &'static str, status: u16, elapsed: Duration) {
         self.requests.observe(operation, status, elapsed);
+    }
+
+    /// One webhook delivery attempt, by its outcome's name.
+    pub fn webhook_attempt(&self, outcome: &'static str, elapsed: Duration) {
+        self.webhook_attempts.get_or_create(&OutcomeLabel { outcome }).inc();
+        self.webhook_attempt_seconds.observe(elapsed.as_secs_f64());
+    }
+
+    pub fn webhook_deliveries_created(&self, n: u64) {
+        self.webhook_deliveries_fanned_out.inc_by(n);
+    }
+
+    pub fn webhook_endpoint_disabled(&self) {
+        self.webhook_endpoints_disabled.inc();
     }
 
     pub fn refused(&self, policy: Policy) {

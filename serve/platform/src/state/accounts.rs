@@ -225,6 +225,18 @@ impl StateStore {
         Ok(Account { id, name: name.to_string(), plan, status: "active".into(), valid_until: None })
     }
 
+    pub async fn find_account(&self, id: &str) -> Result<Option<Account>, StateError> {
+        let row = sqlx::query(
+            "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status,
+                    valid_until AS account_valid_until
+             FROM accounts WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        row.as_ref().map(account_of_row).transpose()
+    }
+
     pub async fn find_account_by_name(&self, name: &str) -> Result<Option<Account>, StateError> {
         let row = sqlx::query(
             "SELECT id AS account_id, name AS account_name, plan AS account_plan, status AS account_status,
@@ -246,6 +258,9 @@ impl StateStore {
         operator: bool,
     ) -> Result<NewKey, StateError> {
         let mut tx = self.pool.begin().await?;
+        // A write first: on SQLite a transaction that reads and then writes fails at once
+        // ("database is locked") when another writer committed in between.
+        sqlx::query("UPDATE accounts SET id = id WHERE id = $1").bind(account_id).execute(&mut *tx).await?;
         let key = insert_key(&mut tx, account_id, name, prefix, scopes, operator).await?;
         tx.commit().await?;
         Ok(key)
