@@ -223,6 +223,8 @@ pub struct Options {
     pub flight_search_account_per_minute: u32,
     /// Each owner's seconds of heavy work at once and regained per second (default: the server's).
     pub work_time: (Duration, f64),
+    /// Run the webhook delivery worker, as every replica does (default: yes).
+    pub webhook_worker: bool,
 }
 
 impl Default for Options {
@@ -246,6 +248,7 @@ impl Default for Options {
             trusted_proxies: "",
             flight_search_account_per_minute: 10,
             work_time: (sitrep_platform::snapshot::work_time::BURST, sitrep_platform::snapshot::work_time::REFILL),
+            webhook_worker: true,
         }
     }
 }
@@ -411,7 +414,9 @@ impl TestApp {
                 .with_extension(AgentContext::new(agent_settings)),
         );
         let _upkeep = sitrep_api::company_monitoring::spawn_upkeep(&state);
-        let _webhooks = sitrep_api::webhooks::delivery::spawn(&state);
+        if options.webhook_worker {
+            sitrep_api::webhooks::delivery::spawn(&state);
+        }
         let metrics_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let metrics_base = format!("http://{}", metrics_listener.local_addr().expect("addr"));
         let metrics_acceptor = poem::listener::TcpAcceptor::from_tokio(metrics_listener).expect("acceptor");

@@ -13,6 +13,7 @@ import os
 import secrets
 import sys
 import threading
+import time
 
 import requests
 from playwright.sync_api import sync_playwright
@@ -119,6 +120,28 @@ def main(base, key, chromium, out):
         fits(page, "the company-monitoring page")
         labelled(page, "the company-monitoring page")
         shot(page, "04b-company-monitoring")
+
+        # Webhooks: an endpoint whose receiver is not listening, and its test event's failed attempt.
+        hooks = f"{base}/api/webhooks/v1"
+        headers = {"X-Service-Key": key, "User-Agent": AGENT}
+        created = requests.post(f"{hooks}/create-webhook-endpoint", headers=headers, json={
+            "url": "http://127.0.0.1:9/hook", "description": "browser check", "eventTypes": ["company.impact.changed"]}).json()
+        endpoint = created["endpoint"]["endpointId"]
+        requests.post(f"{hooks}/send-webhook-test-event", headers=headers, json={"endpointId": endpoint}).raise_for_status()
+        for _ in range(100):
+            listed = requests.get(f"{hooks}/list-webhook-deliveries?endpoint_id={endpoint}", headers=headers).json()
+            if listed["deliveries"] and listed["deliveries"][0]["attempts"]:
+                break
+            time.sleep(0.1)
+        page.goto(f"{base}/dashboard/webhooks")
+        expect(page.locator("h1", has_text="Webhooks").count() == 1, f"the webhooks page: {page.content()[:600]}")
+        expect(page.locator("code", has_text="http://127.0.0.1:9/hook").count() == 1, "the endpoint is listed")
+        expect(page.locator("td", has_text="connection failed").count() >= 1, f"its failed attempt is shown: {page.content()[:2000]}")
+        expect("whsec_" not in page.content(), "the page shows no secret")
+        fits(page, "the webhooks page")
+        labelled(page, "the webhooks page")
+        shot(page, "04c-webhooks")
+        requests.post(f"{hooks}/delete-webhook-endpoint", headers=headers, json={"endpointId": endpoint}).raise_for_status()
 
         # An assistant: registration, the consent page approved in the browser, the code exchanged.
         callback_url, landed = assistant_callback()

@@ -436,3 +436,81 @@ async fn a_published_dataset_version_is_announced_once_with_its_counts_and_chang
         receiver.received().iter().map(Received::json).collect::<Vec<_>>()
     );
 }
+
+#[tokio::test]
+async fn an_endpoint_failing_for_five_days_is_disabled_says_why_and_resumes_when_enabled() {
+    let app = TestApp::start().await;
+    let receiver = Receiver::start(&[500, 500]).await;
+    let (endpoint_id, _) = endpoint(&app, &app.key, &receiver.url, &["dataset.version.published"]).await;
+    post(&app, &app.key, TEST, json!({"endpointId": endpoint_id})).await;
+    assert_eq!(recorded(&app, &app.key, &endpoint_id, 1).await["attempts"][0]["outcome"], "retryable_status");
+    let listed = |app: &TestApp| {
+        let app_key = app.key.clone();
+        async move { get(app, &app_key, "/api/webhooks/v1/list-webhook-endpoints").await.1["endpoints"][0].clone() }
+    };
+    assert!(listed(&app).await["failingSince"].is_string());
+    // Five days on, the retry fails too: the endpoint is disabled, with why.
+    app.state.clock.advance(5 * 86_400 + 60);
+    recorded(&app, &app.key, &endpoint_id, 2).await;
+    let shown = listed(&app).await;
+    assert_eq!(shown["enabled"], false, "{shown}");
+    assert!(shown["disabledReason"].as_str().unwrap().contains("5 days"), "{shown}");
+    assert!(app.metrics().await.contains("sitrep_webhook_endpoints_disabled_total 1"));
+    // Its owner enables it: the record is cleared and the waiting delivery goes again.
+    let (code, body) = post(&app, &app.key, UPDATE, json!({"endpointId": endpoint_id, "enabled": true})).await;
+    assert_eq!(code, 200, "{body}");
+    assert_eq!((&body["endpoint"]["disabledReason"], body["endpoint"].get("failingSince")), (&json!(""), None));
+    app.state.clock.advance(3_600);
+    let got = receiver.wait_for(3, 10).await;
+    assert_eq!(got[2].id, got[0].id);
+}
+
+#[tokio::test]
+async fn a_worker_that_dies_holding_a_lease_leaves_the_attempt_to_the_next_after_it() {
+    let app = TestApp::start_with(Options { webhook_worker: false, ..Default::default() }).await;
+    let receiver = Receiver::start(&[]).await;
+    let (endpoint_id, _) = endpoint(&app, &app.key, &receiver.url, &["dataset.version.published"]).await;
+    post(&app, &app.key, TEST, json!({"endpointId": endpoint_id})).await;
+    // A worker claims the delivery and is killed before it records anything (what kill -9 leaves).
+    let store = &sitrep_api::context(&app.state).webhooks.store;
+    let doomed = store.claim("doomed-worker", app.state.clock.now_ms(), 4, 8).await.unwrap().expect("a due delivery");
+    assert_eq!(doomed.attempt, 1);
+    // The live worker leaves it while the lease holds, and takes it once the lease has expired.
+    let _worker = sitrep_api::webhooks::delivery::spawn(&app.state);
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(receiver.received().is_empty(), "a leased delivery was sent by another worker");
+    app.state.clock.advance(sitrep_webhooks::store::LEASE_MS / 1000 + 1);
+    let got = receiver.wait_for(1, 10).await;
+    assert_eq!(got[0].id, doomed.delivery_id);
+    let shown = recorded(&app, &app.key, &endpoint_id, 1).await;
+    assert_eq!((shown["state"].as_str(), shown["attemptCount"].as_i64()), (Some("delivered"), Some(1)), "{shown}");
+    // Had the doomed worker come back, its attempt would count for nothing.
+    let attempt = sitrep_webhooks::store::Attempt {
+        attempt: 1,
+        started_at: 0,
+        duration_ms: 0,
+        status_code: Some(200),
+        outcome: sitrep_webhooks::schedule::AttemptOutcome::Delivered,
+        detail: String::new(),
+    };
+    let result = sitrep_webhooks::schedule::AttemptResult::Delivered { status: 200 };
+    let late = store.finish(&doomed, "doomed-worker", &attempt, result, None, app.state.clock.now_ms()).await.unwrap();
+    assert_eq!(late, sitrep_webhooks::store::Finished::LeaseLost);
+}
+
+#[tokio::test]
+async fn finished_deliveries_go_after_thirty_days_and_pending_ones_stay() {
+    let app = TestApp::start().await;
+    let receiver = Receiver::start(&[]).await;
+    let (delivered, _) = endpoint(&app, &app.key, &receiver.url, &["dataset.version.published"]).await;
+    post(&app, &app.key, TEST, json!({"endpointId": delivered})).await;
+    assert_eq!(recorded(&app, &app.key, &delivered, 1).await["state"], "delivered");
+    let (waiting, _) = endpoint(&app, &app.key, &receiver.url, &["dataset.version.published"]).await;
+    post(&app, &app.key, UPDATE, json!({"endpointId": waiting, "enabled": false})).await;
+    post(&app, &app.key, TEST, json!({"endpointId": waiting})).await;
+    let store = &sitrep_api::context(&app.state).webhooks.store;
+    let month_on = app.state.clock.now_ms() + sitrep_webhooks::store::KEPT_MS + 1_000;
+    assert_eq!(store.purge(month_on).await.unwrap(), 1);
+    assert!(deliveries(&app, &app.key, &delivered).await.is_empty());
+    assert_eq!(deliveries(&app, &app.key, &waiting).await[0]["state"], "pending");
+}

@@ -406,6 +406,40 @@ impl WebhookStore {
     }
 }
 
+/// How long finished deliveries (and their attempts and events) are kept, for ListWebhookDeliveries
+/// and redelivery.
+pub const KEPT_MS: i64 = 30 * 24 * 3_600_000;
+
+impl WebhookStore {
+    /// Deletes deliveries that finished before `before` with their attempts, and the events no
+    /// delivery needs any more; returns how many deliveries went. Pending deliveries stay whatever
+    /// their age (an endpoint disabled for a month resumes where it stopped).
+    pub async fn purge(&self, before: i64) -> Result<u64, WebhookError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query(
+            "DELETE FROM webhook_attempts WHERE delivery_id IN \
+             (SELECT delivery_id FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < $1)",
+        )
+        .bind(before)
+        .execute(&mut *tx)
+        .await?;
+        let gone = sqlx::query("DELETE FROM webhook_deliveries WHERE state <> 'pending' AND finished_at < $1")
+            .bind(before)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        sqlx::query(
+            "DELETE FROM webhook_events WHERE fanned_out = 1 AND created_at < $1 AND NOT EXISTS \
+             (SELECT 1 FROM webhook_deliveries d WHERE d.event_seq = webhook_events.event_seq)",
+        )
+        .bind(before)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(gone)
+    }
+}
+
 /// What recording an attempt did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finished {

@@ -3,44 +3,12 @@
 //! (`Dispatch`), as the signed-in key: the runtime gate, the key's scopes and the plan decide what
 //! it may see, exactly as over REST.
 
-use poem::{http::StatusCode, Request, Response};
+use poem::{http::StatusCode, Response};
 use serde_json::Value;
-use sitrep_platform::{
-    app_state::AppState,
-    auth::{self, Principal},
-    dispatch::Dispatch,
-    edge,
-    kit::error::ApiError,
-    state::Session,
-};
+use sitrep_platform::{app_state::AppState, dispatch::Dispatch, state::Session};
 
+use super::reads::{principal_of, read};
 use crate::html::{cell, document, escape};
-
-/// `id`'s answer for `principal` at `query`, when the operation would admit it over REST
-/// (`Ok(None)` when it would not), counted in the account's window as the same read over REST
-/// would be: the page is no way around the account's rate limit (`Err`: its 429).
-async fn read(
-    dispatch: &Dispatch,
-    state: &AppState,
-    principal: &Principal,
-    id: &str,
-    query: &str,
-) -> Result<Option<Value>, Response> {
-    let Some(op) = dispatch.registry().by_id(id) else { return Ok(None) };
-    if op.guard.is_some_and(|guard| (guard.available)(state).is_err())
-        || auth::gate(op.access, Some(principal), || ApiError::internal("no principal")).is_err()
-    {
-        return Ok(None);
-    }
-    edge::limit(state, op.rate, &principal.account_id, std::time::Instant::now()).await?;
-    let Ok(uri) = format!("{}?{query}", op.path).parse() else { return Ok(None) };
-    let req = Request::builder().uri(uri).extension(principal.clone()).finish();
-    let resp = dispatch.handler(op, req).await;
-    if resp.status() != StatusCode::OK {
-        return Ok(None);
-    }
-    Ok(resp.into_body().into_vec().await.ok().and_then(|body| serde_json::from_slice(&body).ok()))
-}
 
 /// The enum's readable tail: `COMPANY_COVERAGE_STATE_AWAITING_FIRST_SCAN` → "awaiting first scan".
 fn readable(value: &Value, prefix: &str) -> String {
@@ -57,15 +25,7 @@ pub async fn page(dispatch: &Dispatch, state: &AppState, session: &Session) -> R
             &format!("<h1>Company monitoring</h1><p>{}</p><p><a href=\"/dashboard\">Dashboard</a></p>", escape(why)),
         )
     };
-    let keys = state.store.keys_of(&session.account.id).await.unwrap_or_default();
-    let scopes = keys.iter().find(|k| k.id == session.key_id).map(|k| k.scopes.clone()).unwrap_or_default();
-    let principal = Principal {
-        account_id: session.account.id.clone(),
-        key_id: session.key_id.clone(),
-        plan: session.account.plan,
-        standing: session.account.standing(chrono::Utc::now()),
-        scopes,
-    };
+    let principal = principal_of(state, session).await;
     let status = match read(dispatch, state, &principal, "GetCompanyMonitoringStatus", "").await {
         Ok(status) => status,
         Err(too_many) => return too_many,

@@ -5,7 +5,9 @@
 
 mod companies;
 mod pages;
+mod reads;
 mod status;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -251,10 +253,11 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
     }
 }
 
-/// Adds `/dashboard`, its forms, its company-monitoring page (read through `dispatch`) and
+/// Adds `/dashboard`, its forms, its company-monitoring and webhooks pages (read through `dispatch`) and
 /// `/status` to `route`.
 pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
-    let (s1, s2, s3, s4) = (state.clone(), state.clone(), state.clone(), state);
+    let (s1, s2, s3, s4, s5) = (state.clone(), state.clone(), state.clone(), state.clone(), state);
+    let d5 = dispatch.clone();
     let forms = Arc::new(make(move |mut req: Request| {
         let state = s2.clone();
         async move {
@@ -292,6 +295,19 @@ pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
                 async move {
                     match current_session(&state, &req).await {
                         Ok(Some(session)) => companies::page(&dispatch, &state, &session).await,
+                        Ok(None) => see_other("/dashboard"),
+                        Err(r) => r,
+                    }
+                }
+            }),
+        )
+        .at(
+            "/dashboard/webhooks",
+            make(move |req: Request| {
+                let (state, dispatch) = (s5.clone(), d5.clone());
+                async move {
+                    match current_session(&state, &req).await {
+                        Ok(Some(session)) => webhooks::page(&dispatch, &state, &session).await,
                         Ok(None) => see_other("/dashboard"),
                         Err(r) => r,
                     }

@@ -124,7 +124,7 @@ pub fn account(a: &Account) -> Response {
     let body = format!(
         "<header><h1>{name}</h1><form method=\"post\" action=\"/dashboard/sign-out\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
 <button type=\"submit\">Sign out</button></form></header>\
-<p>Plan: <strong>{plan}</strong> · <a href=\"/status\">Data status</a>{monitoring}</p>{secret}{message}\
+<p>Plan: <strong>{plan}</strong> · <a href=\"/status\">Data status</a> · <a href=\"/dashboard/webhooks\">Webhooks</a>{monitoring}</p>{secret}{message}\
 <h2>API Keys</h2>\
 <div class=\"table\"><table><thead><tr><th>Key</th><th>Name</th><th>Scopes</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>{rows}</tbody></table></div>\
 <form method=\"post\" action=\"/dashboard/keys\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\

@@ -21,7 +21,7 @@ use sitrep_schemas::DatasetId;
 use sitrep_webhooks::{
     schedule::{next_attempt_at, AttemptResult},
     signing::signature_header,
-    store::{fan_out_candidates, Attempt, Claimed, Finished, OutboxEvent},
+    store::{fan_out_candidates, Attempt, Claimed, Finished, OutboxEvent, KEPT_MS},
     EventType,
 };
 use tokio::sync::Semaphore;
@@ -41,6 +41,8 @@ const DETAIL_CHARS: usize = 256;
 const TURN: Duration = Duration::from_millis(500);
 /// Events fanned out per turn.
 const FAN_OUT_BATCH: usize = 200;
+/// How often finished deliveries older than `KEPT_MS` are deleted.
+const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
 /// Runs the worker while `state` lives.
 pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
@@ -52,6 +54,7 @@ pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         // The generation whose publications were announced (none yet: the first turn looks).
         let mut announced_at = None;
+        let mut purged_at: Option<Instant> = None;
         loop {
             tick.tick().await;
             let Some(state) = state.upgrade() else { return };
@@ -60,6 +63,13 @@ pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
                 match publications::announce(&state).await {
                     Ok(()) => announced_at = Some(generation),
                     Err(e) => tracing::warn!(error = %e, "webhooks: announcing dataset versions failed"),
+                }
+            }
+            if purged_at.is_none_or(|at| at.elapsed() >= PURGE_EVERY) {
+                purged_at = Some(Instant::now());
+                let before = state.clock.now_ms() - KEPT_MS;
+                if let Err(e) = webhooks(&state).store.purge(before).await {
+                    tracing::warn!(error = %e, "webhooks: purging old deliveries failed");
                 }
             }
             if let Err(e) = fan_out(&state).await {
