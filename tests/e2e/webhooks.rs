@@ -437,6 +437,11 @@ async fn a_published_dataset_version_is_announced_once_with_its_counts_and_chang
     );
 }
 
+/// The first endpoint of the test key's account, as listed.
+async fn first_endpoint(app: &TestApp) -> Value {
+    get(app, &app.key, "/api/webhooks/v1/list-webhook-endpoints").await.1["endpoints"][0].clone()
+}
+
 #[tokio::test]
 async fn an_endpoint_failing_for_five_days_is_disabled_says_why_and_resumes_when_enabled() {
     let app = TestApp::start().await;
@@ -444,15 +449,11 @@ async fn an_endpoint_failing_for_five_days_is_disabled_says_why_and_resumes_when
     let (endpoint_id, _) = endpoint(&app, &app.key, &receiver.url, &["dataset.version.published"]).await;
     post(&app, &app.key, TEST, json!({"endpointId": endpoint_id})).await;
     assert_eq!(recorded(&app, &app.key, &endpoint_id, 1).await["attempts"][0]["outcome"], "retryable_status");
-    let listed = |app: &TestApp| {
-        let app_key = app.key.clone();
-        async move { get(app, &app_key, "/api/webhooks/v1/list-webhook-endpoints").await.1["endpoints"][0].clone() }
-    };
-    assert!(listed(&app).await["failingSince"].is_string());
+    assert!(first_endpoint(&app).await["failingSince"].is_string());
     // Five days on, the retry fails too: the endpoint is disabled, with why.
     app.state.clock.advance(5 * 86_400 + 60);
     recorded(&app, &app.key, &endpoint_id, 2).await;
-    let shown = listed(&app).await;
+    let shown = first_endpoint(&app).await;
     assert_eq!(shown["enabled"], false, "{shown}");
     assert!(shown["disabledReason"].as_str().unwrap().contains("5 days"), "{shown}");
     assert!(app.metrics().await.contains("sitrep_webhook_endpoints_disabled_total 1"));
