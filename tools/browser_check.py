@@ -207,7 +207,7 @@ def main(base, key, chromium, out):
         expect(table >= 1100, f"the table takes the page's width at 1280 px ({table} px)")
         shot(wide, "08-status-1280")
         browser.close()
-    print(f"browser (chromium {version}): dashboard, keys, company monitoring, consent, connected clients, status, MCP tools (all fit 390 px, every value labelled): ok; screenshots in {out}")
+    print(f"browser (chromium {version}): dashboard, keys, company monitoring, webhooks, consent, connected clients, status, MCP tools (all fit 390 px, every value labelled): ok; screenshots in {out}")
 
 
 if __name__ == "__main__":

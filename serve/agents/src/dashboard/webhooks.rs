@@ -110,14 +110,19 @@ pub async fn page(dispatch: &Dispatch, state: &AppState, session: &Session) -> R
             Err(too_many) => return too_many,
         };
         sections.push_str(&format!(
-            "<section><h2><code>{url}</code></h2><p>{description}Events: {types} · datasets: {datasets} · {state_text}{failing}</p>{table}</section>",
+            "<section><h2><code>{url}</code></h2><p>{description}Events: {types}{datasets} · {state_text}{failing}</p>{table}</section>",
             url = text(&e["url"]),
             description = match e["description"].as_str() {
                 Some(d) if !d.is_empty() => format!("{} · ", escape(d)),
                 _ => String::new(),
             },
             types = list(&e["eventTypes"]),
-            datasets = list(&e["datasets"]),
+            // Which datasets, only where it receives their versions.
+            datasets = if e["eventTypes"].as_array().into_iter().flatten().any(|t| t == "dataset.version.published") {
+                format!(" · datasets: {}", list(&e["datasets"]))
+            } else {
+                String::new()
+            },
             table = deliveries_table(&deliveries),
         ));
     }

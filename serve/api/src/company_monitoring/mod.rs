@@ -31,7 +31,7 @@ use sitrep_platform::{
     auth::Principal,
     edge::rate_limit::Policy,
     kit::{
-        answer::{account_get, account_get_in_mode, Answer},
+        answer::{account_get, account_get_in_mode, account_write, Answer},
         error::ApiError,
         json_body,
         params::{Param, ParamKind},
@@ -274,9 +274,7 @@ fn writes_enabled(state: &AppState) -> Result<(), ApiError> {
 
 /// The principal the edge admitted (every operation of the group needs a credential).
 fn principal(req: &Request) -> Result<&Principal, ApiError> {
-    req.extensions()
-        .get::<Principal>()
-        .ok_or_else(|| ApiError::internal("company monitoring reached without a principal"))
+    Principal::of(req)
 }
 
 /// A read of what scans found (impacts, events, coverage): labelled `X-Data-Mode: replay` when
@@ -288,19 +286,6 @@ fn scanned_get<T: serde::Serialize>(
     result: Result<T, ApiError>,
 ) -> Answer<T> {
     account_get_in_mode(req, jmespath, result, crate::context(state).read_through.is_replay())
-}
-
-/// A write's answer: its JSON, never stored, or its refusal.
-fn written<T: serde::Serialize>(result: Result<T, ApiError>) -> Answer<T> {
-    match result.and_then(|value| serde_json::to_vec(&value).map_err(ApiError::internal)) {
-        Ok(body) => Answer::from_response(
-            poem::Response::builder()
-                .content_type("application/json; charset=utf-8")
-                .header("cache-control", "no-store")
-                .body(body),
-        ),
-        Err(e) => e.into(),
-    }
 }
 
 async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<CompanyResponse> {
@@ -319,7 +304,7 @@ async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             Created::LimitReached => Err(errors::limit_reached(limit)),
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn import(
@@ -353,7 +338,7 @@ async fn import(
                 .collect(),
         })
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn set_state(
@@ -379,7 +364,7 @@ async fn set_state(
             }
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn get_coverage(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetCompanyCoverageResponse> {
@@ -420,5 +405,5 @@ async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             }
         }
     };
-    written(result.await)
+    account_write(result.await)
 }

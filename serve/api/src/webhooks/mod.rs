@@ -19,7 +19,7 @@ use sitrep_platform::{
     auth::Principal,
     edge::rate_limit::Policy,
     kit::{
-        answer::{account_get, Answer},
+        answer::{account_get, account_write, Answer},
         error::ApiError,
         json_body,
         params::{Param, ParamKind},
@@ -172,10 +172,6 @@ pub static LIST_WEBHOOK_DELIVERIES: Operation = Operation {
     ..Operation::GET
 };
 
-fn principal(req: &Request) -> Result<&Principal, ApiError> {
-    req.extensions().get::<Principal>().ok_or_else(|| ApiError::internal("webhooks reached without a principal"))
-}
-
 fn coded(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
     ApiError::Coded { status, code, message: message.into() }
 }
@@ -206,24 +202,11 @@ fn may_subscribe(
     Ok(())
 }
 
-/// A write's answer: its JSON, never stored, or its refusal.
-fn written<T: serde::Serialize>(result: Result<T, ApiError>) -> Answer<T> {
-    match result.and_then(|value| serde_json::to_vec(&value).map_err(ApiError::internal)) {
-        Ok(body) => Answer::from_response(
-            poem::Response::builder()
-                .content_type("application/json; charset=utf-8")
-                .header("cache-control", "no-store")
-                .body(body),
-        ),
-        Err(e) => e.into(),
-    }
-}
-
 async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<WebhookEndpointSecretResponse> {
     let result = async {
         let body = json_body::take(req).await?;
         let input = body::parse_create(&body, webhooks(state).settings.allow_loopback)?;
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         may_subscribe(state, principal, &input.event_types, &input.datasets)?;
         let limit = endpoint_limit(principal.plan);
         let now = state.clock.now_ms();
@@ -240,7 +223,7 @@ async fn create(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             )),
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn list(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListWebhookEndpointsResponse> {
@@ -249,7 +232,7 @@ async fn list(state: &AppState, req: &Request, op: &'static Operation) -> Answer
         Err(e) => return e.into(),
     };
     let result = async {
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         let now = state.clock.now_ms();
         let endpoints = webhooks(state).store.endpoints(&principal.account_id).await.map_err(ApiError::internal)?;
         Ok(ListWebhookEndpointsResponse {
@@ -264,7 +247,7 @@ async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> A
     let result = async {
         let body = json_body::take(req).await?;
         let (id, change) = body::parse_update(&body, webhooks(state).settings.allow_loopback)?;
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         may_subscribe(
             state,
             principal,
@@ -278,27 +261,27 @@ async fn update(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             None => Err(endpoint_not_found()),
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn delete(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<DeleteWebhookEndpointResponse> {
     let result = async {
         let body = json_body::take(req).await?;
         let id = body::parse_endpoint_id(&body)?;
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         match webhooks(state).store.delete_endpoint(&principal.account_id, &id).await.map_err(ApiError::internal)? {
             true => Ok(DeleteWebhookEndpointResponse { endpoint_id: id, deleted: true }),
             false => Err(endpoint_not_found()),
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn rotate(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<WebhookEndpointSecretResponse> {
     let result = async {
         let body = json_body::take(req).await?;
         let id = body::parse_endpoint_id(&body)?;
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         let now = state.clock.now_ms();
         let rotated = webhooks(state).store.rotate_secret(&principal.account_id, &id, now).await;
         match rotated.map_err(ApiError::internal)? {
@@ -309,21 +292,21 @@ async fn rotate(state: &AppState, req: &mut Request, _: &'static Operation) -> A
             None => Err(endpoint_not_found()),
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn send_test(state: &AppState, req: &mut Request, _: &'static Operation) -> Answer<WebhookDeliveryResponse> {
     let result = async {
         let body = json_body::take(req).await?;
         let id = body::parse_endpoint_id(&body)?;
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         let sent = webhooks(state).store.send_test(&principal.account_id, &id, state.clock.now_ms()).await;
         match sent.map_err(ApiError::internal)? {
             Some(d) => Ok(WebhookDeliveryResponse { delivery: WebhookDelivery::of(d) }),
             None => Err(endpoint_not_found()),
         }
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 async fn redeliver(
@@ -334,7 +317,7 @@ async fn redeliver(
     let result = async {
         let body = json_body::take(req).await?;
         let (id, which) = body::parse_redeliver(&body)?;
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         let store = &webhooks(state).store;
         if store.endpoint(&principal.account_id, &id).await.map_err(ApiError::internal)?.is_none() {
             return Err(endpoint_not_found());
@@ -344,7 +327,7 @@ async fn redeliver(
             redelivered_count: i32::try_from(n.map_err(ApiError::internal)?).unwrap_or(i32::MAX),
         })
     };
-    written(result.await)
+    account_write(result.await)
 }
 
 /// A deliveries cursor is `<createdAt ms>.<deliveryId>` of the page's last delivery (the
@@ -373,7 +356,7 @@ async fn deliveries(state: &AppState, req: &Request, op: &'static Operation) -> 
         Err(e) => return e.into(),
     };
     let result = async {
-        let principal = principal(req)?;
+        let principal = Principal::of(req)?;
         let (endpoint, wanted, before, page_size) = parsed.params;
         let endpoint = endpoint.unwrap_or_default();
         let store = &webhooks(state).store;

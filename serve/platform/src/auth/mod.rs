@@ -32,6 +32,16 @@ pub struct Principal {
     pub scopes: Vec<String>,
 }
 
+impl Principal {
+    /// The principal the edge admitted `req` with (an operation that needs a credential is
+    /// reached only with one).
+    pub fn of(req: &Request) -> Result<&Principal, crate::kit::error::ApiError> {
+        req.extensions().get::<Principal>().ok_or_else(|| {
+            crate::kit::error::ApiError::internal("an operation that needs a credential reached without a principal")
+        })
+    }
+}
+
 enum Credential<'r> {
     ApiKey(&'r str),
     /// A bearer value that is not an API key: an OAuth access token.

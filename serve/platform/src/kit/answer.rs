@@ -592,6 +592,19 @@ pub fn account_get_in_mode<T: serde::Serialize>(
     }
 }
 
+/// A write's answer: its JSON, never stored (`no-store`), or its refusal.
+pub fn account_write<T: serde::Serialize>(result: Result<T, ApiError>) -> Answer<T> {
+    match result.and_then(|value| serde_json::to_vec(&value).map_err(ApiError::internal)) {
+        Ok(body) => Answer::from_response(
+            Response::builder()
+                .content_type("application/json; charset=utf-8")
+                .header(header::CACHE_CONTROL, "no-store")
+                .body(body),
+        ),
+        Err(e) => e.into(),
+    }
+}
+
 /// Headers a dataset answer carries by the time it leaves (its own, the edge's RateLimit set, the
 /// outer layer's request id and `Vary`), reserved at once: a growing `HeaderMap` reallocates and
 /// rehashes, which showed in the cached path's profile.
