@@ -1,5 +1,5 @@
-//! The delivery worker: every replica runs one. Each turn it announces the dataset versions a new
-//! generation brought (`publications`), fans new outbox events out into
+//! The delivery worker: every replica runs one. Beside it a task announces the dataset versions
+//! each new generation brought (`publications`); each turn the worker fans new outbox events out into
 //! deliveries (to the endpoints that want them and whose accounts may read what they report),
 //! then claims due deliveries under a lease and sends each, at most `TOTAL` at once, at most
 //! `PER_ENDPOINT` to one endpoint and `PER_ACCOUNT` for one account: a slow or dead receiver
@@ -44,27 +44,21 @@ const FAN_OUT_BATCH: usize = 200;
 /// How often finished deliveries older than `KEPT_MS` are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
-/// Runs the worker while `state` lives.
+/// Runs the worker while `state` lives: the announcements of dataset versions on a task of their
+/// own (counting a large version's changes takes its diff, seconds at a million rows, which must
+/// not hold deliveries back), and the deliveries.
 pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
+    spawn_announcer(Arc::downgrade(state));
     let state: Weak<AppState> = Arc::downgrade(state);
     let owner = format!("worker-{}", ulid::Ulid::new());
     let slots = Arc::new(Semaphore::new(TOTAL));
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(TURN);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        // The generation whose publications were announced (none yet: the first turn looks).
-        let mut announced_at = None;
         let mut purged_at: Option<Instant> = None;
         loop {
             tick.tick().await;
             let Some(state) = state.upgrade() else { return };
-            let generation = state.snapshots.current_number();
-            if announced_at != Some(generation) {
-                match publications::announce(&state).await {
-                    Ok(()) => announced_at = Some(generation),
-                    Err(e) => tracing::warn!(error = %e, "webhooks: announcing dataset versions failed"),
-                }
-            }
             if purged_at.is_none_or(|at| at.elapsed() >= PURGE_EVERY) {
                 purged_at = Some(Instant::now());
                 let before = state.clock.now_ms() - KEPT_MS;
@@ -80,6 +74,27 @@ pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
             }
         }
     })
+}
+
+/// Announces the versions each new generation brought, while `state` lives.
+fn spawn_announcer(state: Weak<AppState>) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(TURN);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        // The generation whose publications were announced (none yet: the first turn looks).
+        let mut announced_at = None;
+        loop {
+            tick.tick().await;
+            let Some(state) = state.upgrade() else { return };
+            let generation = state.snapshots.current_number();
+            if announced_at != Some(generation) {
+                match publications::announce(&state).await {
+                    Ok(()) => announced_at = Some(generation),
+                    Err(e) => tracing::warn!(error = %e, "webhooks: announcing dataset versions failed"),
+                }
+            }
+        }
+    });
 }
 
 /// Whether `account` may read what `event` reports now (its plan and standing; the scope was
