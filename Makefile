@@ -139,8 +139,8 @@ wrk:
 		|| { apt-get update -qq && apt-get install -y -qq wrk; }
 
 ## The end-to-end tests that run on PostgreSQL whatever the switch says (the cluster, the state
-## store's restart) or never touch the state store (the S3 lake): the second pass skips them.
-ON_POSTGRES_ALREADY = --skip cluster:: --skip state_store:: --skip s3_lake::
+## store's restart, the webhooks' faults) or never touch the state store (the S3 lake): the second pass skips them.
+ON_POSTGRES_ALREADY = --skip cluster:: --skip state_store:: --skip s3_lake:: --skip webhook_faults::
 
 ## make fuzz [FUZZ_CASES=100000]: the property tests of every decoder of a caller's bytes
 ## (tests/properties: jmespath, cursors, query parameters, POST bodies, MCP's envelope, the OAuth

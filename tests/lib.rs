@@ -5,6 +5,7 @@ pub mod cm_data;
 pub mod postgres_server;
 pub mod redis_server;
 pub mod s3_server;
+pub mod served_process;
 
 use std::{path::PathBuf, sync::Arc, time::Duration};
 
@@ -30,6 +31,15 @@ use sitrep_platform::{
 
 pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+/// A binary of this build (`sitrep-serve`, `sitrep-ingest`, …): the tests run from
+/// `<target>/<profile>/deps`, the binaries sit one folder up (`make test` builds them first).
+pub fn built_binary(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let binary = exe.parent().and_then(|p| p.parent()).expect("<target>/<profile>").join(name);
+    assert!(binary.exists(), "{} is missing: run `make test` (it builds the binaries first)", binary.display());
+    binary
 }
 
 pub fn fixtures() -> PathBuf {

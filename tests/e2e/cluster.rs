@@ -6,16 +6,13 @@
 //! live, `/status` and `/metrics` naming the generation each serves, and Redis stopped: the
 //! fail-closed policies refuse, the others go on, marked degraded.
 
-use std::{
-    path::{Path, PathBuf},
-    process::Stdio,
-    time::Duration,
-};
+use std::{path::Path, process::Stdio, time::Duration};
 
 use serde_json::{json, Value};
 use sitrep_platform::state::{Plan, StateStore};
 use sitrep_tests::{
-    fixtures, fresh_postgres_database, normal, redis_server::RedisServer, replay_runner, s3_server::S3Server,
+    built_binary, fixtures, fresh_postgres_database, normal, redis_server::RedisServer, replay_runner,
+    s3_server::S3Server, served_process::ServedProcess,
 };
 
 const ARMED: &str = "/api/conflict/v1/list-armed-events";
@@ -24,48 +21,27 @@ const BATCH: &str = "/api/conflict/v1/get-humanitarian-summary-batch";
 const ORIGIN: &str = "https://sitrep.example";
 const KEY_CACHE_SECONDS: u64 = 1;
 
-fn binary(name: &str) -> PathBuf {
-    // tests run from <target>/debug/deps/e2e-…; the binaries sit in <target>/debug (`make test` builds them first).
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(|p| p.parent()).unwrap().join(name)
-}
-
 struct Replica {
     base: String,
     /// Its operator listener (`/metrics`).
     metrics: String,
-    _process: tokio::process::Child,
+    _process: ServedProcess,
 }
 
 impl Replica {
     async fn start(state: &str, s3: &S3Server, redis: &str, lake: &str, cache: &Path) -> Replica {
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let metrics_port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let process = tokio::process::Command::new(binary("sitrep-serve"))
-            .args(["--state", state, "serve", "--listen", &format!("127.0.0.1:{port}"), "--poll-seconds", "1"])
-            .args(["--lake", lake])
-            .arg("--cache-dir")
-            .arg(cache)
-            .envs(s3.env())
-            .env("SITREP_RATE_LIMIT", redis)
-            .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100,oauth-token-address=100")
-            .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
-            .env("PUBLIC_ORIGINS", ORIGIN)
-            .env("SITREP_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}"))
-            .env("SITREP_LOG", "warn")
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn sitrep-serve");
-        let base = format!("http://127.0.0.1:{port}");
-        let http = reqwest::Client::new();
-        for _ in 0..600 {
-            if http.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
-                return Replica { base, metrics: format!("http://127.0.0.1:{metrics_port}"), _process: process };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("a replica never became ready");
+        let served = ServedProcess::start(state, lake, cache, |c| {
+            c.args(["--poll-seconds", "1"])
+                .envs(s3.env())
+                .env("SITREP_RATE_LIMIT", redis)
+                .env("SITREP_RATE_LIMITS", "humanitarian-batch=3,oauth-token=100,oauth-token-address=100")
+                .env("SITREP_KEY_CACHE_SECONDS", KEY_CACHE_SECONDS.to_string())
+                .env("PUBLIC_ORIGINS", ORIGIN)
+                .env("SITREP_METRICS_LISTEN", format!("127.0.0.1:{metrics_port}"));
+        })
+        .await;
+        Replica { base: served.base.clone(), metrics: format!("http://127.0.0.1:{metrics_port}"), _process: served }
     }
 }
 
@@ -91,7 +67,6 @@ async fn served_generation(http: &reqwest::Client, replica: &Replica) -> (u64, u
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
-    assert!(binary("sitrep-serve").exists(), "run `make test` (it builds the binaries first)");
     let dir = tempfile::tempdir().unwrap();
     let s3 = S3Server::start(&dir.path().join("s3"), "lake").await.unwrap();
     let lake = s3.lake("lake", "cluster");
@@ -213,11 +188,10 @@ async fn two_replicas_on_one_state_store_and_limiter_answer_as_one() {
 /// create-only commit lets one generation win, and the loser finds the content already there.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_workers_racing_one_dataset_publish_one_version() {
-    assert!(binary("sitrep-ingest").exists(), "run `make test` (it builds the binaries first)");
     let dir = tempfile::tempdir().unwrap();
     let s3 = S3Server::start(&dir.path().join("s3"), "lake").await.unwrap();
     let worker = || {
-        tokio::process::Command::new(binary("sitrep-ingest"))
+        tokio::process::Command::new(built_binary("sitrep-ingest"))
             .args(["--lake", "s3://lake/race", "run", "--dataset", "armed-events"])
             .envs(s3.env())
             .env("SITREP_FIXTURES", fixtures())
@@ -246,12 +220,11 @@ async fn two_workers_racing_one_dataset_publish_one_version() {
 /// commit is among the trials.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_worker_killed_mid_commit_on_s3_loses_and_corrupts_nothing() {
-    assert!(binary("sitrep-ingest").exists(), "run `make test` (it builds the binaries first)");
     let trials: u64 = std::env::var("SITREP_STRESS_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
     let dir = tempfile::tempdir().unwrap();
     let s3 = S3Server::start(&dir.path().join("s3"), "lake").await.unwrap();
     let worker = |prefix: &str| {
-        let mut c = tokio::process::Command::new(binary("sitrep-ingest"));
+        let mut c = tokio::process::Command::new(built_binary("sitrep-ingest"));
         c.args(["--lake", &format!("s3://lake/{prefix}"), "run"])
             .envs(s3.env())
             .env("SITREP_FIXTURES", fixtures())

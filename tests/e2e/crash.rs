@@ -1,18 +1,12 @@
 //! SIGKILL an ingest process mid-run, then serve and ingest normally.
 
-use std::{path::PathBuf, process::Command, time::Duration};
+use std::{process::Command, time::Duration};
 
 use sitrep_ingest::Lake;
-use sitrep_tests::{fixtures, TestApp};
-
-fn ingest_binary() -> PathBuf {
-    // tests run from <target>/debug/deps/e2e-…; the binaries sit in <target>/debug (`make test` builds them first).
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(|p| p.parent()).unwrap().join("sitrep-ingest")
-}
+use sitrep_tests::{built_binary, fixtures, TestApp};
 
 fn ingest(lake: &str) -> Command {
-    let mut c = Command::new(ingest_binary());
+    let mut c = Command::new(built_binary("sitrep-ingest"));
     c.stdout(std::process::Stdio::null());
     c.args(["--lake", lake, "run"])
         .env("SITREP_FIXTURES", fixtures())
@@ -23,7 +17,6 @@ fn ingest(lake: &str) -> Command {
 
 #[tokio::test]
 async fn sigkill_mid_run_leaves_a_servable_lake() {
-    assert!(ingest_binary().exists(), "run `make test` (it builds the binaries first)");
     let dir = tempfile::tempdir().unwrap();
     // Kill runs into fresh lakes at growing delays until one is killed mid-write: its Parquet is
     // in the store, its commit is not. Every killed lake is at no generation or a complete one.

@@ -3,17 +3,11 @@
 //! is refused with the documented envelope at once, and the server's peak resident memory barely
 //! moves.
 
-use std::{path::PathBuf, process::Stdio, time::Duration};
+use std::time::Duration;
 
 use serde_json::{json, Value};
 use sitrep_platform::state::{Plan, StateStore};
-use sitrep_tests::{fresh_state_url, normal_lake};
-
-fn binary(name: &str) -> PathBuf {
-    // tests run from <target>/<profile>/deps/e2e-…; the binaries sit one folder up.
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(|p| p.parent()).unwrap().join(name)
-}
+use sitrep_tests::{fresh_state_url, normal_lake, served_process::ServedProcess};
 
 /// A field of `/proc/<pid>/status`, in kB.
 fn proc_status_kb(pid: u32, field: &str) -> u64 {
@@ -31,38 +25,16 @@ fn doubling(times: usize) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn doubling_expressions_are_refused_at_once_without_memory_over_rest_batch_and_mcp() {
-    assert!(binary("sitrep-serve").exists(), "run `make test` (it builds the binaries first)");
     let dir = tempfile::tempdir().unwrap();
     let _lake = normal_lake(&dir).await; // in <dir>/lake
     let state = fresh_state_url(Some(dir.path())).await;
     let store = StateStore::open(&state).await.unwrap();
     let account = store.create_account("bombs", Plan::Pro).await.unwrap();
     let key = store.create_key(&account.id, "bombs", "di", &[], false).await.unwrap().secret;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut server = tokio::process::Command::new(binary("sitrep-serve"))
-        .args(["--state", &state, "serve", "--listen", &format!("127.0.0.1:{port}")])
-        .arg("--lake")
-        .arg(dir.path().join("lake"))
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .env("SITREP_LOG", "warn")
-        .env("SITREP_METRICS_LISTEN", "off")
-        .stdout(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn sitrep-serve");
-    let pid = server.id().expect("pid");
-    let base = format!("http://127.0.0.1:{port}");
+    let lake = dir.path().join("lake");
+    let mut server = ServedProcess::start(&state, lake.to_str().unwrap(), &dir.path().join("cache"), |_| {}).await;
+    let (pid, base) = (server.pid(), server.base.clone());
     let http = reqwest::Client::new();
-    let mut ready = false;
-    for _ in 0..600 {
-        if http.get(format!("{base}/readyz")).send().await.is_ok_and(|r| r.status() == 200) {
-            ready = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(ready, "the server never became ready");
     // Warm: one answer of each kind, so what is measured next is only the expressions.
     let path = "/api/conflict/v1/list-armed-events?page_size=100";
     assert_eq!(http.get(format!("{base}{path}")).header("x-service-key", &key).send().await.unwrap().status(), 200);
@@ -125,5 +97,5 @@ async fn doubling_expressions_are_refused_at_once_without_memory_over_rest_batch
         "peak resident memory rose {} kB (from {peak_before} kB)",
         peak_after - peak_before
     );
-    server.kill().await.unwrap();
+    server.kill().await;
 }

@@ -43,4 +43,5 @@ mod s3_lake;
 mod shared_answers;
 mod state_store;
 mod track_aircraft;
+mod webhook_faults;
 mod webhooks;

@@ -29,15 +29,15 @@ const REDELIVER: &str = "/api/webhooks/v1/redeliver-webhook-deliveries";
 
 /// What a receiver was sent.
 #[derive(Debug, Clone)]
-struct Received {
-    id: String,
+pub(crate) struct Received {
+    pub(crate) id: String,
     timestamp: i64,
     signature: String,
     body: Vec<u8>,
 }
 
 impl Received {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body).unwrap()
     }
 
@@ -49,22 +49,27 @@ impl Received {
 }
 
 /// A receiver on loopback answering from a script of statuses (then 200): 0 hangs for a minute,
-/// 302 redirects to another path of itself.
-struct Receiver {
-    url: String,
+/// [`HELD`] answers 200 once [`Receiver::release`] lets it, 302 redirects to another path of itself.
+pub(crate) struct Receiver {
+    pub(crate) url: String,
     got: Arc<Mutex<Vec<Received>>>,
+    held: Arc<tokio::sync::Semaphore>,
     _server: tokio::task::JoinHandle<()>,
 }
 
+/// A script's step: hold the request until released, then answer 200.
+pub(crate) const HELD: u16 = 1;
+
 impl Receiver {
-    async fn start(script: &[u16]) -> Receiver {
+    pub(crate) async fn start(script: &[u16]) -> Receiver {
         let got: Arc<Mutex<Vec<Received>>> = Arc::default();
+        let held = Arc::new(tokio::sync::Semaphore::new(0));
         let queue = Arc::new(Mutex::new(script.iter().copied().collect::<VecDeque<u16>>()));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let (sink, redirect_to) = (got.clone(), format!("{base}/elsewhere"));
+        let (sink, gate, redirect_to) = (got.clone(), held.clone(), format!("{base}/elsewhere"));
         let app = poem::endpoint::make(move |req: poem::Request| {
-            let (sink, queue, redirect_to) = (sink.clone(), queue.clone(), redirect_to.clone());
+            let (sink, gate, queue, redirect_to) = (sink.clone(), gate.clone(), queue.clone(), redirect_to.clone());
             async move {
                 let header = |name: &str| req.header(name).unwrap_or_default().to_string();
                 let (id, timestamp, signature) =
@@ -75,6 +80,9 @@ impl Receiver {
                 let status = queue.lock().unwrap().pop_front().unwrap_or(200);
                 if status == 0 {
                     tokio::time::sleep(Duration::from_secs(60)).await;
+                }
+                if status == HELD {
+                    gate.acquire().await.unwrap().forget();
                 }
                 let mut answer = poem::Response::builder().status(StatusCode::from_u16(status.max(200)).unwrap());
                 if status == 302 {
@@ -87,15 +95,20 @@ impl Receiver {
         let server = tokio::spawn(async move {
             let _ = poem::Server::new_with_acceptor(acceptor).run(app).await;
         });
-        Receiver { url: format!("{base}/hook"), got, _server: server }
+        Receiver { url: format!("{base}/hook"), got, held, _server: server }
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub(crate) fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 
+    /// Lets one held request answer.
+    pub(crate) fn release(&self) {
+        self.held.add_permits(1);
+    }
+
     /// Waits (at most `secs`) until `n` requests arrived.
-    async fn wait_for(&self, n: usize, secs: u64) -> Vec<Received> {
+    pub(crate) async fn wait_for(&self, n: usize, secs: u64) -> Vec<Received> {
         let deadline = Instant::now() + Duration::from_secs(secs);
         while self.got.lock().unwrap().len() < n && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(50)).await;

@@ -58,6 +58,8 @@ pub struct Claimed {
     pub attempt: i64,
     /// The attempt's place in the retry schedule (1 at first, and after a redelivery).
     pub step: i64,
+    /// Until when the claim holds (ms): recording the attempt may be retried until then.
+    pub lease_until: i64,
     pub endpoint: Endpoint,
     pub event: OutboxEvent,
 }
@@ -70,8 +72,9 @@ pub enum Redelivery {
     FailedSince(i64),
 }
 
-/// How long a claim holds a delivery: an attempt's 10 s timeout, its DNS and TLS, with room.
-pub const LEASE_MS: i64 = 60_000;
+/// How long a claim holds a delivery: an attempt's 10 s deadline (DNS, connection, TLS, the
+/// answer), then room to record it through a short outage of the state store.
+pub const LEASE_MS: i64 = 30_000;
 
 pub(super) async fn insert_delivery(
     tx: &mut Transaction<'_, Any>,
@@ -188,7 +191,14 @@ impl WebhookStore {
             .await?,
         )?;
         tx.commit().await?;
-        Ok(Some(Claimed { delivery_id, attempt: attempts + 1, step: attempts + 2 - schedule_from, endpoint, event }))
+        Ok(Some(Claimed {
+            delivery_id,
+            attempt: attempts + 1,
+            step: attempts + 2 - schedule_from,
+            lease_until: now + LEASE_MS,
+            endpoint,
+            event,
+        }))
     }
 
     /// Records `claimed`'s attempt, if `owner` still holds its lease: the attempt, the delivery's

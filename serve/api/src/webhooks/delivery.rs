@@ -32,7 +32,7 @@ use super::{payload, publications, webhooks};
 const TOTAL: usize = 32;
 const PER_ENDPOINT: i64 = 4;
 const PER_ACCOUNT: i64 = 8;
-/// An attempt's deadline: connection, request and the answer's head.
+/// An attempt's deadline over the whole exchange: resolution, connection, request, answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of a receiver's answer is read (kept as the attempt's detail, shortened).
 const ANSWER_READ_BYTES: usize = 4096;
@@ -182,7 +182,7 @@ async fn attempt(state: &AppState, owner: &str, claimed: Claimed) {
         outcome: result.outcome(),
         detail,
     };
-    match webhooks(state).store.finish(&claimed, owner, &record, result, next, now).await {
+    match record_attempt(state, owner, &claimed, &record, result, next, now).await {
         Ok(Finished::EndpointDisabled) => {
             state.metrics.webhook_endpoint_disabled();
             tracing::warn!(endpoint = %claimed.endpoint.endpoint_id, "webhooks: endpoint disabled after failing for 5 days");
@@ -191,7 +191,36 @@ async fn attempt(state: &AppState, owner: &str, claimed: Claimed) {
             tracing::warn!(delivery = %claimed.delivery_id, "webhooks: lease lost during an attempt; not recorded")
         }
         Ok(Finished::Recorded(_)) => {}
-        Err(e) => tracing::warn!(delivery = %claimed.delivery_id, error = %e, "webhooks: recording an attempt failed"),
+        Err(e) => tracing::warn!(
+            delivery = %claimed.delivery_id,
+            error = %e,
+            "webhooks: recording an attempt failed until its lease ran out; the delivery will be sent again"
+        ),
+    }
+}
+
+/// Records the attempt, trying again while the lease holds: a state store that restarts under
+/// an attempt the receiver answered must not make that receiver get the event a second time.
+async fn record_attempt(
+    state: &AppState,
+    owner: &str,
+    claimed: &Claimed,
+    record: &Attempt,
+    result: AttemptResult,
+    next: Option<i64>,
+    now: i64,
+) -> Result<Finished, sitrep_webhooks::WebhookError> {
+    let store = &webhooks(state).store;
+    let mut pause = Duration::from_millis(250);
+    loop {
+        match store.finish(claimed, owner, record, result, next, now).await {
+            Err(e) if state.clock.now_ms() + (pause.as_millis() as i64) < claimed.lease_until => {
+                tracing::warn!(delivery = %claimed.delivery_id, error = %e, "webhooks: recording an attempt failed; trying again");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(4));
+            }
+            done => return done,
+        }
     }
 }
 
@@ -199,6 +228,10 @@ async fn attempt(state: &AppState, owner: &str, claimed: Claimed) {
 /// a checked public address; redirects are not followed. Neither the URL (it may carry a token)
 /// nor the secret is logged.
 async fn send(state: &AppState, claimed: &Claimed, now_ms: i64) -> (AttemptResult, String) {
+    // One deadline over the whole exchange, whatever part of it is slow (resolution included);
+    // an answer's status counts even when its body is still arriving at the deadline.
+    let deadline = tokio::time::Instant::now() + TIMEOUT;
+    let timed_out = || (AttemptResult::Timeout, "no answer within 10 s".to_string());
     let settings = &webhooks(state).settings;
     let body = match payload::body(&claimed.event, state.settings.site_origin()) {
         Ok(body) => body,
@@ -213,7 +246,10 @@ async fn send(state: &AppState, claimed: &Claimed, now_ms: i64) -> (AttemptResul
         plain_http_to_loopback: settings.allow_loopback,
         extra_root_pem: settings.extra_root_pem.clone(),
     };
-    let client = match pinned_client(&url, TIMEOUT, &options).await {
+    let Ok(client) = tokio::time::timeout_at(deadline, pinned_client(&url, TIMEOUT, &options)).await else {
+        return timed_out();
+    };
+    let client = match client {
         Ok(c) => c,
         Err(e @ (PublicFetchError::NotHttps | PublicFetchError::ForbiddenAddress | PublicFetchError::Unresolvable)) => {
             return (AttemptResult::AddressRefused, e.to_string())
@@ -229,9 +265,10 @@ async fn send(state: &AppState, claimed: &Claimed, now_ms: i64) -> (AttemptResul
         .header("webhook-timestamp", timestamp.to_string())
         .header("webhook-signature", signature_header(&secrets, &claimed.delivery_id, timestamp, &body))
         .body(body);
-    let mut response = match request.send().await {
+    let Ok(sent) = tokio::time::timeout_at(deadline, request.send()).await else { return timed_out() };
+    let mut response = match sent {
         Ok(r) => r,
-        Err(e) if e.is_timeout() => return (AttemptResult::Timeout, "no answer within 10 s".into()),
+        Err(e) if e.is_timeout() => return timed_out(),
         Err(e) => return (AttemptResult::Connection, connection_failure(&e)),
     };
     let retry_after_ms = response
@@ -253,7 +290,7 @@ async fn send(state: &AppState, claimed: &Claimed, now_ms: i64) -> (AttemptResul
             }
         }
     };
-    let _ = tokio::time::timeout(TIMEOUT, read).await;
+    let _ = tokio::time::timeout_at(deadline, read).await;
     let detail: String = String::from_utf8_lossy(&answer).chars().take(DETAIL_CHARS).collect();
     (result, detail)
 }
