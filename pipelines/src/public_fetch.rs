@@ -98,13 +98,18 @@ pub struct PublicFetchOptions {
     pub extra_root_pem: Option<Vec<u8>>,
 }
 
-/// A client for `url` alone: https only, no redirects, `timeout`, connected only to a checked
-/// public address of its host.
-pub async fn pinned_client(
-    url: &url::Url,
-    timeout: Duration,
-    options: &PublicFetchOptions,
-) -> Result<reqwest::Client, PublicFetchError> {
+/// Where a fetch of a URL may connect: its host and the first of its addresses the filter allows
+/// (resolved now), and whether the fetch is plain http to loopback.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Pinned {
+    pub host: String,
+    pub addr: SocketAddr,
+    pub plain: bool,
+}
+
+/// Resolves `url`'s host and picks the address a fetch may connect to: https only (plain http
+/// only to loopback, when allowed), a public address (or loopback, when allowed).
+pub async fn pin(url: &url::Url, options: &PublicFetchOptions) -> Result<Pinned, PublicFetchError> {
     let plain = url.scheme() == "http" && options.plain_http_to_loopback;
     if url.scheme() != "https" && !plain {
         return Err(PublicFetchError::NotHttps);
@@ -120,19 +125,39 @@ pub async fn pinned_client(
             false => is_public(a.ip()) || (options.allow_loopback && a.ip().is_loopback()),
         })
         .ok_or(PublicFetchError::ForbiddenAddress)?;
-    let mut builder = reqwest::Client::builder()
-        // A proxy would resolve the name itself, and the pinned address would not be the one used.
-        .no_proxy()
-        .https_only(!plain)
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(timeout)
-        .resolve(host, addr)
-        .user_agent(crate::http::USER_AGENT);
-    if let Some(pem) = &options.extra_root_pem {
-        let cert = reqwest::Certificate::from_pem(pem).map_err(|e| PublicFetchError::Client(e.to_string()))?;
-        builder = builder.add_root_certificate(cert);
+    Ok(Pinned { host: host.to_string(), addr, plain })
+}
+
+impl Pinned {
+    /// A client that connects to this address alone for its host: no proxy (a proxy would
+    /// resolve the name itself), no redirects, `timeout`. Its idle connections are kept a little
+    /// while (a caller that keeps the client reuses them), at most two.
+    pub fn client(&self, timeout: Duration, options: &PublicFetchOptions) -> Result<reqwest::Client, PublicFetchError> {
+        let mut builder = reqwest::Client::builder()
+            .no_proxy()
+            .https_only(!self.plain)
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .pool_max_idle_per_host(2)
+            .pool_idle_timeout(Duration::from_secs(30))
+            .resolve(&self.host, self.addr)
+            .user_agent(crate::http::USER_AGENT);
+        if let Some(pem) = &options.extra_root_pem {
+            let cert = reqwest::Certificate::from_pem(pem).map_err(|e| PublicFetchError::Client(e.to_string()))?;
+            builder = builder.add_root_certificate(cert);
+        }
+        builder.build().map_err(|e| PublicFetchError::Client(e.to_string()))
     }
-    builder.build().map_err(|e| PublicFetchError::Client(e.to_string()))
+}
+
+/// A client for `url` alone: https only, no redirects, `timeout`, connected only to a checked
+/// public address of its host.
+pub async fn pinned_client(
+    url: &url::Url,
+    timeout: Duration,
+    options: &PublicFetchOptions,
+) -> Result<reqwest::Client, PublicFetchError> {
+    pin(url, options).await?.client(timeout, options)
 }
 
 #[cfg(test)]

@@ -2,7 +2,8 @@
 //! (`aviation.rs`), of the Climate group (`climate.rs`) and of Consumer prices (`consumer_prices.rs`).
 //!
 //! `BENCH_GROUPS` (default `all`) picks tables: a comma list of `aviation`, `climate`,
-//! `consumer-prices`, `energy-shock`, `history`, `open-tables` (`open_tables.rs`), `company-monitoring`, `scale-out` (`scale_out.rs`), `conflict`
+//! `consumer-prices`, `energy-shock`, `history`, `open-tables` (`open_tables.rs`), `company-monitoring`, `scale-out` (`scale_out.rs`),
+//! `webhooks` (`webhooks.rs`), `conflict`
 //! (the per-size tables below), and `ingest` (the conflict tables' ingest figure alone, at each
 //! size; only when named, as `all` measures it in the conflict tables), and `soak` (`soak.rs`, the
 //! ten-minute mixed-load soak of `make soak`; only when named), and `abuse` (`abuse.rs`, the attacks
@@ -45,6 +46,7 @@ mod open_tables;
 mod scale_out;
 mod served_binary;
 mod soak;
+mod webhooks;
 
 use std::{
     sync::{Arc, OnceLock},
@@ -494,7 +496,7 @@ async fn run() {
     }
     let as_of = Utc::now() - Duration::days(1);
     let groups = std::env::var("BENCH_GROUPS").unwrap_or_else(|_| "all".into());
-    const GROUPS: [&str; 12] = [
+    const GROUPS: [&str; 13] = [
         "aviation",
         "climate",
         "consumer-prices",
@@ -503,6 +505,7 @@ async fn run() {
         "open-tables",
         "company-monitoring",
         "scale-out",
+        "webhooks",
         "conflict",
         "ingest",
         "soak",
@@ -529,6 +532,7 @@ async fn run() {
     let open_tables = OptionFuture::from(wants("open-tables").then(|| open_tables::measure(as_of))).await;
     let company_monitoring = OptionFuture::from(wants("company-monitoring").then(company_monitoring::measure)).await;
     let scale_out = OptionFuture::from(wants("scale-out").then(|| scale_out::measure(wrk.as_ref()))).await;
+    let webhooks = OptionFuture::from(wants("webhooks").then(webhooks::measure)).await;
     // The ingest figure alone (the conflict tables measure it too, with everything else).
     let named = |g: &str| groups.split(',').any(|x| x.trim() == g);
     let ingest_only = if named("ingest") { sizes.clone() } else { Vec::new() };
@@ -580,6 +584,9 @@ async fn run() {
     }
     if let Some(f) = &scale_out {
         scale_out::print(f);
+    }
+    if let Some(f) = &webhooks {
+        webhooks::print(f);
     }
     if let Some(r) = &soak {
         soak::print(r);

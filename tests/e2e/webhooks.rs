@@ -236,21 +236,29 @@ async fn a_failed_attempt_is_retried_with_the_same_webhook_id_and_a_redelivery_k
     assert_eq!(first["attempts"][0]["outcome"], "retryable_status");
     assert_eq!(first["attempts"][0]["statusCode"], 500);
     assert_eq!(first["state"], "pending");
+    // A later event of the same subject waits behind the one being retried.
+    let (code, later) = post(&app, &app.key, TEST, json!({"endpointId": endpoint_id})).await;
+    assert_eq!(code, 200, "{later}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(receiver.received().len(), 1, "a later event went before the one being retried");
     // The schedule's first retry is 5 s ± 20 % later: the clock moves past it.
     app.state.clock.advance(7);
-    let got = receiver.wait_for(2, 10).await;
+    let got = receiver.wait_for(3, 10).await;
     assert_eq!(got[0].id, got[1].id, "a retry keeps its webhook-id");
+    assert_eq!(got[2].id, later["delivery"]["deliveryId"].as_str().unwrap(), "then the later one");
     assert!(got.iter().all(|r| r.signed_by(&secret)));
     assert_eq!(got[0].body, got[1].body, "a retry sends the same body");
-    let second = recorded(&app, &app.key, &endpoint_id, 2).await;
-    assert_eq!(second["state"], "delivered");
-    assert_eq!(second["attemptCount"], 2);
+    recorded(&app, &app.key, &endpoint_id, 1).await;
+    let listed = deliveries(&app, &app.key, &endpoint_id).await;
+    let retried = listed.iter().find(|d| d["deliveryId"] == got[0].id.as_str()).unwrap();
+    assert_eq!(retried["state"], "delivered");
+    assert_eq!(retried["attemptCount"], 2);
     // A redelivery of a delivered delivery: the same webhook-id once more.
     let (code, again) =
         post(&app, &app.key, REDELIVER, json!({"endpointId": endpoint_id, "deliveryId": got[0].id})).await;
     assert_eq!((code, again["redeliveredCount"].as_i64()), (200, Some(1)), "{again}");
-    let got = receiver.wait_for(3, 10).await;
-    assert_eq!(got[2].id, got[0].id);
+    let got = receiver.wait_for(4, 10).await;
+    assert_eq!(got[3].id, got[0].id);
 }
 
 #[tokio::test]
@@ -487,7 +495,8 @@ async fn a_worker_that_dies_holding_a_lease_leaves_the_attempt_to_the_next_after
     post(&app, &app.key, TEST, json!({"endpointId": endpoint_id})).await;
     // A worker claims the delivery and is killed before it records anything (what kill -9 leaves).
     let store = &sitrep_api::context(&app.state).webhooks.store;
-    let doomed = store.claim("doomed-worker", app.state.clock.now_ms(), 4, 8).await.unwrap().expect("a due delivery");
+    let doomed =
+        store.claim("doomed-worker", app.state.clock.now_ms(), 4, 8, 10).await.unwrap().pop().expect("a due delivery");
     assert_eq!(doomed.attempt, 1);
     // The live worker leaves it while the lease holds, and takes it once the lease has expired.
     let _worker = sitrep_api::webhooks::delivery::spawn(&app.state);
@@ -508,7 +517,7 @@ async fn a_worker_that_dies_holding_a_lease_leaves_the_attempt_to_the_next_after
         detail: String::new(),
     };
     let result = sitrep_webhooks::schedule::AttemptResult::Delivered { status: 200 };
-    let late = store.finish(&doomed, "doomed-worker", &attempt, result, None, app.state.clock.now_ms()).await.unwrap();
+    let late = store.finish(&doomed, &attempt, result, None, app.state.clock.now_ms()).await.unwrap();
     assert_eq!(late, sitrep_webhooks::store::Finished::LeaseLost);
 }
 

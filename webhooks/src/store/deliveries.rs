@@ -58,6 +58,8 @@ pub struct Claimed {
     pub attempt: i64,
     /// The attempt's place in the retry schedule (1 at first, and after a redelivery).
     pub step: i64,
+    /// The claim's lease (its worker's and batch's): the attempt is recorded only while it holds.
+    pub lease: String,
     /// Until when the claim holds (ms): recording the attempt may be retried until then.
     pub lease_until: i64,
     pub endpoint: Endpoint,
@@ -85,8 +87,10 @@ pub(super) async fn insert_delivery(
     let id = crate::ids::Kind::Delivery.new_id();
     sqlx::query(
         "INSERT INTO webhook_deliveries (delivery_id, endpoint_id, account_id, event_seq, event_type, subject, state, \
-         attempts, schedule_from, next_attempt_at, lease_owner, lease_until, created_at, finished_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, 1, $7, NULL, 0, $7, NULL) \
+         attempts, schedule_from, next_attempt_at, lease_owner, lease_until, created_at, finished_at, queue_head) \
+         VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, 1, $7, NULL, 0, $7, NULL, \
+           CASE WHEN EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = $2 AND p.subject = $6 \
+             AND p.state = 'pending') THEN 0 ELSE 1 END) \
          ON CONFLICT (endpoint_id, event_seq) DO NOTHING",
     )
     .bind(&id)
@@ -127,17 +131,20 @@ impl DeliveryState {
 }
 
 impl WebhookStore {
-    /// Takes the lease on one due delivery for `owner` until `now + LEASE_MS`: the oldest due,
-    /// of an enabled endpoint, with no earlier pending delivery of the same subject to the same
-    /// endpoint (deliveries of one company or dataset go in order), and whose endpoint has fewer
-    /// than `per_endpoint` and account fewer than `per_account` attempts under lease.
+    /// Takes the lease on at most `limit` due deliveries for `owner` until `now + LEASE_MS`, the
+    /// oldest due first: each the head of its endpoint's queue for its subject (no earlier
+    /// pending delivery of the same company or dataset to the same endpoint — deliveries of one
+    /// subject go in order), of an enabled endpoint, and within `per_endpoint` and `per_account`
+    /// attempts under lease, counting those already leased. One statement for the batch, reading
+    /// the due heads (`queue_head`) and the leased rows, not every pending delivery.
     pub async fn claim(
         &self,
         owner: &str,
         now: i64,
         per_endpoint: i64,
         per_account: i64,
-    ) -> Result<Option<Claimed>, WebhookError> {
+        limit: usize,
+    ) -> Result<Vec<Claimed>, WebhookError> {
         // An idle worker only reads: a write transaction every turn would queue every other
         // writer of a SQLite store behind it.
         let due: Option<i64> = sqlx::query_scalar(
@@ -146,68 +153,109 @@ impl WebhookStore {
         .bind(now)
         .fetch_optional(&self.pool)
         .await?;
-        if due.is_none() {
-            return Ok(None);
+        if due.is_none() || limit == 0 {
+            return Ok(Vec::new());
         }
-        let skip_locked = if self.backend == Backend::Postgres { " FOR UPDATE OF d SKIP LOCKED" } else { "" };
+        // PostgreSQL: rows another worker is claiming are skipped, not waited for (the locking
+        // clause sits on the plain scan; window functions cannot carry one).
+        let skip_locked = if self.backend == Backend::Postgres { " FOR UPDATE SKIP LOCKED" } else { "" };
         let sql = format!(
-            "UPDATE webhook_deliveries SET lease_owner = $1, lease_until = $2 WHERE delivery_id = (\
-               SELECT d.delivery_id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.endpoint_id = d.endpoint_id \
-               WHERE d.state = 'pending' AND d.next_attempt_at <= $3 AND d.lease_until <= $3 AND e.enabled = 1 \
-               AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.endpoint_id = d.endpoint_id \
-                 AND p.subject = d.subject AND p.state = 'pending' AND p.event_seq < d.event_seq) \
-               AND (SELECT COUNT(*) FROM webhook_deliveries f WHERE f.endpoint_id = d.endpoint_id \
-                 AND f.state = 'pending' AND f.lease_until > $3) < $4 \
-               AND (SELECT COUNT(*) FROM webhook_deliveries f WHERE f.account_id = d.account_id \
-                 AND f.state = 'pending' AND f.lease_until > $3) < $5 \
-               ORDER BY d.next_attempt_at, d.event_seq LIMIT 1{skip_locked}) \
-             AND lease_until <= $3 RETURNING delivery_id, attempts, schedule_from"
+            "WITH busy_endpoints AS (SELECT endpoint_id, COUNT(*) AS n FROM webhook_deliveries \
+               WHERE state = 'pending' AND lease_until > $3 GROUP BY endpoint_id), \
+             busy_accounts AS (SELECT account_id, COUNT(*) AS n FROM webhook_deliveries \
+               WHERE state = 'pending' AND lease_until > $3 GROUP BY account_id), \
+             candidates AS (SELECT d.delivery_id, d.next_attempt_at, d.event_seq, \
+                 ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.event_seq) \
+                   + COALESCE(be.n, 0) AS endpoint_load, \
+                 ROW_NUMBER() OVER (PARTITION BY d.account_id ORDER BY d.next_attempt_at, d.event_seq) \
+                   + COALESCE(ba.n, 0) AS account_load \
+               FROM webhook_deliveries d \
+               JOIN webhook_endpoints e ON e.endpoint_id = d.endpoint_id AND e.enabled = 1 \
+               LEFT JOIN busy_endpoints be ON be.endpoint_id = d.endpoint_id \
+               LEFT JOIN busy_accounts ba ON ba.account_id = d.account_id \
+               WHERE d.state = 'pending' AND d.queue_head = 1 AND d.next_attempt_at <= $3 AND d.lease_until <= $3), \
+             chosen AS (SELECT delivery_id FROM webhook_deliveries WHERE delivery_id IN \
+               (SELECT delivery_id FROM candidates WHERE endpoint_load <= $4 AND account_load <= $5 \
+                ORDER BY next_attempt_at, event_seq LIMIT $6){skip_locked}) \
+             UPDATE webhook_deliveries SET lease_owner = $1, lease_until = $2 \
+             WHERE delivery_id IN (SELECT delivery_id FROM chosen) AND state = 'pending' AND lease_until <= $3 \
+             RETURNING delivery_id, endpoint_id, event_seq, attempts, schedule_from"
         );
+        let lease = format!("{owner}.{}", ulid::Ulid::new());
         let mut tx = self.pool.begin().await?;
-        let claimed = sqlx::query(&sql)
-            .bind(owner)
+        let rows = sqlx::query(&sql)
+            .bind(&lease)
             .bind(now + LEASE_MS)
             .bind(now)
             .bind(per_endpoint)
             .bind(per_account)
-            .fetch_optional(&mut *tx)
+            .bind(limit as i64)
+            .fetch_all(&mut *tx)
             .await?;
-        let Some(row) = claimed else { return Ok(None) };
-        let delivery_id: String = row.try_get("delivery_id")?;
-        let attempts: i64 = row.try_get("attempts")?;
-        let schedule_from: i64 = row.try_get("schedule_from")?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut endpoint_ids: Vec<String> = Vec::new();
+        let mut event_seqs: Vec<i64> = Vec::new();
+        for row in &rows {
+            endpoint_ids.push(row.try_get("endpoint_id")?);
+            event_seqs.push(row.try_get("event_seq")?);
+        }
+        endpoint_ids.sort();
+        endpoint_ids.dedup();
+        event_seqs.sort();
+        event_seqs.dedup();
         let sql = format!(
-            "SELECT {} FROM webhook_endpoints WHERE endpoint_id = (SELECT endpoint_id FROM webhook_deliveries WHERE delivery_id = $1)",
-            super::endpoints::COLUMNS
+            "SELECT {} FROM webhook_endpoints WHERE endpoint_id IN ({})",
+            super::endpoints::COLUMNS,
+            super::placeholders(endpoint_ids.len())
         );
-        let endpoint = endpoint_of(&sqlx::query(&sql).bind(&delivery_id).fetch_one(&mut *tx).await?)?;
-        let event = event_of(
-            &sqlx::query(
-                "SELECT e.event_seq, e.event_type, e.account_id, e.subject, e.data, e.created_at FROM webhook_events e \
-                 JOIN webhook_deliveries d ON d.event_seq = e.event_seq WHERE d.delivery_id = $1",
-            )
-            .bind(&delivery_id)
-            .fetch_one(&mut *tx)
-            .await?,
-        )?;
+        let mut query = sqlx::query(&sql);
+        for id in &endpoint_ids {
+            query = query.bind(id);
+        }
+        let endpoints: Vec<Endpoint> =
+            query.fetch_all(&mut *tx).await?.iter().map(endpoint_of).collect::<Result<_, _>>()?;
+        let sql = format!(
+            "SELECT event_seq, event_type, account_id, subject, data, created_at FROM webhook_events WHERE event_seq IN ({})",
+            super::placeholders(event_seqs.len())
+        );
+        let mut query = sqlx::query(&sql);
+        for seq in &event_seqs {
+            query = query.bind(seq);
+        }
+        let events: Vec<OutboxEvent> =
+            query.fetch_all(&mut *tx).await?.iter().map(event_of).collect::<Result<_, _>>()?;
         tx.commit().await?;
-        Ok(Some(Claimed {
-            delivery_id,
-            attempt: attempts + 1,
-            step: attempts + 2 - schedule_from,
-            lease_until: now + LEASE_MS,
-            endpoint,
-            event,
-        }))
+        let mut claimed = Vec::with_capacity(rows.len());
+        for row in &rows {
+            let endpoint_id: String = row.try_get("endpoint_id")?;
+            let event_seq: i64 = row.try_get("event_seq")?;
+            let attempts: i64 = row.try_get("attempts")?;
+            let schedule_from: i64 = row.try_get("schedule_from")?;
+            claimed.push(Claimed {
+                delivery_id: row.try_get("delivery_id")?,
+                attempt: attempts + 1,
+                step: attempts + 2 - schedule_from,
+                lease: lease.clone(),
+                lease_until: now + LEASE_MS,
+                endpoint: parsed(
+                    endpoints.iter().find(|e| e.endpoint_id == endpoint_id).cloned(),
+                    "delivery's endpoint",
+                )?,
+                event: parsed(events.iter().find(|e| e.event_seq == event_seq).cloned(), "delivery's event")?,
+            });
+        }
+        claimed.sort_by_key(|c| c.event.event_seq);
+        Ok(claimed)
     }
 
-    /// Records `claimed`'s attempt, if `owner` still holds its lease: the attempt, the delivery's
+    /// Records `claimed`'s attempt, if its lease still holds: the attempt, the delivery's
     /// next step (`next_at`: due again then; `None`: over — delivered, or failed for good), and
     /// the endpoint's failure record (disabled once failing for 5 days).
     pub async fn finish(
         &self,
         claimed: &Claimed,
-        owner: &str,
         attempt: &Attempt,
         result: AttemptResult,
         next_at: Option<i64>,
@@ -229,7 +277,7 @@ impl WebhookStore {
         .bind(next_at.unwrap_or(now))
         .bind((state != DeliveryState::Pending).then_some(now))
         .bind(&claimed.delivery_id)
-        .bind(owner)
+        .bind(&claimed.lease)
         .bind(claimed.attempt - 1)
         .execute(&mut *tx)
         .await?;
@@ -252,7 +300,11 @@ impl WebhookStore {
         let endpoint_id = &claimed.endpoint.endpoint_id;
         let mut disabled = false;
         if matches!(result, AttemptResult::Delivered { .. }) {
-            sqlx::query("UPDATE webhook_endpoints SET failing_since = NULL WHERE endpoint_id = $1")
+            // Written only when it changes: a busy endpoint's every delivery would otherwise
+            // write its row anew.
+            sqlx::query(
+                "UPDATE webhook_endpoints SET failing_since = NULL WHERE endpoint_id = $1 AND failing_since IS NOT NULL",
+            )
                 .bind(endpoint_id)
                 .execute(&mut *tx)
                 .await?;
@@ -276,6 +328,26 @@ impl WebhookStore {
             .await?
             .rows_affected()
                 > 0;
+        }
+        if state != DeliveryState::Pending {
+            // The next of its subject heads the queue now. Under a share of the endpoint's row: a
+            // fan-out takes that row first, so it either sees this delivery finished or writes
+            // its own before this looks (SQLite serialises writers anyway).
+            if self.backend == Backend::Postgres {
+                sqlx::query("SELECT 1 FROM webhook_endpoints WHERE endpoint_id = $1 FOR SHARE")
+                    .bind(endpoint_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            }
+            sqlx::query(
+                "UPDATE webhook_deliveries SET queue_head = 1 WHERE delivery_id = (SELECT delivery_id \
+                 FROM webhook_deliveries WHERE endpoint_id = $1 AND subject = $2 AND state = 'pending' \
+                 ORDER BY event_seq LIMIT 1)",
+            )
+            .bind(endpoint_id)
+            .bind(&claimed.event.subject)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(if disabled { Finished::EndpointDisabled } else { Finished::Recorded(state) })
@@ -390,8 +462,10 @@ impl WebhookStore {
         which: &Redelivery,
         now: i64,
     ) -> Result<u64, WebhookError> {
+        // Due at once, beside the endpoint's queues: a redelivery waits for no other delivery.
         let set = "UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, finished_at = NULL, \
-                   schedule_from = attempts + 1 WHERE endpoint_id = $2 AND account_id = $3 AND lease_until <= $1";
+                   schedule_from = attempts + 1, queue_head = 1 \
+                   WHERE endpoint_id = $2 AND account_id = $3 AND lease_until <= $1";
         let done = match which {
             Redelivery::One(id) => {
                 sqlx::query(&format!("{set} AND delivery_id = $4"))

@@ -48,6 +48,11 @@ impl WebhookStore {
     }
 }
 
+/// `$1, $2, …, $n`: a statement's list of bound values.
+fn placeholders(n: usize) -> String {
+    (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
+}
+
 /// A stored value that must parse, or the store is corrupt.
 fn parsed<T>(value: Option<T>, what: &'static str) -> Result<T, WebhookError> {
     value.ok_or(WebhookError::Corrupt(what))

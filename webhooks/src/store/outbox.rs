@@ -106,17 +106,53 @@ impl WebhookStore {
         rows.iter().map(endpoint_of).collect()
     }
 
-    /// One delivery of `event` to each of `to`, and the event marked fanned out, in one
-    /// transaction (two replicas fanning out one event write each delivery once).
-    pub async fn fan_out(&self, event: &OutboxEvent, to: &[&Endpoint], now: i64) -> Result<(), WebhookError> {
+    /// For each event of `batch`, one delivery to each of its endpoints, and the event marked
+    /// fanned out, all in one transaction (two replicas fanning out one event write each delivery
+    /// once; an event already marked by another is left as it is).
+    pub async fn fan_out(&self, batch: &[(&OutboxEvent, Vec<&Endpoint>)], now: i64) -> Result<(), WebhookError> {
         let mut tx = self.pool.begin().await?;
-        for endpoint in to {
-            super::deliveries::insert_delivery(&mut tx, event, endpoint, now).await?;
+        // The endpoints' rows first, in one order: a delivery finishing meanwhile (which shares its
+        // endpoint's row before it moves its queue's head on) is then either done before a new
+        // delivery is written as its queue's head or not, never half-seen (SQLite serialises
+        // writers anyway).
+        if self.backend == sitrep_db::Backend::Postgres {
+            let mut ids: Vec<&str> =
+                batch.iter().flat_map(|(_, to)| to.iter().map(|e| e.endpoint_id.as_str())).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            for chunk in ids.chunks(1_000) {
+                let sql = format!(
+                    "SELECT endpoint_id FROM webhook_endpoints WHERE endpoint_id IN ({}) ORDER BY endpoint_id FOR UPDATE",
+                    super::placeholders(chunk.len())
+                );
+                let mut query = sqlx::query(&sql);
+                for id in chunk {
+                    query = query.bind(*id);
+                }
+                query.fetch_all(&mut *tx).await?;
+            }
         }
-        sqlx::query("UPDATE webhook_events SET fanned_out = 1 WHERE event_seq = $1")
-            .bind(event.event_seq)
-            .execute(&mut *tx)
-            .await?;
+        // The events this transaction marks (one another replica marked first is left to it).
+        let mut marked: Vec<i64> = Vec::with_capacity(batch.len());
+        for chunk in batch.chunks(1_000) {
+            let sql = format!(
+                "UPDATE webhook_events SET fanned_out = 1 WHERE event_seq IN ({}) AND fanned_out = 0 RETURNING event_seq",
+                super::placeholders(chunk.len())
+            );
+            let mut query = sqlx::query_scalar::<_, i64>(&sql);
+            for (event, _) in chunk {
+                query = query.bind(event.event_seq);
+            }
+            marked.extend(query.fetch_all(&mut *tx).await?);
+        }
+        for (event, to) in batch {
+            if !marked.contains(&event.event_seq) {
+                continue;
+            }
+            for endpoint in to {
+                super::deliveries::insert_delivery(&mut tx, event, endpoint, now).await?;
+            }
+        }
         tx.commit().await?;
         Ok(())
     }

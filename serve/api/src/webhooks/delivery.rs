@@ -1,16 +1,18 @@
 //! The delivery worker: every replica runs one. Beside it a task announces the dataset versions
-//! each new generation brought (`publications`); each turn the worker fans new outbox events out into
-//! deliveries (to the endpoints that want them and whose accounts may read what they report),
-//! then claims due deliveries under a lease and sends each, at most `TOTAL` at once, at most
-//! `PER_ENDPOINT` to one endpoint and `PER_ACCOUNT` for one account: a slow or dead receiver
-//! holds only its own share of the worker while every other account's deliveries go on.
+//! each new generation brought (`publications`), and another fans new outbox events out into
+//! deliveries (to the endpoints that want them and whose accounts may read what they report).
+//! The worker claims due deliveries in batches under a lease and sends each, at most `TOTAL` at
+//! once, at most `PER_ENDPOINT` to one endpoint and `PER_ACCOUNT` for one account: a slow or dead
+//! receiver holds only its own share of the worker while every other account's deliveries go on.
+//! A finished attempt or a fan-out wakes it; idle, it looks every `TURN`.
 
 use std::{
+    collections::HashMap,
     sync::{Arc, Weak},
     time::{Duration, Instant},
 };
 
-use sitrep_pipelines::public_fetch::{pinned_client, PublicFetchError, PublicFetchOptions};
+use sitrep_pipelines::public_fetch::{pin, Pinned, PublicFetchError, PublicFetchOptions};
 use sitrep_platform::{
     app_state::AppState,
     auth::{gate, Principal},
@@ -21,43 +23,101 @@ use sitrep_schemas::DatasetId;
 use sitrep_webhooks::{
     schedule::{next_attempt_at, AttemptResult},
     signing::signature_header,
-    store::{fan_out_candidates, Attempt, Claimed, Finished, OutboxEvent, KEPT_MS},
+    store::{fan_out_candidates, Attempt, Claimed, Endpoint, Finished, OutboxEvent, KEPT_MS},
     EventType,
 };
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 
 use super::{payload, publications, webhooks};
 
-/// Attempts in flight in this process.
-const TOTAL: usize = 32;
+/// Attempts in flight in this process: each a small task and a socket, so many; a receiver that
+/// never answers holds at most `PER_ENDPOINT` of them (one per company or dataset) until the
+/// attempt's deadline, and its account at most `PER_ACCOUNT`.
+const TOTAL: usize = 256;
 const PER_ENDPOINT: i64 = 4;
 const PER_ACCOUNT: i64 = 8;
+/// Deliveries claimed by one statement, at most.
+const CLAIM_BATCH: usize = 64;
+/// How long a busy worker waits for more slots to free before it claims for fewer than a
+/// quarter batch.
+const GATHER: Duration = Duration::from_millis(20);
 /// An attempt's deadline over the whole exchange: resolution, connection, request, answer.
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// How much of a receiver's answer is read (kept as the attempt's detail, shortened).
 const ANSWER_READ_BYTES: usize = 4096;
 const DETAIL_CHARS: usize = 256;
-/// How often the worker looks for work.
-const TURN: Duration = Duration::from_millis(500);
-/// Events fanned out per turn.
+/// How often an idle worker looks for work (another replica's, or due retries); its own fan-out
+/// and finished attempts wake it at once.
+const TURN: Duration = Duration::from_millis(250);
+/// Events fanned out per transaction.
 const FAN_OUT_BATCH: usize = 200;
 /// How often finished deliveries older than `KEPT_MS` are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(3600);
 
-/// Runs the worker while `state` lives: the announcements of dataset versions on a task of their
-/// own (counting a large version's changes takes its diff, seconds at a million rows, which must
-/// not hold deliveries back), and the deliveries.
+/// Runs the worker while `state` lives, as three tasks: the announcements of dataset versions
+/// (counting a large version's changes takes its diff, seconds at a million rows, which must not
+/// hold deliveries back), the fan-out of new events into deliveries, and the deliveries.
 pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
     spawn_announcer(Arc::downgrade(state));
+    let wake = Arc::new(Notify::new());
+    spawn_fan_out(Arc::downgrade(state), wake.clone());
     let state: Weak<AppState> = Arc::downgrade(state);
     let owner = format!("worker-{}", ulid::Ulid::new());
     let slots = Arc::new(Semaphore::new(TOTAL));
+    let clients = Clients::default();
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(TURN);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            // A free slot, then as many more as are free, one claim for all of them. When few
+            // are free (a busy worker: each finished attempt frees one), the slots freed within
+            // `GATHER` join the batch: a claim reads every due head, so claiming one delivery at
+            // a time would cost that read per delivery.
+            let Ok(first) = slots.clone().acquire_owned().await else { return };
+            let mut permits = vec![first];
+            let gather_until = Instant::now() + GATHER;
+            loop {
+                while permits.len() < CLAIM_BATCH {
+                    let Ok(more) = slots.clone().try_acquire_owned() else { break };
+                    permits.push(more);
+                }
+                if permits.len() >= CLAIM_BATCH / 4 || Instant::now() >= gather_until {
+                    break;
+                }
+                tokio::time::sleep(GATHER / 10).await;
+            }
+            let Some(state) = state.upgrade() else { return };
+            let now = state.clock.now_ms();
+            match webhooks(&state).store.claim(&owner, now, PER_ENDPOINT, PER_ACCOUNT, permits.len()).await {
+                Ok(batch) if !batch.is_empty() => {
+                    for (claimed, permit) in batch.into_iter().zip(permits) {
+                        let (state, wake, clients) = (state.clone(), wake.clone(), clients.clone());
+                        tokio::spawn(async move {
+                            attempt(&state, &clients, claimed).await;
+                            drop(permit);
+                            // The next delivery of its subject may be due now.
+                            wake.notify_one();
+                        });
+                    }
+                }
+                Ok(_) => {
+                    drop((permits, state));
+                    let _ = tokio::time::timeout(TURN, wake.notified()).await;
+                }
+                Err(e) => {
+                    drop((permits, state));
+                    tracing::warn!(error = %e, "webhooks: claiming deliveries failed");
+                    tokio::time::sleep(TURN).await;
+                }
+            }
+        }
+    })
+}
+
+/// Fans new events out into deliveries while `state` lives (at once while a batch comes back
+/// full), waking the deliveries; purges old deliveries hourly.
+fn spawn_fan_out(state: Weak<AppState>, wake: Arc<Notify>) {
+    tokio::spawn(async move {
         let mut purged_at: Option<Instant> = None;
         loop {
-            tick.tick().await;
             let Some(state) = state.upgrade() else { return };
             if purged_at.is_none_or(|at| at.elapsed() >= PURGE_EVERY) {
                 purged_at = Some(Instant::now());
@@ -66,14 +126,24 @@ pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
                     tracing::warn!(error = %e, "webhooks: purging old deliveries failed");
                 }
             }
-            if let Err(e) = fan_out(&state).await {
-                tracing::warn!(error = %e, "webhooks: fan-out failed");
-            }
-            if let Err(e) = claim_and_send(&state, &owner, &slots).await {
-                tracing::warn!(error = %e, "webhooks: claiming deliveries failed");
+            let full = match fan_out(&state).await {
+                Ok(events) => {
+                    if events > 0 {
+                        wake.notify_one();
+                    }
+                    events == FAN_OUT_BATCH
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "webhooks: fan-out failed");
+                    false
+                }
+            };
+            drop(state);
+            if !full {
+                tokio::time::sleep(TURN).await;
             }
         }
-    })
+    });
 }
 
 /// Announces the versions each new generation brought, while `state` lives.
@@ -130,46 +200,44 @@ async fn may_receive(state: &AppState, account: &str, event: &OutboxEvent) -> bo
     gate(access, Some(&principal), || ApiError::NotFound).is_ok()
 }
 
-async fn fan_out(state: &AppState) -> Result<(), sitrep_webhooks::WebhookError> {
+/// One batch of new events fanned out in one transaction: how many events it took. Each account's
+/// endpoints, and whether it may read a subject, are looked up once per batch.
+async fn fan_out(state: &AppState) -> Result<usize, sitrep_webhooks::WebhookError> {
     let store = &webhooks(state).store;
-    for event in store.events_to_fan_out(FAN_OUT_BATCH).await? {
-        let endpoints = store.enabled_endpoints(event.account_id.as_deref()).await?;
+    let events = store.events_to_fan_out(FAN_OUT_BATCH).await?;
+    let mut endpoints_of: HashMap<Option<&str>, Vec<Endpoint>> = HashMap::new();
+    for event in &events {
+        let account = event.account_id.as_deref();
+        if let std::collections::hash_map::Entry::Vacant(slot) = endpoints_of.entry(account) {
+            slot.insert(store.enabled_endpoints(account).await?);
+        }
+    }
+    let mut allowed: HashMap<(&str, EventType, &str), bool> = HashMap::new();
+    let mut batch = Vec::with_capacity(events.len());
+    for event in &events {
         let mut chosen = Vec::new();
-        for endpoint in fan_out_candidates(&event, &endpoints) {
-            if may_receive(state, &endpoint.account_id, &event).await {
+        for endpoint in fan_out_candidates(event, &endpoints_of[&event.account_id.as_deref()]) {
+            let key = (endpoint.account_id.as_str(), event.event_type, event.subject.as_str());
+            let may = match allowed.get(&key) {
+                Some(&may) => may,
+                None => *allowed.entry(key).or_insert(may_receive(state, &endpoint.account_id, event).await),
+            };
+            if may {
                 chosen.push(endpoint);
             }
         }
-        store.fan_out(&event, &chosen, state.clock.now_ms()).await?;
-        state.metrics.webhook_deliveries_created(chosen.len() as u64);
+        batch.push((event, chosen));
     }
-    Ok(())
-}
-
-async fn claim_and_send(
-    state: &Arc<AppState>,
-    owner: &str,
-    slots: &Arc<Semaphore>,
-) -> Result<(), sitrep_webhooks::WebhookError> {
-    let store = &webhooks(state).store;
-    loop {
-        let Ok(permit) = slots.clone().try_acquire_owned() else { return Ok(()) };
-        let Some(claimed) = store.claim(owner, state.clock.now_ms(), PER_ENDPOINT, PER_ACCOUNT).await? else {
-            return Ok(());
-        };
-        let (state, owner) = (state.clone(), owner.to_string());
-        tokio::spawn(async move {
-            attempt(&state, &owner, claimed).await;
-            drop(permit);
-        });
-    }
+    store.fan_out(&batch, state.clock.now_ms()).await?;
+    state.metrics.webhook_deliveries_created(batch.iter().map(|(_, to)| to.len() as u64).sum());
+    Ok(events.len())
 }
 
 /// One attempt of `claimed`, recorded.
-async fn attempt(state: &AppState, owner: &str, claimed: Claimed) {
+async fn attempt(state: &AppState, clients: &Clients, claimed: Claimed) {
     let started_at = state.clock.now_ms();
     let started = Instant::now();
-    let (result, detail) = send(state, &claimed, started_at).await;
+    let (result, detail) = send(state, clients, &claimed, started_at).await;
     let elapsed = started.elapsed();
     state.metrics.webhook_attempt(result.outcome().as_str(), elapsed);
     let now = state.clock.now_ms();
@@ -182,7 +250,7 @@ async fn attempt(state: &AppState, owner: &str, claimed: Claimed) {
         outcome: result.outcome(),
         detail,
     };
-    match record_attempt(state, owner, &claimed, &record, result, next, now).await {
+    match record_attempt(state, &claimed, &record, result, next, now).await {
         Ok(Finished::EndpointDisabled) => {
             state.metrics.webhook_endpoint_disabled();
             tracing::warn!(endpoint = %claimed.endpoint.endpoint_id, "webhooks: endpoint disabled after failing for 5 days");
@@ -203,7 +271,6 @@ async fn attempt(state: &AppState, owner: &str, claimed: Claimed) {
 /// an attempt the receiver answered must not make that receiver get the event a second time.
 async fn record_attempt(
     state: &AppState,
-    owner: &str,
     claimed: &Claimed,
     record: &Attempt,
     result: AttemptResult,
@@ -213,7 +280,7 @@ async fn record_attempt(
     let store = &webhooks(state).store;
     let mut pause = Duration::from_millis(250);
     loop {
-        match store.finish(claimed, owner, record, result, next, now).await {
+        match store.finish(claimed, record, result, next, now).await {
             Err(e) if state.clock.now_ms() + (pause.as_millis() as i64) < claimed.lease_until => {
                 tracing::warn!(delivery = %claimed.delivery_id, error = %e, "webhooks: recording an attempt failed; trying again");
                 tokio::time::sleep(pause).await;
@@ -224,10 +291,37 @@ async fn record_attempt(
     }
 }
 
+/// The worker's HTTP clients, one per receiver host and the address it was pinned to: a client
+/// keeps its connections to the receiver open a little while, so a busy endpoint is not
+/// connected (and TLS-handshaken) anew for each delivery, and building a client (its TLS
+/// configuration) is paid once. An address that changes gets a client of its own; the least
+/// recently used go past `CLIENTS_KEPT`.
+#[derive(Clone)]
+struct Clients(moka::sync::Cache<Pinned, reqwest::Client>);
+
+const CLIENTS_KEPT: u64 = 1_024;
+
+impl Default for Clients {
+    fn default() -> Self {
+        Clients(moka::sync::Cache::builder().max_capacity(CLIENTS_KEPT).time_to_idle(Duration::from_secs(60)).build())
+    }
+}
+
+impl Clients {
+    fn get_or_build(&self, pinned: Pinned, options: &PublicFetchOptions) -> Result<reqwest::Client, PublicFetchError> {
+        if let Some(client) = self.0.get(&pinned) {
+            return Ok(client);
+        }
+        let client = pinned.client(TIMEOUT, options)?;
+        self.0.insert(pinned, client.clone());
+        Ok(client)
+    }
+}
+
 /// Sends one attempt: the result and what to keep of it. The URL is resolved again and pinned to
 /// a checked public address; redirects are not followed. Neither the URL (it may carry a token)
 /// nor the secret is logged.
-async fn send(state: &AppState, claimed: &Claimed, now_ms: i64) -> (AttemptResult, String) {
+async fn send(state: &AppState, clients: &Clients, claimed: &Claimed, now_ms: i64) -> (AttemptResult, String) {
     // One deadline over the whole exchange, whatever part of it is slow (resolution included);
     // an answer's status counts even when its body is still arriving at the deadline.
     let deadline = tokio::time::Instant::now() + TIMEOUT;
@@ -246,10 +340,8 @@ async fn send(state: &AppState, claimed: &Claimed, now_ms: i64) -> (AttemptResul
         plain_http_to_loopback: settings.allow_loopback,
         extra_root_pem: settings.extra_root_pem.clone(),
     };
-    let Ok(client) = tokio::time::timeout_at(deadline, pinned_client(&url, TIMEOUT, &options)).await else {
-        return timed_out();
-    };
-    let client = match client {
+    let Ok(pinned) = tokio::time::timeout_at(deadline, pin(&url, &options)).await else { return timed_out() };
+    let client = match pinned.and_then(|p| clients.get_or_build(p, &options)) {
         Ok(c) => c,
         Err(e @ (PublicFetchError::NotHttps | PublicFetchError::ForbiddenAddress | PublicFetchError::Unresolvable)) => {
             return (AttemptResult::AddressRefused, e.to_string())
