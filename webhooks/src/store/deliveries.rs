@@ -217,7 +217,8 @@ impl WebhookStore {
         let endpoints: Vec<Endpoint> =
             query.fetch_all(&mut *tx).await?.iter().map(endpoint_of).collect::<Result<_, _>>()?;
         let sql = format!(
-            "SELECT event_seq, event_type, account_id, subject, data, created_at FROM webhook_events WHERE event_seq IN ({})",
+            "SELECT {} FROM webhook_events WHERE event_seq IN ({})",
+            super::outbox::EVENT_COLUMNS,
             super::placeholders(event_seqs.len())
         );
         let mut query = sqlx::query(&sql);

@@ -49,7 +49,7 @@ pub async fn enqueue(conn: &mut AnyConnection, event: &NewEvent, now: i64) -> Re
     Ok(written.rows_affected() > 0)
 }
 
-const EVENT_COLUMNS: &str = "event_seq, event_type, account_id, subject, data, created_at";
+pub(super) const EVENT_COLUMNS: &str = "event_seq, event_type, account_id, subject, data, created_at";
 
 pub(super) fn event_of(row: &AnyRow) -> Result<OutboxEvent, WebhookError> {
     let data: String = row.try_get("data")?;
