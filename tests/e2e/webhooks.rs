@@ -517,8 +517,82 @@ async fn a_worker_that_dies_holding_a_lease_leaves_the_attempt_to_the_next_after
         detail: String::new(),
     };
     let result = sitrep_webhooks::schedule::AttemptResult::Delivered { status: 200 };
-    let late = store.finish(&doomed, &attempt, result, None, app.state.clock.now_ms()).await.unwrap();
-    assert_eq!(late, sitrep_webhooks::store::Finished::LeaseLost);
+    let late = sitrep_webhooks::store::Recorded { claimed: doomed, attempt, result, next_at: None };
+    let late = store.finish(&[late], app.state.clock.now_ms()).await.unwrap();
+    assert_eq!(late, [sitrep_webhooks::store::Finished::LeaseLost]);
+}
+
+/// An attempt of `claimed` that got `status`, as the worker records it.
+fn attempted(
+    claimed: &sitrep_webhooks::store::Claimed,
+    status: u16,
+    next_at: Option<i64>,
+) -> sitrep_webhooks::store::Recorded {
+    let result = sitrep_webhooks::schedule::AttemptResult::of_status(status, None);
+    let attempt = sitrep_webhooks::store::Attempt {
+        attempt: claimed.attempt,
+        started_at: 0,
+        duration_ms: 1,
+        status_code: Some(status),
+        outcome: result.outcome(),
+        detail: String::new(),
+    };
+    sitrep_webhooks::store::Recorded { claimed: claimed.clone(), attempt, result, next_at }
+}
+
+#[tokio::test]
+async fn attempts_recorded_in_one_batch_each_keep_their_lease_outcome_and_queue() {
+    use sitrep_webhooks::store::{DeliveryState, Finished};
+    let app = TestApp::start_with(Options { webhook_worker: false, ..Default::default() }).await;
+    let (answering, _) = endpoint(&app, &app.key, "http://127.0.0.1:9/a", &["dataset.version.published"]).await;
+    let (failing, _) = endpoint(&app, &app.key, "http://127.0.0.1:9/b", &["dataset.version.published"]).await;
+    let (taken, _) = endpoint(&app, &app.key, "http://127.0.0.1:9/c", &["dataset.version.published"]).await;
+    // Two events queued for the answering endpoint (one subject: the second waits for the first).
+    for id in [&answering, &answering, &failing, &taken] {
+        post(&app, &app.key, TEST, json!({"endpointId": id})).await;
+    }
+    let store = &sitrep_api::context(&app.state).webhooks.store;
+    let now = app.state.clock.now_ms();
+    let claimed = store.claim("worker", now, 4, 8, 10).await.unwrap();
+    assert_eq!(claimed.len(), 3, "one head per queue: {claimed:?}");
+    let of = |endpoint: &str| claimed.iter().find(|c| c.endpoint.endpoint_id == endpoint).unwrap();
+    // The third claim's lease passed to another worker meanwhile.
+    let mut lost = of(&taken).clone();
+    lost.lease = "another-worker.lease".into();
+    let batch = [
+        attempted(of(&answering), 204, None),
+        attempted(of(&failing), 503, Some(now + 60_000)),
+        attempted(&lost, 204, None),
+    ];
+    let finished = store.finish(&batch, now).await.unwrap();
+    assert_eq!(
+        finished,
+        [Finished::Recorded(DeliveryState::Delivered), Finished::Recorded(DeliveryState::Pending), Finished::LeaseLost]
+    );
+    let attempts = |d: &Value| d["attempts"].as_array().map_or(0, Vec::len);
+    let shown = deliveries(&app, &app.key, &answering).await;
+    assert_eq!((shown[1]["state"].as_str(), attempts(&shown[1])), (Some("delivered"), 1), "{shown:?}");
+    let shown = deliveries(&app, &app.key, &failing).await;
+    assert_eq!((shown[0]["state"].as_str(), attempts(&shown[0])), (Some("pending"), 1), "{shown:?}");
+    let shown = deliveries(&app, &app.key, &taken).await;
+    assert_eq!((shown[0]["state"].as_str(), attempts(&shown[0])), (Some("pending"), 0), "{shown:?}");
+    let (_, listed) = get(&app, &app.key, "/api/webhooks/v1/list-webhook-endpoints").await;
+    let failing_since = |id: &str| {
+        listed["endpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["endpointId"] == id)
+            .unwrap()
+            .get("failingSince")
+            .cloned()
+    };
+    assert!(failing_since(&failing).is_some() && failing_since(&answering).is_none(), "{listed}");
+    // The answering endpoint's second event heads its queue now; the failing one waits its
+    // retry; the taken one is under the other worker's lease (the real claim's, still held).
+    let next = store.claim("worker", now, 4, 8, 10).await.unwrap();
+    let next: Vec<&str> = next.iter().map(|c| c.endpoint.endpoint_id.as_str()).collect();
+    assert_eq!(next, [answering.as_str()]);
 }
 
 #[tokio::test]

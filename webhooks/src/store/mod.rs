@@ -7,7 +7,7 @@ mod endpoints;
 mod outbox;
 mod publications;
 
-pub use deliveries::{Attempt, Claimed, Delivery, DeliveryState, Finished, Redelivery, KEPT_MS, LEASE_MS};
+pub use deliveries::{Attempt, Claimed, Delivery, DeliveryState, Finished, Recorded, Redelivery, KEPT_MS, LEASE_MS};
 pub use endpoints::{Endpoint, EndpointChange, EndpointInput, NewEndpoint, Rotated};
 pub use outbox::{enqueue, fan_out_candidates, NewEvent, OutboxEvent};
 

@@ -23,10 +23,10 @@ use sitrep_schemas::DatasetId;
 use sitrep_webhooks::{
     schedule::{next_attempt_at, AttemptResult},
     signing::signature_header,
-    store::{fan_out_candidates, Attempt, Claimed, Endpoint, Finished, OutboxEvent, KEPT_MS},
+    store::{fan_out_candidates, Attempt, Claimed, Endpoint, Finished, OutboxEvent, Recorded, KEPT_MS},
     EventType,
 };
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{mpsc, oneshot, Notify, Semaphore};
 
 use super::{payload, publications, webhooks};
 
@@ -65,6 +65,7 @@ pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
     let owner = format!("worker-{}", ulid::Ulid::new());
     let slots = Arc::new(Semaphore::new(TOTAL));
     let clients = Clients::default();
+    let recorder = Recorder::spawn(state.clone());
     tokio::spawn(async move {
         loop {
             // A free slot, then as many more as are free, one claim for all of them. When few
@@ -89,9 +90,10 @@ pub fn spawn(state: &Arc<AppState>) -> tokio::task::JoinHandle<()> {
             match webhooks(&state).store.claim(&owner, now, PER_ENDPOINT, PER_ACCOUNT, permits.len()).await {
                 Ok(batch) if !batch.is_empty() => {
                     for (claimed, permit) in batch.into_iter().zip(permits) {
-                        let (state, wake, clients) = (state.clone(), wake.clone(), clients.clone());
+                        let (state, wake) = (state.clone(), wake.clone());
+                        let (clients, recorder) = (clients.clone(), recorder.clone());
                         tokio::spawn(async move {
-                            attempt(&state, &clients, claimed).await;
+                            attempt(&state, &clients, &recorder, claimed).await;
                             drop(permit);
                             // The next delivery of its subject may be due now.
                             wake.notify_one();
@@ -234,15 +236,14 @@ async fn fan_out(state: &AppState) -> Result<usize, sitrep_webhooks::WebhookErro
 }
 
 /// One attempt of `claimed`, recorded.
-async fn attempt(state: &AppState, clients: &Clients, claimed: Claimed) {
+async fn attempt(state: &AppState, clients: &Clients, recorder: &Recorder, claimed: Claimed) {
     let started_at = state.clock.now_ms();
     let started = Instant::now();
     let (result, detail) = send(state, clients, &claimed, started_at).await;
     let elapsed = started.elapsed();
     state.metrics.webhook_attempt(result.outcome().as_str(), elapsed);
-    let now = state.clock.now_ms();
-    let next = next_attempt_at(claimed.step, result, now, &mut rand::thread_rng());
-    let record = Attempt {
+    let next_at = next_attempt_at(claimed.step, result, state.clock.now_ms(), &mut rand::thread_rng());
+    let attempt = Attempt {
         attempt: claimed.attempt,
         started_at,
         duration_ms: elapsed.as_millis() as i64,
@@ -250,17 +251,18 @@ async fn attempt(state: &AppState, clients: &Clients, claimed: Claimed) {
         outcome: result.outcome(),
         detail,
     };
-    match record_attempt(state, &claimed, &record, result, next, now).await {
-        Ok(Finished::EndpointDisabled) => {
+    let delivery_id = claimed.delivery_id.clone();
+    match record_attempt(state, recorder, Recorded { claimed, attempt, result, next_at }).await {
+        Ok((Finished::EndpointDisabled, endpoint)) => {
             state.metrics.webhook_endpoint_disabled();
-            tracing::warn!(endpoint = %claimed.endpoint.endpoint_id, "webhooks: endpoint disabled after failing for 5 days");
+            tracing::warn!(endpoint = %endpoint, "webhooks: endpoint disabled after failing for 5 days");
         }
-        Ok(Finished::LeaseLost) => {
-            tracing::warn!(delivery = %claimed.delivery_id, "webhooks: lease lost during an attempt; not recorded")
+        Ok((Finished::LeaseLost, _)) => {
+            tracing::warn!(delivery = %delivery_id, "webhooks: lease lost during an attempt; not recorded")
         }
-        Ok(Finished::Recorded(_)) => {}
+        Ok((Finished::Recorded(_), _)) => {}
         Err(e) => tracing::warn!(
-            delivery = %claimed.delivery_id,
+            delivery = %delivery_id,
             error = %e,
             "webhooks: recording an attempt failed until its lease ran out; the delivery will be sent again"
         ),
@@ -269,25 +271,81 @@ async fn attempt(state: &AppState, clients: &Clients, claimed: Claimed) {
 
 /// Records the attempt, trying again while the lease holds: a state store that restarts under
 /// an attempt the receiver answered must not make that receiver get the event a second time.
+/// Answers what recording did and the attempt's endpoint.
 async fn record_attempt(
     state: &AppState,
-    claimed: &Claimed,
-    record: &Attempt,
-    result: AttemptResult,
-    next: Option<i64>,
-    now: i64,
-) -> Result<Finished, sitrep_webhooks::WebhookError> {
-    let store = &webhooks(state).store;
+    recorder: &Recorder,
+    recorded: Recorded,
+) -> Result<(Finished, String), RecordError> {
     let mut pause = Duration::from_millis(250);
+    let lease_until = recorded.claimed.lease_until;
+    let endpoint = recorded.claimed.endpoint.endpoint_id.clone();
     loop {
-        match store.finish(claimed, record, result, next, now).await {
-            Err(e) if state.clock.now_ms() + (pause.as_millis() as i64) < claimed.lease_until => {
-                tracing::warn!(delivery = %claimed.delivery_id, error = %e, "webhooks: recording an attempt failed; trying again");
+        match recorder.record(recorded.clone()).await {
+            Err(e) if state.clock.now_ms() + (pause.as_millis() as i64) < lease_until => {
+                tracing::warn!(delivery = %recorded.claimed.delivery_id, error = %e, "webhooks: recording an attempt failed; trying again");
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(4));
             }
-            done => return done,
+            done => return done.map(|finished| (finished, endpoint)),
         }
+    }
+}
+
+/// Records finished attempts in batches: one task takes every attempt finished since its last
+/// transaction and writes them in the next, so a busy worker's state store commits once per
+/// batch rather than once per delivery. At most `TOTAL` attempts wait (one per slot).
+#[derive(Clone)]
+struct Recorder(mpsc::UnboundedSender<(Recorded, oneshot::Sender<RecordAnswer>)>);
+
+type RecordAnswer = Result<Finished, RecordError>;
+
+#[derive(Debug, Clone, thiserror::Error)]
+enum RecordError {
+    #[error(transparent)]
+    Store(Arc<sitrep_webhooks::WebhookError>),
+    /// The recorder ends only with the state it records into, and with it the worker.
+    #[error("the worker is stopping")]
+    Stopped,
+}
+
+/// Attempts recorded in one transaction, at most.
+const RECORD_BATCH: usize = 128;
+
+impl Recorder {
+    fn spawn(state: Weak<AppState>) -> Recorder {
+        let (sender, mut waiting) = mpsc::unbounded_channel::<(Recorded, oneshot::Sender<RecordAnswer>)>();
+        tokio::spawn(async move {
+            while let Some(first) = waiting.recv().await {
+                let mut batch = vec![first];
+                while batch.len() < RECORD_BATCH {
+                    let Ok(more) = waiting.try_recv() else { break };
+                    batch.push(more);
+                }
+                let Some(state) = state.upgrade() else { return };
+                let (recorded, answers): (Vec<Recorded>, Vec<_>) = batch.into_iter().unzip();
+                match webhooks(&state).store.finish(&recorded, state.clock.now_ms()).await {
+                    Ok(finished) => {
+                        for (answer, finished) in answers.into_iter().zip(finished) {
+                            let _ = answer.send(Ok(finished));
+                        }
+                    }
+                    Err(e) => {
+                        let e = RecordError::Store(Arc::new(e));
+                        for answer in answers {
+                            let _ = answer.send(Err(e.clone()));
+                        }
+                    }
+                }
+            }
+        });
+        Recorder(sender)
+    }
+
+    async fn record(&self, recorded: Recorded) -> RecordAnswer {
+        let (answer, answered) = oneshot::channel();
+        self.0.send((recorded, answer)).map_err(|_| RecordError::Stopped)?;
+        answered.await.map_err(|_| RecordError::Stopped)?
     }
 }
 
