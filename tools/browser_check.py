@@ -121,27 +121,43 @@ def main(base, key, chromium, out):
         labelled(page, "the company-monitoring page")
         shot(page, "04b-company-monitoring")
 
-        # Webhooks: an endpoint whose receiver is not listening, and its test event's failed attempt.
+        # Webhooks, managed on the page: an endpoint added with the form (its secret shown once), a
+        # test event sent with its button (the receiver is not listening: a failed attempt), then
+        # disabled and deleted with theirs.
         hooks = f"{base}/api/webhooks/v1"
         headers = {"X-Service-Key": key, "User-Agent": AGENT}
-        created = requests.post(f"{hooks}/create-webhook-endpoint", headers=headers, json={
-            "url": "http://127.0.0.1:9/hook", "description": "browser check", "eventTypes": ["company.impact.changed"]}).json()
-        endpoint = created["endpoint"]["endpointId"]
-        requests.post(f"{hooks}/send-webhook-test-event", headers=headers, json={"endpointId": endpoint}).raise_for_status()
+        page.goto(f"{base}/dashboard/webhooks")
+        expect(page.locator("h1", has_text="Webhooks").count() == 1, f"the webhooks page: {page.content()[:600]}")
+        page.fill("#new-url", "http://127.0.0.1:9/hook")
+        page.fill("#new-description", "browser check")
+        page.locator("section", has_text="Add an endpoint").locator("input[value='company.impact.changed']").check()
+        submit(page, "text=Add the endpoint")
+        hook_secret = page.locator("#new-secret").inner_text().strip()
+        expect(hook_secret.startswith("whsec_"), f"the new endpoint's secret is shown: {page.content()[:1500]}")
+        shot(page, "04c-webhook-added")
+        endpoint = requests.get(f"{hooks}/list-webhook-endpoints", headers=headers).json()["endpoints"][0]["endpointId"]
+        section = lambda: page.locator("section", has=page.locator("h2 code", has_text="http://127.0.0.1:9/hook"))
+        submit(page, section().locator("button", has_text="Send a test event"))
         for _ in range(100):
             listed = requests.get(f"{hooks}/list-webhook-deliveries?endpoint_id={endpoint}", headers=headers).json()
             if listed["deliveries"] and listed["deliveries"][0]["attempts"]:
                 break
             time.sleep(0.1)
         page.goto(f"{base}/dashboard/webhooks")
-        expect(page.locator("h1", has_text="Webhooks").count() == 1, f"the webhooks page: {page.content()[:600]}")
-        expect(page.locator("code", has_text="http://127.0.0.1:9/hook").count() == 1, "the endpoint is listed")
+        expect(section().count() == 1, "the endpoint is listed")
         expect(page.locator("td", has_text="connection failed").count() >= 1, f"its failed attempt is shown: {page.content()[:2000]}")
-        expect("whsec_" not in page.content(), "the page shows no secret")
+        expect("whsec_" not in page.content(), "the page shows no secret again")
         fits(page, "the webhooks page")
         labelled(page, "the webhooks page")
-        shot(page, "04c-webhooks")
-        requests.post(f"{hooks}/delete-webhook-endpoint", headers=headers, json={"endpointId": endpoint}).raise_for_status()
+        shot(page, "04d-webhooks")
+        submit(page, section().locator("button", has_text="Disable"))
+        expect(section().locator("button", has_text="Enable").count() == 1, "the endpoint is disabled")
+        expect(requests.get(f"{hooks}/list-webhook-endpoints", headers=headers).json()["endpoints"][0]["enabled"] is False,
+               "disabled over REST too")
+        submit(page, section().locator("button", has_text="Delete"))
+        expect(section().count() == 0 and page.locator("[role=status]", has_text="Endpoint deleted").count() == 1,
+               f"the endpoint is deleted: {page.content()[:1500]}")
+        expect(requests.get(f"{hooks}/list-webhook-endpoints", headers=headers).json()["endpoints"] == [], "deleted over REST too")
 
         # An assistant: registration, the consent page approved in the browser, the code exchanged.
         callback_url, landed = assistant_callback()

@@ -382,3 +382,119 @@ async fn revoking_by_a_prefix_two_keys_share_revokes_neither() {
     assert_eq!(live_keys(&app, &a).await.len(), 0);
     assert!(store.live_key(&sitrep_platform::state::hash_secret(&key_b)).await.unwrap().is_some());
 }
+
+/// What the webhooks page shows after a form: its status line (or refusal), and a new secret.
+fn flash_of(html: &str) -> (String, Option<String>) {
+    let note = html.split("class=\"note").nth(1).map(|n| n.split("</p>").next().unwrap().to_string());
+    let secret = html.split("id=\"new-secret\">").nth(1).map(|s| s.split('<').next().unwrap().to_string());
+    (note.unwrap_or_default(), secret)
+}
+
+async fn endpoints(app: &TestApp, key: &str) -> Vec<Value> {
+    let r = reqwest::Client::new()
+        .get(format!("{}/api/webhooks/v1/list-webhook-endpoints", app.base))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    r.json::<Value>().await.unwrap()["endpoints"].as_array().unwrap().clone()
+}
+
+#[tokio::test]
+async fn the_webhooks_page_manages_endpoints_through_the_operations() {
+    let app = TestApp::start().await;
+    let receiver = crate::webhooks::Receiver::start(&[]).await;
+    let cookie = sign_in(&app, &app.key).await;
+    let page = |cookie: String| {
+        let url = format!("{}/dashboard/webhooks", app.base);
+        async move { TestApp::no_redirects().get(url).header("cookie", cookie).send().await.unwrap().text().await.unwrap() }
+    };
+    let csrf = csrf_of(&page(cookie.clone()).await);
+    let form = |path: &'static str, fields: Vec<(&'static str, String)>| {
+        let (app, cookie, csrf) = (&app, cookie.clone(), csrf.clone());
+        async move {
+            let mut all = vec![("csrf", csrf)];
+            all.extend(fields);
+            let all: Vec<(&str, &str)> = all.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let r = post(app, &cookie, path, &all).await;
+            assert_eq!(r.status(), 200);
+            r.text().await.unwrap()
+        }
+    };
+    // The operation's refusal, in its words: a private address is no endpoint.
+    let refused = form(
+        "/dashboard/webhooks/create",
+        vec![("url", "https://10.0.0.7/hook".into()), ("event_type", "dataset.version.published".into())],
+    )
+    .await;
+    let (note, secret) = flash_of(&refused);
+    assert!(note.contains("Not saved") && note.contains("url"), "{note}");
+    assert_eq!((secret, endpoints(&app, &app.key).await.len()), (None, 0));
+    // Added: its secret shown once, on this page only.
+    let created = form(
+        "/dashboard/webhooks/create",
+        vec![
+            ("url", receiver.url.clone()),
+            ("description", "nightly pipeline".into()),
+            ("event_type", "dataset.version.published".into()),
+        ],
+    )
+    .await;
+    let (note, secret) = flash_of(&created);
+    let secret = secret.unwrap_or_else(|| panic!("no secret shown: {note}"));
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    assert!(!page(cookie.clone()).await.contains(&secret), "the secret is shown again");
+    let listed = endpoints(&app, &app.key).await;
+    assert_eq!((listed.len(), &listed[0]["description"]), (1, &Value::from("nightly pipeline")));
+    let id = listed[0]["endpointId"].as_str().unwrap().to_string();
+    // A test event arrives signed with that secret; a redelivery of it keeps its webhook-id.
+    let html = form("/dashboard/webhooks/test", vec![("endpoint_id", id.clone())]).await;
+    assert!(flash_of(&html).0.contains("Test event queued"), "{}", flash_of(&html).0);
+    let got = receiver.wait_for(1, 10).await;
+    assert!(got[0].signed_by(&secret));
+    let html =
+        form("/dashboard/webhooks/redeliver", vec![("endpoint_id", id.clone()), ("delivery_id", got[0].id.clone())])
+            .await;
+    assert!(flash_of(&html).0.contains("1 delivery queued again"), "{}", flash_of(&html).0);
+    assert_eq!(receiver.wait_for(2, 10).await[1].id, got[0].id);
+    let html = form(
+        "/dashboard/webhooks/redeliver",
+        vec![("endpoint_id", id.clone()), ("failed_since", "2026-01-01T00:00".into())],
+    )
+    .await;
+    assert!(flash_of(&html).0.contains("0 deliveries queued again"), "{}", flash_of(&html).0);
+    // Rotated: a new secret, shown once.
+    let (_, rotated) = flash_of(&form("/dashboard/webhooks/rotate", vec![("endpoint_id", id.clone())]).await);
+    assert!(rotated.as_ref().is_some_and(|r| r.starts_with("whsec_") && *r != secret), "{rotated:?}");
+    // Disabled, enabled, edited.
+    form("/dashboard/webhooks/enable", vec![("endpoint_id", id.clone()), ("enabled", "false".into())]).await;
+    assert_eq!(endpoints(&app, &app.key).await[0]["enabled"], false);
+    form("/dashboard/webhooks/enable", vec![("endpoint_id", id.clone()), ("enabled", "true".into())]).await;
+    assert_eq!(endpoints(&app, &app.key).await[0]["enabled"], true);
+    let edited = form(
+        "/dashboard/webhooks/update",
+        vec![
+            ("endpoint_id", id.clone()),
+            ("url", receiver.url.clone()),
+            ("description", "renamed".into()),
+            ("event_type", "dataset.version.published".into()),
+        ],
+    )
+    .await;
+    assert!(flash_of(&edited).0.contains("Endpoint saved"), "{}", flash_of(&edited).0);
+    assert_eq!(endpoints(&app, &app.key).await[0]["description"], "renamed");
+    // Another account's page cannot reach it: the operation answers as it would over REST.
+    let other = crate::webhooks::account(&app, Plan::Pro, &[]).await;
+    let other_cookie = sign_in(&app, &other.key).await;
+    let other_csrf = csrf_of(&page(other_cookie.clone()).await);
+    let r =
+        post(&app, &other_cookie, "/dashboard/webhooks/delete", &[("csrf", &other_csrf), ("endpoint_id", &id)]).await;
+    assert!(flash_of(&r.text().await.unwrap()).0.contains("Not done"));
+    // A form without the session's token does nothing.
+    let r = post(&app, &cookie, "/dashboard/webhooks/delete", &[("csrf", "forged"), ("endpoint_id", &id)]).await;
+    assert_eq!(r.status(), 403);
+    assert_eq!(endpoints(&app, &app.key).await.len(), 1);
+    let deleted = form("/dashboard/webhooks/delete", vec![("endpoint_id", id.clone())]).await;
+    assert!(flash_of(&deleted).0.contains("Endpoint deleted"), "{}", flash_of(&deleted).0);
+    assert!(endpoints(&app, &app.key).await.is_empty());
+}

@@ -42,7 +42,7 @@ impl Received {
     }
 
     /// Whether one of the signatures is `secret`'s (the receivers' libraries' test, in Rust).
-    fn signed_by(&self, secret: &str) -> bool {
+    pub(crate) fn signed_by(&self, secret: &str) -> bool {
         let expected = Secret::parse(secret).unwrap().sign(&self.id, self.timestamp, &self.body);
         self.signature.split(' ').any(|s| s == expected)
     }
@@ -128,12 +128,12 @@ fn cm_open() -> CmSettings {
     }
 }
 
-struct Account {
-    id: String,
-    key: String,
+pub(crate) struct Account {
+    pub(crate) id: String,
+    pub(crate) key: String,
 }
 
-async fn account(app: &TestApp, plan: Plan, scopes: &[&str]) -> Account {
+pub(crate) async fn account(app: &TestApp, plan: Plan, scopes: &[&str]) -> Account {
     let account = app.state.store.create_account(&format!("wh-{}", Kind::Company.new_id()), plan).await.unwrap();
     let key = app.state.store.create_key(&account.id, "wh", "di", scopes, false).await.unwrap().secret;
     Account { id: account.id, key }

@@ -32,8 +32,9 @@ pub fn escape(s: &str) -> String {
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:48rem;margin:1.5rem auto;padding:0 1rem;line-height:1.5;color:#1b1b1b}\
 h1{font-size:1.4rem}h2{font-size:1.15rem;margin-top:2rem}ul{padding-left:1.2rem}\
 label{display:block;margin:1rem 0 .3rem;font-weight:600}\
-input[type=password],input[type=text]{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;box-sizing:border-box}\
-.actions{display:flex;gap:.75rem;margin-top:1rem;flex-wrap:wrap}button{padding:.5rem 1rem;font-size:1rem;cursor:pointer}\
+input[type=password],input[type=text],input[type=url],input[type=datetime-local]{width:100%;max-width:28rem;padding:.5rem;font-size:1rem;box-sizing:border-box}\
+.actions{display:flex;gap:.75rem;margin-top:1rem;flex-wrap:wrap}.actions form{margin:0}\
+label.check{display:flex;gap:.5rem;align-items:center;font-weight:400;margin:.3rem 0}details{margin-top:1rem}summary{cursor:pointer}button{padding:.5rem 1rem;font-size:1rem;cursor:pointer}\
 .error{color:#a4000f;font-weight:600}.note{background:#fff6d6;padding:.75rem;border-radius:.4rem;word-break:break-all}\
 .host{color:#555}table{border-collapse:collapse;width:100%;font-size:.95rem}th,td{text-align:left;padding:.4rem;border-bottom:1px solid #ddd;vertical-align:top}\
 .table{overflow-x:auto}.fresh{color:#0a6b2d}.stale{color:#8a5a00}.frozen{color:#5b3d99}.unavailable{color:#a4000f}\

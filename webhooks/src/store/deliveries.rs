@@ -530,28 +530,33 @@ impl WebhookStore {
         Ok(out)
     }
 
+    /// Fills in the deliveries' attempts: one statement for the page.
     async fn with_attempts(&self, deliveries: &mut [Delivery]) -> Result<(), WebhookError> {
-        for d in deliveries.iter_mut() {
-            let rows = sqlx::query(
-                "SELECT attempt, started_at, duration_ms, status_code, outcome, detail FROM webhook_attempts \
-                 WHERE delivery_id = $1 ORDER BY attempt",
-            )
-            .bind(&d.delivery_id)
-            .fetch_all(&self.pool)
-            .await?;
-            d.attempts = rows
-                .iter()
-                .map(|r| {
-                    Ok(Attempt {
-                        attempt: r.try_get("attempt")?,
-                        started_at: r.try_get("started_at")?,
-                        duration_ms: r.try_get("duration_ms")?,
-                        status_code: r.try_get::<Option<i64>, _>("status_code")?.and_then(|s| u16::try_from(s).ok()),
-                        outcome: parsed(AttemptOutcome::parse(&r.try_get::<String, _>("outcome")?), "attempt outcome")?,
-                        detail: r.try_get("detail")?,
-                    })
-                })
-                .collect::<Result<_, WebhookError>>()?;
+        if deliveries.is_empty() {
+            return Ok(());
+        }
+        let sql = format!(
+            "SELECT delivery_id, attempt, started_at, duration_ms, status_code, outcome, detail FROM webhook_attempts \
+             WHERE delivery_id IN ({}) ORDER BY delivery_id, attempt",
+            super::placeholders(deliveries.len())
+        );
+        let mut query = sqlx::query(&sql);
+        for d in deliveries.iter() {
+            query = query.bind(&d.delivery_id);
+        }
+        for r in query.fetch_all(&self.pool).await? {
+            let delivery_id: String = r.try_get("delivery_id")?;
+            let attempt = Attempt {
+                attempt: r.try_get("attempt")?,
+                started_at: r.try_get("started_at")?,
+                duration_ms: r.try_get("duration_ms")?,
+                status_code: r.try_get::<Option<i64>, _>("status_code")?.and_then(|s| u16::try_from(s).ok()),
+                outcome: parsed(AttemptOutcome::parse(&r.try_get::<String, _>("outcome")?), "attempt outcome")?,
+                detail: r.try_get("detail")?,
+            };
+            if let Some(d) = deliveries.iter_mut().find(|d| d.delivery_id == delivery_id) {
+                d.attempts.push(attempt);
+            }
         }
         Ok(())
     }

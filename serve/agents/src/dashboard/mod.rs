@@ -181,7 +181,7 @@ async fn signed_in_form(
     Ok((session, form))
 }
 
-async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
+async fn post(state: &AppState, dispatch: &Dispatch, req: &Request, body: &[u8]) -> Response {
     let path = req.uri().path();
     if path == "/dashboard/sign-in" {
         return sign_in(state, req, body).await;
@@ -190,6 +190,9 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
         Ok(s) => s,
         Err(r) => return r,
     };
+    if webhooks::FORMS.contains(&path) {
+        return webhooks::act(dispatch, state, &session, path, &form).await;
+    }
     let account_id = session.account.id.clone();
     match path {
         "/dashboard/sign-out" => {
@@ -257,9 +260,9 @@ async fn post(state: &AppState, req: &Request, body: &[u8]) -> Response {
 /// `/status` to `route`.
 pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
     let (s1, s2, s3, s4, s5) = (state.clone(), state.clone(), state.clone(), state.clone(), state);
-    let d5 = dispatch.clone();
+    let (d2, d5) = (dispatch.clone(), dispatch.clone());
     let forms = Arc::new(make(move |mut req: Request| {
-        let state = s2.clone();
+        let (state, dispatch) = (s2.clone(), d2.clone());
         async move {
             if req.method() != Method::POST {
                 return document(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed", "<h1>Method not allowed</h1>");
@@ -268,12 +271,12 @@ pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
                 return forbidden();
             }
             match req.take_body().into_bytes_limit(MAX_BODY).await {
-                Ok(body) => post(&state, &req, &body).await,
+                Ok(body) => post(&state, &dispatch, &req, &body).await,
                 Err(_) => document(StatusCode::PAYLOAD_TOO_LARGE, "Too large", "<h1>Request too large</h1>"),
             }
         }
     }));
-    let route = FORMS.iter().fold(route, |route, path| route.at(*path, forms.clone()));
+    let route = FORMS.iter().chain(&webhooks::FORMS).fold(route, |route, path| route.at(*path, forms.clone()));
     route
         .at(
             "/dashboard",
@@ -307,7 +310,7 @@ pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
                 let (state, dispatch) = (s5.clone(), d5.clone());
                 async move {
                     match current_session(&state, &req).await {
-                        Ok(Some(session)) => webhooks::page(&dispatch, &state, &session).await,
+                        Ok(Some(session)) => webhooks::page(&dispatch, &state, &session, None).await,
                         Ok(None) => see_other("/dashboard"),
                         Err(r) => r,
                     }
