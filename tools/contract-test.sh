@@ -88,6 +88,26 @@ esac
 # What make run + make cm-scan show: impacts from SEARCH (GDELT), FILINGS and a shipped
 # authoritative publisher.
 python3 "$root/tools/cm_replay_check.py" "$base" "$demo_key"
+# Typed clients generated from the served document (issue 60), nothing generated kept: Python's
+# (openapi-python-client) and TypeScript's (openapi-typescript + openapi-fetch, `tsc --strict`),
+# each walking every operation with real parameters, every answer parsed into its model.
+curl -fsS "$base/openapi.json" -o "$work/openapi.json"
+"$venv/bin/openapi-python-client" generate --path "$work/openapi.json" --output-path "$work/python-client" \
+    --config "$root/tools/openapi-python-client.yaml" >/dev/null
+"$venv/bin/python" "$root/tools/python_client_walk.py" "$base" "$key" "$work/python-client" "$work/openapi.json"
+if [ "$rc" = 0 ]; then
+    mkdir -p "$work/ts-client" && cd "$work/ts-client"
+    ln -s "$npm_prefix/node_modules" node_modules
+    cp "$root/tools/ts_client_walk.mts" walk.mts
+    node_modules/.bin/openapi-typescript "$work/openapi.json" -o schema.d.ts >/dev/null 2>&1
+    tsc_options=(--strict --module nodenext --moduleResolution nodenext --target es2022 --types node --skipLibCheck)
+    node_modules/.bin/tsc "${tsc_options[@]}" --noEmit walk.mts
+    node_modules/.bin/tsc "${tsc_options[@]}" walk.mts
+    timeout 120 node walk.mjs "$base" "$key" "$work/openapi.json"
+    cd "$root"
+else
+    echo "typed clients: npm is not installed on this machine; the TypeScript client walk is skipped" >&2
+fi
 # The lake's open tables through engines we did not write (Delta: deltalake, Polars, DuckDB's delta
 # extension; Iceberg: PyIceberg, Polars, DuckDB's iceberg extension, ClickHouse), against the API
 # and the commit log, every retained version (issue 56).
@@ -137,7 +157,6 @@ for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$s3_port" && br
     "$venv/bin/python" "$root/tools/iceberg_tables_check.py" - - "$work/s3/lake/sitrep" --tables=s3://lake/sitrep violence-events
 )
 kill "$s3_server"; wait "$s3_server" 2>/dev/null || true; s3_server=""
-curl -fsS "$base/openapi.json" -o "$work/openapi.json"
 "$venv/bin/openapi-spec-validator" "$work/openapi.json"
 cd "$work" # schemathesis keeps its state in ./.schemathesis
 PYTHONPATH="$root/tools" SCHEMATHESIS_HOOKS=schemathesis_hooks "$venv/bin/st" run "$base/openapi.json" \

@@ -211,6 +211,7 @@ pub fn document(registry: &Registry, server_url: &str) -> Value {
         registry.groups().iter().map(|g| json!({"name": g.tag, "description": g.description})).collect();
     tags.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     let mut components = serde_json::to_value(&schemas.schemas).unwrap_or_else(|_| json!({}));
+    described_references(&mut components);
     if let Value::Object(components) = &mut components {
         components.insert("Error".into(), error_schema());
         components.insert("JmespathError".into(), jmespath_error_schema());
@@ -226,6 +227,33 @@ pub fn document(registry: &Registry, server_url: &str) -> Value {
     })
 }
 
+/// poem-openapi gives a documented field of a named type `allOf: [{$ref}, {description}]` (a 3.0
+/// `$ref` ignores its siblings); generators that build classes (openapi-python-client) cannot
+/// take `allOf` of an enum and drop the field's whole schema. A `$ref` with the description beside
+/// it means the same to a validator (the sibling is ignored) and keeps the words for a reader.
+fn described_references(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            let reference = match map.get("allOf").and_then(Value::as_array).map(Vec::as_slice) {
+                Some([target, words])
+                    if target.as_object().is_some_and(|t| t.len() == 1 && t.contains_key("$ref"))
+                        && words.as_object().is_some_and(|w| w.keys().all(|k| k == "description")) =>
+                {
+                    target.get("$ref").cloned()
+                }
+                _ => None,
+            };
+            if let Some(reference) = reference {
+                map.remove("allOf");
+                map.insert("$ref".into(), reference);
+            }
+            map.values_mut().for_each(described_references);
+        }
+        Value::Array(items) => items.iter_mut().for_each(described_references),
+        _ => {}
+    }
+}
+
 /// The Swagger UI page over `document`: poem-openapi's page, with our document in place of the
 /// one it would generate from route tables (we have none; the registry is the declaration).
 pub fn swagger_ui(document: &str) -> String {
@@ -235,5 +263,25 @@ pub fn swagger_ui(document: &str) -> String {
     match page.rfind(&placeholder) {
         Some(at) => format!("{}{document}{}", &page[..at], &page[at + placeholder.len()..]),
         None => page,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_documented_reference_is_a_ref_with_its_description() {
+        let mut schema = json!({"properties": {
+            "direction": {"description": "MaterialImpactDirection.", "allOf": [
+                {"$ref": "#/components/schemas/MaterialImpactDirection"}, {"description": "MaterialImpactDirection."}]},
+            "both": {"allOf": [{"$ref": "#/components/schemas/A"}, {"$ref": "#/components/schemas/B"}]},
+        }});
+        described_references(&mut schema);
+        assert_eq!(
+            schema["properties"]["direction"],
+            json!({"$ref": "#/components/schemas/MaterialImpactDirection", "description": "MaterialImpactDirection."})
+        );
+        assert_eq!(schema["properties"]["both"]["allOf"].as_array().map(Vec::len), Some(2), "a real allOf stays");
     }
 }
