@@ -346,6 +346,21 @@ async fn a_rotation_signs_with_both_secrets_for_a_day() {
     assert!(got[1].signed_by(&new) && !got[1].signed_by(&old), "{}", got[1].signature);
 }
 
+/// An event written while the one before it in its queue is being recorded still becomes the
+/// queue's head when that one finishes (PostgreSQL: the writer and the finishing attempt take the
+/// endpoint's row in turn, so neither misses the other's delivery). Each next event is sent the
+/// moment the receiver has the previous one: its attempt is then being recorded.
+#[tokio::test]
+async fn an_event_sent_as_the_previous_one_is_recorded_is_delivered_too() {
+    let app = TestApp::start().await;
+    let receiver = Receiver::start(&[]).await;
+    let (endpoint_id, _) = endpoint(&app, &app.key, &receiver.url, &["dataset.version.published"]).await;
+    for n in 1..=25 {
+        post(&app, &app.key, TEST, json!({"endpointId": endpoint_id})).await;
+        receiver.wait_for(n, 10).await;
+    }
+}
+
 #[tokio::test]
 async fn the_operations_refuse_what_the_account_may_not_do() {
     let app = TestApp::start_with(Options { company_monitoring: cm_open(), ..Default::default() }).await;

@@ -102,6 +102,35 @@ pub const LEASE_MS: i64 = 30_000;
 /// Due queue heads a claim ranks for each delivery it asks for, at most.
 const SCANNED_PER_CLAIMED: usize = 8;
 
+/// Locks the endpoints' rows, in one order, for the rest of `tx` (PostgreSQL; SQLite serialises
+/// writers anyway). Whatever writes a delivery (fan-out, a test event) or moves a queue's head on
+/// (a finished attempt) takes them first: a new delivery is then written either before a
+/// finishing one looks for its queue's next head or after that one finished, never half-seen —
+/// or it would wait behind a head that no longer exists, for ever. One order: never a cycle.
+pub(super) async fn lock_endpoints(
+    tx: &mut Transaction<'_, Any>,
+    backend: Backend,
+    ids: &mut Vec<&str>,
+) -> Result<(), WebhookError> {
+    if backend != Backend::Postgres {
+        return Ok(());
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    for chunk in ids.chunks(1_000) {
+        let sql = format!(
+            "SELECT endpoint_id FROM webhook_endpoints WHERE endpoint_id IN ({}) ORDER BY endpoint_id FOR UPDATE",
+            super::placeholders(chunk.len())
+        );
+        let mut query = sqlx::query(&sql);
+        for id in chunk {
+            query = query.bind(*id);
+        }
+        query.fetch_all(&mut **tx).await?;
+    }
+    Ok(())
+}
+
 pub(super) async fn insert_delivery(
     tx: &mut Transaction<'_, Any>,
     event: &OutboxEvent,
@@ -299,22 +328,7 @@ impl WebhookStore {
         }
         let mut tx = self.pool.begin().await?;
         let mut endpoint_ids: Vec<&str> = recorded.iter().map(|r| r.claimed.endpoint.endpoint_id.as_str()).collect();
-        endpoint_ids.sort_unstable();
-        endpoint_ids.dedup();
-        // The endpoints' rows first, in the order fan-out takes them: a new delivery is then
-        // written either before this batch moves its queue's head on or after, never half-seen,
-        // and two batches never wait on each other in a cycle (SQLite serialises writers anyway).
-        if self.backend == Backend::Postgres {
-            let sql = format!(
-                "SELECT endpoint_id FROM webhook_endpoints WHERE endpoint_id IN ({}) ORDER BY endpoint_id FOR UPDATE",
-                super::placeholders(endpoint_ids.len())
-            );
-            let mut query = sqlx::query(&sql);
-            for id in &endpoint_ids {
-                query = query.bind(*id);
-            }
-            query.fetch_all(&mut *tx).await?;
-        }
+        lock_endpoints(&mut tx, self.backend, &mut endpoint_ids).await?;
         let states: Vec<DeliveryState> = recorded.iter().map(Recorded::state).collect();
         // The deliveries whose lease held: the others belong to another worker now.
         let values = (0..recorded.len())
@@ -466,6 +480,7 @@ impl WebhookStore {
     ) -> Result<Option<Delivery>, WebhookError> {
         let Some(endpoint) = self.endpoint(account, endpoint_id).await? else { return Ok(None) };
         let mut tx = self.pool.begin().await?;
+        lock_endpoints(&mut tx, self.backend, &mut vec![endpoint.endpoint_id.as_str()]).await?;
         let event_seq: i64 = sqlx::query_scalar(
             "INSERT INTO webhook_events (event_type, account_id, subject, dedupe_key, data, created_at, fanned_out) \
              VALUES ($1, $2, $3, NULL, $4, $5, 1) RETURNING event_seq",

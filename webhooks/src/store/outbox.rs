@@ -111,27 +111,9 @@ impl WebhookStore {
     /// once; an event already marked by another is left as it is).
     pub async fn fan_out(&self, batch: &[(&OutboxEvent, Vec<&Endpoint>)], now: i64) -> Result<(), WebhookError> {
         let mut tx = self.pool.begin().await?;
-        // The endpoints' rows first, in one order: a delivery finishing meanwhile (which shares its
-        // endpoint's row before it moves its queue's head on) is then either done before a new
-        // delivery is written as its queue's head or not, never half-seen (SQLite serialises
-        // writers anyway).
-        if self.backend == sitrep_db::Backend::Postgres {
-            let mut ids: Vec<&str> =
-                batch.iter().flat_map(|(_, to)| to.iter().map(|e| e.endpoint_id.as_str())).collect();
-            ids.sort_unstable();
-            ids.dedup();
-            for chunk in ids.chunks(1_000) {
-                let sql = format!(
-                    "SELECT endpoint_id FROM webhook_endpoints WHERE endpoint_id IN ({}) ORDER BY endpoint_id FOR UPDATE",
-                    super::placeholders(chunk.len())
-                );
-                let mut query = sqlx::query(&sql);
-                for id in chunk {
-                    query = query.bind(*id);
-                }
-                query.fetch_all(&mut *tx).await?;
-            }
-        }
+        let mut endpoint_ids: Vec<&str> =
+            batch.iter().flat_map(|(_, to)| to.iter().map(|e| e.endpoint_id.as_str())).collect();
+        super::deliveries::lock_endpoints(&mut tx, self.backend, &mut endpoint_ids).await?;
         // The events this transaction marks (one another replica marked first is left to it).
         let mut marked: Vec<i64> = Vec::with_capacity(batch.len());
         for chunk in batch.chunks(1_000) {
