@@ -6,7 +6,7 @@ declared enum, fails the walk (the generated models check each enum; a 200 that 
 falls back to plain data, which the walk refuses). At the end every operation of the document
 must have been called.
 
-Usage: client_walk.py BASE KEY GENERATED_PACKAGE_DIR OPENAPI_JSON
+Usage: python_client_walk.py BASE KEY GENERATED_PACKAGE_DIR OPENAPI_JSON
 """
 
 import importlib
@@ -21,7 +21,6 @@ base, key, generated, document = sys.argv[1:5]
 sys.path.insert(0, generated)
 pkg = importlib.import_module("sitrep_data_intelligence_api_client")
 from sitrep_data_intelligence_api_client import AuthenticatedClient, models  # noqa: E402
-from sitrep_data_intelligence_api_client.types import Unset  # noqa: E402
 
 AGENT = "sitrep-client-walk/1.0 (+https://sitrep.example)"
 client = AuthenticatedClient(
@@ -179,6 +178,8 @@ call("DeleteWebhookEndpoint", body=body("DeleteWebhookEndpointBody", {"endpointI
 batch = call("ExecuteBatch", body=body("ExecuteBatchBody", {"operations": [
     {"id": "a", "path": "/api/conflict/v1/get-humanitarian-summary?country_code=SD"},
     {"id": "b", "path": "/api/climate/v1/get-co2-monitoring"}]})).parsed
+if (batch.succeeded, [r.status for r in batch.results]) != (2, [200, 200]):
+    raise SystemExit(f"ExecuteBatch: {batch.to_dict()}")
 # --- Errors, parsed into the declared error models ---
 refused = call("ListArmedEvents", status=400, page_size=500).parsed
 if not isinstance(refused, models.ValidationError) or not refused.violations:
