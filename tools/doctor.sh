@@ -73,15 +73,15 @@ python_env() { # python_env <requirements file> <venv> <needed by>
 npm_env() {
     local prefix="$HOME/.cache/sitrep-npm" lock="$root/tools/npm/package-lock.json" pins
     if ! command -v npm >/dev/null 2>&1; then
-        report "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks)" "npm absent: those checks are skipped"
+        report "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks, typed TS client)" "npm absent: those checks are skipped"
     elif [ "$(cat "$prefix/.lock.sha256" 2>/dev/null)" = "$(sha256sum "$lock" | cut -d' ' -f1)" ]; then
-        report "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks)" "installed, lock matches"
+        report "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks, typed TS client)" "installed, lock matches"
     else
         pins="$(python3 -c 'import json,sys; [print(f"{k}@{v}") for k,v in json.load(open(sys.argv[1]))["dependencies"].items()]' "$root/tools/npm/package.json")"
         if xargs -r -n 1 npm view --silent >/dev/null 2>&1 <<<"$pins"; then
-            report "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks)" "not installed; pins served now"
+            report "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks, typed TS client)" "not installed; pins served now"
         else
-            fail "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks)" "the registry does not serve: $pins"
+            fail "npm clients" "npm: tools/npm (MCP Inspector, TS SDK, standardwebhooks, typed TS client)" "the registry does not serve: $pins"
         fi
     fi
 }

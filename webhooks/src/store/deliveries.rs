@@ -122,11 +122,7 @@ pub(super) async fn lock_endpoints(
             "SELECT endpoint_id FROM webhook_endpoints WHERE endpoint_id IN ({}) ORDER BY endpoint_id FOR UPDATE",
             super::placeholders(chunk.len())
         );
-        let mut query = sqlx::query(&sql);
-        for id in chunk {
-            query = query.bind(*id);
-        }
-        query.fetch_all(&mut **tx).await?;
+        super::bind_all(sqlx::query(&sql), chunk.iter().copied()).fetch_all(&mut **tx).await?;
     }
     Ok(())
 }
@@ -275,23 +271,23 @@ impl WebhookStore {
             super::endpoints::COLUMNS,
             super::placeholders(endpoint_ids.len())
         );
-        let mut query = sqlx::query(&sql);
-        for id in &endpoint_ids {
-            query = query.bind(id);
-        }
-        let endpoints: Vec<Endpoint> =
-            query.fetch_all(&mut *tx).await?.iter().map(endpoint_of).collect::<Result<_, _>>()?;
+        let endpoints: Vec<Endpoint> = super::bind_all(sqlx::query(&sql), &endpoint_ids)
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(endpoint_of)
+            .collect::<Result<_, _>>()?;
         let sql = format!(
             "SELECT {} FROM webhook_events WHERE event_seq IN ({})",
             super::outbox::EVENT_COLUMNS,
             super::placeholders(event_seqs.len())
         );
-        let mut query = sqlx::query(&sql);
-        for seq in &event_seqs {
-            query = query.bind(seq);
-        }
-        let events: Vec<OutboxEvent> =
-            query.fetch_all(&mut *tx).await?.iter().map(event_of).collect::<Result<_, _>>()?;
+        let events: Vec<OutboxEvent> = super::bind_all(sqlx::query(&sql), event_seqs.iter().copied())
+            .fetch_all(&mut *tx)
+            .await?
+            .iter()
+            .map(event_of)
+            .collect::<Result<_, _>>()?;
         tx.commit().await?;
         let mut claimed = Vec::with_capacity(rows.len());
         for row in &rows {
@@ -401,11 +397,7 @@ impl WebhookStore {
                 "UPDATE webhook_endpoints SET failing_since = NULL WHERE endpoint_id IN ({}) AND failing_since IS NOT NULL",
                 super::placeholders(answering.len())
             );
-            let mut query = sqlx::query(&sql);
-            for id in &answering {
-                query = query.bind(*id);
-            }
-            query.execute(&mut *tx).await?;
+            super::bind_all(sqlx::query(&sql), answering.iter().copied()).execute(&mut *tx).await?;
         }
         let mut disabled: Vec<&str> = Vec::new();
         for (endpoint_id, _) in last_of.iter().filter(|(_, ok)| !*ok) {
@@ -555,10 +547,7 @@ impl WebhookStore {
              WHERE delivery_id IN ({}) ORDER BY delivery_id, attempt",
             super::placeholders(deliveries.len())
         );
-        let mut query = sqlx::query(&sql);
-        for d in deliveries.iter() {
-            query = query.bind(&d.delivery_id);
-        }
+        let query = super::bind_all(sqlx::query(&sql), deliveries.iter().map(|d| d.delivery_id.clone()));
         for r in query.fetch_all(&self.pool).await? {
             let delivery_id: String = r.try_get("delivery_id")?;
             let attempt = Attempt {

@@ -53,6 +53,17 @@ fn placeholders(n: usize) -> String {
     (1..=n).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ")
 }
 
+/// `query` with each of `values` bound in turn (an `IN` list of [`placeholders`]).
+fn bind_all<'q, T>(
+    query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    values: impl IntoIterator<Item = T>,
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>
+where
+    T: 'q + sqlx::Encode<'q, sqlx::Any> + sqlx::Type<sqlx::Any> + Send,
+{
+    values.into_iter().fold(query, |query, value| query.bind(value))
+}
+
 /// A stored value that must parse, or the store is corrupt.
 fn parsed<T>(value: Option<T>, what: &'static str) -> Result<T, WebhookError> {
     value.ok_or(WebhookError::Corrupt(what))

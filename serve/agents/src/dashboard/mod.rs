@@ -310,7 +310,7 @@ pub fn mount(route: Route, state: Arc<AppState>, dispatch: Dispatch) -> Route {
                 let (state, dispatch) = (s5.clone(), d5.clone());
                 async move {
                     match current_session(&state, &req).await {
-                        Ok(Some(session)) => webhooks::page(&dispatch, &state, &session, None).await,
+                        Ok(Some(session)) => webhooks::page(&dispatch, &state, &session).await,
                         Ok(None) => see_other("/dashboard"),
                         Err(r) => r,
                     }

@@ -7,7 +7,7 @@
 
 use poem::{http::StatusCode, Response};
 use serde_json::{json, Value};
-use sitrep_platform::{app_state::AppState, dispatch::Dispatch, state::Session};
+use sitrep_platform::{app_state::AppState, auth::Principal, dispatch::Dispatch, state::Session};
 use sitrep_webhooks::EventType;
 
 use super::{
@@ -207,10 +207,21 @@ fn flash_html(flash: Option<&Flash>) -> String {
     }
 }
 
-/// The page for `session`, after a form's `flash`.
-pub async fn page(dispatch: &Dispatch, state: &AppState, session: &Session, flash: Option<&Flash>) -> Response {
+/// The page for `session`.
+pub async fn page(dispatch: &Dispatch, state: &AppState, session: &Session) -> Response {
     let principal = principal_of(state, session).await;
-    let endpoints = match read(dispatch, state, &principal, "ListWebhookEndpoints", "").await {
+    page_after(dispatch, state, session, &principal, None).await
+}
+
+/// The page as `principal` (the session's key) reads it, after a form's `flash`.
+async fn page_after(
+    dispatch: &Dispatch,
+    state: &AppState,
+    session: &Session,
+    principal: &Principal,
+    flash: Option<&Flash>,
+) -> Response {
+    let endpoints = match read(dispatch, state, principal, "ListWebhookEndpoints", "").await {
         Ok(Some(endpoints)) => endpoints,
         Ok(None) => {
             let body = "<h1>Webhooks</h1><p>Webhooks are not available to this key.</p><p><a href=\"/dashboard\">Dashboard</a></p>";
@@ -233,7 +244,7 @@ pub async fn page(dispatch: &Dispatch, state: &AppState, session: &Session, flas
             ));
         }
         let query = format!("endpoint_id={id}&page_size={LATEST}");
-        let deliveries = match read(dispatch, state, &principal, "ListWebhookDeliveries", &query).await {
+        let deliveries = match read(dispatch, state, principal, "ListWebhookDeliveries", &query).await {
             Ok(d) => d.unwrap_or_default(),
             Err(too_many) => return too_many,
         };
@@ -357,5 +368,5 @@ pub async fn act(
         },
         Ok(Some((status, answer))) => Flash::Refused(refusal(status, &answer)),
     };
-    page(dispatch, state, session, Some(&flash)).await
+    page_after(dispatch, state, session, &principal, Some(&flash)).await
 }
