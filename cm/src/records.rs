@@ -193,6 +193,13 @@ wire_enum!(
     [Created = "CREATED", Replayed = "REPLAYED", Conflict = "CONFLICT", Rejected = "REJECTED", NoOp = "NO_OP",]
 );
 
+sitrep_schemas::closed_set!(
+    /// Who stated a claim (4.3): the customer, or a provider that verified it independently.
+    Provenance,
+    "CompanyClaimProvenance",
+    [Customer = "customer", IndependentProvider = "independent_provider"]
+);
+
 /// DomicileCountry: a closed set. Requests may also name it by its two letters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Domicile {

@@ -9,7 +9,11 @@ use arrow::array::{Date32Array, Float64Array, RecordBatch, StringArray};
 use chrono::NaiveDate;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
-use sitrep_schemas::{energy::GAS_STORAGE_COUNTRIES as EU_SET, DatasetId};
+use sitrep_schemas::{
+    closed_set::ClosedSet,
+    energy::{GasStorageTrend, GAS_STORAGE_COUNTRIES as EU_SET},
+    DatasetId,
+};
 use url::Url;
 
 use crate::{
@@ -43,8 +47,7 @@ struct GasDay {
 pub struct Storage {
     pub fill_pct: f64,
     pub gas_twh: f64,
-    /// injecting, withdrawing or stable.
-    pub trend: String,
+    pub trend: GasStorageTrend,
     pub date: NaiveDate,
 }
 
@@ -61,13 +64,13 @@ fn storage(mut days: Vec<GasDay>) -> Option<Storage> {
     let date = NaiveDate::parse_from_str(today.gas_day_start.trim(), "%Y-%m-%d").ok()?;
     let change = days.get(1).and_then(|y| number(&y.full)).map(|yesterday| fill_pct - yesterday).unwrap_or(0.0);
     let trend = if change > TREND_THRESHOLD {
-        "injecting"
+        GasStorageTrend::Injecting
     } else if change < -TREND_THRESHOLD {
-        "withdrawing"
+        GasStorageTrend::Withdrawing
     } else {
-        "stable"
+        GasStorageTrend::Stable
     };
-    Some(Storage { fill_pct, gas_twh, trend: trend.into(), date })
+    Some(Storage { fill_pct, gas_twh, trend, date })
 }
 
 fn previous(rows: Option<&RecordBatch>) -> Result<BTreeMap<String, Storage>, SourceError> {
@@ -82,7 +85,7 @@ fn previous(rows: Option<&RecordBatch>) -> Result<BTreeMap<String, Storage>, Sou
             let s = Storage {
                 fill_pct: fill.value(i),
                 gas_twh: twh.value(i),
-                trend: trend.value(i).to_string(),
+                trend: GasStorageTrend::from_wire_name(trend.value(i))?,
                 date: date.value_as_date(i)?,
             };
             Some((codes.value(i).to_string(), s))
@@ -164,9 +167,12 @@ mod tests {
         };
         assert_eq!(
             [trend("70.00", "70.06"), trend("70.00", "70.05"), trend("70.05", "70.00"), trend("70.06", "70.00")],
-            ["withdrawing", "stable", "stable", "injecting"]
+            {
+                use GasStorageTrend::*;
+                [Withdrawing, Stable, Stable, Injecting]
+            }
         );
-        assert_eq!(storage(vec![day("2026-11-18", "1", "50")]).unwrap().trend, "stable", "one day");
+        assert_eq!(storage(vec![day("2026-11-18", "1", "50")]).unwrap().trend, GasStorageTrend::Stable, "one day");
         assert_eq!(storage(vec![day("2026-11-18", "-", "50")]), None, "no readable gas in storage");
         assert_eq!(storage(vec![]), None);
     }

@@ -180,43 +180,7 @@ pub fn monthly_normals(daily: &Daily) -> Result<Vec<Normal>, SourceError> {
         .collect()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    Normal,
-    Moderate,
-    Extreme,
-}
-
-impl Severity {
-    pub fn name(self) -> &'static str {
-        match self {
-            Severity::Normal => "ANOMALY_SEVERITY_NORMAL",
-            Severity::Moderate => "ANOMALY_SEVERITY_MODERATE",
-            Severity::Extreme => "ANOMALY_SEVERITY_EXTREME",
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AnomalyType {
-    Warm,
-    Cold,
-    Wet,
-    Dry,
-    Mixed,
-}
-
-impl AnomalyType {
-    pub fn name(self) -> &'static str {
-        match self {
-            AnomalyType::Warm => "ANOMALY_TYPE_WARM",
-            AnomalyType::Cold => "ANOMALY_TYPE_COLD",
-            AnomalyType::Wet => "ANOMALY_TYPE_WET",
-            AnomalyType::Dry => "ANOMALY_TYPE_DRY",
-            AnomalyType::Mixed => "ANOMALY_TYPE_MIXED",
-        }
-    }
-}
+pub use sitrep_schemas::climate::{AnomalySeverity as Severity, AnomalyType};
 
 /// Severity of rounded deltas (°C, mm/day).
 pub fn severity(t: f64, p: f64) -> Severity {
@@ -421,8 +385,8 @@ impl Source for ClimateAnomaliesSource {
                 f64_column(&anomalies, |a| Some(a.zone.lon)),
                 f64_column(&anomalies, |a| Some(a.temp_delta)),
                 f64_column(&anomalies, |a| Some(a.precip_delta)),
-                text_column(&anomalies, |a| Some(a.severity.name())),
-                text_column(&anomalies, |a| Some(a.kind.name())),
+                text_column(&anomalies, |a| Some(a.severity.as_str())),
+                text_column(&anomalies, |a| Some(a.kind.as_str())),
                 text_column(&anomalies, |a| Some(a.period.as_str())),
             ],
         )?;

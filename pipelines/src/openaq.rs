@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chrono::DateTime;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde::Deserialize;
-use sitrep_schemas::{numbers::round_to, DatasetId};
+use sitrep_schemas::{climate::RiskLevel, numbers::round_to, DatasetId};
 use url::Url;
 
 use crate::{
@@ -94,7 +94,7 @@ pub struct Station {
     pub lng: f64,
     pub pm25: f64,
     pub aqi: i32,
-    pub risk_level: &'static str,
+    pub risk_level: RiskLevel,
     pub measured_at: i64,
 }
 
@@ -117,12 +117,12 @@ pub fn aqi(pm25: f64) -> i32 {
     ((i_hi - i_lo) / (c_hi - c_lo) * (c - c_lo) + i_lo).round().clamp(0.0, 500.0) as i32
 }
 
-pub fn risk_level(aqi: i32) -> &'static str {
+pub fn risk_level(aqi: i32) -> RiskLevel {
     match aqi {
-        ..=50 => "good",
-        51..=100 => "moderate",
-        101..=300 => "unhealthy",
-        _ => "hazardous",
+        ..=50 => RiskLevel::Good,
+        51..=100 => RiskLevel::Moderate,
+        101..=300 => RiskLevel::Unhealthy,
+        _ => RiskLevel::Hazardous,
     }
 }
 
@@ -243,7 +243,7 @@ fn rows(stations: &[Station]) -> Result<arrow::array::RecordBatch, SourceError> 
         lng.append_value(s.lng);
         pm25.append_value(s.pm25);
         aqi.append_value(s.aqi);
-        risk.append_value(s.risk_level);
+        risk.append_value(s.risk_level.as_str());
         pollutant.append_value("pm25");
         measured.append_value(s.measured_at);
         source.append_value("OpenAQ");
@@ -297,7 +297,10 @@ mod tests {
         assert_eq!(aqi(23.75), 75, "23.7: (100 − 51) / (35.4 − 12.1) × (23.7 − 12.1) + 51 = 75.39");
         assert_eq!(
             [risk_level(50), risk_level(51), risk_level(100), risk_level(101), risk_level(300), risk_level(301)],
-            ["good", "moderate", "moderate", "unhealthy", "unhealthy", "hazardous"]
+            {
+                use RiskLevel::*;
+                [Good, Moderate, Moderate, Unhealthy, Unhealthy, Hazardous]
+            }
         );
     }
 }

@@ -112,6 +112,7 @@ mod tests {
             [count("AMERICAS"), count("EUROPE"), count("APAC"), count("MENA"), count("AFRICA")],
             [22, 21, 25, 36, 11]
         );
+        assert!(rows.iter().all(|a| crate::aviation::AirportRegion::of_registry(a.region).is_some()));
         assert!(AVIATIONSTACK_HUBS.iter().all(|h| by_iata(h).is_some()));
         assert_eq!(faa().count(), 14);
         assert_eq!(notam_icaos().len(), 101);

@@ -11,7 +11,8 @@ use crate::{
 };
 
 /// The emergency squawks adsb.lol is asked for: hijack, radio failure, general emergency.
-pub const SQUAWKS: [&str; 3] = ["7500", "7600", "7700"];
+pub const SQUAWKS: [&str; 3] =
+    [EmergencySquawk::Hijack.as_str(), EmergencySquawk::RadioFailure.as_str(), EmergencySquawk::Emergency.as_str()];
 
 /// One run of the three squawk feeds of adsb.lol (2.1.1), as rows of two kinds:
 /// - `row_kind = 'feed'`: one per squawk — whether its feed answered (`feed_status`
@@ -361,3 +362,89 @@ impl Default for FlightStatus {
         FlightStatus::Unknown
     }
 }
+
+crate::closed_set!(
+    /// A registry airport's region (2.1.0).
+    AirportRegion,
+    "AirportRegion",
+    [
+        Americas = "AIRPORT_REGION_AMERICAS",
+        Europe = "AIRPORT_REGION_EUROPE",
+        Apac = "AIRPORT_REGION_APAC",
+        Mena = "AIRPORT_REGION_MENA",
+        Africa = "AIRPORT_REGION_AFRICA",
+    ]
+);
+
+impl AirportRegion {
+    /// The region of a registry row (`EUROPE`: the enum's name without its prefix).
+    pub fn of_registry(region: &str) -> Option<AirportRegion> {
+        <AirportRegion as crate::closed_set::ClosedSet>::VALUES
+            .iter()
+            .copied()
+            .find(|r| r.as_str().strip_prefix("AIRPORT_REGION_") == Some(region))
+    }
+}
+
+crate::closed_set!(
+    /// What kind of delay an alert reports (2.1.2).
+    FlightDelayType,
+    "FlightDelayType",
+    [
+        GroundStop = "FLIGHT_DELAY_TYPE_GROUND_STOP",
+        GroundDelay = "FLIGHT_DELAY_TYPE_GROUND_DELAY",
+        DepartureDelay = "FLIGHT_DELAY_TYPE_DEPARTURE_DELAY",
+        ArrivalDelay = "FLIGHT_DELAY_TYPE_ARRIVAL_DELAY",
+        General = "FLIGHT_DELAY_TYPE_GENERAL",
+        Closure = "FLIGHT_DELAY_TYPE_CLOSURE",
+    ]
+);
+
+crate::closed_set!(
+    /// Which upstream an alert came from (2.1.2); UNSPECIFIED for an airport none reported on.
+    /// EUROCONTROL and COMPUTED are reserved by the spec and never written, so not declared.
+    FlightDelaySource,
+    "FlightDelaySource",
+    [
+        Unspecified = "FLIGHT_DELAY_SOURCE_UNSPECIFIED",
+        Faa = "FLIGHT_DELAY_SOURCE_FAA",
+        Aviationstack = "FLIGHT_DELAY_SOURCE_AVIATIONSTACK",
+        Notam = "FLIGHT_DELAY_SOURCE_NOTAM",
+    ]
+);
+
+crate::closed_set!(
+    /// What an airport's operations summary is based on (2.1.3): the component covering it, `degraded`
+    /// when that component is unavailable, `unknown` for a code outside the registry.
+    AirportOpsSource,
+    "AirportOpsSource",
+    [Aviationstack = "aviationstack", Faa = "faa", Degraded = "degraded", Unknown = "unknown"]
+);
+
+crate::closed_set!(
+    /// A NOTAM flag of an airport's operations summary (2.1.3).
+    NotamFlag,
+    "NotamFlag",
+    [Closed = "CLOSED", Restricted = "RESTRICTED", Notam = "NOTAM"]
+);
+
+crate::closed_set!(
+    /// The emergency squawk codes adsb.lol is asked about (2.1.1), in feed order.
+    EmergencySquawk,
+    "EmergencySquawk",
+    [Hijack = "7500", RadioFailure = "7600", Emergency = "7700"]
+);
+
+crate::closed_set!(
+    /// Whether an aircraft database flags an aircraft as military (2.1.1); never "civil", only unknown.
+    MilitaryFlag,
+    "MilitaryFlag",
+    [Military = "military", Unknown = "unknown"]
+);
+
+crate::closed_set!(
+    /// Whether a squawk's feed answered in the last run (2.1.1).
+    FeedStatus,
+    "EmergencyFeedStatus",
+    [Available = "available", Unavailable = "unavailable"]
+);

@@ -288,3 +288,76 @@ pub static CLIMATE_DISASTERS: DatasetDescriptor = DatasetDescriptor {
     content_clock: ContentClock::Column { column: "started_at", frozen_after: days(7) },
     schema: climate_disasters_schema,
 };
+
+crate::closed_set!(
+    /// A climate anomaly's severity (2.2.1): by how far the week's means left the normals.
+    AnomalySeverity,
+    "AnomalySeverity",
+    [
+        Normal = "ANOMALY_SEVERITY_NORMAL",
+        Moderate = "ANOMALY_SEVERITY_MODERATE",
+        Extreme = "ANOMALY_SEVERITY_EXTREME",
+    ]
+);
+
+crate::closed_set!(
+    /// A climate anomaly's type (2.2.1).
+    AnomalyType,
+    "AnomalyType",
+    [
+        Warm = "ANOMALY_TYPE_WARM",
+        Cold = "ANOMALY_TYPE_COLD",
+        Wet = "ANOMALY_TYPE_WET",
+        Dry = "ANOMALY_TYPE_DRY",
+        Mixed = "ANOMALY_TYPE_MIXED",
+    ]
+);
+
+crate::closed_set!(
+    /// A disaster's type (2.2.2): every upstream's categories mapped to these six.
+    DisasterType,
+    "ClimateDisasterType",
+    [
+        Flood = "flood",
+        Cyclone = "cyclone",
+        Drought = "drought",
+        Heatwave = "heatwave",
+        Wildfire = "wildfire",
+        Volcano = "volcano",
+    ]
+);
+
+crate::closed_set!(
+    /// A disaster's severity (2.2.2): GDACS's alert colours (EONET's events are green), ReliefWeb's two levels.
+    DisasterSeverity,
+    "ClimateDisasterSeverity",
+    [Red = "red", Orange = "orange", Green = "green", High = "high", Medium = "medium"]
+);
+
+crate::closed_set!(
+    /// A disaster's status (2.2.2).
+    DisasterStatus,
+    "ClimateDisasterStatus",
+    [Alert = "alert", Ongoing = "ongoing", Past = "past"]
+);
+
+crate::closed_set!(
+    /// The upstreams of `climate-disasters`, in de-duplication priority order.
+    DisasterSource,
+    "ClimateDisasterSource",
+    [ReliefWeb = "ReliefWeb", Gdacs = "GDACS", Eonet = "EONET"]
+);
+
+crate::closed_set!(
+    /// An air-quality station's risk level (2.2.4), from its AQI.
+    RiskLevel,
+    "AirQualityRiskLevel",
+    [Good = "good", Moderate = "moderate", Unhealthy = "unhealthy", Hazardous = "hazardous"]
+);
+
+crate::closed_set!(
+    /// Where the latest Arctic sea-ice extent stands (2.2.6).
+    ArcticTrend,
+    "ArcticTrend",
+    [RecordLow = "record_low", BelowAverage = "below_average", Average = "average", AboveAverage = "above_average"]
+);

@@ -27,7 +27,7 @@ macro_rules! closed_set {
         pub enum $name { $($variant),+ }
 
         impl $name {
-            pub fn as_str(self) -> &'static str {
+            pub const fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $wire),+ }
             }
         }

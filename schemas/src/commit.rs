@@ -192,6 +192,14 @@ impl DataMode {
     }
 }
 
+impl crate::closed_set::ClosedSet for DataMode {
+    const NAME: &'static str = "DataMode";
+    const VALUES: &'static [Self] = &[DataMode::Live, DataMode::Replay];
+    fn wire_name(self) -> std::borrow::Cow<'static, str> {
+        self.as_str().into()
+    }
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Freshness {

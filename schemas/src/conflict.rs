@@ -105,11 +105,12 @@ pub fn iran_events_schema() -> SchemaRef {
 /// UCDP `type_of_violence` → the API enum name.
 pub fn ucdp_violence_type(code: i64) -> &'static str {
     match code {
-        1 => "UCDP_VIOLENCE_TYPE_STATE_BASED",
-        2 => "UCDP_VIOLENCE_TYPE_NON_STATE",
-        3 => "UCDP_VIOLENCE_TYPE_ONE_SIDED",
-        _ => "UCDP_VIOLENCE_TYPE_UNSPECIFIED",
+        1 => UcdpViolenceType::StateBased,
+        2 => UcdpViolenceType::NonState,
+        3 => UcdpViolenceType::OneSided,
+        _ => UcdpViolenceType::Unspecified,
     }
+    .as_str()
 }
 
 /// `armed-events`: ACLED, hourly, month partitions by event date (SUPPLEMENT 1.16, 2.3.1).
@@ -179,3 +180,15 @@ pub static IRAN_EVENTS: DatasetDescriptor = DatasetDescriptor {
     content_clock: ContentClock::Column { column: "published_at", frozen_after: days(3) },
     schema: iran_events_schema,
 };
+
+crate::closed_set!(
+    /// UCDP's type of violence (2.3.2).
+    UcdpViolenceType,
+    "UcdpViolenceType",
+    [
+        Unspecified = "UCDP_VIOLENCE_TYPE_UNSPECIFIED",
+        StateBased = "UCDP_VIOLENCE_TYPE_STATE_BASED",
+        NonState = "UCDP_VIOLENCE_TYPE_NON_STATE",
+        OneSided = "UCDP_VIOLENCE_TYPE_ONE_SIDED",
+    ]
+);

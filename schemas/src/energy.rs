@@ -289,3 +289,10 @@ pub static SPR_REGISTRY: DatasetDescriptor = DatasetDescriptor {
     content_clock: ContentClock::Static,
     schema: spr_registry_schema,
 };
+
+crate::closed_set!(
+    /// Which way a country's gas storage fill level moved the last day (2.5.3).
+    GasStorageTrend,
+    "GasStorageTrend",
+    [Injecting = "injecting", Withdrawing = "withdrawing", Stable = "stable"]
+);

@@ -31,8 +31,9 @@ async fn openapi_document_and_a_response_are_pinned() {
 }
 
 /// Issue 60: a field whose description names a closed set's type (`MaterialImpactDirection.`,
-/// `CompanyClaimAllowedUse values …`) is declared an enum — in place, or by a reference to a named
-/// enum — so a generated client types it, and a schemathesis run checks every answer's value
+/// `CompanyClaimAllowedUse values …`) or lists its values in prose (`"good", "moderate" or
+/// "hazardous"`, `alert, ongoing or past`) is declared an enum — in place, or by a reference to a
+/// named enum — so a generated client types it, and a schemathesis run checks every answer's value
 /// against it. The named enums' values come from the Rust enums that write them (`WireName`).
 #[tokio::test]
 async fn every_closed_set_a_field_names_is_a_declared_enum() {
@@ -49,6 +50,20 @@ async fn every_closed_set_a_field_names_is_a_declared_enum() {
             && word.chars().filter(char::is_ascii_uppercase).count() >= 2
             && word.chars().any(|c| c.is_ascii_lowercase())
             && (rest.starts_with('.') || rest.starts_with(" values") || rest.starts_with(" ("))
+    };
+    // A description whose first clause lists values: `a, b or c` (each a word, `quoted` or
+    // "quoted"); a parenthesis, `.` or `;` ends the clause.
+    let lists_values = |d: &str| {
+        let end = [". ", ".\n", ";", " ("].iter().filter_map(|e| d.find(e)).min().unwrap_or(d.len());
+        let clause = d[..end].trim_end_matches('.');
+        let is_value = |v: &str| {
+            let bare = v.trim_matches(|c| c == '"' || c == '`');
+            let quoted = bare.len() + 2 == v.len() && v.starts_with(['"', '`']);
+            (quoted || !bare.is_empty()) && bare.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        };
+        let joined = clause.replace(", or ", ", ").replace(" or ", ", ");
+        let items: Vec<&str> = joined.split(", ").collect();
+        clause.contains(" or ") && items.len() >= 2 && items.iter().all(|v| is_value(v))
     };
     // A property's own schema, or the one it refers to (`$ref`).
     let resolved = |p: &serde_json::Value| -> serde_json::Value {
@@ -70,13 +85,25 @@ async fn every_closed_set_a_field_names_is_a_declared_enum() {
                 declared += 1;
                 let values = value["enum"].as_array().unwrap();
                 assert!(!values.is_empty() && values.iter().all(|v| v.is_string()), "{name}.{field}: {value}");
-            } else if names_a_type(description) {
+            } else if names_a_type(description) || lists_values(description) {
                 undeclared.push(format!("{name}.{field} ({description})"));
             }
         }
     }
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for p in item.as_object().unwrap().values().flat_map(|op| op["parameters"].as_array().into_iter().flatten()) {
+            let description = p["description"].as_str().unwrap_or_default();
+            let value = match p["schema"]["type"].as_str() {
+                Some("array") => resolved(&p["schema"]["items"]),
+                _ => resolved(&p["schema"]),
+            };
+            if value["enum"].is_null() && (names_a_type(description) || lists_values(description)) {
+                undeclared.push(format!("{path} {} ({description})", p["name"]));
+            }
+        }
+    }
     assert!(undeclared.is_empty(), "fields naming a closed set without declaring it: {undeclared:#?}");
-    assert!(declared >= 28, "{declared} enum fields: the walk sees fewer than were declared");
+    assert!(declared >= 65, "{declared} enum fields: the walk sees fewer than were declared");
     for (named, values) in [
         (
             "MaterialImpactDirection",
@@ -98,6 +125,14 @@ async fn every_closed_set_a_field_names_is_a_declared_enum() {
             ],
         ),
         ("DomicileCountry", &["DOMICILE_COUNTRY_US", "DOMICILE_COUNTRY_GB"]),
+        ("ClimateDisasterSeverity", &["red", "orange", "green", "high", "medium"]),
+        ("CompanyClaimProvenance", &["customer", "independent_provider"]),
+        ("DataMode", &["live", "replay"]),
+        ("GasDataSource", &["gie_daily", "jodi_monthly", ""]),
+        (
+            "BatchCallError",
+            &["", "invalid_path", "nested_batch", "timeout", "fetch_failed", "response_too_large", "invalid_json"],
+        ),
     ] {
         assert_eq!(schemas[named]["enum"], serde_json::json!(values), "{named}");
     }

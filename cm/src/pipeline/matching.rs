@@ -823,7 +823,7 @@ mod tests {
                 claim_id: Kind::Claim.new_id(),
                 kind: c.kind,
                 value: c.value,
-                provenance: "customer".into(),
+                provenance: crate::records::Provenance::Customer,
                 trust: TrustState::Declared,
                 allowed_uses: c.kind.declared_uses().to_vec(),
                 expires_at: None,

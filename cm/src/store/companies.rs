@@ -1,5 +1,6 @@
 //! Monitored companies and their claims: create (4.5), import (4.5), read and list (4.6).
 
+use sitrep_schemas::closed_set::ClosedSet;
 use sqlx::{Any, Row, Transaction};
 
 use super::{bump_generation, impacts::retract_attributed_by, parse, CmError, CmStore, Placeholders};
@@ -9,8 +10,8 @@ use crate::{
     ids::Kind,
     patch::Patch,
     records::{
-        AllowedUse, ClaimType, CoverageState, Domicile, ImportOutcome, Lifecycle, ObservationState, TrustState,
-        WireEnum,
+        AllowedUse, ClaimType, CoverageState, Domicile, ImportOutcome, Lifecycle, ObservationState, Provenance,
+        TrustState, WireEnum,
     },
 };
 
@@ -19,7 +20,7 @@ pub struct Claim {
     pub claim_id: String,
     pub kind: ClaimType,
     pub value: String,
-    pub provenance: String,
+    pub provenance: Provenance,
     pub trust: TrustState,
     pub allowed_uses: Vec<AllowedUse>,
     /// Epoch ms; `None` when the claim does not expire.
@@ -145,7 +146,7 @@ async fn claims_of(tx: &mut sqlx::AnyConnection, company_id: &str) -> Result<Vec
                 claim_id: r.try_get("claim_id")?,
                 kind: parse(ClaimType::from_filter(r.try_get("claim_type")?), "claim type")?,
                 value: r.try_get("value")?,
-                provenance: r.try_get("provenance")?,
+                provenance: parse(Provenance::from_wire_name(r.try_get("provenance")?), "claim provenance")?,
                 trust: parse(TrustState::from_filter(r.try_get("trust_state")?), "trust state")?,
                 allowed_uses: uses
                     .split(',')
@@ -222,7 +223,7 @@ fn new_claim(kind: ClaimType, value: String) -> Claim {
         claim_id: Kind::Claim.new_id(),
         kind,
         value,
-        provenance: "customer".into(),
+        provenance: Provenance::Customer,
         trust: TrustState::Declared,
         allowed_uses: kind.declared_uses().to_vec(),
         expires_at: None,
@@ -242,7 +243,7 @@ async fn insert_claims(tx: &mut Transaction<'_, Any>, company_id: &str, claims: 
         .bind(position as i64)
         .bind(claim.kind.short_name())
         .bind(&claim.value)
-        .bind(&claim.provenance)
+        .bind(claim.provenance.as_str())
         .bind(claim.trust.short_name())
         .bind(uses.join(","))
         .bind(claim.expires_at)

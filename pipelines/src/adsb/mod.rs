@@ -17,6 +17,7 @@ use crate::{
 
 pub const DEFAULT_BASE: &str = "https://api.adsb.lol";
 pub use sitrep_schemas::aviation::SQUAWKS;
+use sitrep_schemas::aviation::{FeedStatus, MilitaryFlag};
 const SOURCE: &str = "adsb.lol";
 
 #[derive(Default)]
@@ -84,7 +85,12 @@ pub fn observations(page: &SquawkPage, squawk: &str) -> Vec<Observation> {
             description: a.desc.clone().filter(|d| !d.is_empty()).or_else(|| a.t.clone()).unwrap_or_default(),
             squawk: squawk.to_string(),
             observed_at_ms: now_ms - (a.seen.unwrap_or(0.0) * 1000.0).round() as i64,
-            military_flag: if a.db_flags.unwrap_or(0) & 1 == 1 { "military" } else { "unknown" },
+            military_flag: if a.db_flags.unwrap_or(0) & 1 == 1 {
+                MilitaryFlag::Military
+            } else {
+                MilitaryFlag::Unknown
+            }
+            .as_str(),
         })
         .collect()
 }
@@ -103,7 +109,7 @@ pub fn normalise(feeds: &[Feed], mut obs: Vec<Observation>) -> Result<RecordBatc
         kind.append_value("feed");
         squawk.append_value(&f.squawk);
         source.append_value(SOURCE);
-        status.append_value(if f.available { "available" } else { "unavailable" });
+        status.append_value(if f.available { FeedStatus::Available } else { FeedStatus::Unavailable }.as_str());
         message.append_value(&f.message);
         fetched.append_value(f.fetched_at_ms);
         address.append_null();

@@ -1,18 +1,22 @@
 //! FAA NAS Status (SUPPLEMENT 2.1.2, upstream 1): the airport-status XML → one delay entry per US
 //! registry airport, the strongest type winning.
 
-use sitrep_schemas::delay_severity::{faa_band, Severity};
+use sitrep_schemas::{
+    aviation::FlightDelayType,
+    delay_severity::{faa_band, Severity},
+};
 
 use crate::{xml_tree, SourceError};
 
 pub const URL: &str = "https://nasstatus.faa.gov/api/airport-status-information";
 
-pub const GROUND_STOP: &str = "FLIGHT_DELAY_TYPE_GROUND_STOP";
-pub const GROUND_DELAY: &str = "FLIGHT_DELAY_TYPE_GROUND_DELAY";
-pub const DEPARTURE_DELAY: &str = "FLIGHT_DELAY_TYPE_DEPARTURE_DELAY";
-pub const ARRIVAL_DELAY: &str = "FLIGHT_DELAY_TYPE_ARRIVAL_DELAY";
-pub const GENERAL: &str = "FLIGHT_DELAY_TYPE_GENERAL";
-pub const CLOSURE: &str = "FLIGHT_DELAY_TYPE_CLOSURE";
+// The FlightDelayType names, as the alerts carry them.
+pub const GROUND_STOP: &str = FlightDelayType::GroundStop.as_str();
+pub const GROUND_DELAY: &str = FlightDelayType::GroundDelay.as_str();
+pub const DEPARTURE_DELAY: &str = FlightDelayType::DepartureDelay.as_str();
+pub const ARRIVAL_DELAY: &str = FlightDelayType::ArrivalDelay.as_str();
+pub const GENERAL: &str = FlightDelayType::General.as_str();
+pub const CLOSURE: &str = FlightDelayType::Closure.as_str();
 
 /// One airport's FAA entry.
 #[derive(Debug, Clone, PartialEq)]

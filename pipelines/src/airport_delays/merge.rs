@@ -3,6 +3,7 @@
 
 use sitrep_schemas::{
     airports::{self, Airport},
+    aviation::{AirportOpsSource, FlightDelaySource},
     delay_severity::{cancel_band, Severity},
 };
 
@@ -12,10 +13,11 @@ use super::{
     notam::{AirportNotam, NotamKind},
 };
 
-pub const SOURCE_FAA: &str = "FLIGHT_DELAY_SOURCE_FAA";
-pub const SOURCE_AVIATIONSTACK: &str = "FLIGHT_DELAY_SOURCE_AVIATIONSTACK";
-pub const SOURCE_NOTAM: &str = "FLIGHT_DELAY_SOURCE_NOTAM";
-pub const SOURCE_UNSPECIFIED: &str = "FLIGHT_DELAY_SOURCE_UNSPECIFIED";
+// The FlightDelaySource names, as the alerts carry them.
+pub const SOURCE_FAA: &str = FlightDelaySource::Faa.as_str();
+pub const SOURCE_AVIATIONSTACK: &str = FlightDelaySource::Aviationstack.as_str();
+pub const SOURCE_NOTAM: &str = FlightDelaySource::Notam.as_str();
+pub const SOURCE_UNSPECIFIED: &str = FlightDelaySource::Unspecified.as_str();
 
 /// One AirportDelayAlert, plus what GetAirportOpsSummary derives from it.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +77,7 @@ fn alert(airport: &'static Airport, id_prefix: &str, component: &'static str, up
         component,
         updated_at,
         notam: None,
-        coverage: "degraded",
+        coverage: AirportOpsSource::Degraded.as_str(),
     }
 }
 
@@ -90,9 +92,11 @@ fn notam<'a>(c: &Components<'a>, airport: &Airport) -> Option<&'a AirportNotam> 
 /// Whether a component delivered data for the airport (its filler then reads "Normal operations").
 fn coverage(c: &Components, airport: &Airport) -> Option<(&'static str, &'static str, i64)> {
     if airport.country == "US" {
-        return c.faa.map(|(_, at)| ("faa", SOURCE_FAA, at));
+        return c.faa.map(|(_, at)| (AirportOpsSource::Faa.as_str(), SOURCE_FAA, at));
     }
-    hub(c, airport.iata).filter(|h| h.status.covered()).map(|h| ("aviationstack", SOURCE_AVIATIONSTACK, h.fetched_at))
+    hub(c, airport.iata)
+        .filter(|h| h.status.covered())
+        .map(|h| (AirportOpsSource::Aviationstack.as_str(), SOURCE_AVIATIONSTACK, h.fetched_at))
 }
 
 /// The alerts in dataset order.
@@ -181,7 +185,7 @@ pub fn merge(c: &Components) -> Vec<Alert> {
     for a in &mut alerts {
         a.reason = cap_reason(&a.reason);
         a.notam = notam(c, a.airport).map(|n| (n.kind, n.text.clone()));
-        a.coverage = coverage(c, a.airport).map(|(name, _, _)| name).unwrap_or("degraded");
+        a.coverage = coverage(c, a.airport).map(|(name, _, _)| name).unwrap_or(AirportOpsSource::Degraded.as_str());
     }
     alerts
 }

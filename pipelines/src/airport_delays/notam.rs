@@ -1,6 +1,7 @@
 //! ICAO NOTAM realtime list (SUPPLEMENT 2.1.2, upstream 3): airports closed or restricted now.
 
 use serde::Deserialize;
+use sitrep_schemas::aviation::NotamFlag;
 
 use crate::SourceError;
 
@@ -16,9 +17,10 @@ impl NotamKind {
     /// The flag GetAirportOpsSummary reports (`CLOSED`, `RESTRICTED`), also the lake's value.
     pub fn flag(self) -> &'static str {
         match self {
-            NotamKind::Closure => "CLOSED",
-            NotamKind::Restriction => "RESTRICTED",
+            NotamKind::Closure => NotamFlag::Closed,
+            NotamKind::Restriction => NotamFlag::Restricted,
         }
+        .as_str()
     }
 
     pub fn from_flag(s: &str) -> Option<NotamKind> {

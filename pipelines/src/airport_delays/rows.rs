@@ -5,7 +5,7 @@ use arrow::{
     array::{Array, AsArray, RecordBatch},
     datatypes::{Float64Type, Int32Type, TimestampMillisecondType},
 };
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{aviation::AirportRegion, DatasetId};
 
 use super::{
     hubs::{HubStats, HubStatus},
@@ -31,7 +31,7 @@ struct Row<'a> {
     country: Option<&'a str>,
     latitude: Option<f64>,
     longitude: Option<f64>,
-    region: Option<String>,
+    region: Option<AirportRegion>,
     id: Option<&'a str>,
     delay_type: Option<&'a str>,
     severity: Option<&'a str>,
@@ -111,7 +111,7 @@ pub fn batch<'a>(
             country: Some(p.country),
             latitude: Some(p.lat),
             longitude: Some(p.lon),
-            region: Some(format!("AIRPORT_REGION_{}", p.region)),
+            region: AirportRegion::of_registry(p.region),
             id: Some(&a.id),
             delay_type: Some(a.delay_type),
             severity: Some(a.severity.name()),
@@ -141,7 +141,7 @@ pub fn batch<'a>(
             text_column(&rows, |r| r.country),
             f64_column(&rows, |r| r.latitude),
             f64_column(&rows, |r| r.longitude),
-            text_column(&rows, |r| r.region.as_deref()),
+            text_column(&rows, |r| r.region.map(AirportRegion::as_str)),
             text_column(&rows, |r| r.id),
             text_column(&rows, |r| r.delay_type),
             text_column(&rows, |r| r.severity),

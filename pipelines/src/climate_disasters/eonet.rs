@@ -5,7 +5,7 @@ use chrono::DateTime;
 use serde::Deserialize;
 use url::Url;
 
-use super::{natural_status, Disaster, Source as Origin};
+use super::{natural_status, Disaster, Kind, Severity, Source as Origin};
 use crate::{admin0::Admin0, FetchContext, SourceError};
 
 const EVENTS: &str = "https://eonet.gsfc.nasa.gov/api/v3/events?status=open&days=30";
@@ -56,13 +56,13 @@ struct Geometry {
 }
 
 /// The event's type, or `None` for categories 2.2.2 leaves out.
-fn kind(category: &str, title: &str) -> Option<&'static str> {
+fn kind(category: &str, title: &str) -> Option<Kind> {
     Some(match category {
-        "floods" => "flood",
-        "wildfires" => "wildfire",
-        "volcanoes" => "volcano",
-        "drought" => "drought",
-        "severeStorms" if TROPICAL.iter().any(|w| title.to_lowercase().contains(w)) => "cyclone",
+        "floods" => Kind::Flood,
+        "wildfires" => Kind::Wildfire,
+        "volcanoes" => Kind::Volcano,
+        "drought" => Kind::Drought,
+        "severeStorms" if TROPICAL.iter().any(|w| title.to_lowercase().contains(w)) => Kind::Cyclone,
         _ => return None,
     })
 }
@@ -87,7 +87,7 @@ pub fn parse(body: &[u8], now_ms: i64, admin0: &Admin0) -> Result<Vec<Disaster>,
         else {
             continue;
         };
-        if kind == "wildfire" && now_ms - latest_at > WILDFIRE_MAX_AGE_MS {
+        if kind == Kind::Wildfire && now_ms - latest_at > WILDFIRE_MAX_AGE_MS {
             continue;
         }
         let country = admin0.locate(lng, lat);
@@ -100,9 +100,9 @@ pub fn parse(body: &[u8], now_ms: i64, admin0: &Admin0) -> Result<Vec<Disaster>,
             country_code: country.map(|c| c.iso2.clone()).unwrap_or_default(),
             lat,
             lng,
-            severity: "green",
+            severity: Severity::Green,
             started_at,
-            status: natural_status(event.closed.is_some(), "green"),
+            status: natural_status(event.closed.is_some(), Severity::Green),
             source: Origin::Eonet,
             source_url,
         });

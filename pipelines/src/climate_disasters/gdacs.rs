@@ -5,7 +5,7 @@ use chrono::{DateTime, NaiveDateTime};
 use serde::Deserialize;
 use url::Url;
 
-use super::{natural_status, Disaster, Source as Origin};
+use super::{natural_status, Disaster, Kind, Severity, Source as Origin};
 use crate::{admin0::Admin0, FetchContext, SourceError};
 
 const EVENTS: &str = "https://www.gdacs.org/gdacsapi/api/events/geteventlist/MAP";
@@ -52,13 +52,13 @@ struct Links {
     report: Option<String>,
 }
 
-fn kind(eventtype: &str) -> Option<&'static str> {
+fn kind(eventtype: &str) -> Option<Kind> {
     Some(match eventtype {
-        "TC" => "cyclone",
-        "FL" => "flood",
-        "VO" => "volcano",
-        "WF" => "wildfire",
-        "DR" => "drought",
+        "TC" => Kind::Cyclone,
+        "FL" => Kind::Flood,
+        "VO" => Kind::Volcano,
+        "WF" => Kind::Wildfire,
+        "DR" => Kind::Drought,
         _ => return None,
     })
 }
@@ -78,8 +78,8 @@ pub fn parse(body: &[u8], admin0: &Admin0) -> Result<Vec<Disaster>, SourceError>
         let p = f.properties;
         let Some(kind) = kind(&p.eventtype) else { continue };
         let severity = match p.alertlevel.to_ascii_lowercase().as_str() {
-            "red" => "red",
-            "orange" => "orange",
+            "red" => Severity::Red,
+            "orange" => Severity::Orange,
             _ => continue,
         };
         let Some((lng, lat)) = f

@@ -11,7 +11,11 @@ pub mod reliefweb;
 use std::collections::HashSet;
 
 use arrow::array::{Array, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
-use sitrep_schemas::DatasetId;
+use sitrep_schemas::{
+    climate::{DisasterSeverity as Severity, DisasterSource, DisasterStatus as Status, DisasterType as Kind},
+    closed_set::ClosedSet,
+    DatasetId,
+};
 
 use crate::{
     admin0::Admin0,
@@ -35,10 +39,11 @@ impl Source {
 
     pub fn name(self) -> &'static str {
         match self {
-            Source::ReliefWeb => "ReliefWeb",
-            Source::Gdacs => "GDACS",
-            Source::Eonet => "EONET",
+            Source::ReliefWeb => DisasterSource::ReliefWeb,
+            Source::Gdacs => DisasterSource::Gdacs,
+            Source::Eonet => DisasterSource::Eonet,
         }
+        .as_str()
     }
 }
 
@@ -46,29 +51,25 @@ impl Source {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Disaster {
     pub id: String,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub name: String,
     pub country: String,
     pub country_code: String,
     pub lat: f64,
     pub lng: f64,
-    pub severity: &'static str,
+    pub severity: Severity,
     pub started_at: i64,
-    pub status: &'static str,
+    pub status: Status,
     pub source: Source,
     pub source_url: String,
 }
 
-const KINDS: [&str; 6] = ["flood", "cyclone", "drought", "heatwave", "wildfire", "volcano"];
-const SEVERITIES: [&str; 5] = ["red", "orange", "green", "high", "medium"];
-const STATUSES: [&str; 3] = ["alert", "ongoing", "past"];
-
 /// Status of a natural (GDACS, EONET) event: past once closed, alert when red or orange.
-pub fn natural_status(closed: bool, severity: &str) -> &'static str {
+pub fn natural_status(closed: bool, severity: Severity) -> Status {
     match (closed, severity) {
-        (true, _) => "past",
-        (false, "red" | "orange") => "alert",
-        _ => "ongoing",
+        (true, _) => Status::Past,
+        (false, Severity::Red | Severity::Orange) => Status::Alert,
+        _ => Status::Ongoing,
     }
 }
 
@@ -107,15 +108,16 @@ fn previous_of(rows: &RecordBatch, source: Source) -> Result<Vec<Disaster>, Sour
     let (severity, status, origin, url) = (text("severity")?, text("status")?, text("source")?, text("source_url")?);
     let (lat, lng) = (column::<Float64Array>(rows, "lat", what)?, column::<Float64Array>(rows, "lng", what)?);
     let started = column::<TimestampMillisecondArray>(rows, "started_at", what)?;
-    let known = |v: &str, options: &[&'static str]| options.iter().copied().find(|o| *o == v);
     let mut out = Vec::new();
     for i in 0..rows.num_rows() {
         if origin.value(i) != source.name() || started.is_null(i) {
             continue;
         }
-        let (Some(k), Some(sev), Some(st)) =
-            (known(kind.value(i), &KINDS), known(severity.value(i), &SEVERITIES), known(status.value(i), &STATUSES))
-        else {
+        let (Some(k), Some(sev), Some(st)) = (
+            Kind::from_wire_name(kind.value(i)),
+            Severity::from_wire_name(severity.value(i)),
+            Status::from_wire_name(status.value(i)),
+        ) else {
             continue;
         };
         out.push(Disaster {
@@ -144,15 +146,15 @@ fn rows(disasters: &[Disaster]) -> Result<RecordBatch, SourceError> {
         vec![
             i32_column(&positions, |p| Some(*p)),
             text_column(disasters, |d| Some(d.id.as_str())),
-            text_column(disasters, |d| Some(d.kind)),
+            text_column(disasters, |d| Some(d.kind.as_str())),
             text_column(disasters, |d| Some(d.name.as_str())),
             text_column(disasters, |d| Some(d.country.as_str())),
             text_column(disasters, |d| Some(d.country_code.as_str())),
             f64_column(disasters, |d| Some(d.lat)),
             f64_column(disasters, |d| Some(d.lng)),
-            text_column(disasters, |d| Some(d.severity)),
+            text_column(disasters, |d| Some(d.severity.as_str())),
             instant_column(disasters, |d| Some(d.started_at)),
-            text_column(disasters, |d| Some(d.status)),
+            text_column(disasters, |d| Some(d.status.as_str())),
             std::sync::Arc::new(population),
             text_column(disasters, |d| Some(d.source.name())),
             text_column(disasters, |d| Some(d.source_url.as_str())),
@@ -232,15 +234,15 @@ mod tests {
     fn event(id: &str, source: Source, name: &str, day: i64) -> Disaster {
         Disaster {
             id: id.into(),
-            kind: "volcano",
+            kind: Kind::Volcano,
             name: name.into(),
             country: "Italy".into(),
             country_code: "IT".into(),
             lat: 37.75,
             lng: 14.99,
-            severity: "orange",
+            severity: Severity::Orange,
             started_at: day * DAY_MS + 3_600_000,
-            status: "alert",
+            status: Status::Alert,
             source,
             source_url: String::new(),
         }
@@ -277,12 +279,12 @@ mod tests {
         assert_eq!(without_leading_emoji("Flood in Pakistan 🌊"), "Flood in Pakistan 🌊", "only a leading one");
         assert_eq!(
             [
-                natural_status(true, "red"),
-                natural_status(false, "red"),
-                natural_status(false, "orange"),
-                natural_status(false, "green")
+                natural_status(true, Severity::Red),
+                natural_status(false, Severity::Red),
+                natural_status(false, Severity::Orange),
+                natural_status(false, Severity::Green)
             ],
-            ["past", "alert", "alert", "ongoing"]
+            [Status::Past, Status::Alert, Status::Alert, Status::Ongoing]
         );
     }
 
@@ -296,7 +298,10 @@ mod tests {
         let relief = reliefweb::parse(&recording("normal/reliefweb.body.json"), admin0).unwrap();
         assert_eq!(relief.len(), 6, "8 rows less an epidemic and a past disaster");
         let no_glide = relief.iter().find(|d| d.id == "reliefweb-52360").unwrap();
-        assert_eq!((no_glide.kind, no_glide.severity, no_glide.country_code.as_str()), ("wildfire", "high", "US"));
+        assert_eq!(
+            (no_glide.kind, no_glide.severity, no_glide.country_code.as_str()),
+            (Kind::Wildfire, Severity::High, "US")
+        );
         // 2026-11-20T06:00:00Z, the recordings' time: the wildfire 50 h old is left out.
         let eonet = eonet::parse(&recording("normal/eonet.body.json"), 1_795_154_400_000, admin0).unwrap();
         let ids: Vec<&str> = eonet.iter().map(|d| d.id.as_str()).collect();

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use sitrep_schemas::countries;
 use url::Url;
 
-use super::{Disaster, Source as Origin};
+use super::{Disaster, Kind, Severity, Source as Origin, Status};
 use crate::{admin0::Admin0, http::ensure_ok, FetchContext, SourceError};
 
 const DISASTERS: &str = "https://api.reliefweb.int/v2/disasters";
@@ -84,13 +84,13 @@ struct Type {
     code: String,
 }
 
-fn kind(code: &str) -> Option<&'static str> {
+fn kind(code: &str) -> Option<Kind> {
     Some(match code {
-        "FL" => "flood",
-        "TC" => "cyclone",
-        "DR" => "drought",
-        "HT" => "heatwave",
-        "WF" => "wildfire",
+        "FL" => Kind::Flood,
+        "TC" => Kind::Cyclone,
+        "DR" => Kind::Drought,
+        "HT" => Kind::Heatwave,
+        "WF" => Kind::Wildfire,
         _ => return None,
     })
 }
@@ -103,8 +103,8 @@ pub fn parse(body: &[u8], admin0: &Admin0) -> Result<Vec<Disaster>, SourceError>
         let f = item.fields;
         let Some(kind) = f.primary_type.as_ref().and_then(|t| kind(&t.code)) else { continue };
         let status = match f.status.as_str() {
-            "alert" => "alert",
-            "current" | "ongoing" => "ongoing",
+            "alert" => Status::Alert,
+            "current" | "ongoing" => Status::Ongoing,
             _ => continue,
         };
         let dates = f.date.as_ref();
@@ -134,7 +134,7 @@ pub fn parse(body: &[u8], admin0: &Admin0) -> Result<Vec<Disaster>, SourceError>
             country_code: code.to_string(),
             lat,
             lng,
-            severity: if status == "alert" { "high" } else { "medium" },
+            severity: if status == Status::Alert { Severity::High } else { Severity::Medium },
             started_at,
             status,
             source: Origin::ReliefWeb,

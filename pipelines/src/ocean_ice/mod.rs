@@ -130,7 +130,7 @@ impl Source for OceanIceSource {
             value.ice = Some(IceValues {
                 extent: i.latest.extent,
                 anomaly: i.anomaly,
-                trend: i.trend.to_string(),
+                trend: i.trend.as_str().to_string(),
                 day_ms: ms(i.latest.day),
                 months: i.months,
             });

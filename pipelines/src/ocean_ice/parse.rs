@@ -1,7 +1,7 @@
 //! The four ocean and ice sources' formats (SUPPLEMENT 2.2.4) and the sea-ice computations.
 
 use chrono::{Datelike, NaiveDate};
-use sitrep_schemas::numbers::round_to;
+use sitrep_schemas::{climate::ArcticTrend, numbers::round_to};
 
 use crate::SourceError;
 
@@ -65,7 +65,7 @@ pub fn median_of(medians: &[(u32, f64)], day: NaiveDate) -> Option<f64> {
 pub struct SeaIce {
     pub latest: DailyExtent,
     pub anomaly: f64,
-    pub trend: &'static str,
+    pub trend: ArcticTrend,
     /// (`YYYY-MM`, extent, anomaly) of the last 12 months.
     pub months: Vec<(String, f64, f64)>,
 }
@@ -82,13 +82,13 @@ pub fn sea_ice(daily: &[DailyExtent], medians: &[(u32, f64)]) -> Result<SeaIce, 
         .map(|d| d.extent)
         .collect();
     let trend = if same_day.len() >= 2 && same_day.iter().all(|v| latest.extent <= *v) {
-        "record_low"
+        ArcticTrend::RecordLow
     } else if anomaly <= -0.5 {
-        "below_average"
+        ArcticTrend::BelowAverage
     } else if anomaly >= 0.5 {
-        "above_average"
+        ArcticTrend::AboveAverage
     } else {
-        "average"
+        ArcticTrend::Average
     };
     let mut months: Vec<(String, f64, f64)> = Vec::new();
     for d in daily.iter().rev() {
@@ -185,11 +185,15 @@ mod tests {
         let medians = nsidc_median("Arctic climatology 1981-2010\nDOY, Average Extent, Std Deviation, 10th, 25th, 50th, 75th, 90th\n304, 7.9, 0.5, 7, 7.5, 7.80, 8, 8.5\n322, 10.5, 0.5, 9.8, 10.1, 10.40, 10.8, 11\n").unwrap();
         let ice = sea_ice(&daily, &medians).unwrap();
         assert_eq!((ice.latest.extent, ice.anomaly), (9.1, -1.3));
-        assert_eq!(ice.trend, "record_low", "below both earlier 18 Novembers");
+        assert_eq!(ice.trend, ArcticTrend::RecordLow, "below both earlier 18 Novembers");
         assert_eq!(ice.months.last().unwrap(), &("2026-11".to_string(), 9.1, -1.3));
         assert_eq!(ice.months[ice.months.len() - 2], ("2026-10".to_string(), 7.1, -0.7));
         let one_year = [daily[1], daily[3]];
-        assert_eq!(sea_ice(&one_year, &medians).unwrap().trend, "below_average", "one earlier year is not a record");
+        assert_eq!(
+            sea_ice(&one_year, &medians).unwrap().trend,
+            ArcticTrend::BelowAverage,
+            "one earlier year is not a record"
+        );
     }
 
     #[test]

@@ -24,6 +24,7 @@ use sitrep_platform::{
         embedded_json::{write_value, EmbeddedJson},
         error::{ApiError, Violations},
         json_body,
+        wire_name::WireName,
     },
     registry::{Access, Group, Operation},
 };
@@ -64,10 +65,24 @@ pub struct BatchResult {
     pub status: i32,
     /// The parsed JSON body of the sub-response, of any status; null when there is none.
     pub body: Option<Value>,
-    /// "" whenever a body exists; else invalid_path, nested_batch, timeout, fetch_failed,
-    /// response_too_large or invalid_json.
-    pub error: String,
+    /// BatchCallError: "" whenever a body exists.
+    pub error: WireName<BatchCallError>,
 }
+
+sitrep_schemas::closed_set!(
+    /// Why a sub-operation has no body (SUPPLEMENT Part 3); "" when it has one.
+    BatchCallError,
+    "BatchCallError",
+    [
+        NoError = "",
+        InvalidPath = "invalid_path",
+        NestedBatch = "nested_batch",
+        Timeout = "timeout",
+        FetchFailed = "fetch_failed",
+        ResponseTooLarge = "response_too_large",
+        InvalidJson = "invalid_json",
+    ]
+);
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, Object)]
 pub struct ExecuteBatchResponse {
@@ -157,13 +172,13 @@ fn parse_body(body: &Value) -> Result<Vec<SubOperation>, ApiError> {
 }
 
 /// Why a path is not called: `invalid_path` or `nested_batch` (SUPPLEMENT Part 3 path checks).
-fn path_refusal(path: &str) -> Option<&'static str> {
+fn path_refusal(path: &str) -> Option<BatchCallError> {
     if !path.starts_with('/') || path.starts_with("//") || path.contains("://") {
-        return Some("invalid_path");
+        return Some(BatchCallError::InvalidPath);
     }
     let route = path.split_once('?').map_or(path, |(p, _)| p);
     if route.starts_with("/api/batch/") {
-        return Some("nested_batch");
+        return Some(BatchCallError::NestedBatch);
     }
     // ^/api/[a-z][a-z0-9-]*/v[0-9]+/[a-z][a-z0-9-]*$
     let parts: Vec<&str> = route.split('/').collect();
@@ -178,7 +193,7 @@ fn path_refusal(path: &str) -> Option<&'static str> {
         && word(parts[2])
         && version(parts[3])
         && word(parts[4]);
-    (!matches).then_some("invalid_path")
+    (!matches).then_some(BatchCallError::InvalidPath)
 }
 
 /// One operation's outcome; its body is the sub-response's JSON text, embedded unparsed.
@@ -186,16 +201,16 @@ struct SubResult {
     id: String,
     status: u16,
     body: Option<EmbeddedJson>,
-    error: &'static str,
+    error: BatchCallError,
 }
 
 impl SubResult {
     fn succeeded(&self) -> bool {
-        (200..300).contains(&self.status) && self.error.is_empty()
+        (200..300).contains(&self.status) && self.error == BatchCallError::NoError
     }
 }
 
-fn refused(id: String, error: &'static str) -> SubResult {
+fn refused(id: String, error: BatchCallError) -> SubResult {
     SubResult { id, status: 0, body: None, error }
 }
 
@@ -235,7 +250,7 @@ async fn execute(dispatch: &Dispatch, parent: &Request, id: String, path: String
     if let Some(error) = path_refusal(&path) {
         return refused(id, error);
     }
-    let Some(req) = sub_request(parent, &path) else { return refused(id, "invalid_path") };
+    let Some(req) = sub_request(parent, &path) else { return refused(id, BatchCallError::InvalidPath) };
     let answered = tokio::time::timeout(SUB_TIMEOUT, async {
         let resp: Response = dispatch.through_pipeline(req).await;
         let content_type = resp.content_type().map(str::to_string);
@@ -245,22 +260,22 @@ async fn execute(dispatch: &Dispatch, parent: &Request, id: String, path: String
     })
     .await;
     let (status, content_type, body) = match answered {
-        Err(_) => return refused(id, "timeout"),
+        Err(_) => return refused(id, BatchCallError::Timeout),
         Ok(answer) => answer,
     };
     let bytes = match body {
         Ok(b) => b,
         Err(poem::error::ReadBodyError::PayloadTooLarge) => {
-            return SubResult { id, status, body: None, error: "response_too_large" }
+            return SubResult { id, status, body: None, error: BatchCallError::ResponseTooLarge }
         }
-        Err(_) => return refused(id, "fetch_failed"),
+        Err(_) => return refused(id, BatchCallError::FetchFailed),
     };
     if bytes.is_empty() {
-        return SubResult { id, status, body: None, error: "" };
+        return SubResult { id, status, body: None, error: BatchCallError::NoError };
     }
     match EmbeddedJson::of_response(content_type.as_deref(), bytes) {
-        Some(body) => SubResult { id, status, body: Some(body), error: "" },
-        None => SubResult { id, status, body: None, error: "invalid_json" },
+        Some(body) => SubResult { id, status, body: Some(body), error: BatchCallError::NoError },
+        None => SubResult { id, status, body: None, error: BatchCallError::InvalidJson },
     }
 }
 
@@ -281,7 +296,7 @@ fn render(results: &[SubResult]) -> Vec<u8> {
             None => out.extend_from_slice(b"null"),
         }
         out.extend_from_slice(b",\"error\":");
-        write_value(&mut out, r.error);
+        write_value(&mut out, r.error.as_str());
         out.push(b'}');
     }
     let succeeded = results.iter().filter(|r| r.succeeded()).count();
@@ -339,23 +354,23 @@ mod tests {
     fn rendered_results_have_the_documented_shape() {
         let page = EmbeddedJson::of_response(Some("application/json"), bytes::Bytes::from_static(b"{\"events\":[]}"));
         let results = [
-            SubResult { id: "a\"1".into(), status: 200, body: page, error: "" },
-            SubResult { id: "b".into(), status: 404, body: None, error: "" },
-            refused("c".into(), "nested_batch"),
+            SubResult { id: "a\"1".into(), status: 200, body: page, error: BatchCallError::NoError },
+            SubResult { id: "b".into(), status: 404, body: None, error: BatchCallError::NoError },
+            refused("c".into(), BatchCallError::NestedBatch),
         ];
         let parsed: ExecuteBatchResponse =
             serde_json::from_slice(&render(&results)).expect("valid JSON of the documented shape");
         assert_eq!(parsed.results[0].id, "a\"1");
         assert_eq!(parsed.results[0].body, Some(serde_json::json!({"events": []})));
         assert_eq!((parsed.results[1].status, &parsed.results[1].body), (404, &None));
-        assert_eq!(parsed.results[2].error, "nested_batch");
+        assert_eq!(parsed.results[2].error, WireName(BatchCallError::NestedBatch));
         assert_eq!((parsed.succeeded, parsed.failed), (1, 2));
     }
 
     #[test]
     fn path_checks() {
         assert_eq!(path_refusal("/api/conflict/v1/list-armed-events?country=UA&jmespath=events"), None);
-        assert_eq!(path_refusal("/api/batch/v1/execute"), Some("nested_batch"));
+        assert_eq!(path_refusal("/api/batch/v1/execute"), Some(BatchCallError::NestedBatch));
         for bad in [
             "api/conflict/v1/x",
             "//evil.example/api/conflict/v1/x",
@@ -366,7 +381,7 @@ mod tests {
             "/api/conflict/v1/x/y",
             "/healthz",
         ] {
-            assert_eq!(path_refusal(bad), Some("invalid_path"), "{bad}");
+            assert_eq!(path_refusal(bad), Some(BatchCallError::InvalidPath), "{bad}");
         }
     }
 

@@ -10,11 +10,12 @@ use poem::Request;
 use sitrep_pipelines::airport_flights::{fetch_page, Direction};
 
 use super::{
-    model::{Carrier, CarrierOps, Flight, GetCarrierOpsResponse, ListAirportFlightsResponse},
+    model::{Carrier, CarrierOps, Flight, FlightDataSource, GetCarrierOpsResponse, ListAirportFlightsResponse},
     params::{AIRPORT, CARRIER_AIRPORTS, DIRECTION, LIMIT, MIN_FLIGHTS},
     queries,
 };
 use crate::read_through::Fresh;
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
@@ -41,8 +42,8 @@ pub struct Page {
     pub updated_at: i64,
 }
 
-/// A page, or the degraded `source` that replaces it: "none", "budget" or "error".
-type PageResult = Result<Page, &'static str>;
+/// A page, or the degraded `source` that replaces it: none, budget or error.
+type PageResult = Result<Page, FlightDataSource>;
 
 fn is_iata(code: &str) -> bool {
     code.len() == 3 && code.bytes().all(|b| b.is_ascii_uppercase())
@@ -70,7 +71,7 @@ async fn watch_page(
 /// The live page through the read-through cache.
 async fn live_page(state: &AppState, req: &Request, airport: &str, direction: Direction) -> PageResult {
     let rt = &crate::context(state).read_through;
-    let Some(key) = rt.config.aviationstack_key.clone() else { return Err("none") };
+    let Some(key) = rt.config.aviationstack_key.clone() else { return Err(FlightDataSource::None) };
     let cache_key = Canonical::new(vec![("airport", airport.into()), ("direction", direction.as_str().into())])
         .live_key("aviationstack-airport-flights");
     let (page, _) = rt
@@ -82,7 +83,7 @@ async fn live_page(state: &AppState, req: &Request, airport: &str, direction: Di
                 let caller = crate::context::caller(state, req);
                 let reserved = crate::context(state).reserve_aviationstack_call(&state.store, &caller, now).await;
                 if let Some(ttl_seconds) = reserved.refusal_kept_for(FAILURE_TTL) {
-                    return Fresh { value: Err("budget"), ttl_seconds };
+                    return Fresh { value: Err(FlightDataSource::Budget), ttl_seconds };
                 }
                 match fetch_page(&rt.http, &key, airport, direction).await {
                     Ok(records) => {
@@ -92,7 +93,7 @@ async fn live_page(state: &AppState, req: &Request, airport: &str, direction: Di
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, airport, "aviationstack airport page failed");
-                        Fresh { value: Err("error"), ttl_seconds: FAILURE_TTL }
+                        Fresh { value: Err(FlightDataSource::Error), ttl_seconds: FAILURE_TTL }
                     }
                 }
             },
@@ -126,13 +127,13 @@ fn flights_answer(pages: Vec<(Direction, Page)>, limit: usize) -> ListAirportFli
     ListAirportFlightsResponse {
         flights: all.into_iter().take(limit).map(|(_, f)| f).collect(),
         total_available,
-        source: "aviationstack".into(),
+        source: WireName(FlightDataSource::Aviationstack),
         updated_at,
     }
 }
 
-fn flights_degraded(source: &str, updated_at: i64) -> ListAirportFlightsResponse {
-    ListAirportFlightsResponse { flights: Vec::new(), total_available: 0, source: source.into(), updated_at }
+fn flights_degraded(source: FlightDataSource, updated_at: i64) -> ListAirportFlightsResponse {
+    ListAirportFlightsResponse { flights: Vec::new(), total_available: 0, source: WireName(source), updated_at }
 }
 
 pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> Answer<ListAirportFlightsResponse> {
@@ -150,7 +151,7 @@ pub async fn list(state: &AppState, req: &Request, op: &'static Operation) -> An
     let replay = crate::context(state).read_through.is_replay();
     let now_ms = state.clock.now() * 1000;
     if !is_iata(&airport) {
-        return live_get(req, jmespath, &flights_degraded("invalid", now_ms), true, replay);
+        return live_get(req, jmespath, &flights_degraded(FlightDataSource::Invalid, now_ms), true, replay);
     }
     let directions: &[Direction] = match direction {
         "ARRIVAL" => &[Direction::Arrival],
@@ -244,9 +245,9 @@ pub async fn carriers(state: &AppState, req: &Request, op: &'static Operation) -
     let replay = crate::context(state).read_through.is_replay();
     let now_ms = state.clock.now() * 1000;
     let degraded =
-        |source: &str| GetCarrierOpsResponse { carriers: Vec::new(), source: source.into(), updated_at: now_ms };
+        |source| GetCarrierOpsResponse { carriers: Vec::new(), source: WireName(source), updated_at: now_ms };
     if !codes.iter().all(|c| is_iata(c)) {
-        return live_get(req, jmespath, &degraded("invalid"), true, replay);
+        return live_get(req, jmespath, &degraded(FlightDataSource::Invalid), true, replay);
     }
     let (_, db) = dataset_read::current(state, op.dataset());
     let mut carriers = Vec::new();
@@ -263,7 +264,7 @@ pub async fn carriers(state: &AppState, req: &Request, op: &'static Operation) -
         }
     }
     let answer = match (answered, failure) {
-        (0, failure) => degraded(failure.unwrap_or("error")),
+        (0, failure) => degraded(failure.unwrap_or(FlightDataSource::Error)),
         (_, failure) => {
             carriers.sort_by(|a, b| {
                 b.cancellation_rate
@@ -272,10 +273,10 @@ pub async fn carriers(state: &AppState, req: &Request, op: &'static Operation) -
                     .then_with(|| a.airport.cmp(&b.airport))
                     .then_with(|| a.carrier.iata_code.cmp(&b.carrier.iata_code))
             });
-            let source = if failure.is_some() { "partial" } else { "aviationstack" };
-            GetCarrierOpsResponse { carriers, source: source.into(), updated_at }
+            let source = if failure.is_some() { FlightDataSource::Partial } else { FlightDataSource::Aviationstack };
+            GetCarrierOpsResponse { carriers, source: WireName(source), updated_at }
         }
     };
-    let degraded = answer.source != "aviationstack";
+    let degraded = answer.source.0 != FlightDataSource::Aviationstack;
     live_get(req, jmespath, &answer, degraded, replay)
 }

@@ -4,6 +4,7 @@
 use poem::Request;
 use sitrep_schemas::{
     airports,
+    aviation::{AirportOpsSource, NotamFlag},
     delay_severity::{cancel_band, hub_band, Severity},
     numbers::round_to,
 };
@@ -53,7 +54,7 @@ fn unknown(code: &str) -> AirportOpsSummary {
         notam_flags: Vec::new(),
         severity: WireName(Severity::Normal),
         top_delay_reasons: Vec::new(),
-        source: "unknown".into(),
+        source: WireName(AirportOpsSource::Unknown),
         updated_at: 0,
     }
 }
@@ -63,8 +64,8 @@ pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
     let a = &facts.alert;
     let cancellation_rate =
         if a.total_flights > 0 { a.cancelled_flights as f64 * 100.0 / a.total_flights as f64 } else { 0.0 };
-    let closed = facts.notam_flag.as_deref() == Some("CLOSED");
-    let restricted = facts.notam_flag.as_deref() == Some("RESTRICTED");
+    let closed = facts.notam_flag == Some(WireName(NotamFlag::Closed));
+    let restricted = facts.notam_flag == Some(WireName(NotamFlag::Restricted));
     let notam_floor = if closed {
         if a.total_flights == 0 {
             Severity::Severe
@@ -82,9 +83,9 @@ pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
     } else {
         cancel_band(cancellation_rate).max(hub_band(a.avg_delay_minutes as f64, a.delayed_flights_pct))
     };
-    let mut notam_flags: Vec<String> = facts.notam_flag.iter().cloned().collect();
+    let mut notam_flags: Vec<WireName<NotamFlag>> = facts.notam_flag.into_iter().collect();
     if !notam_flags.is_empty() {
-        notam_flags.push("NOTAM".into());
+        notam_flags.push(WireName(NotamFlag::Notam));
     }
     let mut top_delay_reasons = Vec::new();
     if facts.component != "filler" {
@@ -106,7 +107,7 @@ pub fn summary(facts: &AlertFacts, timezone: &str) -> AirportOpsSummary {
         notam_flags,
         severity: WireName(measured.max(notam_floor)),
         top_delay_reasons,
-        source: facts.coverage.clone(),
+        source: facts.coverage,
         updated_at: a.updated_at,
     }
 }
@@ -161,6 +162,10 @@ pub async fn ops_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sitrep_schemas::{
+        aviation::{AirportRegion, FlightDelaySource, FlightDelayType},
+        closed_set::ClosedSet,
+    };
 
     fn facts(severity: Severity, total: i32, cancelled: i32, pct: f64, avg: i32, notam: Option<&str>) -> AlertFacts {
         AlertFacts {
@@ -172,21 +177,21 @@ mod tests {
                 city: "Istanbul".into(),
                 country: "TR".into(),
                 location: GeoCoordinates { latitude: 41.26, longitude: 28.74 },
-                region: "AIRPORT_REGION_EUROPE".into(),
-                delay_type: "FLIGHT_DELAY_TYPE_GENERAL".into(),
+                region: WireName(AirportRegion::Europe),
+                delay_type: WireName(FlightDelayType::General),
                 severity: WireName(severity),
                 avg_delay_minutes: avg,
                 delayed_flights_pct: pct,
                 cancelled_flights: cancelled,
                 total_flights: total,
                 reason: "Avg 20min delay".into(),
-                source: "FLIGHT_DELAY_SOURCE_AVIATIONSTACK".into(),
+                source: WireName(FlightDelaySource::Aviationstack),
                 updated_at: 7,
             },
             component: "aviationstack".into(),
-            notam_flag: notam.map(Into::into),
+            notam_flag: notam.map(|n| WireName(NotamFlag::from_wire_name(n).unwrap())),
             notam_text: notam.map(|_| "X".repeat(100)),
-            coverage: "aviationstack".into(),
+            coverage: WireName(AirportOpsSource::Aviationstack),
         }
     }
 
@@ -196,7 +201,7 @@ mod tests {
         assert_eq!((s.cancellation_rate, s.severity.0), (25.0, Severity::Moderate));
         let s = summary(&facts(Severity::Normal, 40, 0, 5.0, 5, Some("RESTRICTED")), "UTC");
         assert_eq!(s.severity.0, Severity::Minor, "restricted → at least MINOR");
-        assert_eq!(s.notam_flags, ["RESTRICTED", "NOTAM"]);
+        assert_eq!(s.notam_flags, [WireName(NotamFlag::Restricted), WireName(NotamFlag::Notam)]);
         assert_eq!(s.top_delay_reasons.len(), 2);
         assert_eq!(s.top_delay_reasons[1].chars().count(), 80);
         let s = summary(&facts(Severity::Severe, 0, 0, 0.0, 0, Some("CLOSED")), "UTC");

@@ -6,10 +6,11 @@ use poem::Request;
 use sitrep_pipelines::aviationstack;
 
 use super::{
-    model::{Flight, GetFlightStatusResponse},
+    model::{Flight, FlightDataSource, GetFlightStatusResponse},
     params::{DATE, FLIGHT_NUMBER, ORIGIN},
 };
 use crate::read_through::Fresh;
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
@@ -37,8 +38,8 @@ pub fn normalise_flight_number(raw: &str) -> String {
     format!("{airline}{digits}{suffix}")
 }
 
-fn degraded(source: &str) -> GetFlightStatusResponse {
-    GetFlightStatusResponse { flights: Vec::new(), source: source.into(), cache_hit: false }
+fn degraded(source: FlightDataSource) -> GetFlightStatusResponse {
+    GetFlightStatusResponse { flights: Vec::new(), source: WireName(source), cache_hit: false }
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<GetFlightStatusResponse> {
@@ -57,7 +58,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let rt = &crate::context(state).read_through;
     let replay = rt.is_replay();
     let Some(key) = rt.config.aviationstack_key.clone() else {
-        return live_get(req, jmespath, &degraded("none"), true, replay);
+        return live_get(req, jmespath, &degraded(FlightDataSource::None), true, replay);
     };
     let asked = vec![("flight_number", number.clone()), ("date", date.clone()), ("origin", opt(&origin))];
     let cache_key = Canonical::new(asked).live_key("aviationstack-flight-status");
@@ -70,7 +71,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
                 let caller = crate::context::caller(state, req);
                 let reserved = crate::context(state).reserve_aviationstack_call(&state.store, &caller, now).await;
                 if let Some(ttl_seconds) = reserved.refusal_kept_for(FAILURE_TTL) {
-                    return Fresh { value: degraded("budget"), ttl_seconds };
+                    return Fresh { value: degraded(FlightDataSource::Budget), ttl_seconds };
                 }
                 let mut query = vec![("flight_iata", number.as_str()), ("flight_date", date.as_str()), ("limit", "5")];
                 if let Some(o) = &origin {
@@ -84,7 +85,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
                         Fresh {
                             value: GetFlightStatusResponse {
                                 flights,
-                                source: "aviationstack".into(),
+                                source: WireName(FlightDataSource::Aviationstack),
                                 cache_hit: false,
                             },
                             ttl_seconds: TTL,
@@ -92,14 +93,14 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
                     }
                     Err(e) => {
                         tracing::warn!(error = %e, "aviationstack flight status failed");
-                        Fresh { value: degraded("error"), ttl_seconds: FAILURE_TTL }
+                        Fresh { value: degraded(FlightDataSource::Error), ttl_seconds: FAILURE_TTL }
                     }
                 }
             },
         )
         .await;
     answer.cache_hit = lease.hit;
-    let degraded = answer.source != "aviationstack";
+    let degraded = answer.source.0 != FlightDataSource::Aviationstack;
     rt.answer(state, req, jmespath, &answer, degraded, lease)
 }
 

@@ -227,12 +227,17 @@ pub static GET_VIDEO_LIVE_STREAM_INFO: Operation = Operation {
 
 /// The three squawks' rows before the dataset was ever published (2.1.1 "Unavailable").
 fn never_published() -> ListAircraftEmergenciesResponse {
-    let feeds = sitrep_schemas::aviation::SQUAWKS
+    use sitrep_platform::kit::wire_name::WireName;
+    use sitrep_schemas::{
+        aviation::{EmergencySquawk, FeedStatus},
+        closed_set::ClosedSet,
+    };
+    let feeds = EmergencySquawk::VALUES
         .iter()
-        .map(|s| EmergencyFeed {
-            squawk: s.to_string(),
+        .map(|&s| EmergencyFeed {
+            squawk: WireName(s),
             source: "adsb.lol".into(),
-            status: "unavailable".into(),
+            status: WireName(FeedStatus::Unavailable),
             message: "no data yet".into(),
             fetched_at: 0,
         })

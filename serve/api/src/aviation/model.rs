@@ -4,11 +4,84 @@ use poem_openapi::Object;
 use serde::Serialize;
 use sitrep_platform::kit::wire_name::WireName;
 use sitrep_schemas::{
-    aviation::{CabinClass, FlightStatus, PositionSource},
+    aviation::{
+        AirportOpsSource, AirportRegion, CabinClass, EmergencySquawk, FeedStatus, FlightDelaySource, FlightDelayType,
+        FlightStatus, MilitaryFlag, NotamFlag, PositionSource,
+    },
     delay_severity::Severity,
 };
 
 pub use crate::records::GeoCoordinates;
+
+sitrep_schemas::closed_set!(
+    /// What answered an AviationStack-backed read (2.1.5–2.1.7): `aviationstack`, or why nothing
+    /// did (`none` no key, `budget` live budget spent, `error` upstream failure, `invalid` a bad
+    /// code); `partial` when some of GetCarrierOps's airports failed.
+    FlightDataSource,
+    "FlightDataSource",
+    [
+        Aviationstack = "aviationstack",
+        Partial = "partial",
+        Invalid = "invalid",
+        None = "none",
+        Budget = "budget",
+        Error = "error",
+    ]
+);
+
+sitrep_schemas::closed_set!(
+    /// Which provider answered TrackAircraft (2.1.8); `none` when no query, no provider or every provider failed.
+    TrackSource,
+    "TrackAircraftSource",
+    [Wingbits = "wingbits", Opensky = "opensky", None = "none"]
+);
+
+sitrep_schemas::closed_set!(
+    /// Where ListAviationNews's items come from (2.1.11); `error` when no feed could be read.
+    NewsSource,
+    "AviationNewsSource",
+    [Rss = "rss", Error = "error"]
+);
+
+sitrep_schemas::closed_set!(
+    /// Why GetVideoLiveStreamInfo has no video (2.1.9); "" on success.
+    VideoError,
+    "VideoLookupError",
+    [
+        NoError = "",
+        InvalidVideoId = "invalid_video_id",
+        VideoNotFound = "video_not_found",
+        UpstreamError = "upstream_error",
+        ChannelLiveDetectionRetired = "channel_live_detection_retired",
+        MissingVideoId = "missing_video_id",
+    ]
+);
+
+/// A video that was found has no error.
+impl Default for VideoError {
+    fn default() -> Self {
+        VideoError::NoError
+    }
+}
+
+sitrep_schemas::closed_set!(
+    /// Who priced the fares (2.1.10): Travelpayouts' cached data, labelled demo quotes, or `none` (no token).
+    PriceProvider,
+    "FlightPriceProvider",
+    [TravelpayoutsData = "travelpayouts_data", Demo = "demo", None = "none"]
+);
+
+sitrep_schemas::closed_set!(
+    /// Why SearchFlightPrices has no quotes (2.1.10); "" on success.
+    PriceError,
+    "FlightPriceError",
+    [
+        NoError = "",
+        NoResults = "no_results",
+        UpstreamError = "upstream_error",
+        MissingCredentials = "missing_credentials",
+    ]
+);
 pub use sitrep_platform::kit::paged_list::Pagination;
 
 /// One squawk feed's state in the answered version.
@@ -16,12 +89,12 @@ pub use sitrep_platform::kit::paged_list::Pagination;
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct EmergencyFeed {
-    /// "7500", "7600" or "7700".
-    pub squawk: String,
+    /// EmergencySquawk.
+    pub squawk: WireName<EmergencySquawk>,
     /// "adsb.lol".
     pub source: String,
-    /// "available" or "unavailable".
-    pub status: String,
+    /// EmergencyFeedStatus.
+    pub status: WireName<FeedStatus>,
     /// "<n> aircraft", or a short error ("timeout", "HTTP 503", "malformed response", "no data yet").
     pub message: String,
     /// Epoch ms of the attempt (0 when never attempted).
@@ -37,12 +110,13 @@ pub struct EmergencyObservation {
     pub address: String,
     pub callsign: String,
     pub description: String,
-    pub squawk: String,
+    /// EmergencySquawk.
+    pub squawk: WireName<EmergencySquawk>,
     /// Epoch ms.
     pub observed_at: i64,
     pub source: String,
-    /// "military" when the aircraft database flags it, else "unknown".
-    pub military_flag: String,
+    /// MilitaryFlag ("military" when the aircraft database flags it).
+    pub military_flag: WireName<MilitaryFlag>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Object)]
@@ -55,8 +129,7 @@ pub struct ListAircraftEmergenciesResponse {
     pub observations: Vec<EmergencyObservation>,
 }
 
-/// GetVideoLiveStreamInfo (2.1.9). `error` is "" on success, else `invalid_video_id`,
-/// `video_not_found`, `upstream_error`, `channel_live_detection_retired` or `missing_video_id`.
+/// GetVideoLiveStreamInfo (2.1.9).
 #[derive(Debug, Clone, Default, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
@@ -70,7 +143,8 @@ pub struct VideoLiveStreamInfo {
     pub is_live: bool,
     /// Deprecated: always "".
     pub hls_url: String,
-    pub error: String,
+    /// VideoLookupError.
+    pub error: WireName<VideoError>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Object)]
@@ -123,14 +197,14 @@ pub struct Flight {
     pub updated_at: i64,
 }
 
-/// GetFlightStatus (2.1.7). `source`: "aviationstack", or "none" (no key), "budget" (live budget
-/// exhausted), "error" (upstream failure) with no flights.
-#[derive(Debug, Clone, Default, Serialize, Object)]
+/// GetFlightStatus (2.1.7).
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct GetFlightStatusResponse {
     pub flights: Vec<Flight>,
-    pub source: String,
+    /// FlightDataSource: aviationstack, or none, budget or error with no flights.
+    pub source: WireName<FlightDataSource>,
     /// True when answered from the read-through cache.
     pub cache_hit: bool,
 }
@@ -152,13 +226,14 @@ pub struct AviationNewsItem {
     pub image_url: String,
 }
 
-/// ListAviationNews (2.1.11). `source`: "rss", or "error" when no feed could be read.
-#[derive(Debug, Clone, Default, Serialize, Object)]
+/// ListAviationNews (2.1.11).
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct ListAviationNewsResponse {
     pub items: Vec<AviationNewsItem>,
-    pub source: String,
+    /// AviationNewsSource.
+    pub source: WireName<NewsSource>,
     /// Epoch ms of the fetch the items come from.
     pub updated_at: i64,
 }
@@ -178,8 +253,10 @@ pub struct AirportDelayAlert {
     /// ISO 3166-1 alpha-2.
     pub country: String,
     pub location: GeoCoordinates,
-    pub region: String,
-    pub delay_type: String,
+    /// AirportRegion.
+    pub region: WireName<AirportRegion>,
+    /// FlightDelayType.
+    pub delay_type: WireName<FlightDelayType>,
     pub severity: WireName<Severity>,
     pub avg_delay_minutes: i32,
     /// Percent, one decimal.
@@ -188,7 +265,8 @@ pub struct AirportDelayAlert {
     pub total_flights: i32,
     /// At most 200 characters.
     pub reason: String,
-    pub source: String,
+    /// FlightDelaySource.
+    pub source: WireName<FlightDelaySource>,
     /// Epoch ms: fetch time of the component that produced the row.
     pub updated_at: i64,
 }
@@ -220,13 +298,14 @@ pub struct AirportOpsSummary {
     pub total_flights: i32,
     /// True when a NOTAM closes the airport.
     pub closure_status: bool,
-    /// Subset of "CLOSED", "RESTRICTED", "NOTAM".
-    pub notam_flags: Vec<String>,
+    /// NotamFlag values: "CLOSED" or "RESTRICTED", then "NOTAM" when either applies.
+    pub notam_flags: Vec<WireName<NotamFlag>>,
     pub severity: WireName<Severity>,
     /// At most two: the alert's reason (unless a filler) and the NOTAM text (80 characters).
     pub top_delay_reasons: Vec<String>,
-    /// "aviationstack", "faa", "degraded" (its component unavailable) or "unknown" (not in the registry).
-    pub source: String,
+    /// AirportOpsSource: the component covering the airport, "degraded" when it is unavailable,
+    /// "unknown" for a code outside the registry.
+    pub source: WireName<AirportOpsSource>,
     pub updated_at: i64,
 }
 
@@ -240,9 +319,8 @@ pub struct GetAirportOpsSummaryResponse {
     pub cache_hit: bool,
 }
 
-/// ListAirportFlights (2.1.5). `source`: "aviationstack", or "invalid" (not a three-letter code),
-/// "none" (no key), "budget" (live budget exhausted), "error" (upstream failure) with no flights.
-#[derive(Debug, Clone, Default, Serialize, Object)]
+/// ListAirportFlights (2.1.5).
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct ListAirportFlightsResponse {
@@ -250,7 +328,9 @@ pub struct ListAirportFlightsResponse {
     pub flights: Vec<Flight>,
     /// Rows the upstream returned.
     pub total_available: i32,
-    pub source: String,
+    /// FlightDataSource: aviationstack, or invalid (not a three-letter code), none, budget or error
+    /// with no flights.
+    pub source: WireName<FlightDataSource>,
     pub updated_at: i64,
 }
 
@@ -273,15 +353,16 @@ pub struct CarrierOps {
     pub updated_at: i64,
 }
 
-/// GetCarrierOps (2.1.6). `source`: "aviationstack" (every airport answered), "partial" (some
-/// failed), "invalid", or the failing airports' "none", "budget" or "error" with no carriers.
-#[derive(Debug, Clone, Default, Serialize, Object)]
+/// GetCarrierOps (2.1.6).
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct GetCarrierOpsResponse {
     /// Cancellation rate descending, then delay share descending, then airport, then carrier code.
     pub carriers: Vec<CarrierOps>,
-    pub source: String,
+    /// FlightDataSource: aviationstack (every airport answered), partial (some failed), invalid, or
+    /// the failing airports' none, budget or error with no carriers.
+    pub source: WireName<FlightDataSource>,
     pub updated_at: i64,
 }
 
@@ -305,15 +386,15 @@ pub struct AircraftPosition {
     pub observed_at: i64,
 }
 
-/// TrackAircraft (2.1.8). `source`: "wingbits", "opensky", or "none" (no query, no provider
-/// configured, or every provider failed) with no positions.
-#[derive(Debug, Clone, Default, Serialize, Object)]
+/// TrackAircraft (2.1.8).
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct TrackAircraftResponse {
     /// icao24 ascending, at most 1,000.
     pub positions: Vec<AircraftPosition>,
-    pub source: String,
+    /// TrackAircraftSource.
+    pub source: WireName<TrackSource>,
     pub updated_at: i64,
 }
 
@@ -337,7 +418,8 @@ pub struct PriceQuote {
     pub stops: i32,
     pub duration_minutes: i32,
     pub booking_url: String,
-    pub provider: String,
+    /// FlightPriceProvider (never none: a quote always has one).
+    pub provider: WireName<PriceProvider>,
     pub is_indicative: bool,
     pub observed_at: i64,
     pub checkout_ref: String,
@@ -345,20 +427,20 @@ pub struct PriceQuote {
     pub expires_at: i64,
 }
 
-/// SearchFlightPrices (2.1.10). `error`: "" on success, `no_results`, `upstream_error` or
-/// `missing_credentials`; demo quotes (only with `AVIATION_DEMO_PRICES=1` and no token) say so.
-#[derive(Debug, Clone, Default, Serialize, Object)]
+/// SearchFlightPrices (2.1.10). Demo quotes (only with `AVIATION_DEMO_PRICES=1` and no token) say so.
+#[derive(Debug, Clone, Serialize, Object)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
 pub struct SearchFlightPricesResponse {
     pub quotes: Vec<PriceQuote>,
-    /// "travelpayouts_data", "demo" or "none".
-    pub provider: String,
+    /// FlightPriceProvider.
+    pub provider: WireName<PriceProvider>,
     pub is_demo_mode: bool,
     pub updated_at: i64,
     pub is_indicative: bool,
     pub degraded: bool,
-    pub error: String,
+    /// FlightPriceError.
+    pub error: WireName<PriceError>,
 }
 
 #[derive(Debug, Clone, Serialize, Object)]

@@ -8,10 +8,11 @@ use poem::Request;
 use sitrep_pipelines::aviation_news::{self, NewsItem};
 
 use super::{
-    model::{AviationNewsItem, ListAviationNewsResponse},
+    model::{AviationNewsItem, ListAviationNewsResponse, NewsSource},
     params::{ENTITIES, MAX_ITEMS, WINDOW_HOURS},
 };
 use crate::read_through::Fresh;
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
@@ -86,7 +87,7 @@ async fn from_dataset(
     q: Query,
 ) -> Result<ListAviationNewsResponse, sitrep_platform::kit::error::ApiError> {
     let Some(db) = db else {
-        return Ok(ListAviationNewsResponse { items: Vec::new(), source: "error".into(), updated_at: 0 });
+        return Ok(ListAviationNewsResponse { items: Vec::new(), source: WireName(NewsSource::Error), updated_at: 0 });
     };
     // The window ends at the version's as-of: an answer is a function of the version.
     let as_of_ms = db.as_of().map(|t| t.timestamp_millis()).unwrap_or(0);
@@ -94,7 +95,7 @@ async fn from_dataset(
     let items = db.query_table(move |c, table| stored_items(c, table, since)).await?;
     Ok(ListAviationNewsResponse {
         items: select(items.into_iter(), &q, as_of_ms),
-        source: "rss".into(),
+        source: WireName(NewsSource::Rss),
         updated_at: as_of_ms,
     })
 }
@@ -148,11 +149,11 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let response = match fetched {
         Some((items, fetched_ms)) => ListAviationNewsResponse {
             items: select(items.into_iter(), &q, fetched_ms),
-            source: "rss".into(),
+            source: WireName(NewsSource::Rss),
             updated_at: fetched_ms,
         },
-        None => ListAviationNewsResponse { items: Vec::new(), source: "error".into(), updated_at: 0 },
+        None => ListAviationNewsResponse { items: Vec::new(), source: WireName(NewsSource::Error), updated_at: 0 },
     };
-    let degraded = response.source == "error";
+    let degraded = response.source.0 == NewsSource::Error;
     rt.answer(state, req, jmespath, &response, degraded, lease)
 }

@@ -74,14 +74,14 @@ pub const REGION: Param = Param {
     name: "region",
     kind: ParamKind::Text { max_bytes: None },
     required: false,
-    description: "AirportRegion (AIRPORT_REGION_AMERICAS, _EUROPE, _APAC, _MENA, _AFRICA). Accepted and ignored, as the contract says: any value, every alert is returned.",
+    description: "Accepted and ignored, as the contract says: any value, every alert is returned (the contract names AirportRegion values: AIRPORT_REGION_AMERICAS, _EUROPE, _APAC, _MENA, _AFRICA).",
 };
 
 pub const MIN_SEVERITY: Param = Param {
     name: "min_severity",
     kind: ParamKind::Text { max_bytes: None },
     required: false,
-    description: "FlightDelaySeverity (FLIGHT_DELAY_SEVERITY_NORMAL, _MINOR, _MODERATE, _MAJOR, _SEVERE, _UNKNOWN). Accepted and ignored, as the contract says: any value, every alert is returned.",
+    description: "Accepted and ignored, as the contract says: any value, every alert is returned (the contract names FlightDelaySeverity values: FLIGHT_DELAY_SEVERITY_NORMAL, _MINOR, _MODERATE, _MAJOR, _SEVERE, _UNKNOWN).",
 };
 
 pub const AIRPORT_DELAYS: &[Param] = &[PAGE_SIZE, CURSOR, REGION, MIN_SEVERITY];

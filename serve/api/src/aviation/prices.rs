@@ -12,7 +12,7 @@ use sitrep_pipelines::travelpayouts::{self, Fare};
 use sitrep_schemas::airports::default_market;
 
 use super::{
-    model::{Carrier, PriceQuote, SearchFlightPricesResponse},
+    model::{Carrier, PriceError, PriceProvider, PriceQuote, SearchFlightPricesResponse},
     params::{
         ADULTS, CABIN, CURRENCY, DEPARTURE_DATE, MARKET, MAX_RESULTS, NONSTOP_ONLY, PRICE_DESTINATION, PRICE_ORIGIN,
         RETURN_DATE,
@@ -36,7 +36,7 @@ use sitrep_platform::{
 const TTL: i64 = 3_600;
 const MONTH_MATRIX_TTL: i64 = 7_200;
 const FAILURE_TTL: i64 = 30;
-const PROVIDER: &str = "travelpayouts_data";
+const PROVIDER: PriceProvider = PriceProvider::TravelpayoutsData;
 
 /// A validated, normalised search.
 #[derive(Debug, Clone)]
@@ -98,7 +98,7 @@ fn quote(s: &Search, fare: Fare, id: String, currency: &str, observed_at: i64) -
         } else {
             format!("https://www.aviasales.com{}", fare.link)
         },
-        provider: PROVIDER.into(),
+        provider: WireName(PROVIDER),
         is_indicative: true,
         observed_at,
         checkout_ref: String::new(),
@@ -106,15 +106,20 @@ fn quote(s: &Search, fare: Fare, id: String, currency: &str, observed_at: i64) -
     }
 }
 
-fn answer_of(quotes: Vec<PriceQuote>, provider: &str, error: &str, updated_at: i64) -> SearchFlightPricesResponse {
+fn answer_of(
+    quotes: Vec<PriceQuote>,
+    provider: PriceProvider,
+    error: PriceError,
+    updated_at: i64,
+) -> SearchFlightPricesResponse {
     SearchFlightPricesResponse {
-        degraded: !error.is_empty() || quotes.is_empty(),
-        is_indicative: provider != "none",
+        degraded: error != PriceError::NoError || quotes.is_empty(),
+        is_indicative: provider != PriceProvider::None,
         quotes,
-        provider: provider.into(),
+        provider: WireName(provider),
         is_demo_mode: false,
         updated_at,
-        error: error.into(),
+        error: WireName(error),
     }
 }
 
@@ -176,7 +181,7 @@ async fn watched(db: &Arc<DatasetDb>, s: &Search) -> Result<Option<SearchFlightP
             quote(s, fare, s.quote_id("v3", &s.departure_date, n), &f.currency, fetched_at)
         })
         .collect();
-    Ok((!quotes.is_empty()).then(|| answer_of(quotes, PROVIDER, "", fetched_at)))
+    Ok((!quotes.is_empty()).then(|| answer_of(quotes, PROVIDER, PriceError::NoError, fetched_at)))
 }
 
 /// Deterministic synthetic quotes, labelled as such: only in demo mode, never with a token.
@@ -198,7 +203,7 @@ pub fn demo(s: &Search, now_ms: i64) -> SearchFlightPricesResponse {
                 stops,
                 duration_minutes: 120 + 90 * stops + seed[n + 3] as i32 % 60,
                 booking_url: String::new(),
-                provider: "demo".into(),
+                provider: WireName(PriceProvider::Demo),
                 is_indicative: true,
                 observed_at: now_ms,
                 checkout_ref: String::new(),
@@ -208,12 +213,12 @@ pub fn demo(s: &Search, now_ms: i64) -> SearchFlightPricesResponse {
         .collect();
     SearchFlightPricesResponse {
         quotes,
-        provider: "demo".into(),
+        provider: WireName(PriceProvider::Demo),
         is_demo_mode: true,
         updated_at: now_ms,
         is_indicative: true,
         degraded: true,
-        error: String::new(),
+        error: WireName(PriceError::NoError),
     }
 }
 
@@ -237,7 +242,7 @@ async fn search(state: &AppState, s: &Search, token: &str, now_ms: i64) -> Fresh
     ]);
     let failed = |e: &dyn std::fmt::Display| {
         tracing::warn!(error = %e, "travelpayouts failed");
-        Fresh { value: answer_of(Vec::new(), PROVIDER, "upstream_error", now_ms), ttl_seconds: FAILURE_TTL }
+        Fresh { value: answer_of(Vec::new(), PROVIDER, PriceError::UpstreamError, now_ms), ttl_seconds: FAILURE_TTL }
     };
     let (fares, currency) = match travelpayouts::prices_for_dates(http, token, &v3).await {
         Ok(found) => found,
@@ -255,7 +260,7 @@ async fn search(state: &AppState, s: &Search, token: &str, now_ms: i64) -> Fresh
                 quote(s, f, id, &currency, now_ms)
             })
             .collect();
-        return Fresh { value: answer_of(quotes, PROVIDER, "", now_ms), ttl_seconds: TTL };
+        return Fresh { value: answer_of(quotes, PROVIDER, PriceError::NoError, now_ms), ttl_seconds: TTL };
     }
     let month = format!("{}-01", &s.departure_date[..7]);
     let matrix = [
@@ -283,7 +288,7 @@ async fn search(state: &AppState, s: &Search, token: &str, now_ms: i64) -> Fresh
             quote(s, f, id, &currency, now_ms)
         })
         .collect();
-    let error = if quotes.is_empty() { "no_results" } else { "" };
+    let error = if quotes.is_empty() { PriceError::NoResults } else { PriceError::NoError };
     Fresh { value: answer_of(quotes, PROVIDER, error, now_ms), ttl_seconds: MONTH_MATRIX_TTL }
 }
 
@@ -331,7 +336,7 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
         let answer = if rt.config.demo_prices {
             demo(&s, now_ms)
         } else {
-            answer_of(Vec::new(), "none", "missing_credentials", now_ms)
+            answer_of(Vec::new(), PriceProvider::None, PriceError::MissingCredentials, now_ms)
         };
         return live_get(req, jmespath, &answer, true, replay);
     };

@@ -2,15 +2,14 @@
 //! version itself; values are never interpolated).
 
 use duckdb::{params, Connection};
-use sitrep_platform::kit::wire_name::WireName;
-use sitrep_schemas::closed_set::ClosedSet;
 
 use super::model::{
     AircraftPosition, AirportDelayAlert, AirportRef, Carrier, EmergencyFeed, EmergencyObservation, Flight,
     GeoCoordinates,
 };
 use crate::sql_values::text_list;
-use sitrep_platform::kit::paged_list::Page;
+use sitrep_platform::kit::{paged_list::Page, wire_name::WireName};
+use sitrep_schemas::aviation::{AirportOpsSource, NotamFlag};
 
 pub fn emergency_feeds(conn: &Connection, table: &str) -> duckdb::Result<Vec<EmergencyFeed>> {
     let mut stmt = conn.prepare_cached(&format!(
@@ -61,7 +60,7 @@ fn alert(r: &duckdb::Row) -> duckdb::Result<AirportDelayAlert> {
         location: GeoCoordinates { latitude: r.get(6)?, longitude: r.get(7)? },
         region: r.get(8)?,
         delay_type: r.get(9)?,
-        severity: wire(r, 10)?,
+        severity: r.get(10)?,
         avg_delay_minutes: r.get(11)?,
         delayed_flights_pct: r.get(12)?,
         cancelled_flights: r.get(13)?,
@@ -94,10 +93,10 @@ pub struct AlertFacts {
     /// `faa`, `aviationstack`, `notam` or `filler`.
     pub component: String,
     /// `CLOSED` or `RESTRICTED`.
-    pub notam_flag: Option<String>,
+    pub notam_flag: Option<WireName<NotamFlag>>,
     pub notam_text: Option<String>,
     /// `faa`, `aviationstack` or `degraded`.
-    pub coverage: String,
+    pub coverage: WireName<AirportOpsSource>,
 }
 
 /// Every airport's alert (one per registry airport), in dataset order.
@@ -131,19 +130,6 @@ const FLIGHT_COLUMNS: &str = "flight_number, date, carrier_iata, carrier_icao, c
      estimated_arrival, actual_arrival, flight_status, delay_minutes, cancelled, diverted, gate, terminal, \
      aircraft_icao24, aircraft_type, codeshare_flight_numbers, fetched_at";
 
-/// A lake value of a closed set: a name outside it is the lake's error, never an answer's value
-/// the document does not declare.
-fn wire<E: ClosedSet>(r: &duckdb::Row, i: usize) -> duckdb::Result<WireName<E>> {
-    let name: String = r.get(i)?;
-    E::from_wire_name(&name).map(WireName).ok_or_else(|| {
-        duckdb::Error::FromSqlConversionFailure(
-            i,
-            duckdb::types::Type::Text,
-            format!("{name:?} is no {}", E::NAME).into(),
-        )
-    })
-}
-
 fn flight_row(r: &duckdb::Row) -> duckdb::Result<Flight> {
     let time = |i: usize| -> duckdb::Result<i64> { Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0)) };
     let airport = |i: usize| -> duckdb::Result<AirportRef> {
@@ -161,7 +147,7 @@ fn flight_row(r: &duckdb::Row) -> duckdb::Result<Flight> {
         scheduled_arrival: time(16)?,
         estimated_arrival: time(17)?,
         actual_arrival: time(18)?,
-        status: wire(r, 19)?,
+        status: r.get(19)?,
         delay_minutes: r.get(20)?,
         cancelled: r.get(21)?,
         diverted: r.get(22)?,
@@ -268,7 +254,7 @@ pub fn watched_aircraft(
                 track_deg: r.get(6)?,
                 vertical_rate: r.get(7)?,
                 on_ground: r.get(8)?,
-                source: wire(r, 9)?,
+                source: r.get(9)?,
                 observed_at: r.get(10)?,
             })
         })?

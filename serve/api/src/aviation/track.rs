@@ -8,11 +8,12 @@ use sitrep_pipelines::positions::{
 };
 
 use super::{
-    model::{AircraftPosition, TrackAircraftResponse},
+    model::{AircraftPosition, TrackAircraftResponse, TrackSource},
     params::{CALLSIGN, ICAO24, NE_LAT, NE_LON, SW_LAT, SW_LON},
     queries,
 };
 use sitrep_pipelines::config::bbox_key;
+use sitrep_platform::kit::wire_name::WireName;
 
 use crate::read_through::{Fresh, ReadThrough};
 use sitrep_platform::{
@@ -138,14 +139,14 @@ async fn locate(state: &AppState, q: &Query, now_ms: i64) -> Fresh<TrackAircraft
                     found.into_iter().filter(|p| q.keeps(p)).map(AircraftPosition::from).collect();
                 positions.sort_by(|a, b| a.icao24.cmp(&b.icao24));
                 positions.truncate(MAX_POSITIONS);
-                let source = if provider == Provider::Wingbits { "wingbits" } else { "opensky" };
+                let source = if provider == Provider::Wingbits { TrackSource::Wingbits } else { TrackSource::Opensky };
                 let ttl = match () {
                     _ if positions.is_empty() => EMPTY_TTL,
                     _ if q.callsign.is_some() && q.boxes.is_none() && q.icao24.is_none() => CALLSIGN_TTL,
                     _ => TTL,
                 };
                 return Fresh {
-                    value: TrackAircraftResponse { positions, source: source.into(), updated_at: now_ms },
+                    value: TrackAircraftResponse { positions, source: WireName(source), updated_at: now_ms },
                     ttl_seconds: ttl,
                 };
             }
@@ -180,13 +181,13 @@ async fn watched(
         .filter(|p| query.callsign.as_ref().is_none_or(|c| p.callsign.to_ascii_uppercase().contains(c.as_str())))
         .take(MAX_POSITIONS)
         .collect();
-    let answer = TrackAircraftResponse { positions, source: "wingbits".into(), updated_at: fetched_at };
+    let answer = TrackAircraftResponse { positions, source: WireName(TrackSource::Wingbits), updated_at: fetched_at };
     let cache_key = query.canonical().with("watched_box", bbox).answer_key(op.segment(), &[db.version as i64]);
     Some(dataset_get(&state.cache, req, Some(cache_key), jmespath, provenance, async { Ok(answer) }).await)
 }
 
 fn none(now_ms: i64) -> TrackAircraftResponse {
-    TrackAircraftResponse { positions: Vec::new(), source: "none".into(), updated_at: now_ms }
+    TrackAircraftResponse { positions: Vec::new(), source: WireName(TrackSource::None), updated_at: now_ms }
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<TrackAircraftResponse> {
@@ -224,6 +225,6 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let (answer, lease) = rt
         .get_or_fetch(&query.canonical().live_key("track"), || state.clock.now(), || locate(state, &query, now_ms))
         .await;
-    let degraded = answer.source == "none";
+    let degraded = answer.source.0 == TrackSource::None;
     rt.answer(state, req, jmespath, &answer, degraded, lease)
 }

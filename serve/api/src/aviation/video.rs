@@ -5,10 +5,11 @@ use poem::Request;
 use sitrep_pipelines::youtube::{self, VideoLookup};
 
 use super::{
-    model::VideoLiveStreamInfo,
+    model::{VideoError, VideoLiveStreamInfo},
     params::{CHANNEL, VIDEO_ID},
 };
 use crate::read_through::Fresh;
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_platform::{
     app_state::AppState,
     kit::{
@@ -22,8 +23,8 @@ use sitrep_platform::{
 const TTL: i64 = 600;
 const FAILURE_TTL: i64 = 60;
 
-fn with_error(video_id: &str, error: &str) -> VideoLiveStreamInfo {
-    VideoLiveStreamInfo { video_id: video_id.to_string(), error: error.to_string(), ..Default::default() }
+fn with_error(video_id: &str, error: VideoError) -> VideoLiveStreamInfo {
+    VideoLiveStreamInfo { video_id: video_id.to_string(), error: WireName(error), ..Default::default() }
 }
 
 pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> Answer<VideoLiveStreamInfo> {
@@ -37,9 +38,9 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
     let jmespath = jmespath.as_deref();
     let replay = crate::context(state).read_through.is_replay();
     let info = match (video_id.as_str(), channel) {
-        ("", true) => with_error("", "channel_live_detection_retired"),
-        ("", false) => with_error("", "missing_video_id"),
-        (id, _) if !youtube::is_video_id(id) => with_error(id, "invalid_video_id"),
+        ("", true) => with_error("", VideoError::ChannelLiveDetectionRetired),
+        ("", false) => with_error("", VideoError::MissingVideoId),
+        (id, _) if !youtube::is_video_id(id) => with_error(id, VideoError::InvalidVideoId),
         (id, _) => {
             let rt = &crate::context(state).read_through;
             let (info, lease) = rt
@@ -59,19 +60,19 @@ pub async fn answer(state: &AppState, req: &Request, op: &'static Operation) -> 
                                 ttl_seconds: TTL,
                             },
                             Ok(VideoLookup::NotFound) => {
-                                Fresh { value: with_error(id, "video_not_found"), ttl_seconds: TTL }
+                                Fresh { value: with_error(id, VideoError::VideoNotFound), ttl_seconds: TTL }
                             }
                             Err(e) => {
                                 tracing::warn!(error = %e, "youtube oembed failed");
-                                Fresh { value: with_error(id, "upstream_error"), ttl_seconds: FAILURE_TTL }
+                                Fresh { value: with_error(id, VideoError::UpstreamError), ttl_seconds: FAILURE_TTL }
                             }
                         }
                     },
                 )
                 .await;
-            let degraded = info.error == "upstream_error";
+            let degraded = info.error.0 == VideoError::UpstreamError;
             return rt.answer(state, req, jmespath, &info, degraded, lease);
         }
     };
-    live_get(req, jmespath, &info, info.error == "upstream_error", replay)
+    live_get(req, jmespath, &info, info.error.0 == VideoError::UpstreamError, replay)
 }

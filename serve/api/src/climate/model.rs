@@ -2,6 +2,11 @@
 
 use poem_openapi::Object;
 use serde::Serialize;
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::climate::{
+    AnomalySeverity, AnomalyType, ArcticTrend, DisasterSeverity, DisasterSource, DisasterStatus, DisasterType,
+    RiskLevel,
+};
 
 /// One month of the CO₂ trend.
 #[derive(Debug, Clone, Serialize, Object)]
@@ -62,8 +67,8 @@ pub struct AirQualityStation {
     pub pm25: f64,
     /// US EPA PM2.5 AQI, 0–500.
     pub aqi: i32,
-    /// "good", "moderate", "unhealthy" or "hazardous".
-    pub risk_level: String,
+    /// AirQualityRiskLevel (≤ 50 good, ≤ 100 moderate, ≤ 300 unhealthy, else hazardous).
+    pub risk_level: WireName<RiskLevel>,
     /// "pm25".
     pub pollutant: String,
     pub measured_at: i64,
@@ -128,9 +133,9 @@ pub struct OceanIceData {
     pub arctic_extent_mkm2: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arctic_extent_anomaly_mkm2: Option<f64>,
-    /// "record_low", "below_average", "average" or "above_average".
+    /// ArcticTrend.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub arctic_trend: Option<String>,
+    pub arctic_trend: Option<WireName<ArcticTrend>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sea_level_mm_above1993: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -168,12 +173,12 @@ pub struct ClimateAnomaly {
     pub temp_delta: f64,
     /// Mean daily precipitation minus the normal, mm/day, 1 dp.
     pub precip_delta: f64,
-    /// ANOMALY_SEVERITY_NORMAL, _MODERATE or _EXTREME.
-    pub severity: String,
-    /// ANOMALY_TYPE_WARM, _COLD, _WET, _DRY or _MIXED.
+    /// AnomalySeverity.
+    pub severity: WireName<AnomalySeverity>,
+    /// AnomalyType.
     #[oai(rename = "type")]
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: WireName<AnomalyType>,
     /// `<first date> to <last date>` of the days averaged.
     pub period: String,
 }
@@ -194,10 +199,10 @@ pub struct ListClimateAnomaliesResponse {
 pub struct ClimateDisaster {
     /// `reliefweb-…`, `gdacs-<type>-<id>` or `eonet-…`.
     pub id: String,
-    /// flood, cyclone, drought, heatwave, wildfire or volcano.
+    /// ClimateDisasterType.
     #[oai(rename = "type")]
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: WireName<DisasterType>,
     pub name: String,
     /// English name; "" outside every country.
     pub country: String,
@@ -205,16 +210,16 @@ pub struct ClimateDisaster {
     pub country_code: String,
     pub lat: f64,
     pub lng: f64,
-    /// red, orange or green (GDACS, EONET); high or medium (ReliefWeb).
-    pub severity: String,
+    /// ClimateDisasterSeverity (red, orange or green from GDACS and EONET; high or medium from ReliefWeb).
+    pub severity: WireName<DisasterSeverity>,
     /// Epoch ms.
     pub started_at: i64,
-    /// alert, ongoing or past.
-    pub status: String,
+    /// ClimateDisasterStatus.
+    pub status: WireName<DisasterStatus>,
     /// 0 when unknown.
     pub affected_population: i64,
-    /// ReliefWeb, GDACS or EONET.
-    pub source: String,
+    /// ClimateDisasterSource.
+    pub source: WireName<DisasterSource>,
     pub source_url: String,
 }
 

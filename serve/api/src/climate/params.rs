@@ -8,7 +8,7 @@ pub const MIN_SEVERITY: Param = Param {
     // contract tester must not expect a 400 for a value outside the enum.
     kind: ParamKind::Text { max_bytes: None },
     required: false,
-    description: "AnomalySeverity (ANOMALY_SEVERITY_NORMAL, _MODERATE, _EXTREME). Accepted and ignored, as the contract says: any value, every zone is returned.",
+    description: "Accepted and ignored, as the contract says: any value, every zone is returned (the contract names AnomalySeverity values: ANOMALY_SEVERITY_NORMAL, _MODERATE, _EXTREME).",
 };
 
 pub const CLIMATE_ANOMALIES: &[Param] = &[PAGE_SIZE, CURSOR, MIN_SEVERITY];

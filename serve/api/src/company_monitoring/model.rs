@@ -5,7 +5,7 @@ use serde::Serialize;
 use sitrep_cm::{
     records::{
         AccessState, AllowedUse, AuthorityTier, Channel, ClaimType, CoverageState, Direction, Domicile,
-        ImpactLifecycle, ImportOutcome, Lifecycle, Magnitude, ObservationState, PollState, Provider,
+        ImpactLifecycle, ImportOutcome, Lifecycle, Magnitude, ObservationState, PollState, Provenance, Provider,
         ProviderCoverage as ProviderCoverageState, TrustState,
     },
     settings::Flags,
@@ -60,8 +60,8 @@ pub struct Claim {
     #[oai(rename = "type")]
     pub kind: WireName<ClaimType>,
     pub value: String,
-    /// `customer` or `independent_provider`.
-    pub provenance: String,
+    /// CompanyClaimProvenance.
+    pub provenance: WireName<Provenance>,
     /// CompanyClaimTrustState.
     pub trust_state: WireName<TrustState>,
     /// CompanyClaimAllowedUse values (at most 3).

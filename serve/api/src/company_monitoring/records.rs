@@ -66,7 +66,7 @@ fn claim(c: store::Claim) -> Claim {
         claim_id: c.claim_id,
         kind: WireName(c.kind),
         value: c.value,
-        provenance: c.provenance,
+        provenance: WireName(c.provenance),
         trust_state: WireName(c.trust),
         allowed_uses: c.allowed_uses.iter().map(|&u| WireName(u)).collect(),
         expires_at: c.expires_at.map(iso).unwrap_or_default(),

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use poem_openapi::Object;
 use serde::Serialize;
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::conflict::UcdpViolenceType;
 
 pub use crate::records::GeoCoordinates;
 pub use sitrep_platform::kit::paged_list::Pagination;
@@ -50,8 +52,8 @@ pub struct UcdpViolenceEvent {
     pub deaths_best: i32,
     pub deaths_low: i32,
     pub deaths_high: i32,
-    /// UCDP_VIOLENCE_TYPE_UNSPECIFIED | _STATE_BASED | _NON_STATE | _ONE_SIDED
-    pub violence_type: String,
+    /// UcdpViolenceType.
+    pub violence_type: WireName<UcdpViolenceType>,
     pub source_original: String,
 }
 

@@ -11,6 +11,7 @@ mod row_render;
 mod side_rows;
 
 use poem::Request;
+use sitrep_platform::kit::wire_name::WireName;
 use sitrep_schemas::DatasetId;
 
 use self::model::*;
@@ -124,7 +125,7 @@ async fn list_dataset_versions(
                 published_at: v.published_at.timestamp_millis(),
                 rows: v.entry.freshness.rows as i64,
                 content_hash: v.entry.content_hash.clone().unwrap_or_default(),
-                mode: v.entry.freshness.mode.as_str().to_string(),
+                mode: WireName(v.entry.freshness.mode),
                 current: Some(v.version) == current,
             })
             .collect();

@@ -2,7 +2,8 @@
 
 use poem_openapi::Object;
 use serde::{Deserialize, Serialize};
-use sitrep_platform::kit::paged_list::Pagination;
+use sitrep_platform::kit::{paged_list::Pagination, wire_name::WireName};
+use sitrep_schemas::DataMode;
 
 /// One retained version of a dataset.
 #[derive(Debug, Clone, Serialize, Object)]
@@ -16,8 +17,8 @@ pub struct DatasetVersion {
     pub rows: i64,
     /// SHA-256 of the fetch that produced it (empty for a backfilled version).
     pub content_hash: String,
-    /// `live` or `replay` (recorded fixtures).
-    pub mode: String,
+    /// DataMode (`replay` when it was read from recorded fixtures).
+    pub mode: WireName<DataMode>,
     /// Whether the current generation serves it.
     pub current: bool,
 }

@@ -6,7 +6,8 @@
 
 use poem_openapi::{Enum, Object};
 use serde::Serialize;
-use sitrep_schemas::numbers::round_to;
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::{energy::GasStorageTrend, numbers::round_to};
 
 /// The chokepoints: id, display name, crude exposure, LNG exposure (2.5.4).
 const CHOKEPOINTS: [(&str, &str, f64, f64); 4] = [
@@ -149,7 +150,7 @@ pub struct JodiGas {
 pub struct GasStorageRow {
     pub fill_pct: f64,
     pub gas_twh: f64,
-    pub trend: String,
+    pub trend: WireName<GasStorageTrend>,
     pub date: String,
 }
 
@@ -177,6 +178,28 @@ pub enum CoverageLevel {
     Unsupported,
 }
 
+/// How far the live chokepoint flow can be trusted: `high` with a current PortWatch ratio.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Enum)]
+#[serde(rename_all = "lowercase")]
+#[oai(rename_all = "lowercase")]
+pub enum ChokepointConfidence {
+    High,
+    None,
+}
+
+/// Where a gas impact's figures come from: daily EU storage, or JODI's monthly balance alone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Enum)]
+#[serde(rename_all = "snake_case")]
+#[oai(rename_all = "snake_case")]
+pub enum GasDataSource {
+    GieDaily,
+    JodiMonthly,
+    /// No gas record.
+    #[serde(rename = "")]
+    #[oai(rename = "")]
+    Missing,
+}
+
 #[derive(Debug, Clone, Serialize, Object, PartialEq)]
 #[serde(rename_all = "camelCase")]
 #[oai(rename_all = "camelCase")]
@@ -194,8 +217,8 @@ pub struct GasStorage {
     pub fill_pct: f64,
     pub gas_twh: f64,
     pub buffer_days: i64,
-    /// injecting, withdrawing or stable.
-    pub trend: String,
+    /// GasStorageTrend.
+    pub trend: WireName<GasStorageTrend>,
     /// YYYY-MM-DD.
     pub date: String,
     /// "europe".
@@ -213,8 +236,8 @@ pub struct GasImpact {
     pub deficit_pct: f64,
     pub data_available: bool,
     pub assessment: String,
-    /// gie_daily, jodi_monthly or "".
-    pub data_source: String,
+    /// GasDataSource: "" without gas data.
+    pub data_source: GasDataSource,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub storage: Option<GasStorage>,
 }
@@ -239,8 +262,8 @@ pub struct EnergyShockScenario {
     pub coverage_level: CoverageLevel,
     pub limitations: Vec<String>,
     pub degraded: bool,
-    /// high or none (low is reserved).
-    pub chokepoint_confidence: String,
+    /// ChokepointConfidence (`low` is reserved by the contract and never produced, so not declared).
+    pub chokepoint_confidence: ChokepointConfidence,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_flow_ratio: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -279,7 +302,7 @@ fn empty(s: &Scenario, assessment: String) -> EnergyShockScenario {
         coverage_level: CoverageLevel::Unsupported,
         limitations: Vec::new(),
         degraded: false,
-        chokepoint_confidence: "none".into(),
+        chokepoint_confidence: ChokepointConfidence::None,
         live_flow_ratio: None,
         gas_impact: None,
     }
@@ -433,7 +456,7 @@ pub fn compute(s: &Scenario, inputs: &Inputs) -> EnergyShockScenario {
         coverage_level,
         limitations,
         degraded,
-        chokepoint_confidence: if degraded { "none" } else { "high" }.into(),
+        chokepoint_confidence: if degraded { ChokepointConfidence::None } else { ChokepointConfidence::High },
         live_flow_ratio: live.map(|r| round_to(r, 3)),
         gas_impact: None,
     };
@@ -482,7 +505,7 @@ fn gas_impact(s: &Scenario, inputs: &Inputs, cp_id: &str, lng_exposure: f64, liv
             deficit_pct: 0.0,
             data_available: false,
             assessment: format!("Insufficient gas import data for {cc} to model {cp_id} LNG exposure."),
-            data_source: String::new(),
+            data_source: GasDataSource::Missing,
             storage: None,
         };
     };
@@ -493,7 +516,7 @@ fn gas_impact(s: &Scenario, inputs: &Inputs, cp_id: &str, lng_exposure: f64, liv
         fill_pct: st.fill_pct,
         gas_twh: st.gas_twh,
         buffer_days: if disruption > 0.0 { (st.gas_twh * 3600.0 / (disruption / 30.0)).round() as i64 } else { 0 },
-        trend: st.trend.clone(),
+        trend: st.trend,
         date: st.date.clone(),
         scope: "europe".into(),
     });
@@ -522,7 +545,7 @@ fn gas_impact(s: &Scenario, inputs: &Inputs, cp_id: &str, lng_exposure: f64, liv
         deficit_pct: round_to(deficit, 1),
         data_available: true,
         assessment,
-        data_source: if storage.is_some() { "gie_daily" } else { "jodi_monthly" }.into(),
+        data_source: if storage.is_some() { GasDataSource::GieDaily } else { GasDataSource::JodiMonthly },
         storage,
     }
 }

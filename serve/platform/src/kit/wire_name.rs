@@ -22,6 +22,13 @@ impl<E: ClosedSet> serde::Serialize for WireName<E> {
     }
 }
 
+impl<'de, E: ClosedSet> serde::Deserialize<'de> for WireName<E> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = <Cow<'de, str> as serde::Deserialize>::deserialize(d)?;
+        E::from_wire_name(&name).map(WireName).ok_or_else(|| serde::de::Error::custom(format!("not a {}", E::NAME)))
+    }
+}
+
 impl<E: ClosedSet> Type for WireName<E> {
     const IS_REQUIRED: bool = true;
     type RawValueType = Self;
@@ -61,6 +68,17 @@ impl<E: ClosedSet> ParseFromJSON for WireName<E> {
     fn parse_from_json(value: Option<Value>) -> Result<Self, ParseError<Self>> {
         let name = value.as_ref().and_then(Value::as_str).unwrap_or_default();
         E::from_wire_name(name).map(WireName).ok_or_else(|| ParseError::custom(format!("not a {}", E::NAME)))
+    }
+}
+
+/// A lake value of a closed set: a name outside it is the lake's error (the row is not read),
+/// never an answer's value the document does not declare.
+impl<E: ClosedSet> duckdb::types::FromSql for WireName<E> {
+    fn column_result(value: duckdb::types::ValueRef<'_>) -> duckdb::types::FromSqlResult<Self> {
+        let name = value.as_str()?;
+        E::from_wire_name(name)
+            .map(WireName)
+            .ok_or_else(|| duckdb::types::FromSqlError::Other(format!("{name:?} is no {}", E::NAME).into()))
     }
 }
 

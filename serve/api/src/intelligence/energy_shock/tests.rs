@@ -2,6 +2,8 @@
 //! per assessment branch, limitation and gas branch.
 
 use super::*;
+use sitrep_platform::kit::wire_name::WireName;
+use sitrep_schemas::energy::GasStorageTrend;
 
 fn scenario(cc: &str, cp: &str, pct: i32, mode: &str) -> Scenario {
     Scenario::normalise(Some(cc), Some(cp), Some(pct), Some(mode))
@@ -51,7 +53,7 @@ fn germany_gas() -> Inputs {
         storage: Some(GasStorageRow {
             fill_pct: 72.4,
             gas_twh: 180.5,
-            trend: "injecting".into(),
+            trend: WireName(GasStorageTrend::Injecting),
             date: "2026-05-30".into(),
         }),
         ..Default::default()
@@ -68,8 +70,8 @@ fn example_a_japan_oil() {
     );
     assert_eq!(a.effective_cover_days, 531);
     assert_eq!(
-        (a.coverage_level, a.chokepoint_confidence.as_str(), a.live_flow_ratio),
-        (CoverageLevel::Full, "high", Some(0.9))
+        (a.coverage_level, a.chokepoint_confidence, a.live_flow_ratio),
+        (CoverageLevel::Full, ChokepointConfidence::High, Some(0.9))
     );
     assert_eq!(a.limitations, [LIMIT_YIELDS]);
     assert_eq!(
@@ -93,8 +95,8 @@ fn example_b_pakistan_without_flow_data() {
     );
     assert_eq!(a.effective_cover_days, 0);
     assert_eq!(
-        (a.coverage_level, a.degraded, a.chokepoint_confidence.as_str(), a.live_flow_ratio),
-        (CoverageLevel::Partial, true, "none", None)
+        (a.coverage_level, a.degraded, a.chokepoint_confidence, a.live_flow_ratio),
+        (CoverageLevel::Partial, true, ChokepointConfidence::None, None)
     );
     assert_eq!(a.limitations, [LIMIT_GULF_PROXY, LIMIT_IEA, LIMIT_YIELDS, LIMIT_PORTWATCH, LIMIT_UNCLASSIFIED]);
     assert_eq!(
@@ -110,11 +112,11 @@ fn example_c_germany_gas() {
     assert_eq!((g.lng_disruption_tj, g.deficit_pct, g.lng_share_of_imports), (8100.0, 2.9, 0.2));
     let st = g.storage.as_ref().unwrap();
     assert_eq!(
-        (st.buffer_days, st.fill_pct, st.gas_twh, st.trend.as_str(), st.scope.as_str(), st.date.as_str()),
+        (st.buffer_days, st.fill_pct, st.gas_twh, st.trend.0.as_str(), st.scope.as_str(), st.date.as_str()),
         (2407, 72.4, 180.5, "injecting", "europe", "2026-05-30")
     );
     assert_eq!(g.assessment, "DE has 2407 days of gas storage buffer under 50% hormuz_strait LNG disruption.");
-    assert_eq!((a.assessment.as_str(), g.data_source.as_str()), (g.assessment.as_str(), "gie_daily"));
+    assert_eq!((a.assessment.as_str(), g.data_source), (g.assessment.as_str(), GasDataSource::GieDaily));
     assert_eq!(a.coverage_level, CoverageLevel::Full);
     assert_eq!(
         (a.gulf_crude_share, a.crude_loss_kbd, a.products.len(), a.effective_cover_days),
@@ -152,7 +154,7 @@ fn empty_answers_for_an_invalid_country_or_chokepoint() {
         (a.coverage_level, a.data_available, a.limitations.len(), a.gas_impact.is_none()),
         (CoverageLevel::Unsupported, false, 0, true)
     );
-    assert_eq!((a.chokepoint_confidence.as_str(), a.live_flow_ratio, a.disruption_pct), ("none", None, 50));
+    assert_eq!((a.chokepoint_confidence, a.live_flow_ratio, a.disruption_pct), (ChokepointConfidence::None, None, 50));
     let a = compute(&scenario("JP", "panama", 50, "oil"), &japan());
     assert_eq!(
         a.assessment,
@@ -283,8 +285,8 @@ fn every_gas_assessment_branch() {
     let g = a.gas_impact.as_ref().unwrap();
     assert_eq!(g.assessment, "Insufficient gas import data for DE to model hormuz_strait LNG exposure.");
     assert_eq!(
-        (g.data_available, g.data_source.as_str(), a.coverage_level, a.data_available),
-        (false, "", CoverageLevel::Unsupported, false)
+        (g.data_available, g.data_source, a.coverage_level, a.data_available),
+        (false, GasDataSource::Missing, CoverageLevel::Unsupported, false)
     );
     let gas = |lng: f64, share: f64, storage: bool| {
         let mut i = germany_gas();
@@ -311,7 +313,7 @@ fn every_gas_assessment_branch() {
     );
     let no_storage = gas(60_000.0, 0.2, false);
     assert_eq!(no_storage.assessment, "DE faces 2.9% gas supply deficit under 50% hormuz_strait LNG disruption.");
-    assert_eq!(no_storage.data_source, "jodi_monthly");
+    assert_eq!(no_storage.data_source, GasDataSource::JodiMonthly);
     // Degraded flows: partial coverage in gas mode, the LNG loss without the flow multiplier.
     let a = compute(&s, &Inputs { flow: None, ..germany_gas() });
     assert_eq!((a.coverage_level, a.gas_impact.unwrap().lng_disruption_tj), (CoverageLevel::Partial, 9000.0));
