@@ -320,7 +320,7 @@ struct CorpusFigures {
     rediscovery: f64,
     /// Impacts published on the corpus's quiet companies (those with no event).
     false_alarms: usize,
-    /// Labelled events published as more than one impact.
+    /// Labelled events published as more than one impact (in any categories).
     duplicates: usize,
 }
 
@@ -418,19 +418,27 @@ async fn scan_labelled_corpus(scenario: &str, labels: &str) -> CorpusFigures {
             ),
         )
         .await;
-        let labelled: std::collections::BTreeSet<&String> = shown["evidence"]
+        // The company's events its evidence tells, whatever category the impact was given.
+        let told: std::collections::BTreeSet<&String> = shown["evidence"]
             .as_array()
             .unwrap()
             .iter()
             .filter_map(|e| event_of.get(e["canonicalUrl"].as_str().unwrap()))
             .flatten()
             .filter(|event| event.starts_with(&format!("{company}/")))
-            // Where the labels give categories, an impact is an event's only in its category.
+            .collect();
+        // Where the labels give categories, an impact is an event's only in its category.
+        let labelled: std::collections::BTreeSet<&String> = told
+            .iter()
+            .copied()
             .filter(|event| {
                 labels["events"].get(event.as_str()).is_none_or(|c| c.as_str() == shown["event"]["category"].as_str())
             })
             .collect();
-        for event in &labelled {
+        // The events an impact publishes: those of its category, else (an impact given another
+        // category) those its evidence tells; so one event published as two impacts counts twice
+        // even when they were given two categories.
+        for event in if labelled.is_empty() { &told } else { &labelled } {
             *impacts_of.entry((*event).clone()).or_default() += 1;
         }
         if quiet.contains(&company.as_str()) {
@@ -523,6 +531,21 @@ async fn the_second_held_out_corpus_meets_the_goals_of_unseen_text() {
 async fn the_third_held_out_corpus_meets_the_goals_of_unseen_text() {
     let figures = scan_labelled_corpus("holdout3", include_str!("../../data/fixtures/web-search/holdout3.json")).await;
     figures.meet(&UNSEEN_CORPORA);
+}
+
+/// The fourth held-out corpus (data/fixtures/web-search/holdout4.py): 30 companies in sectors
+/// unlike the others' (publishing, logistics, games, rail, hotels, a football club, payments,
+/// recycling, schools, a brewery, toys, satellites, …), mostly common-word names, 226 items (69
+/// traps), 50 events, written by a writer who saw neither the rules nor any other corpus's items.
+/// Read once with the rules unchanged: 43 impacts, precision 0.93 (40 right), 40 of 50 events
+/// (0.80), nothing on its 8 quiet companies, and one event twice (a plant closure published as
+/// job cuts and again as a disruption), so it misses the goals of unseen text by that duplicate.
+/// No rule has been changed for it, so it still measures unseen text; until a round answers it,
+/// this pins its first reading so that no change makes it worse.
+#[tokio::test]
+async fn the_fourth_held_out_corpus_keeps_its_first_reading() {
+    let figures = scan_labelled_corpus("holdout4", include_str!("../../data/fixtures/web-search/holdout4.json")).await;
+    figures.meet(&Goals { precision: 0.93, rediscovery: 0.80, false_alarms: 0, duplicates: 1 });
 }
 
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
