@@ -100,5 +100,19 @@ mod tests {
         let parsed = WireName::<PositionSource>::parse_from_json(Some(Value::from("POSITION_SOURCE_OPENSKY")));
         assert_eq!(parsed.ok(), Some(WireName(PositionSource::Opensky)));
         assert!(WireName::<PositionSource>::parse_from_json(Some(Value::from("opensky"))).is_err());
+        let read: WireName<PositionSource> = serde_json::from_value(Value::from("POSITION_SOURCE_WINGBITS")).unwrap();
+        assert_eq!(read, WireName(PositionSource::Wingbits));
+        assert!(serde_json::from_value::<WireName<PositionSource>>(Value::from("wingbits")).is_err());
+    }
+
+    #[test]
+    fn a_lake_value_outside_the_set_is_an_error_not_an_answer() {
+        let conn = duckdb::Connection::open_in_memory().unwrap();
+        let read = |sql: &str| conn.query_row(sql, [], |r| r.get::<_, WireName<PositionSource>>(0));
+        assert_eq!(read("SELECT 'POSITION_SOURCE_OPENSKY'").unwrap(), WireName(PositionSource::Opensky));
+        let wrong = read("SELECT 'POSITION_SOURCE_SIMULATED'").unwrap_err().to_string();
+        assert!(wrong.contains("\"POSITION_SOURCE_SIMULATED\" is no PositionSource"), "{wrong}");
+        let absent = conn.query_row("SELECT NULL::VARCHAR", [], |r| r.get::<_, Option<WireName<PositionSource>>>(0));
+        assert_eq!(absent.unwrap(), None, "a null is no value, as for any column");
     }
 }
