@@ -12,7 +12,7 @@ use std::collections::HashSet;
 
 use arrow::array::{Array, Float64Array, Int64Array, RecordBatch, StringArray, TimestampMillisecondArray};
 use sitrep_schemas::{
-    climate::{DisasterSeverity as Severity, DisasterSource, DisasterStatus as Status, DisasterType as Kind},
+    climate::{DisasterSeverity as Severity, DisasterStatus as Status, DisasterType as Kind},
     closed_set::ClosedSet,
     DatasetId,
 };
@@ -26,25 +26,12 @@ use crate::{
 const MAX_ROWS: usize = 300;
 const DAY_MS: i64 = 24 * 3600 * 1000;
 
-/// The upstreams, in de-duplication priority order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Source {
-    ReliefWeb,
-    Gdacs,
-    Eonet,
-}
+/// The upstreams, in de-duplication priority order (the closed set's declaration order).
+pub use sitrep_schemas::climate::DisasterSource as Source;
 
-impl Source {
-    pub const ALL: [Source; 3] = [Source::ReliefWeb, Source::Gdacs, Source::Eonet];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Source::ReliefWeb => DisasterSource::ReliefWeb,
-            Source::Gdacs => DisasterSource::Gdacs,
-            Source::Eonet => DisasterSource::Eonet,
-        }
-        .as_str()
-    }
+/// A source's rank in de-duplication: ReliefWeb first, then GDACS, then EONET.
+fn priority(source: Source) -> usize {
+    Source::VALUES.iter().position(|s| *s == source).unwrap_or(usize::MAX)
 }
 
 /// One disaster, as the API shows it (`affectedPopulation` is 0: no upstream field is mapped to it).
@@ -87,7 +74,7 @@ pub fn without_leading_emoji(title: &str) -> String {
 /// dropped, keeping the first in source priority (each upstream's own order within a source);
 /// newest first, then id; at most 300.
 pub fn merge(mut all: Vec<Disaster>) -> Vec<Disaster> {
-    all.sort_by_key(|d| d.source);
+    all.sort_by_key(|d| priority(d.source));
     let mut ids = HashSet::new();
     all.retain(|d| ids.insert(d.id.clone()));
     let mut keys = HashSet::new();
@@ -110,7 +97,7 @@ fn previous_of(rows: &RecordBatch, source: Source) -> Result<Vec<Disaster>, Sour
     let started = column::<TimestampMillisecondArray>(rows, "started_at", what)?;
     let mut out = Vec::new();
     for i in 0..rows.num_rows() {
-        if origin.value(i) != source.name() || started.is_null(i) {
+        if origin.value(i) != source.as_str() || started.is_null(i) {
             continue;
         }
         let (Some(k), Some(sev), Some(st)) = (
@@ -156,7 +143,7 @@ fn rows(disasters: &[Disaster]) -> Result<RecordBatch, SourceError> {
             instant_column(disasters, |d| Some(d.started_at)),
             text_column(disasters, |d| Some(d.status.as_str())),
             std::sync::Arc::new(population),
-            text_column(disasters, |d| Some(d.source.name())),
+            text_column(disasters, |d| Some(d.source.as_str())),
             text_column(disasters, |d| Some(d.source_url.as_str())),
         ],
     )
@@ -204,8 +191,8 @@ impl crate::Source for ClimateDisastersSource {
             match result {
                 Ok(events) => all.extend(events),
                 Err(e) => {
-                    tracing::warn!(source = source.name(), error = %e, "climate-disasters upstream failed");
-                    failures.push(format!("{}: {}", source.name(), e.brief()));
+                    tracing::warn!(source = source.as_str(), error = %e, "climate-disasters upstream failed");
+                    failures.push(format!("{}: {}", source.as_str(), e.brief()));
                     if let Some(previous) = &ctx.previous {
                         all.extend(previous_of(previous, source)?);
                     }
