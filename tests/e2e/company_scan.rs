@@ -539,13 +539,13 @@ async fn the_third_held_out_corpus_meets_the_goals_of_unseen_text() {
 /// traps), 50 events, written by a writer who saw neither the rules nor any other corpus's items.
 /// Read once with the rules unchanged: 43 impacts, precision 0.93 (40 right), 40 of 50 events
 /// (0.80), nothing on its 8 quiet companies, and one event twice (a plant closure published as
-/// job cuts and again as a disruption), so it misses the goals of unseen text by that duplicate.
-/// No rule has been changed for it, so it still measures unseen text; until a round answers it,
-/// this pins its first reading so that no change makes it worse.
+/// job cuts and again as a disruption). One round followed, for that class only (one happening
+/// told in two categories is one event, `sitrep_cm::pipeline::events`): 42 impacts, 0.95, 40 of
+/// 50, no event twice — the goals of unseen text, no longer measured on unseen text.
 #[tokio::test]
-async fn the_fourth_held_out_corpus_keeps_its_first_reading() {
+async fn the_fourth_held_out_corpus_meets_the_goals_of_unseen_text() {
     let figures = scan_labelled_corpus("holdout4", include_str!("../../data/fixtures/web-search/holdout4.json")).await;
-    figures.meet(&Goals { precision: 0.93, rediscovery: 0.80, false_alarms: 0, duplicates: 1 });
+    figures.meet(&UNSEEN_CORPORA);
 }
 
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,

@@ -5,7 +5,9 @@
 //! and either report the same lexicon concept as one of its items (two newsrooms rarely word one
 //! event alike, but both name it) or, failing that, their content tokens have a Jaccard
 //! similarity ≥ 0.3 with one of its items'; an item stating a number of a kind one of the event's
-//! items also states, more than 25 % apart, never joins it. Below the
+//! items also states, more than 25 % apart, never joins it. One happening told in two categories
+//! (a closure some outlets count in jobs) is one event when both sides name the consequence
+//! ([`telling`]). Below the
 //! admission bar (overall < 0.6) an event stays pending and is weighed again whenever evidence
 //! joins it; it is discarded 72 h after it was first seen.
 
@@ -200,10 +202,10 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
     let mut reads: std::collections::HashMap<String, Read> =
         working.iter().flat_map(|w| &w.evidence).map(|e| (e.evidence_id.clone(), read(e))).collect();
     for c in candidates {
-        // Already evidence of an event of its category (a filing's items are one URL, each
-        // evidence of its own category's event).
+        // Already evidence of an event it tells (a filing's items are one URL, each evidence of
+        // its own category's event).
         let seen = working.iter().position(|w| {
-            w.event.category == c.class.category && w.evidence.iter().any(|e| e.canonical_url == c.item.canonical_url)
+            w.evidence.iter().any(|e| e.canonical_url == c.item.canonical_url) && telling(w, &c, &reads).is_some()
         });
         if let Some(at) = seen {
             joined.insert(at);
@@ -217,32 +219,41 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
         let best = working
             .iter()
             .enumerate()
-            .filter(|(_, w)| {
-                w.event.category == c.class.category
-                    && w.event.state != EventState::Discarded
+            .filter_map(|(i, w)| {
+                let telling = telling(w, &c, &reads)?;
+                let open = w.event.state != EventState::Discarded
                     && w.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
                     && (at - w.event.occurred_at).abs() <= WINDOW_MS
                     && !w.evidence.iter().any(|e| {
                         reads.get(&e.evidence_id).is_some_and(|r| {
-                            numbers::disagree(&stated, &r.numbers, numbers::measures(c.class.category))
+                            numbers::disagree(&stated, &r.numbers, numbers::measures(&w.event.category))
                         })
-                    })
+                    });
+                open.then_some((i, telling))
             })
-            .map(|(i, w)| {
-                let same_concept = w.evidence.iter().any(|e| {
-                    reads
-                        .get(&e.evidence_id)
-                        .and_then(|r| r.concept)
-                        .is_some_and(|concept| lexicon::one_kind_of_event(concept, c.class.concept))
-                });
+            .map(|(i, telling)| {
+                let w = &working[i];
+                let same_concept = telling != Telling::Alike
+                    || w.evidence.iter().any(|e| {
+                        reads
+                            .get(&e.evidence_id)
+                            .and_then(|r| r.concept)
+                            .is_some_and(|concept| lexicon::one_kind_of_event(concept, c.class.concept))
+                    });
                 let similarity = w.evidence.iter().map(|e| jaccard(&tokens, &tokens_of(e, own))).fold(0.0, f64::max);
-                (i, same_concept, similarity)
+                (i, telling, same_concept, similarity)
             })
-            .filter(|(_, same_concept, similarity)| *same_concept || *similarity >= SIMILAR)
-            .max_by(|a, b| (a.1, a.2).partial_cmp(&(b.1, b.2)).unwrap_or(std::cmp::Ordering::Equal))
-            .map(|(i, _, similarity)| (i, similarity));
+            .filter(|(_, _, same_concept, similarity)| *same_concept || *similarity >= SIMILAR)
+            .max_by(|a, b| (a.2, a.3).partial_cmp(&(b.2, b.3)).unwrap_or(std::cmp::Ordering::Equal));
         let index = match best {
-            Some((i, _)) => i,
+            Some((i, telling, ..)) => {
+                let w = &mut working[i];
+                // Counted as the candidate's category: the event has no impact yet to contradict.
+                if telling == Telling::CountedAsMine && w.impact.is_none() {
+                    w.event.category = c.class.category.to_string();
+                }
+                i
+            }
             None => {
                 working.push(Working {
                     event: Event {
@@ -315,6 +326,43 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
         })
         .collect();
     Outcome { writes, assessment_ready }
+}
+
+/// How a candidate may tell the happening an open event tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Telling {
+    /// In the event's category.
+    Alike,
+    /// The candidate reports a consequence (a closure) of the event's category (a workforce
+    /// reduction) that one of the event's items names too: it joins as evidence of that category.
+    AsConsequence,
+    /// The event reports a consequence (a closure) of the candidate's category (a workforce
+    /// reduction), which the candidate names too: the event is counted as the candidate's
+    /// category while it has no impact.
+    CountedAsMine,
+}
+
+/// Whether candidate `c` may tell what event `w` tells, and how: in one category, or one
+/// happening in two (`lexicon::counted_as`: outlets that count the jobs tell a plant's closure
+/// as a workforce reduction, those that do not as an operational disruption — issue 57's
+/// fourth held-out corpus published one closure twice). Across categories the consequence must
+/// be named on both sides, so a layoff and an unrelated plant stoppage stay two events.
+fn telling(w: &Working, c: &Candidate, reads: &std::collections::HashMap<String, Read>) -> Option<Telling> {
+    let category = w.event.category.as_str();
+    if category == c.class.category {
+        return Some(Telling::Alike);
+    }
+    let consequence = c.class.concept;
+    if lexicon::counted_as(consequence) == Some(category)
+        && w.evidence.iter().any(|e| lexicon::reports_concept(&e.title, &e.excerpt, consequence))
+    {
+        return Some(Telling::AsConsequence);
+    }
+    let told = |concept: &str| {
+        lexicon::counted_as(concept) == Some(c.class.category)
+            && lexicon::reports_concept(&c.item.title, &c.item.snippet, concept)
+    };
+    w.evidence.iter().filter_map(|e| reads.get(&e.evidence_id)?.concept).any(told).then_some(Telling::CountedAsMine)
 }
 
 /// Weighs an event again: its title, summary and time from its evidence, its assessment, and
@@ -534,6 +582,64 @@ mod tests {
         );
         let apart = apply(Vec::new(), vec![small, big], &own(), NOW);
         assert_eq!(apart.writes.len(), 2, "200 and 4,000 jobs are two events");
+    }
+
+    /// Issue 57: one closure, told by some outlets in jobs (workforce_reduction) and by others as
+    /// the site stopping (operational_disruption), is one event in whichever order the reports
+    /// come — counted as the workforce reduction, as one report counting the jobs makes it. A
+    /// layoff that names no closure and a plant stopped the same day stay two events, and a
+    /// report seen again does not join its event twice.
+    #[tokio::test]
+    async fn one_closure_told_in_jobs_and_as_a_stopped_plant_is_one_event() {
+        let in_jobs = |at| {
+            candidate(
+                "wire.example",
+                "Ashgrove Pharma to close Dayton plant, cutting 310 jobs",
+                "The drugmaker said it would shut the site by March",
+                AuthorityTier::Ordinary,
+                at,
+            )
+        };
+        let stopped = |at| {
+            candidate(
+                "trade.example",
+                "Ashgrove Pharma shutters Dayton tablet plant",
+                "Volumes will move to its plants in Indiana",
+                AuthorityTier::Ordinary,
+                at,
+            )
+        };
+        let (early, late) = (NOW - 3 * HOUR, NOW - 2 * HOUR);
+        assert_eq!(
+            (in_jobs(early).class.category, stopped(early).class.category),
+            ("workforce_reduction", "operational_disruption")
+        );
+        for (order, candidates) in
+            [("jobs first", [in_jobs(early), stopped(late)]), ("closure first", [stopped(early), in_jobs(late)])]
+        {
+            let store = crate::store::memory_store().await;
+            let out = scan(&store, candidates.to_vec(), NOW).await;
+            assert_eq!(out.writes.len(), 1, "{order}: one event");
+            let w = &out.writes[0];
+            assert_eq!((w.event.category.as_str(), w.new_evidence.len()), ("workforce_reduction", 2), "{order}");
+            assert_eq!(w.event.state, EventState::Admitted, "{order}: two publishers");
+            let again = scan(&store, candidates.to_vec(), NOW + HOUR).await;
+            assert!(again.writes.iter().all(|w| w.new_evidence.is_empty()), "{order}: nothing joins twice");
+            let stored = store.events_of("cm_company_X", NOW - 10 * 24 * HOUR).await.unwrap();
+            assert_eq!(stored.len(), 1, "{order}");
+            assert_eq!(stored[0].event.category, "workforce_reduction", "{order}: the store keeps the category");
+        }
+
+        let layoff = candidate(
+            "wire.example",
+            "Ashgrove Pharma to cut 300 jobs in Leeds",
+            "The drugmaker is trimming its sales force",
+            AuthorityTier::Ordinary,
+            NOW - 3 * HOUR,
+        );
+        let apart = apply(Vec::new(), vec![layoff, stopped(late)], &own(), NOW);
+        let categories: BTreeSet<&str> = apart.writes.iter().map(|w| w.event.category.as_str()).collect();
+        assert_eq!(categories, BTreeSet::from(["workforce_reduction", "operational_disruption"]), "two events");
     }
 
     /// Issue 46: the issuer's release on two wires is one publisher: the event stays pending.

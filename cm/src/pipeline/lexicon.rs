@@ -966,29 +966,29 @@ fn in_a_clause_of_cause(before: &str) -> bool {
 
 /// The keyword of one row that reports an event in `text`: in the main clause if any, earliest.
 fn row_match(row: usize, compiled: &Compiled, text: &str, whole: &str) -> Option<Found> {
-    if !(compiled.context.is_empty() || compiled.context.iter().any(|c| c.is_match(whole))) {
-        return None;
-    }
+    row_matches(row, compiled, text, whole).min_by_key(|f| (f.subordinate, f.start))
+}
+
+/// Each group's first keyword of one row that reports an event in `text` (none without the row's
+/// context word in `whole`).
+fn row_matches<'a>(row: usize, compiled: &'a Compiled, text: &'a str, whole: &str) -> impl Iterator<Item = Found> + 'a {
+    let in_context = compiled.context.is_empty() || compiled.context.iter().any(|c| c.is_match(whole));
     let category = ROWS[row].category;
-    compiled
-        .keywords
-        .iter()
-        .filter_map(|(group, re)| {
-            re.captures_iter(text).find_map(|c| {
-                let m = c.get(1)?;
-                let with = &compiled.with[*group];
-                let (from, to) = sentence(text, m.start(), m.end());
-                let beside = with.is_empty() || with.iter().any(|w| w.is_match(&text[from..to]));
-                (beside && reports_an_event(category, text, m.start(), m.end())).then(|| Found {
-                    row,
-                    group: *group,
-                    start: m.start(),
-                    end: m.end(),
-                    subordinate: in_a_clause_of_cause(&text[from..m.start()]),
-                })
+    compiled.keywords.iter().filter(move |_| in_context).filter_map(move |(group, re)| {
+        re.captures_iter(text).find_map(|c| {
+            let m = c.get(1)?;
+            let with = &compiled.with[*group];
+            let (from, to) = sentence(text, m.start(), m.end());
+            let beside = with.is_empty() || with.iter().any(|w| w.is_match(&text[from..to]));
+            (beside && reports_an_event(category, text, m.start(), m.end())).then(|| Found {
+                row,
+                group: *group,
+                start: m.start(),
+                end: m.end(),
+                subordinate: in_a_clause_of_cause(&text[from..m.start()]),
             })
         })
-        .min_by_key(|f| (f.subordinate, f.start))
+    })
 }
 
 /// A law firm's or an investor-alert service's solicitation: not evidence of a legal or
@@ -1045,11 +1045,7 @@ const CONSEQUENCES: &[(&str, &str)] = &[
 /// itself (see [`CONSEQUENCES`]): that keyword, located where it was found.
 fn consequence_of(found: Found, in_title: bool, title: &str, snippet: &str, whole: &str) -> (Found, bool) {
     let concept = ROWS[found.row].groups[found.group].concept;
-    let Some(row) = CONSEQUENCES
-        .iter()
-        .find(|(c, _)| *c == concept)
-        .and_then(|(_, category)| ROWS.iter().position(|r| r.category == *category))
-    else {
+    let Some(row) = counted_as(concept).and_then(|category| ROWS.iter().position(|r| r.category == category)) else {
         return (found, in_title);
     };
     let event = |text| row_match(row, &COMPILED[row], text, whole);
@@ -1058,6 +1054,28 @@ fn consequence_of(found: Found, in_title: bool, title: &str, snippet: &str, whol
         (None, Some(f)) => (f, false),
         (None, None) => (found, in_title),
     }
+}
+
+/// The category an event of `concept` is counted as when a report tells that category's event
+/// too (see [`CONSEQUENCES`]): a closure with its jobs counted is a workforce reduction, an
+/// outage with the attack behind it a security incident.
+pub fn counted_as(concept: &str) -> Option<&'static str> {
+    CONSEQUENCES.iter().find(|(c, _)| *c == concept).map(|(_, category)| *category)
+}
+
+/// Whether the item reports `concept` as an event anywhere in its title or snippet (a keyword of
+/// that concept in a sentence that neither speculates, denies nor recalls), whichever keyword
+/// its classification settled on: how an event of one category is known to tell the happening a
+/// report of another category tells ("to close its Dayton plant, cutting 310 jobs" names the
+/// closure "shutters Dayton plant" reports).
+pub fn reports_concept(title: &str, snippet: &str, concept: &str) -> bool {
+    let whole = format!("{title}\n{snippet}");
+    let named = |text: &str| {
+        ROWS.iter().enumerate().filter(|(_, r)| r.groups.iter().any(|g| g.concept == concept)).any(|(row, r)| {
+            row_matches(row, &COMPILED[row], text, &whole).any(|f| r.groups[f.group].concept == concept)
+        })
+    };
+    named(title) || named(snippet)
 }
 
 /// One group of the lexicon as `sitrep-ingest cm lexicon` prints it, for whoever audits the rules.
@@ -1389,6 +1407,30 @@ mod tests {
             category("Acme halts production at Leeds plant", "Some 40 staff were laid off."),
             Some("operational_disruption"),
             "an outage with lay-offs stays an outage: only a planned closure is a restructuring"
+        );
+    }
+
+    /// Issue 57: whether an item names a concept is asked of every keyword, not only of the one
+    /// its classification settled on, and under the same guards: a closure counted in jobs names
+    /// the closure; one that may happen, or happened years ago, does not.
+    #[test]
+    fn an_item_names_a_concept_beside_the_one_it_is_classified_by() {
+        let (title, snippet) = ("Acme to close Dayton plant, cutting 310 jobs", "It will shut the site by March.");
+        assert_eq!(classify(title, snippet).map(|c| c.category), Some("workforce_reduction"));
+        assert!(reports_concept(title, snippet, "closure"));
+        assert!(
+            reports_concept("Acme cuts 300 jobs", "It will shut its Leeds plant by June.", "closure"),
+            "in the snippet"
+        );
+        assert!(!reports_concept("Acme cuts 300 jobs in Leeds", "Sales slowed.", "closure"));
+        assert!(
+            !reports_concept("Acme cuts 300 jobs", "It could close the Leeds plant next year.", "closure"),
+            "a possibility"
+        );
+        assert!(!reports_concept("Acme cuts 300 jobs", "It emerged from bankruptcy years ago.", "insolvency"));
+        assert_eq!(
+            (counted_as("closure"), counted_as("outage"), counted_as("breach")),
+            (Some("workforce_reduction"), Some("security_incident"), None)
         );
     }
 

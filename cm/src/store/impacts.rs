@@ -135,9 +135,9 @@ async fn upsert_event(tx: &mut Transaction<'_, Any>, account: &str, e: &Event) -
         "INSERT INTO cm_events (event_id, account_id, company_id, category, revision, title, summary, occurred_at, \
          canonical_url, tokens, state, first_seen_at, updated_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
-         ON CONFLICT (event_id) DO UPDATE SET revision = excluded.revision, title = excluded.title, \
-         summary = excluded.summary, occurred_at = excluded.occurred_at, canonical_url = excluded.canonical_url, \
-         tokens = excluded.tokens, state = excluded.state, updated_at = excluded.updated_at",
+         ON CONFLICT (event_id) DO UPDATE SET category = excluded.category, revision = excluded.revision, \
+         title = excluded.title, summary = excluded.summary, occurred_at = excluded.occurred_at, \
+         canonical_url = excluded.canonical_url, tokens = excluded.tokens, state = excluded.state, updated_at = excluded.updated_at",
     )
     .bind(&e.event_id)
     .bind(account)
