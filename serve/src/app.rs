@@ -150,7 +150,7 @@ impl Endpoint for Outer {
             let req = &mut req;
             let answer = tokio::time::timeout(
                 self.deadline,
-                self.at_work.run(async move {
+                AtWork::run(place.as_ref().and_then(Option::as_ref), async move {
                     match op {
                         Some(op) => answer_of(self.pipeline.run(Some(op), req, started).map(Ok)).await,
                         // Boxed, as the route tree's futures are: held inline, the MCP server's future

@@ -21,7 +21,7 @@ use sitrep_platform::{
     app_state::AppState,
     kit::answer::{live_get, live_get_held, Answer},
 };
-use sitrep_platform::{edge::load_shedding::parked, kit::canonical::LiveKey};
+use sitrep_platform::{edge::load_shedding::answered, kit::canonical::LiveKey};
 
 use sitrep_pipelines::{
     http::{Http, RetryPolicy},
@@ -170,8 +170,8 @@ impl ReadThrough {
         let mut fetched = None;
         // Waiting behind the fetch in flight, or making it (an upstream call: a socket and little
         // CPU), this request does not count against load shedding: a cold burst is one fetch, not
-        // a thousand requests at work.
-        parked(self.slots.entry_by_ref(key).and_compute_with(|current| async {
+        // a thousand requests at work; and what it fetched is its answer, so it stays out after.
+        answered(self.slots.entry_by_ref(key).and_compute_with(|current| async {
             if let Some(hit) = current.and_then(|e| e.into_value().fresh::<V>(now())) {
                 fetched = Some(hit);
                 return Op::Nop;
