@@ -220,7 +220,7 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
             .iter()
             .enumerate()
             .filter_map(|(i, w)| {
-                let telling = telling(w, &c, &reads)?;
+                // The cheap tests first: telling reads the event's items again across categories.
                 let open = w.event.state != EventState::Discarded
                     && w.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
                     && (at - w.event.occurred_at).abs() <= WINDOW_MS
@@ -229,7 +229,10 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                             numbers::disagree(&stated, &r.numbers, numbers::measures(&w.event.category))
                         })
                     });
-                open.then_some((i, telling))
+                if !open {
+                    return None;
+                }
+                Some((i, telling(w, &c, &reads)?))
             })
             .map(|(i, telling)| {
                 let w = &working[i];
