@@ -551,15 +551,17 @@ async fn the_fourth_held_out_corpus_meets_the_goals_of_unseen_text() {
 /// The fifth held-out corpus (data/fixtures/web-search/holdout5.py): 30 companies in sectors no
 /// other corpus has (insurance broking, a dairy co-operative, ski resorts, ferries, lifts,
 /// lotteries, …) from six English-speaking countries, 281 items (87 traps), 52 events, written by
-/// a writer who saw neither the rules nor any other corpus's items, and read once with the rules
+/// a writer who saw neither the rules nor any other corpus's items. Read once with the rules
 /// unchanged: 54 impacts, precision 0.96 (52 right), 52 of 52 events, nothing on its 8 quiet
 /// companies, and one event twice (a results story, "profit slides 22%, flags hit from plant
-/// shutdown", read as the shutdown the week's other reports told). No rule has been changed for
-/// it, so it still measures unseen text; until a round answers it, this pins its first reading.
+/// shutdown", read as the shutdown). One round followed, for its two classes (the results
+/// reporter's cause phrases, `lexicon::SUBORDINATE`; the client of another firm's audit and a
+/// company a notice clears, `matching::in_a_role` and `cleared`): 52 impacts, 1.00, 52 of 52, no
+/// event twice — the goals of unseen text, no longer measured on unseen text.
 #[tokio::test]
-async fn the_fifth_held_out_corpus_keeps_its_first_reading() {
+async fn the_fifth_held_out_corpus_meets_the_goals_of_unseen_text() {
     let figures = scan_labelled_corpus("holdout5", include_str!("../../data/fixtures/web-search/holdout5.json")).await;
-    figures.meet(&Goals { precision: 0.96, rediscovery: 1.0, false_alarms: 0, duplicates: 1 });
+    figures.meet(&UNSEEN_CORPORA);
 }
 
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,

@@ -946,9 +946,11 @@ fn first_match(text: &str, whole: &str) -> Option<Found> {
         .min_by_key(|f| (f.subordinate, f.row))
 }
 
-/// The words that open a clause of cause or background.
+/// The words that open a clause of cause or background, and the results reporter's phrases that
+/// name what hurt the figures ("profit slides, flags hit from plant shutdown", "hurt by", "weighed
+/// down by"; "hit by" alone is how the event itself is told, "hit by a cyber attack").
 static SUBORDINATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming)\b")
+    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|squeezed\s+by)\b")
         .expect("the clause pattern compiles")
 });
 
@@ -1337,6 +1339,11 @@ mod tests {
             ("Acme data sat in an unprotected cloud database", "security_incident"),
             ("Acme Cut Deeper Into Junk by Moody's on Plant Outage", "credit_rating"),
             ("Acme cuts full-year profit outlook on recall costs, weak pickup sales", "financial_results"),
+            ("Acme profit slides 22%, flags hit from plant shutdown", "financial_results"),
+            ("Acme's quarterly loss widens, hurt by strike at its largest mill", "financial_results"),
+            ("Acme revenue falls, weighed down by data breach costs", "financial_results"),
+            ("Acme hit by cyber attack", "security_incident"),
+            ("Acme shuts plant, hurt by weak demand", "operational_disruption"),
         ] {
             assert_eq!(category(title, ""), Some(expected), "{title}");
         }

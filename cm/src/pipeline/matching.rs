@@ -481,6 +481,11 @@ const ROLE_NOUNS: &[&str] = &[
     "consultancy",
 ];
 const ROLE_VERBS: &[&str] = &["advised", "advises", "advising", "audited", "audits", "acted", "underwrote"];
+/// Work another firm does for a company, written before the company's name with "of" or "to"
+/// ("audits of X", "adviser to X"): the company is the client in the firm's event. Not the
+/// roles that follow a company's own trouble ("administrators of X" are there because X failed).
+const SERVICES_FOR: &[&str] =
+    &["audit", "audits", "auditing", "auditor", "auditors", "adviser", "advisers", "advisor", "advisors"];
 
 /// Whether the words at `span` name a company in a part of another's event — an adviser, an
 /// administrator, an auditor, a lender (issue 57) — rather than the company the event is about:
@@ -492,9 +497,31 @@ fn in_a_role(text: &[Token], span: (usize, usize)) -> bool {
     let role_before = ROLE_NOUNS.contains(&before(1))
         || (matches!(before(1), "from" | "at" | "by")
             && (ROLE_NOUNS.contains(&before(2)) || ROLE_VERBS.contains(&before(2))));
+    let client = matches!(before(1), "of" | "to") && SERVICES_FOR.contains(&before(2));
+    // "X's auditor", "X audit": the firm that serves X is the subject.
+    let owned = if next == "s" { word(span.1 + 1) } else { next };
     let role_after = ROLE_VERBS.contains(&next)
+        || SERVICES_FOR.contains(&owned)
         || (matches!(next, "as" | "acting") && (1..=3).any(|n| ROLE_NOUNS.contains(&word(span.1 + n))));
-    role_before || role_after
+    role_before || client || role_after
+}
+
+/// Words that, after a negation, clear someone of a part in what a sentence reports ("did not
+/// allege wrongdoing by X", "X was not accused"): the wording of regulators' and courts' notices
+/// and of the reports quoting them. A company's own denial ("X denies wrongdoing") clears nobody.
+const CLEARED: &[&str] =
+    &["accused", "allege", "alleged", "allegation", "allegations", "wrongdoing", "charged", "implicated"];
+
+/// Whether the sentence that names the company at `span` clears it (a negation, then within three
+/// words one of [`CLEARED`]): it is named in another's event only to say it had no part.
+fn cleared(text: &[Token], span: (usize, usize)) -> bool {
+    let from = (0..=span.0).rev().find(|&i| text[i].sentence_start).unwrap_or(0);
+    let to = (span.1..text.len()).find(|&i| text[i].sentence_start).unwrap_or(text.len());
+    let sentence = &text[from..to];
+    sentence.iter().enumerate().any(|(i, t)| {
+        matches!(t.word.as_str(), "not" | "no" | "never")
+            && sentence[i + 1..].iter().take(3).any(|u| CLEARED.contains(&u.word.as_str()))
+    })
 }
 
 /// What `profile`'s claims find in `item`; `keyword` is where the item's event keyword starts
@@ -570,9 +597,19 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts, keyword: Option<(Field, u
     // adviser, its administrator): the item is not about the company.
     let aside = |h: &NameHit| {
         let text = texts.tokens(h.field);
-        cited_as_a_source(text, h.span) || in_a_role(text, h.span)
+        cited_as_a_source(text, h.span) || in_a_role(text, h.span) || cleared(text, h.span)
     };
-    if hits.names.iter().all(aside) && !hits.identifying() {
+    // A shorter alias inside a longer one's match reads as the longer one ("Beacon" in "Beacon
+    // Partners audits").
+    let inside_a_longer = |h: &&NameHit| {
+        hits.names.iter().any(|o| {
+            o.field == h.field
+                && o.span.0 <= h.span.0
+                && h.span.1 <= o.span.1
+                && o.span.1 - o.span.0 > h.span.1 - h.span.0
+        })
+    };
+    if hits.names.iter().filter(|h| !inside_a_longer(h)).all(aside) && !hits.identifying() {
         hits.names.clear();
     }
     hits
@@ -1067,6 +1104,22 @@ mod tests {
         assert_eq!(at("Takeover agreed", "Beacon Partners advised the buyer on the deal."), 0);
         assert_eq!(at("Beacon Partners cuts 40 jobs", ""), 1);
         assert_eq!(at("Beacon Partners fined £2m", "The adviser was censured."), 1);
+        // The client of another firm's work, and a company a notice clears.
+        assert_eq!(
+            at(
+                "Watchdog fines accounting firm over Beacon Partners audits",
+                "The regulator faulted its audits of Beacon Partners. It did not allege wrongdoing by Beacon Partners."
+            ),
+            0
+        );
+        assert_eq!(at("Adviser to Beacon Partners quits", "Beacon Partners' auditor resigned."), 0);
+        assert_eq!(at("Beacon Partners denies wrongdoing in fraud suit", ""), 1, "its own denial clears nobody");
+        assert_eq!(
+            at("Regulator fines Beacon Partners £2m", "Its chief executive was not accused of wrongdoing."),
+            1,
+            "cleared in a sentence that does not name it"
+        );
+        assert_eq!(at("Beacon Partners in administration", "Administrators of Beacon Partners were named."), 1);
     }
 
     /// Issue 46: "Acme sues X" is not litigation against Acme; "X sues Acme" is.
