@@ -5,7 +5,7 @@
 use std::collections::BTreeSet;
 
 use super::{
-    lexicon::Classification,
+    lexicon::{Classification, KeywordAt},
     words::{
         contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, short_form, tokens, words, Token,
         LEGAL_FORMS,
@@ -297,6 +297,8 @@ const CORPORATE_VERBS: &[&str] = &[
     "beats",
     "lifted",
     "lifts",
+    "blames",
+    "blamed",
 ];
 
 /// Words after a name that make it a company only when the headline and the snippet both name
@@ -343,14 +345,14 @@ const OWNED: &[&str] = &[
 /// verb or a possessive of what companies own ("Anchor posted a wider loss", "Meridian said",
 /// "Keystone's chief executive"); an auxiliary ("Keystone will close two plants") when the
 /// headline and the snippet both name it (`named_in_both`); and the item's event keyword right
-/// after it, or after an auxiliary (`keyword`: where the keyword starts in this text) — "Loom to
+/// after it, or after an auxiliary (`keywords`: where they start in this text) — "Loom to
 /// axe 300 jobs", "Anvil axes 220 jobs": the name is the subject of the event.
 fn written_as_a_name(
     field: Field,
     text: &[Token],
     span: (usize, usize),
     named_in_both: bool,
-    keyword: Option<usize>,
+    mut keywords: impl Iterator<Item = usize>,
 ) -> bool {
     let named = &text[span.0..span.1];
     if named.iter().any(|t| LEGAL_FORMS.contains(&t.word.as_str())) {
@@ -363,7 +365,7 @@ fn written_as_a_name(
     let opens = named[0].sentence_start || (field == Field::Title && headline_cased(text));
     if opens {
         let governs_the_keyword =
-            keyword.is_some_and(|k| k == span.1 || (k == span.1 + 1 && AUXILIARIES.contains(&word(span.1))));
+            keywords.any(|k| k == span.1 || (k == span.1 + 1 && AUXILIARIES.contains(&word(span.1))));
         let followed_by_a_company_word = governs_the_keyword
             || match word(span.1) {
                 "s" => OWNED.contains(&word(span.1 + 1)),
@@ -524,9 +526,9 @@ fn cleared(text: &[Token], span: (usize, usize)) -> bool {
     })
 }
 
-/// What `profile`'s claims find in `item`; `keyword` is where the item's event keyword starts
-/// (its field and first word), when the lexicon read one.
-fn hits(profile: &Profile, item: &Item, texts: &Texts, keyword: Option<(Field, usize)>) -> Hits {
+/// What `profile`'s claims find in `item`; `keywords` are where the item's event keywords start
+/// (their field and first word), when the lexicon read one.
+fn hits(profile: &Profile, item: &Item, texts: &Texts, keywords: &[(Field, usize)]) -> Hits {
     let (title, snippet) = (texts.title.as_slice(), texts.snippet.as_slice());
     let text = format!("{}\n{}", item.title, item.snippet);
     let appears =
@@ -587,7 +589,7 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts, keyword: Option<(Field, u
                     texts.tokens(h.field),
                     h.span,
                     named_in_both(h.claim_index),
-                    keyword.filter(|(f, _)| *f == h.field).map(|(_, k)| k),
+                    keywords.iter().filter(|(f, _)| *f == h.field).map(|(_, k)| *k),
                 )
         })
         .cloned()
@@ -741,10 +743,9 @@ fn owners(
     Some((owners, named))
 }
 
-/// Where the keyword of `class` starts among the words of its field of `item`: names before
-/// it, or after it (within its gap too: "awarded Acme a contract").
-fn keyword_word(item: &Item, class: &Classification) -> Option<(Field, usize)> {
-    let at = class.at?;
+/// Where a keyword starts among the words of its field of `item`: names before it, or after it
+/// (within its gap too: "awarded Acme a contract").
+fn keyword_word(item: &Item, at: KeywordAt) -> Option<(Field, usize)> {
     let (field, text) = if at.in_title { (Field::Title, &item.title) } else { (Field::Snippet, &item.snippet) };
     Some((field, words(text.get(..at.start)?).len()))
 }
@@ -759,11 +760,14 @@ pub fn attribute(
     authoritative: &[String],
 ) -> Vec<Attribution> {
     let texts = Texts::of(item);
-    let keyword = class.and_then(|c| keyword_word(item, c));
+    let keyword = class.and_then(|c| keyword_word(item, c.at?));
+    // The keywords a name may head: the event's, and any other the item reports an event by.
+    let others = class.into_iter().flat_map(|c| c.also_at.iter().filter_map(|at| keyword_word(item, *at)));
+    let keywords: Vec<(Field, usize)> = keyword.into_iter().chain(others).collect();
     let mut found: Vec<(usize, Hits)> = profiles
         .iter()
         .enumerate()
-        .map(|(i, p)| (i, hits(p, item, &texts, keyword)))
+        .map(|(i, p)| (i, hits(p, item, &texts, &keywords)))
         .filter(|(_, h)| h.is_candidate())
         .collect();
     if found.len() >= 2 {
@@ -1019,6 +1023,19 @@ mod tests {
         let it = item(title, snippet, host);
         let class = crate::pipeline::lexicon::classify(title, snippet);
         names_of(p, &attribute(p, &it, class.as_ref(), &[]))
+    }
+
+    /// A sentence's first word heads an event when any keyword the item reports an event by
+    /// follows it, not only the one that decided the category ("Rowan to shut 85 pharmacies with
+    /// 520 jobs at risk" is job cuts; the closure follows the name).
+    #[test]
+    fn a_common_word_name_heading_any_event_keyword_is_the_company() {
+        let rowan = company(json!({"name": "Rowan Pharmacy Group plc", "domicileCountry": "GB", "aliases": ["Rowan"]}));
+        let p = [Profile::of(&rowan)];
+        let at = |title: &str, snippet: &str| attributed(&p, title, snippet, "wire.example").len();
+        assert_eq!(at("Rowan to shut 85 pharmacies with 520 jobs at risk", "Most are in towns."), 1);
+        assert_eq!(at("Rowan blames funding squeeze as it closes 85 branches", ""), 1, "a corporate verb");
+        assert_eq!(at("Rowan berries brighten stores as chain cuts 85 jobs", ""), 0, "no keyword follows the word");
     }
 
     /// Issue 46: in "Corvel sues Bayfield" both names match; the suit is Bayfield's news, and the
