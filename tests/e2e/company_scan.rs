@@ -579,6 +579,21 @@ async fn the_sixth_held_out_corpus_meets_the_goals_of_unseen_text() {
     figures.meet(&UNSEEN_CORPORA);
 }
 
+/// The seventh held-out corpus (data/fixtures/web-search/holdout7.py): 30 companies in sectors no
+/// other corpus has (ports, marinas, care homes, textile mills, crane hire, tyres, vending, snack
+/// foods, waste-to-energy, …), 295 items (88 traps), 50 events, written by a writer who saw
+/// neither the rules nor any other corpus's items. Read once with the rules unchanged: 54
+/// impacts, precision 0.89 (48 right), 46 of 50 events (0.92), nothing on its 8 quiet companies,
+/// and five events twice (deals whose reports gave the price per share, the equity value or the
+/// value with debt; a suit "over" a breach read as the breach; a recall that "drags on" a quarter;
+/// the administrators' appointment read as a leadership change). One round followed, for its
+/// classes (see the README): 50 impacts, 1.00, 50 of 50, no event twice — no longer unseen text.
+#[tokio::test]
+async fn the_seventh_held_out_corpus_meets_the_goals_of_unseen_text() {
+    let figures = scan_labelled_corpus("holdout7", include_str!("../../data/fixtures/web-search/holdout7.json")).await;
+    figures.meet(&UNSEEN_CORPORA);
+}
+
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
 /// common-word brand names, wires and solicitations, a plaintiff, quiet companies.
 #[tokio::test]

@@ -226,7 +226,13 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                     && (at - w.event.occurred_at).abs() <= WINDOW_MS
                     && !w.evidence.iter().any(|e| {
                         reads.get(&e.evidence_id).is_some_and(|r| {
-                            numbers::disagree(&stated, &r.numbers, numbers::measures(&w.event.category))
+                            let category = &w.event.category;
+                            numbers::disagree(
+                                &stated,
+                                &r.numbers,
+                                numbers::measures(category),
+                                numbers::tolerance(category),
+                            )
                         })
                     });
                 if !open {

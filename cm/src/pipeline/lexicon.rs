@@ -143,6 +143,7 @@ const ROWS: &[Row] = &[
                     "chapter 7",
                     "{goes,went,gone} bust",
                     "administrators {appointed,called}",
+                    "={appointment of,appointed,appointing} *1 {administrators,administrator,receivers,liquidators}",
                     "{calls,called} in administrators",
                     "winding-up {petition,order}",
                     "wound up",
@@ -203,6 +204,7 @@ const ROWS: &[Row] = &[
                     "={court,tribunal,judge,jury,judges} {rules,ruled,finds,found} * {breached,liable,infringed,negligent,guilty}",
                     "{faces,facing,faced} * {claim,claims,suit,suits,lawsuits}",
                     "={served,hit} with * {claim,lawsuit,suit,writ,proceedings}",
+                    "={sue,sues,suing} * {over,for}",
                     "{copyright,trademark,patent} {claim,claims,lawsuit,suit,case}",
                 ],
             ),
@@ -219,7 +221,8 @@ const ROWS: &[Row] = &[
             group("penalty", SUPPLEMENT, &["fined", "fine of", "penalty", "sanctioned"]),
             group(
                 "penalty",
-                "regulators' enforcement vocabulary as the press reports it",
+                "regulators' enforcement vocabulary as the press reports it: notices, licences and \
+                 permits suspended, inspectors' ratings and restrictions, sites ordered shut",
                 &[
                     "enforcement action",
                     "consent order",
@@ -228,6 +231,13 @@ const ROWS: &[Row] = &[
                     "reprimanded",
                     "{licence,license} {revoked,suspended}",
                     "cease and desist",
+                    "={suspends,suspended,suspending,revokes,revoked,revoking} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization}",
+                    "{permit,licence,license} {suspension,revocation}",
+                    "{suspension,enforcement,warning} {notice,notices}",
+                    "special measures",
+                    "={rated,rates} * inadequate",
+                    "{restrict,halt,stop,suspend,ban} * admissions",
+                    "={orders,ordered} *3 {shut,closed,to close,to shut,to stop,to halt}",
                 ],
             ),
             group(
@@ -393,7 +403,7 @@ const ROWS: &[Row] = &[
                 "site news: idling or mothballing capacity, closing or shutting sites",
                 &[
                     "{idle,mothball} * {plant,plants,line,lines,mill,mills,factory,factories,site,sites,furnace,furnaces,refinery,smelter,mine,fab}",
-                    "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms,fab,unit,units,line,lines,wards,pipeline,system}",
+                    "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms,shed,sheds,works,fab,unit,units,line,lines,wards,pipeline,system}",
                     "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms}",
                 ],
             ),
@@ -487,15 +497,18 @@ const ROWS: &[Row] = &[
             group(
                 "results",
                 "results reporting: the loss and its qualifiers, into or out of the red, the \
-                 results and figures of a period, sales or turnover moving, estimates beaten or \
-                 missed, a forecast changed, a trading update",
+                 results and figures of a period, sales or turnover moving (headlines' present \
+                 tense too), what dragged on or hit a quarter, estimates beaten or missed, a \
+                 forecast changed, a trading update",
                 &[
                     "{net,pre-tax,pretax,operating,quarterly,annual,wider,narrower,bigger,deeper,first,surprise,first-half,half-year,full-year,interim} {loss,deficit}",
                     "={swung,swings,swing,sank,sinks,slumped,slumps,plunged,tumbled} * {loss,losses}",
                     "={posts,posted,posting,reports,reported,books,booked,records,recorded} *2 {loss,losses}",
                     "={loses,lost} *3 in *1 {quarter,half,year,period}",
-                    "{full-year,annual,half-year,interim,quarterly,first-half,second-half,preliminary,fourth-quarter,third-quarter,second-quarter,first-quarter} {results,figures}",
-                    "{sales,turnover,revenues,income,margins} {fell,rose,dropped,jumped,slumped,grew,declined,climbed,plunged,surged,slid,increased,decreased}",
+                    "{full-year,annual,half-year,interim,quarterly,first-half,second-half,preliminary,fourth-quarter,third-quarter,second-quarter,first-quarter} *1 {results,figures}",
+                    "{sales,turnover,revenues,income,margins} {fell,rose,dropped,jumped,slumped,grew,declined,climbed,plunged,surged,slid,increased,decreased,fall,rise,drop,jump,slump,grow,decline,climb,plunge,surge,slide,slip,slips}",
+                    "={drags,dragged,weighs,weighed,weighing} on * {q1,q2,q3,q4,quarter,results,profit,profits,earnings,sales,revenue,margins,outlook}",
+                    "={hits,dents,dented,hurts,knocks,knocked,eats into,ate into} * {q1,q2,q3,q4,quarter,results,profit,profits,earnings,sales,revenue,margins,outlook}",
                     "{beat,beats,missed,misses,topped,tops} * {estimates,expectations,forecasts,consensus}",
                     "={cut,cuts,lowers,lowered,raise,raises,raised,lift,lifts,lifted,slashes,slashed,withdraws,withdrew,reaffirms} * {forecast,forecasts,outlook}",
                     "trading update",
@@ -530,6 +543,8 @@ const ROWS: &[Row] = &[
                     "{recommended,cash,takeover,all-share,all-stock,firm} offer for",
                     "={agrees,agreed,strikes,struck,seals,sealed,inks,inked} * deal for",
                     "={makes,made} *2 {purchase,acquisition}",
+                    "={take,takes,taking,taken,to take} * private",
+                    "={goes,going,went,gone,to go} private",
                     "={sale,disposal,divestment} of * to",
                     "{merge,merges,merged,merging} with",
                     "{spin off,spins off,spin-off,spinoff,demerger}",
@@ -621,6 +636,7 @@ const ROWS: &[Row] = &[
                     "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender} to",
                     "={win,wins,won,winning,land,lands,landed,landing,secure,secures,secured,securing,clinch,clinches,clinched,bag,bags,bagged} * {deal,agreement}",
                     "={selected,chosen} by",
+                    "={selected,chosen,picked} for * {contract,contracts,deal,tender,framework,project}",
                     "={selected,chosen,picked,tapped} * {to supply,to provide,to build,to run,to deliver,to operate,to power,to develop,to host}",
                     "={selected,chosen,named} as * {partner,supplier,provider,contractor,developer,operator}",
                     "={picks,picked,chooses,chose,selects,taps} * {to,for,as}",
@@ -1006,16 +1022,29 @@ static SUBORDINATE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the clause pattern compiles")
 });
 
-/// A headline's "on" naming the cause, right before the keyword: "cuts outlook on recall
-/// costs", "cut to junk on plant outage" (up to two words between; a keyword before the "on"
-/// is the news).
+/// A headline's "on" or "over" naming the cause or the matter, right before the keyword: "cuts
+/// outlook on recall costs", "cut to junk on plant outage", "hit with class action over patient
+/// data breach" (up to two words between, not a number: "cuts over 500 jobs"; a keyword before
+/// the "on" is the news).
 static ON_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\bon\s+(?:the\s+back\s+of\s+)?(?:[\p{L}'’-]+\s+){0,2}$").expect("the cause pattern compiles")
+    Regex::new(r"(?i)\b(?:on(?:\s+the\s+back\s+of)?|over)\s+(?:[\p{L}'’-]+\s+){0,2}$")
+        .expect("the cause pattern compiles")
 });
 
-/// Whether the sentence up to a keyword puts it in a clause of cause or background.
-fn in_a_clause_of_cause(before: &str) -> bool {
-    SUBORDINATE.is_match(before) || ON_CAUSE.is_match(before)
+/// A verb of effect right after a keyword makes it the cause of what follows: "Zingers recall
+/// drags on Crunch Q3", "strike hits sales" (the news is what it acted on, when that is an event
+/// too; alone, the keyword is still the item's event).
+static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\s+(?:drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)\b",
+    )
+    .expect("the effect pattern compiles")
+});
+
+/// Whether the sentence up to a keyword, or the verb right after it, puts it in a clause of cause
+/// or background.
+fn in_a_clause_of_cause(before: &str, after: &str) -> bool {
+    SUBORDINATE.is_match(before) || ON_CAUSE.is_match(before) || CAUSES_WHAT_FOLLOWS.is_match(after)
 }
 
 /// The keyword of one row that reports an event in `text`: in the main clause if any, earliest.
@@ -1039,7 +1068,7 @@ fn row_matches<'a>(row: usize, compiled: &'a Compiled, text: &'a str, whole: &st
                 group: *group,
                 start: m.start(),
                 end: m.end(),
-                subordinate: in_a_clause_of_cause(&text[from..m.start()]),
+                subordinate: in_a_clause_of_cause(&text[from..m.start()], &text[m.end()..to]),
             })
         })
     })
@@ -1596,5 +1625,33 @@ mod tests {
         assert_eq!(category("Card range", "Acme has not withdrawn the cards from sale."), None, "negated");
         assert_eq!(category("Hiring", "Acme did not cut jobs this year."), None, "negated");
         assert_eq!(category("Acme has never been fined", ""), None, "negated");
+    }
+
+    /// Issue 57, the seventh held-out week's round: a cause before a verb of effect, a suit's
+    /// matter after "over", present-tense results, the administrators' appointment, going
+    /// private, a contract one is selected for, and regulators' notices, permits and inspections.
+    #[test]
+    fn a_cause_before_its_effect_a_suit_over_its_matter_and_regulators_notices() {
+        for (title, expected) in [
+            ("Zingers recall drags on Acme Q3", "financial_results"),
+            ("Walkout hits Acme plant", "operational_disruption"),
+            ("Acme's sales fall in third quarter", "financial_results"),
+            ("Acme Reports Third Quarter 2026 Results", "financial_results"),
+            ("Acme hit with class action over patient data breach", "legal"),
+            ("Patients sue Acme over hack of test results", "legal"),
+            ("Acme cuts over 500 jobs", "workforce_reduction"),
+            ("Acme plc - appointment of administrators", "insolvency"),
+            ("Ridgeline to take Acme private", "corporate_transaction"),
+            ("Acme goes private in $1.6B Ridgeline deal", "corporate_transaction"),
+            ("Acme selected for 25-year council contract", "funding_award"),
+            ("EA suspends permit for second line at Acme's plant", "regulatory"),
+            ("Acme care home placed in special measures", "regulatory"),
+            ("Inspectors halt admissions at Acme homes", "regulatory"),
+            ("Regulator orders incinerator line shut", "regulatory"),
+            ("Acme to shut Marsden weaving shed", "operational_disruption"),
+        ] {
+            assert_eq!(category(title, ""), Some(expected), "{title}");
+        }
+        assert_ne!(category("Sue Smith joins Acme board", ""), Some("legal"), "a name is no suit");
     }
 }

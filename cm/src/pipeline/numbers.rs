@@ -17,7 +17,7 @@ pub enum NumberKind {
 }
 
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$£€]\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|billion|m|mn|million|k|thousand)?\b").expect("money")
+    Regex::new(r"(?i)[$£€]\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|b|billion|m|mn|million|k|thousand)?\b").expect("money")
 });
 static PERCENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)").expect("percent"));
@@ -33,12 +33,31 @@ fn number(text: &str) -> Option<f64> {
     text.replace(',', "").parse().ok()
 }
 
+/// Money that measures no event: a price per share ("$18.50 a share", "shares jumped to $18.12")
+/// and the debt around a deal ("$1.6 billion including debt", "$950 million of new debt").
+static PER_SHARE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:in\s+cash\s+)?(?:a|per|for\s+each)\s+share|^\s*(?:of\s+(?:new\s+)?debt|including\s+debt)")
+        .expect("per share")
+});
+static SHARE_PRICE_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\b(?:shares?|stock)\b[^.;]{0,40}\b(?:to|at|from)\s*$").expect("share price"));
+
+/// Whether the money at [start, end) of `text` is a share's price or debt, not an event's measure.
+fn no_measure(text: &str, start: usize, end: usize) -> bool {
+    let before = &text[text[..start].char_indices().rev().nth(60).map_or(0, |(i, _)| i)..start];
+    PER_SHARE_AFTER.is_match(&text[end..]) || SHARE_PRICE_BEFORE.is_match(before)
+}
+
 /// The numbers `text` states, with their kinds.
 pub fn stated(text: &str) -> Vec<(NumberKind, f64)> {
     let mut out = Vec::new();
     for c in MONEY.captures_iter(text) {
+        let whole = c.get(0).expect("a match");
+        if no_measure(text, whole.start(), whole.end()) {
+            continue;
+        }
         let scale = match c.get(2).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
-            Some("bn" | "billion") => 1e9,
+            Some("bn" | "b" | "billion") => 1e9,
             Some("m" | "mn" | "million") => 1e6,
             Some("k" | "thousand") => 1e3,
             _ => 1.0,
@@ -79,10 +98,21 @@ pub fn measures(category: &str) -> &'static [NumberKind] {
     }
 }
 
-/// Whether two reports state numbers of one of `kinds` that differ by more than 25 %: for some
-/// such kind both state, no number of one is within 25 % of a number of the other.
-pub fn disagree(a: &[(NumberKind, f64)], b: &[(NumberKind, f64)], kinds: &[NumberKind]) -> bool {
-    let close = |x: f64, y: f64| (x - y).abs() <= 0.25 * x.abs().max(y.abs());
+/// How far apart two reports' measures of one event may be (a share of the larger): 25 %, but
+/// half for a deal, which outlets give as its equity value or as its enterprise value (debt
+/// included), commonly apart by that much.
+pub fn tolerance(category: &str) -> f64 {
+    if category == "corporate_transaction" {
+        0.5
+    } else {
+        0.25
+    }
+}
+
+/// Whether two reports state numbers of one of `kinds` that differ by more than `tolerance`: for
+/// some such kind both state, no number of one is within it of a number of the other.
+pub fn disagree(a: &[(NumberKind, f64)], b: &[(NumberKind, f64)], kinds: &[NumberKind], tolerance: f64) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= tolerance * x.abs().max(y.abs());
     a.iter().filter(|(kind, _)| kinds.contains(kind)).any(|(kind, _)| {
         let (of_a, of_b): (Vec<f64>, Vec<f64>) = (
             a.iter().filter(|(k, _)| k == kind).map(|(_, n)| *n).collect(),
@@ -112,14 +142,29 @@ mod tests {
     fn reports_disagree_only_on_a_kind_both_state() {
         let (a, b) = (stated("Acme to cut 200 jobs"), stated("Acme cuts 4,000 jobs worldwide"));
         let all = [NumberKind::Money, NumberKind::Percent, NumberKind::Jobs, NumberKind::Flights, NumberKind::Sites];
-        assert!(disagree(&a, &b, &all));
-        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("about 1,100 roles to go"), &all));
-        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("fined $2m"), &all), "different kinds");
-        assert!(!disagree(&stated("job cuts announced"), &stated("cuts 4,000 jobs"), &all), "one states none");
+        assert!(disagree(&a, &b, &all, 0.25));
+        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("about 1,100 roles to go"), &all, 0.25));
+        assert!(!disagree(&stated("cuts 1,000 jobs"), &stated("fined $2m"), &all, 0.25), "different kinds");
+        assert!(!disagree(&stated("job cuts announced"), &stated("cuts 4,000 jobs"), &all, 0.25), "one states none");
         // Only the kinds that measure the category's event count (issue 57).
         let (debt, owed) = (stated("files for bankruptcy with $780m of debt"), stated("owes Redfern $14m"));
-        assert!(!disagree(&debt, &owed, measures("insolvency")));
-        assert!(disagree(&stated("fined $2m"), &stated("fined $9m"), measures("regulatory")));
-        assert!(!disagree(&stated("profit £6.4m"), &stated("revenue £312m"), measures("financial_results")));
+        assert!(!disagree(&debt, &owed, measures("insolvency"), 0.25));
+        assert!(disagree(&stated("fined $2m"), &stated("fined $9m"), measures("regulatory"), 0.25));
+        assert!(!disagree(&stated("profit £6.4m"), &stated("revenue £312m"), measures("financial_results"), 0.25));
+        // A deal's equity and enterprise values are one deal; two deals far apart are two.
+        let deal = measures("corporate_transaction");
+        let tolerance = tolerance("corporate_transaction");
+        assert!(!disagree(&stated("a $1.1 billion buyout"), &stated("a $1.6B deal"), deal, tolerance));
+        assert!(disagree(&stated("buys unit for $50m"), &stated("sells arm for $400m"), deal, tolerance));
+    }
+
+    #[test]
+    fn share_prices_and_debt_are_no_measure() {
+        assert_eq!(stated("for $18.50 per share in cash, or about $310 million"), [(NumberKind::Money, 310e6)]);
+        assert!(stated("Shareholders get $27 a share").is_empty());
+        assert!(stated("Shares of Nickel jumped to $18.12 after the deal").is_empty());
+        assert!(stated("an enterprise value of $1.6 billion including debt").is_empty());
+        assert!(stated("financing the purchase with $950 million of new debt").is_empty());
+        assert_eq!(stated("Acme fined $262m"), [(NumberKind::Money, 262e6)], "money of its own");
     }
 }
