@@ -238,7 +238,8 @@ const ROWS: &[Row] = &[
                     "cease and desist",
                     "={suspends,suspended,suspending,revokes,revoked,revoking} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization}",
                     "{permit,licence,license} {suspension,revocation}",
-                    "={registration,registrations,licence,license,permit} * {suspended,revoked,cancelled,canceled}",
+                    "={registration,registrations,licence,license,permit} * {suspended,revoked,cancelled,canceled,curtailed,restricted}",
+                    "={curtails,curtailed,reduces,reduced,restricts,restricted} * {licence,license,permit,registration}",
                     "{suspension,enforcement,warning} {notice,notices}",
                     "special measures",
                     "={rated,rates} * inadequate",
@@ -325,6 +326,7 @@ const ROWS: &[Row] = &[
                     "={jobs,roles,positions,posts} * {eliminated,axed,gone}",
                     "{made,making} * redundant",
                     "redundancy",
+                    "={consultation,consulting,consult} with * {colleagues,staff,employees,workers}",
                     "furlough",
                     "downsizing",
                 ],
@@ -452,7 +454,9 @@ const ROWS: &[Row] = &[
                     "{cut,cuts,cutting,lower,slash} * {rating,ratings}",
                     "={cut,cuts,lowered,lowers,downgraded} to * {grade,junk}",
                     "={to,into} junk",
-                    "outlook to negative",
+                    "outlook *2 to negative",
+                    "creditwatch negative",
+                    "={turns,turned} negative on",
                     "{negative,downgrade} watch",
                     "watch negative",
                 ],
@@ -478,7 +482,9 @@ const ROWS: &[Row] = &[
                  to a grade on the agencies' scales; investment grade regained",
                 &[
                     "{raise,raising,lift,lifting} * {rating,ratings}",
-                    "outlook to positive",
+                    "outlook *2 to positive",
+                    "creditwatch positive",
+                    "={turns,turned} positive on",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 to #grade",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 {a,one,two,three} {notch,notches}",
                     "={regains,regained,wins back,won back,restored to,returns to,returned to} * investment grade",
@@ -573,7 +579,16 @@ const ROWS: &[Row] = &[
     Row {
         category: "leadership_change",
         groups: &[
-            group("leadership", SUPPLEMENT, &["resigns", "steps down", "appoints", "ousted"]),
+            group("leadership", SUPPLEMENT, &["resigns", "steps down", "ousted"]),
+            // An appointment is a leadership change when it is to the top (issue 57: "appointed a
+            // new engineering director", "appoints advisers" are not).
+            Group {
+                with: &[
+                    "chief", "ceo", "cfo", "coo", "chair", "chairman", "chairwoman", "president", "boss",
+                    "managing director", "finance director",
+                ],
+                ..group("leadership", SUPPLEMENT, &["appoints"])
+            },
             // The role alone is named in every story a chief executive speaks in (issue 57: an
             // interview, a results call): it reports a change only beside a word of one.
             Group {
@@ -978,6 +993,16 @@ static NOT_YET_OR_A_MULTIPLE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the schedule pattern compiles")
 });
 
+/// A yes/no question ("Is Gauge Models next to be snapped up?", "Could Acme cut jobs?"): a
+/// headline that asks reports nothing (a question about a real event opens with who, what or
+/// why: "Why did Acme cut 300 jobs?").
+static ASKS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^[\s'‘“\x22]*(?:is|are|was|were|will|could|can|should|would|does|do|did|has|have|might)\b[^?]*\?\s*$",
+    )
+    .expect("the question pattern compiles")
+});
+
 /// A negation right before a keyword: "Quill has not withdrawn the cards from sale", "did not
 /// cut jobs", "has never been fined", "nobody would be laid off" (up to "yet", "been" or "be"
 /// between).
@@ -1005,6 +1030,7 @@ fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> boo
     let recalled = category != "financial_results" && BACKGROUND.is_match(whole);
     let before = &text[from..start];
     !HEARSAY.is_match(whole)
+        && !ASKS.is_match(whole)
         && !NOT_YET_OR_A_MULTIPLE.is_match(whole)
         && !recalled
         && !speculates(before)
@@ -1037,10 +1063,10 @@ fn every_match(text: &str, whole: &str) -> Vec<Found> {
 
 /// The words that open a clause of cause or background, and the results reporter's phrases that
 /// name what hurt the figures ("profit slides, flags hit from plant shutdown", "hurt by", "weighed
-/// down by", "a quarter marked by the recall"; "hit by" alone is how the event itself is told,
+/// down by", "a quarter marked by the recall", "profits halved by"; "hit by" alone is how the event itself is told,
 /// "hit by a cyber attack").
 static SUBORDINATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|(?:squeezed|marked|blighted|overshadowed)\s+by)\b")
+    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|(?:squeezed|marked|blighted|overshadowed|halved|slashed|dented|eroded)\s+by)\b")
         .expect("the clause pattern compiles")
 });
 
@@ -1749,5 +1775,37 @@ mod tests {
         ] {
             assert_eq!(category(title, ""), Some(expected), "{title}");
         }
+    }
+
+    /// Issue 57, the ninth held-out week's round: a yes/no question reports nothing; profits
+    /// "halved by" a recall are results; a collective consultation is job cuts; outlooks revised
+    /// and CreditWatch; a licence curtailed.
+    #[test]
+    fn questions_consultations_outlooks_and_licences() {
+        assert_eq!(category("Is Gauge Models next to be snapped up?", ""), None, "a question");
+        assert_eq!(category("Could Acme cut jobs?", ""), None);
+        assert_eq!(category("Why did Acme cut 300 jobs?", ""), Some("workforce_reduction"), "about a real event");
+        assert_eq!(category("Acme cuts 300 jobs: what next for Leeds?", ""), Some("workforce_reduction"));
+        for (title, snippet, expected) in [
+            ("Cheese maker's profits halved by summer recall", "", "financial_results"),
+            (
+                "Proposal to consolidate milling",
+                "Acme has begun consultation with the 90 colleagues at its mill on a proposal to close the site.",
+                "workforce_reduction",
+            ),
+            ("Moody's affirms Acme's Ba2; outlook changed to negative", "", "credit_rating"),
+            ("Acme 'BB' Ratings Placed On CreditWatch Negative", "", "credit_rating"),
+            ("Moody's turns negative on Acme after deal", "", "credit_rating"),
+            ("Traffic commissioner reduced Acme's operator licence", "", "regulatory"),
+            ("Acme had its licence curtailed on Friday", "", "regulatory"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title}");
+        }
+        let c = classify("Acme 'BB' Ratings Placed On CreditWatch Negative", "").unwrap();
+        assert_eq!(c.direction, Direction::Negative);
+        // 4.8's "appoints" is a leadership change when the role is at the top.
+        assert_eq!(category("Acme appoints Jane Roe as chief financial officer", ""), Some("leadership_change"));
+        assert_eq!(category("Acme appointed a new finance director", ""), Some("leadership_change"));
+        assert_eq!(category("Decision", "We have appointed a new engineering director."), None);
     }
 }

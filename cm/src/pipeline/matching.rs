@@ -617,17 +617,12 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts, keywords: &[(Field, usize
     hits
 }
 
-/// What a company does when it is the one suing: "<name> sues", "<name> is suing", "<name> files
-/// suit/lawsuit against", "<name> takes … to court".
-const SUING: &[&[&str]] = &[
-    &["sues"],
-    &["is", "suing"],
-    &["files", "suit"],
-    &["files", "lawsuit"],
-    &["filed", "suit"],
-    &["filed", "a", "lawsuit"],
-    &["files", "a", "lawsuit"],
-];
+/// What a company does when it is the one suing: "<name> sues", "<name> is suing".
+const SUING: &[&[&str]] = &[&["sues"], &["is", "suing"]];
+/// Or it files one: "<name> files suit", "<name> filed a patent infringement lawsuit against" (the
+/// suit within four words of the verb).
+const FILES: &[&str] = &["files", "filed"];
+const SUITS: &[&str] = &["suit", "lawsuit", "claim", "complaint", "action"];
 
 impl Profile {
     /// Whether the item names the company as the one suing ("Acme sues Globex"): litigation it
@@ -636,7 +631,9 @@ impl Profile {
         [words(&item.title), words(&item.snippet)].iter().any(|text| {
             self.names.iter().flat_map(|n| &n.forms).any(|form| {
                 phrase_spans(form, text).iter().any(|&(_, end)| {
-                    SUING.iter().any(|verb| text.get(end..end + verb.len()).is_some_and(|next| next == *verb))
+                    let files = text.get(end).is_some_and(|w| FILES.contains(&w.as_str()))
+                        && text.iter().skip(end + 1).take(4).any(|w| SUITS.contains(&w.as_str()));
+                    files || SUING.iter().any(|verb| text.get(end..end + verb.len()).is_some_and(|next| next == *verb))
                 })
             })
         })
@@ -1148,6 +1145,9 @@ mod tests {
         assert!(p.is_plaintiff_in(&item("Patent fight", "Acme Robotics is suing Globex", "wire.example")));
         assert!(!p.is_plaintiff_in(&item("Globex sues Acme Robotics over patents", "", "wire.example")));
         assert!(!p.is_plaintiff_in(&item("Acme Robotics sued over patents", "", "wire.example")));
+        let filed = item("Acme Robotics files patent infringement lawsuit against Globex", "", "acme.example");
+        assert!(p.is_plaintiff_in(&filed), "the suit a few words after the verb");
+        assert!(!p.is_plaintiff_in(&item("Acme Robotics files for bankruptcy protection", "", "wire.example")));
     }
 
     #[test]
