@@ -226,13 +226,7 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                     && (at - w.event.occurred_at).abs() <= WINDOW_MS
                     && !w.evidence.iter().any(|e| {
                         reads.get(&e.evidence_id).is_some_and(|r| {
-                            let category = &w.event.category;
-                            numbers::disagree(
-                                &stated,
-                                &r.numbers,
-                                numbers::measures(category),
-                                numbers::tolerance(category),
-                            )
+                            numbers::disagree(&stated, &r.numbers, numbers::measures(&w.event.category))
                         })
                     });
                 if !open {
