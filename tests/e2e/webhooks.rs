@@ -162,8 +162,9 @@ async fn deliveries(app: &TestApp, key: &str, endpoint: &str) -> Vec<Value> {
     body["deliveries"].as_array().unwrap().clone()
 }
 
-/// Waits until the endpoint's newest delivery has `attempts` attempts recorded.
-async fn recorded(app: &TestApp, key: &str, endpoint: &str, attempts: usize) -> Value {
+/// Waits until the endpoint's newest delivery has `attempts` attempts recorded (a delivery is
+/// under its worker's lease, and not redelivered, until its attempt is).
+pub(crate) async fn recorded(app: &TestApp, key: &str, endpoint: &str, attempts: usize) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let newest = deliveries(app, key, endpoint).await.first().cloned().unwrap_or(Value::Null);
