@@ -1200,7 +1200,9 @@ fn by_whom(found: &Found, from: &str, after: &str, whole: &str) -> (usize, &'sta
     let index = |category| ROWS.iter().position(|r| r.category == category).expect("a row of the category");
     match (row.category, concept) {
         ("regulatory", "penalty") if SENTENCED_IN_COURT.is_match(whole) => (index("legal"), "criminal"),
-        ("legal", "litigation") if from.to_lowercase().starts_with("settl") && WITH_A_REGULATOR.is_match(after) => {
+        ("legal", "litigation")
+            if from.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("settl")) && WITH_A_REGULATOR.is_match(after) =>
+        {
             (index("regulatory"), "penalty")
         }
         _ => (found.row, concept),
