@@ -22,6 +22,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use super::words;
 use crate::records::{Channel, Direction, Magnitude};
 
 /// How a category's direction is decided.
@@ -160,7 +161,14 @@ const ROWS: &[Row] = &[
             group(
                 "default",
                 "credit-desk wording of a missed payment: the verb, then what was missed",
-                &["{missed,misses,skipped,skips} * {coupon,interest,debt,bond,loan} {payment,payments}"],
+                &[
+                    "{missed,misses,skipped,skips} * {coupon,interest,debt,bond,loan} {payment,payments}",
+                    "={misses,missed,missing,skips,skipped,skipping} *2 {payment,payments,coupon,coupons} on * {bond,bonds,notes,debt,loan,loans}",
+                    "={misses,missed,skips,skipped} *2 {payment,payments} to * {bondholders,noteholders,lenders,creditors,savers,investors}",
+                    "={didn't,did not,failed to,fails to,fail to} pay *4 {coupon,coupons,interest}",
+                    "{coupon,interest} payment * {has not been made,was not made,not made}",
+                    "={default,defaults,defaulting} on *3 {debt,bond,bonds,notes,loan,loans,borrowings}",
+                ],
             ),
         ],
         direction: DirectionRule::Fixed(Direction::Negative),
@@ -210,6 +218,8 @@ const ROWS: &[Row] = &[
                     "{faces,facing,faced} * {claim,claims,suit,suits,lawsuits}",
                     "={served,hit} with * {claim,lawsuit,suit,writ,proceedings}",
                     "={sue,sues,suing} * {over,for}",
+                    "={issues,issued,issuing,brings,brought,bringing,commences,commenced} *2 proceedings",
+                    "={takes,took,taking,taken,take} * to court",
                     "{copyright,trademark,patent} {claim,claims,lawsuit,suit,case}",
                 ],
             ),
@@ -236,15 +246,17 @@ const ROWS: &[Row] = &[
                     "reprimanded",
                     "{licence,license} {revoked,suspended}",
                     "cease and desist",
-                    "={suspends,suspended,suspending,revokes,revoked,revoking} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization}",
+                    "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,pulls,pulled} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization}",
                     "{permit,licence,license} {suspension,revocation}",
                     "={registration,registrations,licence,license,permit} * {suspended,revoked,cancelled,canceled,curtailed,restricted}",
                     "={curtails,curtailed,reduces,reduced,restricts,restricted} * {licence,license,permit,registration}",
+                    "={licence,license,permit} {cut,cuts,shortened,limited}",
                     "{suspension,enforcement,warning} {notice,notices}",
                     "special measures",
                     "={rated,rates} * inadequate",
                     "{restrict,halt,stop,suspend,ban} * admissions",
-                    "={orders,ordered} *3 {shut,closed,to close,to shut,to stop,to halt}",
+                    "={orders,ordered} *3 {shut,closed,to close,to shut,to stop,to halt,to fix,to repair,to remedy}",
+                    "={hit,served} with *3 {notice,notices}",
                 ],
             ),
             group(
@@ -281,6 +293,8 @@ const ROWS: &[Row] = &[
                     "={faces,facing,face} *2 {inquiry,investigation,probe,scrutiny}",
                     "={under} *2 {scrutiny,investigation}",
                     "={watchdog,regulator,regulators,authority,commission} {looks,looking,look} into",
+                    "={watchdog,watchdogs,regulator,regulators,authority,commission,agency,sec,ftc,cfpb,fca,cma,doj,epa,osha,fda} *1 {investigating,probing}",
+                    "civil investigative demand",
                 ],
             ),
         ],
@@ -318,12 +332,15 @@ const ROWS: &[Row] = &[
                  what is cut (jobs, roles, positions, posts, staff, the workforce), and the nouns \
                  and passives of body copy",
                 &[
-                    "{cut,cutting,axe,shed,shedding,slash,eliminate,trim,trimming,trimmed,scrap,scrapping,scrapped,reduce} * {job,jobs,roles,positions,posts,staff,workers,employees,workforce,headcount}",
-                    "{jobs,roles,positions,posts} * {at risk,to go,will go}",
+                    "{cut,cutting,axe,shed,shedding,slash,eliminate,trim,trimming,trimmed,scrap,scrapping,scrapped,reduce} * {job,jobs,roles,positions,posts,staff,workers,employees,workforce,headcount,crews}",
+                    "{jobs,roles,positions,posts} * {at risk,to go,will go,threatened}",
+                    "={crews,workers,staff,employees,installers,drivers} let go",
                     "job losses",
                     "{lose,losing} * jobs",
                     "={let go,lets go,letting go,to let go} * {workers,staff,employees,people}",
-                    "={jobs,roles,positions,posts} * {eliminated,axed,gone}",
+                    "={jobs,roles,positions,posts} * {eliminated,axed,gone,lost}",
+                    "={loss,losses} of *3 {jobs,positions,roles,posts}",
+                    "=warn {notice,notices,act}",
                     "{made,making} * redundant",
                     "redundancy",
                     "={consultation,consulting,consult} with * {colleagues,staff,employees,workers}",
@@ -367,9 +384,12 @@ const ROWS: &[Row] = &[
                     "={ferry,vessel,ship,tanker,barge} grounding",
                     "{supply,production,service,operational} {disruption,disruptions}",
                     "disrupted {flights,deliveries,production,services,operations,supplies,shipments,crossings,sailings}",
-                    "={cancels,cancelled,canceled,cancelling,canceling,cancel,scraps,scrapped,axes,axed} * {flights,services,sailings,trains,operations,surgeries,departures}",
+                    "={cancels,cancelled,canceled,cancelling,canceling,cancel,scraps,scrapped,axes,axed} * {flights,services,sailings,trains,operations,surgeries,departures,holidays,cruises}",
+                    "={suspends,suspended,suspending,halts,halted,halting} *2 {departures,movements,transport,collections,sailings,cruises,bookings}",
+                    "={suspension,halt} of *2 {production,operations,services,movements,departures,flights,sailings,deliveries,collections,transport}",
+                    "={stands down,stood down,standing down} * {lorries,trucks,vehicles,fleet,buses,trains,aircraft}",
                     "={flights,services,operations,sailings,trains,departures} {cancelled,canceled,grounded,suspended,halted}",
-                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests}",
+                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests,fleet}",
                     "{halt,halting,suspend,pause} work",
                     "{production,output,operations,harvesting,harvests} * {halted,suspended,paused,stopped,stays suspended,remains paused,remains suspended}",
                     "{ground,grounding} * {fleet,aircraft,jets,planes,flights}",
@@ -381,6 +401,10 @@ const ROWS: &[Row] = &[
                     "{oil,gas,chemical,toxic,fuel,chlorine,acid,diesel,petrol,sewage,slurry} {spill,leak,release,leaks,leaked}",
                     "{leak,spill} {halts,shuts,forces,closes}",
                     "derailment",
+                    "={warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works} *1 {flooded,under water}",
+                    "={flood,floods,flooding,floodwater,floodwaters} {hits,hit,swamps,swamped,damages,damaged,closes,closed,inundates,inundated} *3 {warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works}",
+                    "={paused,pauses,pausing,suspends,suspended,halts,halted} *4 {orders,dispatch,dispatches}",
+                    "={stop,stops,stopped,stopping} {dispatching,shipping,deliveries}",
                     "force majeure",
                 ],
             ),
@@ -413,6 +437,7 @@ const ROWS: &[Row] = &[
                     "{idle,mothball} * {plant,plants,line,lines,mill,mills,factory,factories,site,sites,furnace,furnaces,refinery,smelter,mine,fab}",
                     "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms,shed,sheds,works,fab,unit,units,line,lines,wards,pipeline,system}",
                     "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms}",
+                    "={closed,has closed,have closed} {its,their} *2 {plant,factory,mill,site,depot,warehouse,base,marina,yard,terminal,store,shop,branch,hotel,venue,centre,center,works}",
                 ],
             ),
             group(
@@ -426,6 +451,7 @@ const ROWS: &[Row] = &[
                 &[
                     "{workers,staff,employees,drivers,pilots,nurses,unions,union,dockers,miners,teamsters,members} * {strike,striking,walk out,walked out}",
                     "={walk,walks,walked,walking} off * job",
+                    "={strike,strikes,walkout,walkouts,stoppage} {halts,halted,shuts,shut,stops,stopped,closes,closed,disrupts,disrupted,cripples,idles,idled}",
                     "picket line",
                     "={striking} {workers,drivers,staff,employees,pilots,nurses,dockers,miners}",
                     "industrial action",
@@ -454,7 +480,8 @@ const ROWS: &[Row] = &[
                     "{cut,cuts,cutting,lower,slash} * {rating,ratings}",
                     "={cut,cuts,lowered,lowers,downgraded} to * {grade,junk}",
                     "={to,into} junk",
-                    "outlook *2 to negative",
+                    "outlook *4 to negative",
+                    "={fitch,moody's,s&p} *2 {cuts,cut,lowers,lowered} *4 outlook",
                     "creditwatch negative",
                     "={turns,turned} negative on",
                     "{negative,downgrade} watch",
@@ -482,7 +509,8 @@ const ROWS: &[Row] = &[
                  to a grade on the agencies' scales; investment grade regained",
                 &[
                     "{raise,raising,lift,lifting} * {rating,ratings}",
-                    "outlook *2 to positive",
+                    "outlook *4 to positive",
+                    "={fitch,moody's,s&p} *2 {raises,raised,lifts,lifted,improves,improved} *4 outlook",
                     "creditwatch positive",
                     "={turns,turned} positive on",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 to #grade",
@@ -620,6 +648,8 @@ const ROWS: &[Row] = &[
                     "interim {chief,boss,ceo,cfo,chair}",
                     "={handed,given,gets,lands,landed,takes,took,wins,won} * top job",
                     "={take,takes,taking,took} charge of",
+                    "={to be,will be,to become,will become} *1 {chief executive,ceo,cfo,chair,chairman,chairwoman,president,boss,finance chief,finance director,chief financial officer}",
+                    "={hands,handed,handing,hand,takes,took,taking,take} *2 reins",
                 ],
             ),
         ],
@@ -642,7 +672,9 @@ const ROWS: &[Row] = &[
                 "venture and grant reporting: money raised, secured or landed, the rounds",
                 &[
                     "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant}",
+                    "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing}",
                     "={seed,series d,series e} round",
+                    "={receive,receives,received,will receive} *3 {award,awards,grant,grants}",
                     "={leads,led,leading} * {investment,round,funding,financing}",
                     "={equity,venture,growth} investment",
                     "{venture,growth,equity} {funding,financing}",
@@ -654,7 +686,7 @@ const ROWS: &[Row] = &[
                 "procurement and order-book reporting: a contract, order or tender won, landed, \
                  secured or awarded; the agencies' and advisers' account, mandate or brief won",
                 &[
-                    "{win,won,winning,land,landed,landing,secure,secured,securing,bag,bagged,clinch,clinched,awarded,handed} * {contract,contracts,order,orders,tender,framework}",
+                    "{win,won,winning,land,landed,landing,secure,secured,securing,bag,bagged,clinch,clinched,awarded,handed} * {contract,contracts,order,orders,tender,framework,concession}",
                     "{contract,order,orders} {worth,valued}",
                     "={contract,order,tender} {win,wins}",
                     "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender} to",
@@ -668,6 +700,13 @@ const ROWS: &[Row] = &[
                     "={win,wins,won,winning,land,lands,landed,picks up,picked up,bag,bags,bagged} * {account,mandate,brief}",
                     "=agency of record",
                 ],
+            ),
+            // After the contract groups: a row's earliest keyword wins and the first group on a
+            // tie, so "lands $40m defence contract" stays a contract.
+            group(
+                "funding",
+                "venture reporting's money landed or secured, the amount right after the verb",
+                &["={lands,landed,secures,secured,bags,bagged,nets,netted} {$,£,€}"],
             ),
         ],
         direction: DirectionRule::Fixed(Direction::Positive),
@@ -807,10 +846,11 @@ enum Part {
 }
 
 /// `#grade`: a long-term grade as the agencies write it, case and all — Moody's Aaa … C with
-/// its 1-3 modifiers, S&P's and Fitch's AAA … D with + and − (single letters only with a
-/// modifier, so "cut to a minimum" is no grade).
+/// its 1-3 modifiers, S&P's and Fitch's AAA … D with + and − (single letters with a modifier,
+/// or B, C and D in capitals alone — never A, so "cut to a minimum" and a headline's "Cut To A
+/// Minimum" are no grade).
 const GRADE: &str =
-    r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3]|Ca|AAA|AA|BBB|BB|CCC|CC)[+\-]?|[ABC][+\-])";
+    r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3]|Ca|AAA|AA|BBB|BB|CCC|CC)[+\-]?|[ABC][+\-]|[BCD])";
 
 /// A keyword's parts: `{…}` may hold spaces (alternatives of several words).
 fn parts(keyword: &str) -> Vec<Part> {
@@ -993,6 +1033,15 @@ static NOT_YET_OR_A_MULTIPLE: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the schedule pattern compiles")
 });
 
+/// A headline that announces a diary or preview ("Week ahead: results diary", "Earnings
+/// calendar", "What to watch"): the item schedules what is to come, whatever its snippet lists.
+static SCHEDULE_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)^\W*(?:(?:the\s+)?week\s+ahead|(?:results|earnings|company|corporate|trading)\s+(?:diary|calendar|preview)|diary|calendar|preview|what\s+to\s+watch)\b",
+    )
+    .expect("the schedule headline pattern compiles")
+});
+
 /// A yes/no question ("Is Gauge Models next to be snapped up?", "Could Acme cut jobs?"): a
 /// headline that asks reports nothing (a question about a real event opens with who, what or
 /// why: "Why did Acme cut 300 jobs?").
@@ -1011,13 +1060,24 @@ static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the negation pattern compiles")
 });
 
+/// Who is "to buy" when it is not a buyer of a business: shoppers and fans able to buy a
+/// product ("fans will be able to buy Acme slices", "where to buy"), or one who only wants to.
+static SHOPPING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:able|unable|where|how|chance|rush(?:ed)?|queue[ds]?|queuing|flock(?:ed)?|wants?|wanted)\s+$")
+        .expect("the shopping pattern compiles")
+});
+
 /// The sentence of `text` around bytes [start, end): from after the last sentence end before
-/// it to the next after it.
+/// it to the next after it (a full stop before a lower-case word is none: "Acme Inc. has").
 fn sentence(text: &str, start: usize, end: usize) -> (usize, usize) {
-    let is_end = |w: &[u8]| matches!(w[0], b'.' | b'!' | b'?' | b';') && w[1].is_ascii_whitespace();
     let bytes = text.as_bytes();
-    let from = bytes[..start].windows(2).rposition(is_end).map_or(0, |i| i + 2);
-    let to = bytes[end..].windows(2).position(is_end).map_or(text.len(), |i| end + i + 1);
+    let is_end = |i: usize| {
+        matches!(bytes[i], b'.' | b'!' | b'?' | b';')
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_whitespace)
+            && (bytes[i] != b'.' || words::ends_a_sentence(&text[i + 1..]))
+    };
+    let from = (0..start.saturating_sub(1)).rev().find(|&i| is_end(i)).map_or(0, |i| i + 2);
+    let to = (end..text.len().saturating_sub(1)).find(|&i| is_end(i)).map_or(text.len(), |i| i + 1);
     (from, to)
 }
 
@@ -1036,6 +1096,7 @@ fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> boo
         && !speculates(before)
         && !DENIAL.is_match(before)
         && !NEGATED.is_match(before)
+        && !(text[start..end].get(..6).is_some_and(|k| k.eq_ignore_ascii_case("to buy")) && SHOPPING.is_match(before))
 }
 
 /// A found keyword: its row, group and where, and whether a clause of cause or background holds it.
@@ -1133,6 +1194,9 @@ static SOLICITATION: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The item's category by the lexicon, or `None` (the item is discarded).
 pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
+    if SCHEDULE_HEADLINE.is_match(title) {
+        return None;
+    }
     let whole = format!("{title}\n{snippet}");
     let (in_the_title, in_the_snippet) = (every_match(title, &whole), every_match(snippet, &whole));
     let (found, in_title) = match first_match(&in_the_title) {
@@ -1809,5 +1873,79 @@ mod tests {
         assert_eq!(category("Acme appoints Jane Roe as chief financial officer", ""), Some("leadership_change"));
         assert_eq!(category("Acme appointed a new finance director", ""), Some("leadership_change"));
         assert_eq!(category("Decision", "We have appointed a new engineering director."), None);
+    }
+
+    /// Issue 57's tenth to thirteenth held-out weeks: an agency lifting an outlook or cutting to
+    /// a bare grade; coupons missed; proceedings issued and a rival taken to court; a regulator
+    /// investigating, pulling a licence or ordering a fix; jobs lost or threatened, WARN notices;
+    /// departures suspended, fleets stood down, a strike halting output, floods, orders paused; a
+    /// base closed; credit facilities, concessions, money landed and grants received; a top role to be taken, the reins handed over. Shoppers able to buy, a company
+    /// investigating, shares that closed, a facility breached and diaries are no event.
+    #[test]
+    fn outlooks_coupons_proceedings_facilities_and_fleets() {
+        for (title, snippet, expected) in [
+            (
+                "Fitch lifts outlook on UK laundry group Acme",
+                "Fitch raised its outlook on Acme Services to positive, saying contracts made the group's earnings more predictable.",
+                "credit_rating",
+            ),
+            ("Acme lifts full-year outlook", "", "financial_results"),
+            ("Narrowboat Operator Acme Misses Payment on Retail Bonds", "", "insolvency"),
+            ("Notice to holders", "Acme plc announces that the interest payment due on 18 November 2026 has not been made.", "insolvency"),
+            ("Acme fails to pay investors", "Acme has missed a payment to the savers who lent it £26m.", "insolvency"),
+            ("Bond notice", "Acme didn't pay a £1.9 million coupon due Wednesday.", "insolvency"),
+            ("Gully & Gray takes Acme to court over bat design", "", "legal"),
+            ("Bat makers' battle", "Gully & Gray has issued proceedings in the court against Acme plc.", "legal"),
+            ("Federal regulator investigating Acme Mortgage", "", "regulatory"),
+            ("Acme discloses CFPB civil investigative demand", "", "regulatory"),
+            ("Aquarium's licence cut to one year", "", "regulatory"),
+            ("Acme to close Roseville plant; 120 jobs lost", "", "workforce_reduction"),
+            ("Acme to consolidate production", "It will close its Roseville plant with the loss of approximately 120 positions.", "workforce_reduction"),
+            ("WARN notice: Acme Inc., Roseville, OH - 120 employees", "", "workforce_reduction"),
+            ("Base update", "Acme Holidays has suspended all departures from its Foxton base.", "operational_disruption"),
+            ("Equine flu case halts Acme horsebox fleet", "", "operational_disruption"),
+            ("Acme stands down lorries pending flu tests", "", "operational_disruption"),
+            ("Statement: temporary suspension of horse movements from our yard", "", "operational_disruption"),
+            ("Acme has closed its Foxton hire base", "", "operational_disruption"),
+            ("Acme lands $60M credit facility", "", "funding_award"),
+            ("Acme agrees new £25m financing", "", "funding_award"),
+            ("Acme wins Grandstand concession", "", "funding_award"),
+            ("Beacon to buy Acme", "", "corporate_transaction"),
+            ("Acme closed its acquisition of Beacon", "", "corporate_transaction"),
+            ("Fitch Cuts Acme Removals to B After Profit Warning", "", "credit_rating"),
+            ("Strike halts production at Kansas City grill maker", "Workers walked off the job at Acme.", "operational_disruption"),
+            ("Moves: Roe to be finance chief at Acme Furniture", "", "leadership_change"),
+            ("Founder hands Acme reins to Okafor", "", "leadership_change"),
+            ("Acme cuts a third of its crews", "", "workforce_reduction"),
+            ("Union responds", "It will fight for every one of the 180 jobs threatened by the closures.", "workforce_reduction"),
+            ("Statement", "Acme acknowledges the Environment Agency's decision to suspend the abstraction licence.", "regulatory"),
+            ("EA pulls Acme licence in rare enforcement step", "", "regulatory"),
+            ("Acme Ice Makers ordered to fix ammonia leaks", "", "regulatory"),
+            ("Ice supplier Acme hit with Environment Agency notice", "", "regulatory"),
+            ("Acme Angling warehouse flooded as river bursts its banks", "", "operational_disruption"),
+            ("Acme orders delayed after flood hits Redditch depot", "", "operational_disruption"),
+            ("Customer update", "Following flooding at our centre, we have paused all web and trade orders.", "operational_disruption"),
+            ("Dance chain Acme lands $40M to open 60 more schools", "", "funding_award"),
+            ("Heat pump grants", "Five companies will receive awards, including $14.5 million to Acme.", "funding_award"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        for (title, snippet) in [
+            ("Acme Pizza coming to the ballpark", "Fans will be able to buy Acme slices next season."),
+            ("Acme shares closed 3% higher", ""),
+            ("Acme is investigating the complaint", ""),
+            ("Acme breached the terms of its credit facility", ""),
+            ("Acme says it has not missed a payment to bondholders", ""),
+            ("Week ahead: results diary", "Monday: Acme Removals (trading update), Beacon (interims)."),
+            ("Earnings calendar", "Acme reports third-quarter results on Tuesday."),
+            ("Acme cut to a minimum its use of plastic", ""),
+            ("Acme chief to be honoured at awards dinner", ""),
+            ("Acme lands in Paris for the show", ""),
+            ("Acme's new range flooded the market", ""),
+        ] {
+            assert_eq!(category(title, snippet), None, "{title} {snippet}");
+        }
+        let strike = classify("Strike halts production at Kansas City grill maker", "").unwrap();
+        assert_eq!(strike.concept, "strike", "the strike that halted output, as its other reports tell it");
     }
 }

@@ -619,10 +619,11 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts, keywords: &[(Field, usize
 
 /// What a company does when it is the one suing: "<name> sues", "<name> is suing".
 const SUING: &[&[&str]] = &[&["sues"], &["is", "suing"]];
-/// Or it files one: "<name> files suit", "<name> filed a patent infringement lawsuit against" (the
-/// suit within four words of the verb).
-const FILES: &[&str] = &["files", "filed"];
-const SUITS: &[&str] = &["suit", "lawsuit", "claim", "complaint", "action"];
+/// Or it files or brings one: "<name> files suit", "<name> filed a patent infringement lawsuit
+/// against", "<name> issued proceedings", "<name> takes Acme to court" (the suit within four
+/// words of the verb).
+const FILES: &[&str] = &["files", "filed", "issues", "issued", "brings", "brought", "takes", "took"];
+const SUITS: &[&str] = &["suit", "lawsuit", "claim", "complaint", "action", "proceedings", "court"];
 
 impl Profile {
     /// Whether the item names the company as the one suing ("Acme sues Globex"): litigation it
@@ -631,8 +632,11 @@ impl Profile {
         [words(&item.title), words(&item.snippet)].iter().any(|text| {
             self.names.iter().flat_map(|n| &n.forms).any(|form| {
                 phrase_spans(form, text).iter().any(|&(_, end)| {
-                    let files = text.get(end).is_some_and(|w| FILES.contains(&w.as_str()))
-                        && text.iter().skip(end + 1).take(4).any(|w| SUITS.contains(&w.as_str()));
+                    // "<name> has issued proceedings": the verb after its auxiliary.
+                    let verb =
+                        end + usize::from(text.get(end).is_some_and(|w| ["has", "have", "had"].contains(&w.as_str())));
+                    let files = text.get(verb).is_some_and(|w| FILES.contains(&w.as_str()))
+                        && text.iter().skip(verb + 1).take(4).any(|w| SUITS.contains(&w.as_str()));
                     files || SUING.iter().any(|verb| text.get(end..end + verb.len()).is_some_and(|next| next == *verb))
                 })
             })
@@ -1070,6 +1074,10 @@ mod tests {
         assert_eq!(at("Orders dry up", "Acme Robotics said Harbour Logistics would cut 300 jobs."), [1]);
         assert_eq!(at("Ratings agency downgrades Acme Robotics", "Harbour Logistics was unaffected."), [0]);
         assert_eq!(at("Acme Robotics and Harbour Logistics cut jobs", ""), [0, 1]);
+        // "Inc." ends no sentence before a lower-case word: the winner is still its subject.
+        let selected =
+            "Acme Robotics Inc. has been selected as the exclusive partner for Harbour Logistics' nine depots.";
+        assert_eq!(at("Acme Robotics named partner of Harbour Logistics", selected), [0]);
         let third = company(json!({"name": "Corvel Therapeutics", "domicileCountry": "US"}));
         let three = [Profile::of(&acme), Profile::of(&navy), Profile::of(&third)];
         assert_eq!(
@@ -1148,6 +1156,13 @@ mod tests {
         let filed = item("Acme Robotics files patent infringement lawsuit against Globex", "", "acme.example");
         assert!(p.is_plaintiff_in(&filed), "the suit a few words after the verb");
         assert!(!p.is_plaintiff_in(&item("Acme Robotics files for bankruptcy protection", "", "wire.example")));
+        assert!(p.is_plaintiff_in(&item("Acme Robotics takes Globex to court over design", "", "wire.example")));
+        assert!(p.is_plaintiff_in(&item(
+            "Bat battle",
+            "Acme Robotics has issued proceedings against Globex",
+            "wire.example"
+        )));
+        assert!(!p.is_plaintiff_in(&item("Globex takes Acme Robotics to court", "", "wire.example")));
     }
 
     #[test]

@@ -41,11 +41,22 @@ static PER_SHARE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 static SHARE_PRICE_BEFORE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:shares?|stock)\b[^.;]{0,40}\b(?:to|at|from)\s*$").expect("share price"));
+/// And what each of many gets: a payout per head ("£250 each", "$40 per customer", "you could be
+/// owed up to £4,000"), where the reports of a settlement or a fine measure its total.
+static PER_HEAD_AFTER: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:each|apiece|a\s+head|per\s+(?:person|customer|claimant|household|head|employee|worker|member|passenger|pupil|patient|policyholder|victim|buyer|owner))\b")
+        .expect("per head")
+});
+static OWED_BEFORE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bowed\s+(?:up\s+to\s+)?$").expect("owed"));
 
-/// Whether the money at [start, end) of `text` is a share's price or debt, not an event's measure.
+/// Whether the money at [start, end) of `text` is a share's price, debt or a payout per head,
+/// not an event's measure.
 fn no_measure(text: &str, start: usize, end: usize) -> bool {
     let before = &text[text[..start].char_indices().rev().nth(60).map_or(0, |(i, _)| i)..start];
-    PER_SHARE_AFTER.is_match(&text[end..]) || SHARE_PRICE_BEFORE.is_match(before)
+    PER_SHARE_AFTER.is_match(&text[end..])
+        || PER_HEAD_AFTER.is_match(&text[end..])
+        || SHARE_PRICE_BEFORE.is_match(before)
+        || OWED_BEFORE.is_match(before)
 }
 
 /// The numbers `text` states, with their kinds.
@@ -154,5 +165,19 @@ mod tests {
         assert!(stated("an enterprise value of $1.6 billion including debt").is_empty());
         assert!(stated("financing the purchase with $950 million of new debt").is_empty());
         assert_eq!(stated("Acme fined $262m"), [(NumberKind::Money, 262e6)], "money of its own");
+    }
+
+    /// Issue 57: what each claimant gets is no measure of the settlement all of them share.
+    #[test]
+    fn payouts_per_head_are_no_measure() {
+        assert!(stated("Bought a Robin shed? You could be owed up to £4,000").is_empty());
+        assert!(stated("Customers will get £250 each").is_empty());
+        assert!(stated("a refund of $40 per customer").is_empty());
+        assert_eq!(stated("300 buyers will share £1.2m"), [(NumberKind::Money, 1.2e6)]);
+        assert_eq!(
+            stated("Acme owes its lenders £26m"),
+            [(NumberKind::Money, 26e6)],
+            "a debt owed is money of its own"
+        );
     }
 }

@@ -22,7 +22,8 @@ pub struct Token {
     pub capitalised: bool,
     /// Written all in capitals (an acronym such as CEO, or shouting).
     pub upper: bool,
-    /// The first word of the text or of a sentence (after `.`, `!`, `?` or `:`).
+    /// The first word of the text or of a sentence (after `.`, `!`, `?` or `:`; not after a `.`
+    /// the next word follows in lower case, as after "Inc." or "approx.": see [`ends_a_sentence`]).
     pub sentence_start: bool,
     /// A comma stands between it and the word before.
     pub after_comma: bool,
@@ -33,7 +34,7 @@ pub fn tokens(text: &str) -> Vec<Token> {
     let folded: String = text.nfkc().collect::<String>().nfd().filter(|c| !is_combining_mark(*c)).collect();
     let mut out = Vec::new();
     // What separated the next word from the one before it.
-    let (mut sentence_start, mut after_comma) = (true, false);
+    let (mut sentence_start, mut after_comma, mut period) = (true, false, false);
     let push = |out: &mut Vec<Token>, written: &str, sentence_start: &mut bool, after_comma: &mut bool| {
         let letters = || written.chars().filter(|c| c.is_alphabetic());
         out.push(Token {
@@ -50,12 +51,16 @@ pub fn tokens(text: &str) -> Vec<Token> {
         let gap = rest.find(is_word_char).unwrap_or(rest.len());
         for c in rest[..gap].chars() {
             match c {
-                '.' | '!' | '?' | ':' => sentence_start = true,
+                '.' => period = true,
+                '!' | '?' | ':' => sentence_start = true,
                 ',' => after_comma = true,
                 _ => {}
             }
         }
         rest = &rest[gap..];
+        if std::mem::take(&mut period) && ends_a_sentence(rest) {
+            sentence_start = true;
+        }
         let len = rest.find(|c: char| !is_word_char(c)).unwrap_or(rest.len());
         let chunk: Vec<char> = rest[..len].chars().collect();
         rest = &rest[len..];
@@ -81,6 +86,13 @@ pub fn tokens(text: &str) -> Vec<Token> {
         }
     }
     out
+}
+
+/// Whether a full stop before `next` (the text after it and its spaces) ends a sentence: not
+/// when the next word is written in lower case, since sentences open with a capital or a figure
+/// and abbreviations do not ("Acme Inc. has been selected", "approx. 120 jobs" read on).
+pub fn ends_a_sentence(next: &str) -> bool {
+    !next.trim_start().chars().next().is_some_and(char::is_lowercase)
 }
 
 /// Where `phrase` (its words) occurs in `text` (its words) as whole words: spans [start, end).
@@ -328,6 +340,16 @@ mod tests {
         assert_eq!(phrase_spans(&w("Nestle"), &w("NESTLÉ profits fall")), [(0, 1)]);
         assert_eq!(w("ＡＢＣ Corp"), ["abc", "corp"], "NFKC: full-width letters");
         assert_eq!(w("cyber-attack"), ["cyber", "attack"], "hyphens separate");
+    }
+
+    #[test]
+    fn a_full_stop_before_a_lower_case_word_ends_no_sentence() {
+        let starts = |text: &str| -> Vec<String> {
+            tokens(text).into_iter().filter(|t| t.sentence_start).map(|t| t.word).collect()
+        };
+        assert_eq!(starts("Acme Pizza Inc. has been selected. It said so"), ["acme", "it"]);
+        assert_eq!(starts("Acme Inc. The company said: jobs go! Why?"), ["acme", "the", "jobs", "why"]);
+        assert_eq!(starts("Sales fell. 120 jobs go"), ["sales", "120"], "a figure opens a sentence");
     }
 
     #[test]
