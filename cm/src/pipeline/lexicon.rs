@@ -246,7 +246,8 @@ const ROWS: &[Row] = &[
                     "reprimanded",
                     "{licence,license} {revoked,suspended}",
                     "cease and desist",
-                    "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,pulls,pulled} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization}",
+                    "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,pulls,pulled,withdraws,withdrew,withdrawn} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization,approval,recognition,accreditation,certification}",
+                    "={loses,lost,losing} * {licence,license,permit,approval,accreditation,registration,certification}",
                     "{permit,licence,license} {suspension,revocation}",
                     "={registration,registrations,licence,license,permit} * {suspended,revoked,cancelled,canceled,curtailed,restricted}",
                     "={curtails,curtailed,reduces,reduced,restricts,restricted} * {licence,license,permit,registration}",
@@ -267,6 +268,9 @@ const ROWS: &[Row] = &[
                     "={cited,cites,cite} * for * {violation,violations,breach,breaches,failure,failures,failings,hazard,hazards}",
                     "={cited,cites} for",
                     "{serious,willful,wilful,repeat} {violation,violations}",
+                    "={osha,epa,fda,hse,sec,ftc,cfpb,fca,cma,feds,regulator,regulators,inspectors,watchdog} {cites,cited,penalizes,penalized,penalises,penalised,fines,fine}",
+                    "={cited,penalized,penalised,fined} by {osha,epa,the epa,fda,the fda,hse,the hse,regulators,the regulator,inspectors,the watchdog}",
+                    "penalties",
                     "{safety,osha,federal,state,environmental} {citation,citations}",
                 ],
             ),
@@ -391,6 +395,8 @@ const ROWS: &[Row] = &[
                     "={flights,services,operations,sailings,trains,departures} {cancelled,canceled,grounded,suspended,halted}",
                     "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests,fleet}",
                     "{halt,halting,suspend,pause} work",
+                    "={halts,halted,halting,suspends,suspended,stops,stopped} {weaving,brewing,baking,milling,printing,mining,drilling,manufacturing,bottling,processing,distilling}",
+                    "={weaving,brewing,baking,milling,printing,mining,drilling,manufacturing,bottling,processing,distilling} * {halted,suspended,stopped,has been suspended,has stopped}",
                     "{production,output,operations,harvesting,harvests} * {halted,suspended,paused,stopped,stays suspended,remains paused,remains suspended}",
                     "{ground,grounding} * {fleet,aircraft,jets,planes,flights}",
                     "{fleet,aircraft,jets,planes,flights} * grounded",
@@ -437,7 +443,9 @@ const ROWS: &[Row] = &[
                     "{idle,mothball} * {plant,plants,line,lines,mill,mills,factory,factories,site,sites,furnace,furnaces,refinery,smelter,mine,fab}",
                     "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms,shed,sheds,works,fab,unit,units,line,lines,wards,pipeline,system}",
                     "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms}",
-                    "={closed,has closed,have closed} {its,their} *2 {plant,factory,mill,site,depot,warehouse,base,marina,yard,terminal,store,shop,branch,hotel,venue,centre,center,works}",
+                    "={closed,has closed,have closed} {its,their} *2 {plant,factory,mill,site,depot,warehouse,base,marina,yard,terminal,store,shop,branch,hotel,venue,centre,center,works,theatre,theater,museum,school,arena}",
+                    "={closes,close,shuts,shut} * {venue,venues,theatre,theatres,theater,theaters,museum,museums,arena,hotel,hotels,school,schools}",
+                    "={plant,factory,mill,site,depot,warehouse,store,shop,branch,hotel,venue,theatre,theater,museum,school,arena} *2 {temporarily closed,closed by,shut over,shut after,shut by}",
                 ],
             ),
             group(
@@ -485,6 +493,8 @@ const ROWS: &[Row] = &[
                     "creditwatch negative",
                     "={turns,turned} negative on",
                     "{negative,downgrade} watch",
+                    "={rating,ratings} *3 {under review,on review,on watch}",
+                    "={places,placed,puts,put} * on review for {downgrade,possible downgrade}",
                     "watch negative",
                 ],
                 negative: true,
@@ -673,6 +683,9 @@ const ROWS: &[Row] = &[
                 &[
                     "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant}",
                     "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing}",
+                    "=revolving credit facility",
+                    "={refinances,refinanced}",
+                    "={prices,priced,pricing} * {term loan,notes,bonds,bond offering,notes offering}",
                     "={seed,series d,series e} round",
                     "={receive,receives,received,will receive} *3 {award,awards,grant,grants}",
                     "={leads,led,leading} * {investment,round,funding,financing}",
@@ -1124,10 +1137,10 @@ fn every_match(text: &str, whole: &str) -> Vec<Found> {
 
 /// The words that open a clause of cause or background, and the results reporter's phrases that
 /// name what hurt the figures ("profit slides, flags hit from plant shutdown", "hurt by", "weighed
-/// down by", "a quarter marked by the recall", "profits halved by"; "hit by" alone is how the event itself is told,
-/// "hit by a cyber attack").
+/// down by", "a quarter marked by the recall", "profits halved by", "a provision for the recall";
+/// "hit by" alone is how the event itself is told, "hit by a cyber attack").
 static SUBORDINATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|(?:squeezed|marked|blighted|overshadowed|halved|slashed|dented|eroded)\s+by)\b")
+    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|(?:squeezed|marked|blighted|overshadowed|halved|slashed|dented|eroded)\s+by|provisions?\s+for|charges?\s+for|costs?\s+of)\b")
         .expect("the clause pattern compiles")
 });
 
@@ -1142,10 +1155,11 @@ static ON_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A verb of effect right after a keyword (or its bill) makes it the cause of what follows:
 /// "Zingers recall drags on Crunch Q3", "strike hits sales", "hackers' bill dents half-year" (the news is what it acted on, when that is an event
-/// too; alone, the keyword is still the item's event).
+/// too; alone, the keyword is still the item's event); so does what it cost ("swings to a loss,
+/// flags recall costs", "a recall charge").
 static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?\s+(?:drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)\b",
+        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?\s+(?:drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)|\s+(?:costs?|charges?|provisions?|bills?|write-?downs?))\b",
     )
     .expect("the effect pattern compiles")
 });
@@ -1214,7 +1228,7 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     // The keyword's group (its direction, for a rating); who acts may move the item between the
     // court's row and the regulator's, whose directions are fixed.
     let group = &ROWS[found.row].groups[found.group];
-    let (row, concept) = by_whom(&found, &text[found.start..], &text[found.end..], &whole);
+    let (row, concept) = by_whom(&found, &text[..found.start], &text[found.start..], &text[found.end..], &whole);
     let row = &ROWS[row];
     if matches!(row.category, "legal" | "regulatory") && SOLICITATION.is_match(&format!("{title} {snippet}")) {
         return None;
@@ -1245,27 +1259,33 @@ static SENTENCED_IN_COURT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the court pattern compiles")
 });
 
-/// A regulator right after a settlement's keyword: "settles with the FTC", "to settle FTC claims".
+/// A regulator right after a settlement's keyword: "settles with the FTC", "to settle FTC claims",
+/// "a settlement with the Gambling Commission" (a named body of regulation, in capitals).
 static WITH_A_REGULATOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog)\b",
+        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman)))\b",
     )
     .expect("the regulator pattern compiles")
 });
+
+/// "a regulatory settlement": the settlement's kind, right before it.
+static REGULATORY_BEFORE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bregulatory\s+$").expect("the regulatory pattern compiles"));
 
 /// The row and concept of a keyword once who acts is read (issue 57): a fine the item says a
 /// court imposed ("sentenced at Crown Court after pleading guilty", "Judge fines Anvil") is a
 /// prosecution's, legal; a settlement with a regulator ("settles with the FTC", "to settle FTC
 /// claims") is the regulator's enforcement, regulatory. `from` is the text from the keyword on,
 /// `after` the text after it.
-fn by_whom(found: &Found, from: &str, after: &str, whole: &str) -> (usize, &'static str) {
+fn by_whom(found: &Found, before: &str, from: &str, after: &str, whole: &str) -> (usize, &'static str) {
     let row = &ROWS[found.row];
     let concept = row.groups[found.group].concept;
     let index = |category| ROWS.iter().position(|r| r.category == category).expect("a row of the category");
     match (row.category, concept) {
         ("regulatory", "penalty") if SENTENCED_IN_COURT.is_match(whole) => (index("legal"), "criminal"),
         ("legal", "litigation")
-            if from.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("settl")) && WITH_A_REGULATOR.is_match(after) =>
+            if from.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("settl"))
+                && (WITH_A_REGULATOR.is_match(after) || REGULATORY_BEFORE.is_match(before)) =>
         {
             (index("regulatory"), "penalty")
         }
@@ -1947,5 +1967,46 @@ mod tests {
         }
         let strike = classify("Strike halts production at Kansas City grill maker", "").unwrap();
         assert_eq!(strike.concept, "strike", "the strike that halted output, as its other reports tell it");
+    }
+
+    /// Issue 57's fourteenth and fifteenth held-out weeks: a settlement with a named regulator;
+    /// what a recall cost in a results story; approvals suspended or lost, agencies citing and
+    /// fining; ratings under review; venues shut; a process halted; debt refinanced or priced.
+    #[test]
+    fn settlements_costs_approvals_reviews_and_venues() {
+        for (title, snippet, expected) in [
+            (
+                "Regulatory settlement with the Gambling Commission",
+                "Acme confirms it has agreed a regulatory settlement with the Gambling Commission, including a financial penalty of £420,000.",
+                "regulatory",
+            ),
+            ("Acme settles with the Charity Commission", "", "regulatory"),
+            ("Acme settles class action with customers", "", "legal"),
+            ("UK outdoor gear maker Acme swings to first-half loss, flags recall costs", "", "financial_results"),
+            ("Coastguard agency suspends Acme's sailing school approval", "", "regulatory"),
+            ("Sailing school operator Acme loses coastguard approval at Cowes", "", "regulatory"),
+            ("OSHA cites Acme Rigging after worker's fall", "", "regulatory"),
+            ("Acme cited by OSHA after kitchen burn", "", "regulatory"),
+            ("Feds fine Acme $187K over boiling-water burns", "", "regulatory"),
+            ("OSHA proposes $162,000 in penalties against Pittsburgh contractor", "", "regulatory"),
+            ("Moody's puts Acme's rating under review", "", "credit_rating"),
+            ("Acme's credit rating on watch at Moody's", "", "credit_rating"),
+            ("Acme's Whitefriars puppet theatre shut over crumbling concrete", "", "operational_disruption"),
+            ("RAAC closes Acme's Norwich venue; Christmas show cancelled", "", "operational_disruption"),
+            ("Whitefriars theatre temporarily closed", "", "operational_disruption"),
+            ("Acme halts weaving after flood", "", "operational_disruption"),
+            ("New £60 million revolving credit facility", "", "funding_award"),
+            ("Acme refinances ahead of still house build", "", "funding_award"),
+            ("Acme Announces Pricing of $350 Million Term Loan B", "", "funding_award"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        for (title, snippet) in [
+            ("Acme's venue will close the festival with a gala", ""),
+            ("Acme cited by analysts as a top pick", ""),
+            ("Acme's shares closed higher", ""),
+        ] {
+            assert_eq!(category(title, snippet), None, "{title} {snippet}");
+        }
     }
 }

@@ -36,15 +36,18 @@ fn number(text: &str) -> Option<f64> {
 /// Money that measures no event: a price per share ("$18.50 a share", "shares jumped to $18.12")
 /// and the debt around a deal ("$1.6 billion including debt", "$950 million of new debt").
 static PER_SHARE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:in\s+cash\s+)?(?:a|per|for\s+each)\s+share|^\s*(?:of\s+(?:new\s+)?debt|including\s+debt)")
-        .expect("per share")
+    Regex::new(
+        r"(?i)^[\s-]*(?:in\s+cash\s+)?(?:a|per|for\s+each)[\s-]+share|^\s*(?:of\s+(?:new\s+)?debt|including\s+debt)",
+    )
+    .expect("per share")
 });
 static SHARE_PRICE_BEFORE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:shares?|stock)\b[^.;]{0,40}\b(?:to|at|from)\s*$").expect("share price"));
 /// And what each of many gets: a payout per head ("£250 each", "$40 per customer", "you could be
-/// owed up to £4,000"), where the reports of a settlement or a fine measure its total.
+/// owed up to £4,000"), where the reports of a settlement or a fine measure its total; and a
+/// regulator's redress beside its fine ("will also pay £11 million in redress").
 static PER_HEAD_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:each|apiece|a\s+head|per\s+(?:person|customer|claimant|household|head|employee|worker|member|passenger|pupil|patient|policyholder|victim|buyer|owner))\b")
+    Regex::new(r"(?i)^\s*(?:each|apiece|a\s+head|per\s+(?:person|customer|claimant|household|head|employee|worker|member|passenger|pupil|patient|policyholder|victim|buyer|owner)|in\s+redress)\b")
         .expect("per head")
 });
 static OWED_BEFORE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bowed\s+(?:up\s+to\s+)?$").expect("owed"));
@@ -161,6 +164,9 @@ mod tests {
     fn share_prices_and_debt_are_no_measure() {
         assert_eq!(stated("for $18.50 per share in cash, or about $310 million"), [(NumberKind::Money, 310e6)]);
         assert!(stated("Shareholders get $27 a share").is_empty());
+        assert!(stated("Lagoon Spas Soars 34% on $31.50-a-Share Takeover")
+            .iter()
+            .all(|(k, _)| *k != NumberKind::Money));
         assert!(stated("Shares of Nickel jumped to $18.12 after the deal").is_empty());
         assert!(stated("an enterprise value of $1.6 billion including debt").is_empty());
         assert!(stated("financing the purchase with $950 million of new debt").is_empty());
@@ -173,6 +179,7 @@ mod tests {
         assert!(stated("Bought a Robin shed? You could be owed up to £4,000").is_empty());
         assert!(stated("Customers will get £250 each").is_empty());
         assert!(stated("a refund of $40 per customer").is_empty());
+        assert!(stated("Selwyn will also pay £11 million in redress to investors").is_empty());
         assert_eq!(stated("300 buyers will share £1.2m"), [(NumberKind::Money, 1.2e6)]);
         assert_eq!(
             stated("Acme owes its lenders £26m"),

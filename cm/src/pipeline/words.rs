@@ -49,9 +49,12 @@ pub fn tokens(text: &str) -> Vec<Token> {
     let mut rest = folded.as_str();
     while !rest.is_empty() {
         let gap = rest.find(is_word_char).unwrap_or(rest.len());
-        for c in rest[..gap].chars() {
+        let mut chars = rest[..gap].chars().peekable();
+        while let Some(c) = chars.next() {
             match c {
-                '.' => period = true,
+                // A full stop ends a sentence before a space: not a decimal point ("23.5 mln"),
+                // nor the stops inside "U.S.".
+                '.' => period |= chars.peek().is_some_and(|n| n.is_whitespace() || "\"'’”)".contains(*n)),
                 '!' | '?' | ':' => sentence_start = true,
                 ',' => after_comma = true,
                 _ => {}
@@ -350,6 +353,9 @@ mod tests {
         assert_eq!(starts("Acme Pizza Inc. has been selected. It said so"), ["acme", "it"]);
         assert_eq!(starts("Acme Inc. The company said: jobs go! Why?"), ["acme", "the", "jobs", "why"]);
         assert_eq!(starts("Sales fell. 120 jobs go"), ["sales", "120"], "a figure opens a sentence");
+        assert_eq!(starts("Juniper agrees 23.5 mln pound deal for Honeycomb"), ["juniper"], "a decimal point");
+        assert_eq!(starts("U.S. regulators fined Acme"), ["u"], "an abbreviation's stops");
+        assert_eq!(starts("\"Acme cut jobs.\" Then it hired"), ["acme", "then"], "a stop inside a quote");
     }
 
     #[test]
