@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use super::{
     lexicon::{Classification, KeywordAt},
     words::{
-        contains_bounded, core_words, is_distinctive, name_forms, phrase_spans, short_form, tokens, words, Token,
-        LEGAL_FORMS,
+        contains_bounded, core_words, headline_cased, is_distinctive, name_forms, phrase_spans, short_form, tokens,
+        words, Token, LEGAL_FORMS,
     },
 };
 use crate::{
@@ -192,15 +192,6 @@ impl Texts {
             Field::Snippet => &self.snippet_tokens,
         }
     }
-}
-
-/// Whether most of a title's longer words (four letters or more, after the first word) are
-/// capitalised: a headline in title case, where capitals say nothing about names. (Not asked of
-/// a snippet: running text naming three brands in a row is not title case.)
-fn headline_cased(text: &[Token]) -> bool {
-    let long: Vec<&Token> =
-        text.iter().skip(1).filter(|t| t.word.chars().filter(|c| c.is_alphabetic()).count() >= 4).collect();
-    long.len() >= 2 && long.iter().filter(|t| t.capitalised).count() * 10 >= long.len() * 6
 }
 
 /// What a company does as the subject of business news, written right after its name: the
@@ -449,9 +440,14 @@ const THINGS_NAMED: &[&str] = &[
     "hamlet",
 ];
 
+/// The kinds of place a name is given to, written right after it ("Virginia's Tidewater region",
+/// "the Thames Valley"): a place, not the company.
+const PLACES_NAMED: &[&str] =
+    &["region", "area", "county", "valley", "coast", "district", "estuary", "peninsula", "basin"];
+
 /// Whether the words at `span` name something else than the company: written in lower case in
-/// text that has capitals (the common word, "low nimbus cloud"), or after the kind of thing they
-/// name ([`THINGS_NAMED`]).
+/// text that has capitals (the common word, "low nimbus cloud"), after the kind of thing they
+/// name ([`THINGS_NAMED`]), or before a kind of place ([`PLACES_NAMED`]).
 fn names_something_else(text: &[Token], span: (usize, usize), capitalised: bool) -> bool {
     // A domain or an address is written in lower case ("status.nimbus.example").
     const HOST_PARTS: &[&str] = &["com", "co", "net", "org", "io", "example", "uk", "www"];
@@ -459,7 +455,8 @@ fn names_something_else(text: &[Token], span: (usize, usize), capitalised: bool)
         || span.0.checked_sub(1).is_some_and(|i| HOST_PARTS.contains(&text[i].word.as_str()));
     let in_lower_case = capitalised && !text[span.0].capitalised && !in_a_host && text.iter().any(|t| t.capitalised);
     let after_a_thing = span.0.checked_sub(1).is_some_and(|i| THINGS_NAMED.contains(&text[i].word.as_str()));
-    in_lower_case || after_a_thing
+    let before_a_place = PLACES_NAMED.contains(&text.get(span.1).map_or("", |t| t.word.as_str()));
+    in_lower_case || after_a_thing || before_a_place
 }
 
 /// Nouns that, right before a name, give the company a part in another's event ("administrators
@@ -1109,6 +1106,7 @@ mod tests {
         assert_eq!(at("Nimbus outage takes apps offline", "Nimbus said power failed."), 1);
         assert_eq!(at("NIMBUS OUTAGE TAKES APPS OFFLINE", ""), 1, "capitals throughout say nothing");
         assert_eq!(at("Nimbus outage", "Updates at status.nimbus.example"), 1, "a host in lower case");
+        assert_eq!(at("Coastal flooding closes roads across Virginia's Nimbus region", ""), 0, "a place");
     }
 
     /// Issue 57: a company in a part of another's event (its adviser, administrator, auditor) is

@@ -91,6 +91,15 @@ pub fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
+/// Whether most of a title's longer words (four letters or more, after the first word) are
+/// capitalised: a headline in title case, where capitals say nothing about names. (Not asked of
+/// a snippet: running text naming three brands in a row is not title case.)
+pub fn headline_cased(text: &[Token]) -> bool {
+    let long: Vec<&Token> =
+        text.iter().skip(1).filter(|t| t.word.chars().filter(|c| c.is_alphabetic()).count() >= 4).collect();
+    long.len() >= 2 && long.iter().filter(|t| t.capitalised).count() * 10 >= long.len() * 6
+}
+
 /// Whether a full stop before `next` (the text after it and its spaces) ends a sentence: not
 /// when the next word is written in lower case, since sentences open with a capital or a figure
 /// and abbreviations do not ("Acme Inc. has been selected", "approx. 120 jobs" read on).
