@@ -334,7 +334,8 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
 
 /// Joins events the order of a scan's candidates left apart though the rules above join them:
 /// within 72 h, no number apart, and one category with a concept in common, or one happening in
-/// two (an outage, and the attack's event whose report names the outage: [`telling`]). Which
+/// two (an outage and the attack's event, named or not: `lexicon::one_happening_unnamed`; a
+/// closure and the job cuts whose report names it: [`telling`]). Which
 /// event a candidate joins depends on what came before it, so an outage's reports, then the
 /// attack's own, then one naming the attack behind the outage left two events of one attack
 /// (issue 57's tenth held-out corpus). Only an event this scan made, with no impact yet, is
@@ -348,11 +349,13 @@ fn join_events_left_apart(
     let concepts = |w: &Working| -> Vec<&'static str> {
         w.evidence.iter().filter_map(|e| reads.get(&e.evidence_id)?.concept).collect()
     };
-    // `x` tells a consequence (an outage) counted as `y`'s category, which `y`'s reports name.
+    // `x` tells a consequence (an outage) counted as `y`'s category, which `y`'s reports name
+    // (or need not: `lexicon::one_happening_unnamed`).
     let counted_in = |x: &Working, y: &Working| {
         concepts(x).into_iter().any(|c| {
             lexicon::counted_as(c) == Some(y.event.category.as_str())
-                && y.evidence.iter().any(|e| lexicon::reports_concept(&e.title, &e.excerpt, c))
+                && (lexicon::one_happening_unnamed(c)
+                    || y.evidence.iter().any(|e| lexicon::reports_concept(&e.title, &e.excerpt, c)))
         })
     };
     // The category `into` and `from` tell one happening in, if they do.
@@ -719,7 +722,7 @@ mod tests {
 
     /// Issue 57: an outage's reports, then the attack's own, then one that names the attack
     /// behind the outage: the outage's event becomes the attack's, and the attack's event its
-    /// reports began joins it — one event, whatever came first. Two attacks' reports whose
+    /// reports began joins it — one event, whatever came first, and without that report too. Two attacks' reports whose
     /// numbers are far apart stay two.
     #[tokio::test]
     async fn an_outage_counted_as_the_attack_behind_it_joins_the_attacks_own_event() {
@@ -759,6 +762,10 @@ mod tests {
             assert!(out.assessment_ready);
             assert_eq!(store.events_of("cm_company_X", NOW - 10 * 24 * HOUR).await.unwrap().len(), 1);
         }
+        // No report names both: an outage the days of an attack is still the attack's.
+        let unnamed = apply(Vec::new(), vec![outage.clone(), attack.clone()], &own(), NOW);
+        assert_eq!(unnamed.writes.len(), 1, "one event");
+        assert_eq!(unnamed.writes[0].event.category, "security_incident");
 
         let win = |host: &str, amount: &str, hours| {
             candidate(

@@ -493,7 +493,8 @@ fn in_a_role(text: &[Token], span: (usize, usize)) -> bool {
     let word = |i: usize| text.get(i).map_or("", |t| t.word.as_str());
     let before = |n: usize| span.0.checked_sub(n).map_or("", word);
     let next = word(span.1);
-    let role_before = ROLE_NOUNS.contains(&before(1))
+    let role_before = beside(text, span)
+        || ROLE_NOUNS.contains(&before(1))
         || (matches!(before(1), "from" | "at" | "by")
             && (ROLE_NOUNS.contains(&before(2)) || ROLE_VERBS.contains(&before(2))));
     let client = matches!(before(1), "of" | "to") && SERVICES_FOR.contains(&before(2));
@@ -503,6 +504,13 @@ fn in_a_role(text: &[Token], span: (usize, usize)) -> bool {
         || SERVICES_FOR.contains(&owned)
         || (matches!(next, "as" | "acting") && (1..=3).any(|n| ROLE_NOUNS.contains(&word(span.1 + n))));
     role_before || client || role_after
+}
+
+/// Whether the words at `span` name the company only to place another's event beside it ("next
+/// door to X", "near X", "opposite X"): a landmark, not the event's subject.
+fn beside(text: &[Token], span: (usize, usize)) -> bool {
+    let before = |n: usize| span.0.checked_sub(n).and_then(|i| text.get(i)).map_or("", |t| t.word.as_str());
+    matches!((before(2), before(1)), ("door" | "next", "to") | (_, "near" | "beside" | "opposite"))
 }
 
 /// Words that, after a negation, clear someone of a part in what a sentence reports ("did not
@@ -608,7 +616,18 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts, keywords: &[(Field, usize
                 && o.span.1 - o.span.0 > h.span.1 - h.span.0
         })
     };
-    if hits.names.iter().filter(|h| !inside_a_longer(h)).all(aside) && !hits.identifying() {
+    // Where the event's keyword is (the title or the snippet), the company named only as the
+    // landmark beside it ("Fire at print unit next door to X"): what the item reports happened
+    // to another, whatever the other field says of it ("X said its workshop was undamaged"). (A
+    // source or a role named there — "…, X said", "UK lender X" — is often the company's own
+    // event.)
+    let beside_where_the_event_is = keywords.first().is_some_and(|(field, _)| {
+        let there: Vec<&NameHit> = hits.names.iter().filter(|h| h.field == *field && !inside_a_longer(h)).collect();
+        !there.is_empty() && there.iter().all(|h| beside(texts.tokens(h.field), h.span))
+    });
+    if (hits.names.iter().filter(|h| !inside_a_longer(h)).all(aside) || beside_where_the_event_is)
+        && !hits.identifying()
+    {
         hits.names.clear();
     }
     hits
@@ -1107,6 +1126,15 @@ mod tests {
         assert_eq!(at("NIMBUS OUTAGE TAKES APPS OFFLINE", ""), 1, "capitals throughout say nothing");
         assert_eq!(at("Nimbus outage", "Updates at status.nimbus.example"), 1, "a host in lower case");
         assert_eq!(at("Coastal flooding closes roads across Virginia's Nimbus region", ""), 0, "a place");
+        assert_eq!(at("Fire at print unit next door to Nimbus repair centre", ""), 0, "a neighbour");
+        let fire = item(
+            "Fire at print works next door to Nimbus repair centre",
+            "Nimbus, which shares the yard, said its workshop was undamaged.",
+            "wire.example",
+        );
+        let class = crate::pipeline::lexicon::classify(&fire.title, &fire.snippet);
+        assert!(class.is_some());
+        assert!(attribute(&p, &fire, class.as_ref(), &[]).is_empty(), "named aside where the event is");
     }
 
     /// Issue 57: a company in a part of another's event (its adviser, administrator, auditor) is

@@ -17,7 +17,7 @@ pub enum NumberKind {
 }
 
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$£€]\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|b|billion|m|mn|million|k|thousand)?\b").expect("money")
+    Regex::new(r"(?i)[$£€]\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|bln|b|billion|m|mn|mln|million|k|thousand)?\b").expect("money")
 });
 static PERCENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)").expect("percent"));
@@ -71,8 +71,8 @@ pub fn stated(text: &str) -> Vec<(NumberKind, f64)> {
             continue;
         }
         let scale = match c.get(2).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
-            Some("bn" | "b" | "billion") => 1e9,
-            Some("m" | "mn" | "million") => 1e6,
+            Some("bn" | "bln" | "b" | "billion") => 1e9,
+            Some("m" | "mn" | "mln" | "million") => 1e6,
             Some("k" | "thousand") => 1e3,
             _ => 1.0,
         };
@@ -133,6 +133,7 @@ mod tests {
     fn numbers_are_read_with_their_kinds() {
         assert_eq!(stated("Acme fined $262m"), [(NumberKind::Money, 262e6)]);
         assert_eq!(stated("a £1.2bn deal"), [(NumberKind::Money, 1.2e9)]);
+        assert_eq!(stated("to buy Ledger Line for $410 mln"), [(NumberKind::Money, 410e6)], "a wire's mln");
         assert_eq!(stated("shares fell 12%"), [(NumberKind::Percent, 12.0)]);
         assert_eq!(stated("cuts 1,000 more jobs"), [(NumberKind::Jobs, 1000.0)]);
         assert_eq!(stated("announces 4,000 job cuts"), [(NumberKind::Jobs, 4000.0)]);
