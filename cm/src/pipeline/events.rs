@@ -722,8 +722,8 @@ mod tests {
 
     /// Issue 57: an outage's reports, then the attack's own, then one that names the attack
     /// behind the outage: the outage's event becomes the attack's, and the attack's event its
-    /// reports began joins it — one event, whatever came first, and without that report too. Two attacks' reports whose
-    /// numbers are far apart stay two.
+    /// reports began joins it — one event, whatever came first, and without that report too. Two
+    /// contracts' reports whose amounts are far apart stay two.
     #[tokio::test]
     async fn an_outage_counted_as_the_attack_behind_it_joins_the_attacks_own_event() {
         let at = |hours: i64| NOW - hours * HOUR;
