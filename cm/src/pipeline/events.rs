@@ -2,7 +2,7 @@
 //! ones, each touched event is weighed again, and its impact is admitted, corrected or left.
 //!
 //! Candidates of one company join an event when they share its category, lie within 72 h of it
-//! and either report the same lexicon concept as one of its items (two newsrooms rarely word one
+//! (or of its latest report, for an item that tells it only as a cause: a follow-up) and either report the same lexicon concept as one of its items (two newsrooms rarely word one
 //! event alike, but both name it) or, failing that, their content tokens have a Jaccard
 //! similarity ≥ 0.3 with one of its items'; an item stating a number of a kind one of the event's
 //! items also states, more than 25 % apart, never joins it. One happening told in two categories
@@ -223,7 +223,7 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                 // The cheap tests first: telling reads the event's items again across categories.
                 let open = w.event.state != EventState::Discarded
                     && w.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
-                    && (at - w.event.occurred_at).abs() <= WINDOW_MS
+                    && within_its_window(w, &c, at)
                     && !w.evidence.iter().any(|e| {
                         reads.get(&e.evidence_id).is_some_and(|r| {
                             numbers::disagree(&stated, &r.numbers, numbers::measures(&w.event.category))
@@ -330,6 +330,20 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
         })
         .collect();
     Outcome { writes, assessment_ready }
+}
+
+/// Whether a candidate published at `at` lies within event `w`'s window: 72 h of its time (4.8),
+/// or, for an item that tells the event only as the cause of what followed ("most lockers back
+/// online after ransomware attack"), 72 h of the event's latest report. A follow-up is told while
+/// the story runs, often days after the first report (issue 57's twenty-first held-out corpus
+/// published a ransomware attack twice); a new report of the event itself keeps 4.8's window,
+/// so two leadership changes a week apart stay two.
+fn within_its_window(w: &Working, c: &Candidate, at: i64) -> bool {
+    if (at - w.event.occurred_at).abs() <= WINDOW_MS {
+        return true;
+    }
+    let latest = w.evidence.iter().filter_map(|e| e.published_at).max().unwrap_or(w.event.occurred_at);
+    c.class.only_as_a_cause && at > w.event.occurred_at && at - latest <= WINDOW_MS
 }
 
 /// Joins events the order of a scan's candidates left apart though the rules above join them:
@@ -660,6 +674,56 @@ mod tests {
         );
         let apart = apply(Vec::new(), vec![small, big], &own(), NOW);
         assert_eq!(apart.writes.len(), 2, "200 and 4,000 jobs are two events");
+    }
+
+    /// Issue 57: a report that tells an attack only as the cause of what followed, days after the
+    /// first report but within 72 h of the latest, is a follow-up and joins the attack's event; a
+    /// new report of an attack itself that late is a new event (4.8's window from the event's time).
+    #[test]
+    fn a_follow_up_joins_a_running_story_and_a_late_new_report_stays_apart() {
+        let first = candidate(
+            "wire.example",
+            "Ashgrove Pharma hit by ransomware attack",
+            "The drugmaker took its ordering systems offline",
+            AuthorityTier::IndependentAuthoritative,
+            NOW - 100 * HOUR,
+        );
+        let running = candidate(
+            "trade.example",
+            "Ashgrove Pharma ransomware attack: orders still frozen",
+            "The drugmaker is restoring systems",
+            AuthorityTier::Ordinary,
+            NOW - 50 * HOUR,
+        );
+        let follow_up = candidate(
+            "courier.example",
+            "Most Ashgrove Pharma systems back online after ransomware attack",
+            "",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        assert!(follow_up.class.only_as_a_cause && !running.class.only_as_a_cause);
+        let joined = apply(Vec::new(), vec![first.clone(), running.clone(), follow_up], &own(), NOW);
+        assert_eq!(joined.writes.len(), 1, "the follow-up joins the running story");
+
+        let late = candidate(
+            "courier.example",
+            "Ashgrove Pharma hit by second ransomware attack",
+            "",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let apart = apply(Vec::new(), vec![first.clone(), running, late], &own(), NOW);
+        assert_eq!(apart.writes.len(), 2, "a late report of an attack itself is a new event");
+        let stale = candidate(
+            "courier.example",
+            "Ashgrove Pharma systems back online after ransomware attack",
+            "",
+            AuthorityTier::Ordinary,
+            NOW - HOUR,
+        );
+        let quiet_since = apply(Vec::new(), vec![first, stale], &own(), NOW);
+        assert_eq!(quiet_since.writes.len(), 2, "a story with no report for 99 h is not running");
     }
 
     /// Issue 57: one closure, told by some outlets in jobs (workforce_reduction) and by others as

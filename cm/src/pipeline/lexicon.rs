@@ -297,7 +297,8 @@ const ROWS: &[Row] = &[
             group(
                 "investigation",
                 "regulators' and prosecutors' inquiries as the press reports them: an inquiry \
-                 faced, a company under scrutiny, a watchdog looking into it",
+                 faced, a company under scrutiny, a watchdog looking into it or to investigate it, \
+                 a company investigated by one",
                 &[
                     "inquiry into",
                     "{opens,opened,launches,launched} * inquiry",
@@ -305,7 +306,8 @@ const ROWS: &[Row] = &[
                     "={faces,facing,face} *2 {inquiry,investigation,probe,scrutiny}",
                     "={under} *2 {scrutiny,investigation}",
                     "={watchdog,regulator,regulators,authority,commission} {looks,looking,look} into",
-                    "={watchdog,watchdogs,regulator,regulators,authority,commission,agency,sec,ftc,cfpb,fca,cma,doj,epa,osha,fda} *1 {investigating,probing}",
+                    "={watchdog,watchdogs,regulator,regulators,authority,commission,commissioner,agency,sec,ftc,cfpb,fca,cma,doj,epa,osha,fda,ico} *1 {investigating,probing,investigates,to investigate,to probe}",
+                    "={investigated,probed} by *3 {watchdog,regulator,regulators,authority,commission,commissioner,agency,sec,ftc,cfpb,fca,cma,doj,epa,osha,fda,ico}",
                     "civil investigative demand",
                 ],
             ),
@@ -814,6 +816,9 @@ pub struct Classification {
     /// snippet): a name that heads one is written as a company's, whichever decided the category
     /// ("Rowan to shut 85 pharmacies with 520 jobs at risk" is job cuts headed by the closure).
     pub also_at: Vec<KeywordAt>,
+    /// The item tells its event only in a clause of cause or background ("lockers back online
+    /// after ransomware attack"): a follow-up of a happening, not a report of a new one.
+    pub only_as_a_cause: bool,
 }
 
 /// The regular inflections of a keyword's word: the word with -s, -es, -ed, -ing, and, for a
@@ -1306,6 +1311,7 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         magnitude,
         at: Some(at),
         also_at,
+        only_as_a_cause: found.subordinate,
     })
 }
 
@@ -1469,6 +1475,7 @@ pub fn defaults(category: &str) -> Option<Classification> {
         magnitude: row.magnitude,
         at: None,
         also_at: Vec::new(),
+        only_as_a_cause: false,
     })
 }
 
@@ -1985,6 +1992,8 @@ mod tests {
             ("Gully & Gray takes Acme to court over bat design", "", "legal"),
             ("Bat makers' battle", "Gully & Gray has issued proceedings in the court against Acme plc.", "legal"),
             ("Federal regulator investigating Acme Mortgage", "", "regulatory"),
+            ("Data watchdog to investigate Leeds locker firm", "", "regulatory"),
+            ("Lockers", "Acme will be investigated by the Information Commissioner after last week's cyber attack.", "regulatory"),
             ("Acme discloses CFPB civil investigative demand", "", "regulatory"),
             ("Aquarium's licence cut to one year", "", "regulatory"),
             ("Acme to close Roseville plant; 120 jobs lost", "", "workforce_reduction"),
@@ -2022,6 +2031,8 @@ mod tests {
             ("Acme Pizza coming to the ballpark", "Fans will be able to buy Acme slices next season."),
             ("Acme shares closed 3% higher", ""),
             ("Acme is investigating the complaint", ""),
+            ("Acme investigated by its own auditors", ""),
+            ("Acme says the regulator investigated and closed the matter in 2019", ""),
             ("Acme breached the terms of its credit facility", ""),
             ("Acme says it has not missed a payment to bondholders", ""),
             ("Week ahead: results diary", "Monday: Acme Removals (trading update), Beacon (interims)."),
