@@ -681,24 +681,16 @@ const AWARDING: &[&str] = &[
 /// unless a name follows them ("the Navy awarded Acme a contract").
 const AWARDED: &[&str] = &["awarded", "selected", "chosen", "tapped"];
 
-/// Which of two or more companies named in an item the event its keyword reports is about,
-/// decided from the keyword's sentence (issue 57): each side of a deal; a contract's winner,
-/// not its customer; else the company the sentence is about — the subject named nearest before
-/// the keyword (with any named beside it: "Acme and Beacon cut jobs"), or, with none before, the
-/// object nearest after it ("Moody's downgrades Acme", "layoffs at Acme"). Returns the owners and
-/// every company the sentence names; `None`: it names none of them or three and more (a list, as
-/// market wraps write), and structure decides nothing.
-fn owners(
+/// Each company's names in the sentence of the keyword at word `k0` of `field` (not over it).
+fn placed_in_sentence(
     found: &[(usize, Hits)],
     texts: &Texts,
-    class: &Classification,
     (field, k0): (Field, usize),
-) -> Option<(BTreeSet<usize>, BTreeSet<usize>)> {
+) -> Vec<(usize, Vec<(usize, usize)>)> {
     let tokens = texts.tokens(field);
     let start = (0..=k0.min(tokens.len().saturating_sub(1))).rev().find(|&i| tokens[i].sentence_start).unwrap_or(0);
     let end = (k0 + 1..tokens.len()).find(|&i| tokens[i].sentence_start).unwrap_or(tokens.len());
-    // Each company's hits in the sentence.
-    let placed: Vec<(usize, Vec<(usize, usize)>)> = found
+    found
         .iter()
         .map(|(i, h)| {
             let spans = h
@@ -710,7 +702,24 @@ fn owners(
                 .collect();
             (*i, spans)
         })
-        .collect();
+        .collect()
+}
+
+/// Which of two or more companies named in an item the event its keyword reports is about,
+/// decided from the keyword's sentence (issue 57): each side of a deal; a contract's winner,
+/// not its customer; else the company the sentence is about — the subject named nearest before
+/// the keyword (with any named beside it: "Acme and Beacon cut jobs"), or, with none before, the
+/// object nearest after it ("Moody's downgrades Acme", "layoffs at Acme"). `placed` is
+/// [`placed_in_sentence`]. Returns the owners and every company the sentence names; `None`: it
+/// names none of them or three and more (a list, as market wraps write), and structure decides
+/// nothing.
+fn owners(
+    placed: &[(usize, Vec<(usize, usize)>)],
+    texts: &Texts,
+    at: KeywordAt,
+    (field, k0): (Field, usize),
+) -> Option<(BTreeSet<usize>, BTreeSet<usize>)> {
+    let tokens = texts.tokens(field);
     let named: BTreeSet<usize> = placed.iter().filter(|(_, spans)| !spans.is_empty()).map(|(i, _)| *i).collect();
     // None of them, or a list of three or more (a market wrap, a sector round-up): structure
     // does not say whose event it is.
@@ -725,22 +734,25 @@ fn owners(
         .iter()
         .filter_map(|(i, spans)| spans.iter().filter(|s| s.0 > k0).map(|s| (s.0 - k0 - 1, *i, *s)).min())
         .min();
-    if class.category == "corporate_transaction" {
+    if at.category == "corporate_transaction" {
         return Some((named.clone(), named));
     }
     let first_word = tokens.get(k0).map_or("", |t| t.word.as_str());
     let named_right_after = nearest_after.is_some_and(|(d, _, _)| d == 0);
-    // "X awards a contract to Acme", "X awarded Acme a contract": the winner follows; "X sued
-    // Acme": the defendant follows ("Acme sued by X", "Acme sued over patents": it precedes).
-    let gives_away = class.concept == "contract"
-        && (AWARDING.contains(&first_word) || (AWARDED.contains(&first_word) && named_right_after));
-    let sues_the_next = class.category == "legal" && first_word == "sued" && named_right_after;
+    let after_an_auxiliary = k0 > 0 && ["has", "have", "had"].contains(&tokens[k0 - 1].word.as_str());
+    // "X awards a contract to Acme", "X awarded Acme a contract", "X has awarded the contract to
+    // Acme": the winner follows; "X sued Acme": the defendant follows ("Acme sued by X", "Acme
+    // sued over patents": it precedes).
+    let gives_away = at.concept == "contract"
+        && (AWARDING.contains(&first_word)
+            || (AWARDED.contains(&first_word) && (named_right_after || after_an_auxiliary)));
+    let sues_the_next = at.category == "legal" && first_word == "sued" && named_right_after;
     let object_owns = gives_away || sues_the_next;
     let chosen = if object_owns { nearest_after.or(nearest_before) } else { nearest_before.or(nearest_after) };
     let (_, owner, span) = chosen?;
     let mut owners = BTreeSet::from([owner]);
     // Named beside the owner ("Acme and Beacon cut jobs", "Acme, Beacon cut jobs"): subjects too.
-    for (i, spans) in &placed {
+    for (i, spans) in placed {
         let beside = spans.iter().any(|s| {
             let between = if s.1 <= span.0 {
                 s.1..span.0
@@ -777,10 +789,10 @@ pub fn attribute(
     authoritative: &[String],
 ) -> Vec<Attribution> {
     let texts = Texts::of(item);
-    let keyword = class.and_then(|c| keyword_word(item, c.at?));
+    let keyword = class.and_then(|c| Some((c.at?, keyword_word(item, c.at?)?)));
     // The keywords a name may head: the event's, and any other the item reports an event by.
     let others = class.into_iter().flat_map(|c| c.also_at.iter().filter_map(|at| keyword_word(item, *at)));
-    let keywords: Vec<(Field, usize)> = keyword.into_iter().chain(others).collect();
+    let keywords: Vec<(Field, usize)> = keyword.map(|(_, k)| k).into_iter().chain(others).collect();
     let mut found: Vec<(usize, Hits)> = profiles
         .iter()
         .enumerate()
@@ -814,7 +826,22 @@ pub fn attribute(
         // Still two or more: the keyword's sentence decides whose event it is; where it names
         // none of them, a company matched on names alone is dropped.
         if found.len() >= 2 {
-            match class.zip(keyword).and_then(|(c, k)| owners(&found, &texts, c, k)) {
+            // The keyword whose sentence decides: the event's, or where that sentence names none of
+            // them ("Contract awarded for Northern Isles cable"), the item's next keyword of its
+            // category whose sentence names one ("Thistle Fibre has awarded the contract … to
+            // Mariner Cable").
+            let of_its_category = class.into_iter().flat_map(|c| {
+                c.also_at
+                    .iter()
+                    .filter(move |a| a.category == c.category)
+                    .filter_map(|a| Some((*a, keyword_word(item, *a)?)))
+            });
+            let deciding = keyword
+                .into_iter()
+                .chain(of_its_category)
+                .map(|(at, k)| (at, k, placed_in_sentence(&found, &texts, k)))
+                .find(|(_, _, placed)| placed.iter().any(|(_, spans)| !spans.is_empty()));
+            match deciding.and_then(|(at, k, placed)| owners(&placed, &texts, at, k)) {
                 // A company identified by more than names (its own site, its domain) and not
                 // named in the keyword's sentence stays: structure says nothing against it.
                 Some((owners, placed)) => {
@@ -1074,8 +1101,9 @@ mod tests {
     }
 
     /// Issue 57: the keyword's sentence decides whose event it is when an item names two
-    /// companies: the contract's winner, not its customer; the subject nearest before the
-    /// keyword, or the object after it; each named beside the subject.
+    /// companies: the contract's winner, not its customer (also when only the snippet's sentence
+    /// names them); the subject nearest before the keyword, or the object after it; each named
+    /// beside the subject.
     #[test]
     fn the_keywords_sentence_decides_between_companies() {
         let acme = company(json!({"name": "Acme Robotics", "domicileCountry": "US"}));
@@ -1086,6 +1114,12 @@ mod tests {
         assert_eq!(at("Harbour Logistics awards $40m contract to Acme Robotics", ""), [0]);
         assert_eq!(at("Harbour Logistics awarded Acme Robotics a $40m contract", ""), [0]);
         assert_eq!(at("Acme Robotics awarded $40m Harbour Logistics contract", ""), [0]);
+        assert_eq!(at("Acme Robotics has been awarded a $40m contract by Harbour Logistics", ""), [0]);
+        // A headline naming neither: the snippet's sentence of the contract decides.
+        let awarded = "Harbour Logistics has awarded the contract for its depots to Acme Robotics after a tender.";
+        assert_eq!(at("Contract worth $40m awarded for depot robots", awarded), [0]);
+        let won = "Acme Robotics has won the contract for Harbour Logistics' depots.";
+        assert_eq!(at("Contract worth $40m awarded for depot robots", won), [0]);
         assert_eq!(at("Harbour Logistics to cut 300 jobs as Acme Robotics orders dry up", ""), [1]);
         assert_eq!(at("Orders dry up", "Acme Robotics said Harbour Logistics would cut 300 jobs."), [1]);
         assert_eq!(at("Ratings agency downgrades Acme Robotics", "Harbour Logistics was unaffected."), [0]);
