@@ -169,13 +169,15 @@ fn tokens_of(e: &Evidence, own: &BTreeSet<String>) -> BTreeSet<String> {
 /// it reports (stored items are classified again: their words are stored, their concept is not)
 /// and the numbers it states.
 struct Read {
-    concept: Option<&'static str>,
+    /// The concepts the item reports in its category ([`Classification::concepts`]).
+    concepts: Vec<&'static str>,
     numbers: Vec<(numbers::NumberKind, f64)>,
 }
 
 fn read(e: &Evidence) -> Read {
-    let concept = filings::classify_evidence(e.provider, &e.title, &e.excerpt).map(|c| c.concept);
-    Read { concept, numbers: numbers::stated(&text_of(e)) }
+    let class = filings::classify_evidence(e.provider, &e.title, &e.excerpt);
+    let concepts = class.map(|c| c.concepts().collect()).unwrap_or_default();
+    Read { concepts, numbers: numbers::stated(&text_of(e)) }
 }
 
 fn changed_by_a_step(a: f64, b: f64) -> bool {
@@ -238,10 +240,9 @@ pub fn apply(stored: Vec<StoredEvent>, candidates: Vec<Candidate>, own: &BTreeSe
                 let w = &working[i];
                 let same_concept = telling != Telling::Alike
                     || w.evidence.iter().any(|e| {
-                        reads
-                            .get(&e.evidence_id)
-                            .and_then(|r| r.concept)
-                            .is_some_and(|concept| lexicon::one_kind_of_event(concept, c.class.concept))
+                        reads.get(&e.evidence_id).is_some_and(|r| {
+                            r.concepts.iter().any(|x| c.class.concepts().any(|y| lexicon::one_kind_of_event(x, y)))
+                        })
                     });
                 let similarity = w.evidence.iter().map(|e| jaccard(&tokens, &tokens_of(e, own))).fold(0.0, f64::max);
                 (i, telling, same_concept, similarity)
@@ -361,30 +362,44 @@ fn join_events_left_apart(
     joined: &mut BTreeSet<usize>,
 ) {
     let concepts = |w: &Working| -> Vec<&'static str> {
-        w.evidence.iter().filter_map(|e| reads.get(&e.evidence_id)?.concept).collect()
+        w.evidence.iter().filter_map(|e| reads.get(&e.evidence_id)).flat_map(|r| r.concepts.iter().copied()).collect()
     };
     // `x` tells a consequence (an outage) counted as `y`'s category, which `y`'s reports name
-    // (or need not: `lexicon::one_happening_unnamed`).
-    let counted_in = |x: &Working, y: &Working| {
+    // (`named`), or need not (`lexicon::one_happening_unnamed`).
+    let counted_in = |x: &Working, y: &Working, named: bool| {
         concepts(x).into_iter().any(|c| {
             lexicon::counted_as(c) == Some(y.event.category.as_str())
-                && (lexicon::one_happening_unnamed(c)
+                && ((!named && lexicon::one_happening_unnamed(c))
                     || y.evidence.iter().any(|e| lexicon::reports_concept(&e.title, &e.excerpt, c)))
         })
+    };
+    // The nearest two reports of two events, apart (in ms).
+    let nearest = |x: &Working, y: &Working| {
+        let times = |w: &Working| w.evidence.iter().filter_map(|e| e.published_at).collect::<Vec<_>>();
+        let (xs, ys) = (times(x), times(y));
+        xs.iter().flat_map(|a| ys.iter().map(move |b| (a - b).abs())).min().unwrap_or(i64::MAX)
     };
     // The category `into` and `from` tell one happening in, if they do.
     let one_happening = |into: &Working, from: &Working| -> Option<String> {
         let open = into.event.state != EventState::Discarded
-            && into.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted)
-            && (into.event.occurred_at - from.event.occurred_at).abs() <= WINDOW_MS;
+            && into.impact.as_ref().is_none_or(|i| i.lifecycle != ImpactLifecycle::Retracted);
         if !open {
             return None;
         }
-        let alike = into.event.category == from.event.category
+        let within = (into.event.occurred_at - from.event.occurred_at).abs() <= WINDOW_MS;
+        let alike = within
+            && into.event.category == from.event.category
             && concepts(into).iter().any(|x| concepts(from).iter().any(|y| lexicon::one_kind_of_event(x, y)));
-        let category = if alike || counted_in(from, into) {
+        // One happening in two categories, when a report of the one names the other, is told
+        // while it runs: its two stories' nearest reports within 72 h will do (an outage's
+        // earliest report may be a passing mention days before the attack's reports). Unnamed,
+        // 4.8's window from the events' times.
+        let near = nearest(into, from) <= WINDOW_MS;
+        let counted =
+            |x: &Working, y: &Working| (within && counted_in(x, y, false)) || (near && counted_in(x, y, true));
+        let category = if alike || counted(from, into) {
             into.event.category.clone()
-        } else if counted_in(into, from) && into.impact.is_none() {
+        } else if counted(into, from) && into.impact.is_none() {
             from.event.category.clone()
         } else {
             return None;
@@ -454,7 +469,12 @@ fn telling(w: &Working, c: &Candidate, reads: &std::collections::HashMap<String,
         lexicon::counted_as(concept) == Some(c.class.category)
             && lexicon::reports_concept(&c.item.title, &c.item.snippet, concept)
     };
-    w.evidence.iter().filter_map(|e| reads.get(&e.evidence_id)?.concept).any(told).then_some(Telling::CountedAsMine)
+    w.evidence
+        .iter()
+        .filter_map(|e| reads.get(&e.evidence_id))
+        .flat_map(|r| r.concepts.iter().copied())
+        .any(told)
+        .then_some(Telling::CountedAsMine)
 }
 
 /// Weighs an event again: its title, summary and time from its evidence, its assessment, and
@@ -724,6 +744,67 @@ mod tests {
         );
         let quiet_since = apply(Vec::new(), vec![first, stale], &own(), NOW);
         assert_eq!(quiet_since.writes.len(), 2, "a story with no report for 99 h is not running");
+    }
+
+    /// Issue 57: a report that names two concepts of its category bridges the events each began
+    /// ("has issued improvement notices … and has opened an investigation"); without it, notices
+    /// served and an investigation opened the same days stay two events.
+    #[test]
+    fn a_report_naming_two_concepts_of_a_category_bridges_their_events() {
+        let notices = candidate(
+            "courier.example",
+            "Ashgrove Pharma served improvement notices at three plants",
+            "",
+            AuthorityTier::Ordinary,
+            NOW - 30 * HOUR,
+        );
+        let probe = candidate(
+            "trade.example",
+            "HSE opens wider investigation into Ashgrove Pharma extraction",
+            "",
+            AuthorityTier::Ordinary,
+            NOW - 20 * HOUR,
+        );
+        assert_eq!((notices.class.concept, probe.class.concept), ("penalty", "investigation"));
+        let apart = apply(Vec::new(), vec![notices.clone(), probe.clone()], &own(), NOW);
+        assert_eq!(apart.writes.len(), 2, "two concepts, few words in common: two events");
+        let both = candidate(
+            "ashgrovepharma.example",
+            "Statement on HSE inspections",
+            "The HSE has issued improvement notices at three of our plants and has opened an investigation.",
+            AuthorityTier::Ordinary,
+            NOW - 25 * HOUR,
+        );
+        assert_eq!(both.class.concepts().collect::<Vec<_>>(), ["penalty", "investigation"]);
+        let bridged = apply(Vec::new(), vec![notices, probe, both], &own(), NOW);
+        assert_eq!(bridged.writes.len(), 1, "the statement names both: one event");
+    }
+
+    /// Issue 57: an outage whose earliest report came days before the attack's, and whose later
+    /// reports ran beside them, is the attack's event when a report of the attack names the
+    /// outage (the two stories' nearest reports within 72 h); unnamed, 4.8's window from the
+    /// events' times keeps them apart.
+    #[test]
+    fn an_outage_named_by_the_attacks_reports_joins_it_by_their_nearest_reports() {
+        let at = |hours: i64| NOW - hours * HOUR;
+        let outage = |host: &str, title: &str, hours| candidate(host, title, "", AuthorityTier::Ordinary, at(hours));
+        let early = outage("daily.example", "Ashgrove Pharma ordering systems down", 100);
+        let later = outage("trade.example", "Ashgrove Pharma outage enters third day", 40);
+        let named = candidate(
+            "wire.example",
+            "Ransomware attack behind Ashgrove Pharma outage, company says",
+            "",
+            AuthorityTier::Ordinary,
+            at(20),
+        );
+        let unnamed =
+            candidate("wire.example", "Ransomware gang claims Ashgrove Pharma", "", AuthorityTier::Ordinary, at(20));
+        assert_eq!((later.class.category, named.class.category), ("operational_disruption", "security_incident"));
+        let joined = apply(Vec::new(), vec![early.clone(), later.clone(), named], &own(), NOW);
+        assert_eq!(joined.writes.len(), 1, "named by the attack's report: one event");
+        assert_eq!(joined.writes[0].event.category, "security_incident");
+        let apart = apply(Vec::new(), vec![early, later, unnamed], &own(), NOW);
+        assert_eq!(apart.writes.len(), 2, "unnamed and 80 h apart: two events");
     }
 
     /// Issue 57: one closure, told by some outlets in jobs (workforce_reduction) and by others as

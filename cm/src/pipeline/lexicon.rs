@@ -90,8 +90,8 @@ const ROWS: &[Row] = &[
             group(
                 "breach",
                 "breach-notice and cyber-desk wording: who got in (hackers, unauthorised access), \
-                 what happened to the data (exposed, leaked, stolen, compromised), the breach nouns, \
-                 a breach confirmed or suffered",
+                 what happened to the data (exposed, leaked, stolen, compromised, found on resold \
+                 drives), the breach nouns, a breach confirmed or suffered",
                 &[
                     "{security,cyber,privacy,systems} breach",
                     "breached * {systems,network,servers,database,databases,data}",
@@ -105,6 +105,8 @@ const ROWS: &[Row] = &[
                     "{unauthorised,unauthorized} {party,parties,person,persons,user,users}",
                     "{unprotected,unsecured,misconfigured,exposed,open} *1 {server,servers,database,databases,bucket,buckets,folder,storage}",
                     "={data,records,details,information,files} * left {open,exposed,unprotected,unsecured,accessible}",
+                    "={data,records,details,information,files} *3 {found on,turn up on,turns up on,turned up on}",
+                    "={unwiped,unencrypted} {drive,drives,devices,laptops}",
                     "{cyber,cybersecurity,cyber-security} incident",
                     "{visible,accessible,exposed,open} online",
                     "={confirms,confirmed,discloses,disclosed,suffers,suffered} *2 {breach,hack,cyber attack,ransomware attack}",
@@ -253,7 +255,8 @@ const ROWS: &[Row] = &[
                     "={refuses,refused,refusing,denies,denied} * {licence,license,permit,permission,approval,consent}",
                     "={licence,license,permit,permission,approval,consent} {refused,denied}",
                     "={puts,put,putting,placed,places} * on notice",
-                    "={served,serves} *3 {notice,notices}",
+                    "={served,serves,issued,issues,slaps,slapped} *3 {notice,notices}",
+                    "prohibition {notice,notices,order,orders}",
                     "={restriction,restrictions} *1 {placed,imposed} on",
                     "={suspends,suspended,withdraws,withdrew,withdrawn} *1 {inspection,inspectors}",
                     "={inspectors} {pulled,withdrawn}",
@@ -268,7 +271,7 @@ const ROWS: &[Row] = &[
                     "={orders,ordered} *3 {shut,closed,to close,to shut,to stop,to halt,to fix,to repair,to remedy,inspections,checks}",
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
-                    "={watchdog,watchdogs,regulator,regulators,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda} *1 {bars,barred,curbs,curbed,restricts,restricted,bans,banned}",
+                    "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca} *1 {bars,barred,curbs,curbed,restricts,restricted,bans,banned}",
                     "={watchdog,regulator,regulatory,fca,pra,cqc,sec,finra,ofsted} {restriction,restrictions,curbs,ban}",
                 ],
             ),
@@ -390,7 +393,7 @@ const ROWS: &[Row] = &[
                     "blackout",
                     "downtime",
                     "meltdown",
-                    "{it,system,systems,computer,software,technical,power,network} {failure,failures,fault,glitch,crash}",
+                    "{it,system,systems,computer,software,technical,power,network,drive,mechanical,engine,equipment,wire,cable,signal,signalling,brake} {failure,failures,fault,glitch,crash}",
                     "glitch",
                     "malfunction",
                     "{power,technical,system,systems,software,satellite,payload,network} {anomaly,anomalies}",
@@ -403,7 +406,8 @@ const ROWS: &[Row] = &[
                     "={burst} {main,mains,pipe,pipes,water main,trunk main}",
                     "={main,mains,pipe,water main,trunk main} {burst,bursts}",
                     "{supply,water,power} {interruption,interruptions}",
-                    "={app,apps,website,websites,online banking,banking,services,network,systems,payments} {down,offline}",
+                    "={app,apps,website,websites,online banking,banking,services,network,systems,payments,terminals,machines,card machines,card readers,tills,checkouts,cash machines,atms} {down,offline}",
+                    "={terminals,machines,card machines,card readers,tills,checkouts,cash machines,atms} {fail,failed,fails,crash,crashed,froze,frozen}",
                     "={locked,locks} out of",
                     "power {cuts,outage,outages}",
                     "={runs,ran,run,running} aground",
@@ -414,8 +418,10 @@ const ROWS: &[Row] = &[
                     "={suspends,suspended,suspending,halts,halted,halting} *2 {departures,movements,transport,collections,sailings,cruises,bookings}",
                     "={suspension,halt} of *2 {production,operations,services,movements,departures,flights,sailings,deliveries,collections,transport}",
                     "={stands down,stood down,standing down} * {lorries,trucks,vehicles,fleet,buses,trains,aircraft}",
-                    "={flights,services,operations,sailings,trains,departures} {cancelled,canceled,grounded,suspended,halted}",
-                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests,fleet}",
+                    "={flights,services,operations,sailings,trains,trams,buses,departures} {cancelled,canceled,grounded,suspended,halted}",
+                    "={flights,services,operations,sailings,trains,trams,buses,departures} {are,were,have been,has been,remain,stay} {cancelled,canceled,grounded,suspended,halted}",
+                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests,fleet,network,services}",
+                    "={gondola,lift,chairlift,ride,rollercoaster,escalator,train,tram} {stalls,stalled,stops,stopped,breaks down,broke down}",
                     "{halt,halting,suspend,pause} work",
                     "={halts,halted,halting,suspends,suspended,stops,stopped} *1 {weaving,brewing,baking,milling,printing,mining,drilling,manufacturing,bottling,processing,distilling,extraction,shooting}",
                     "={weaving,brewing,baking,milling,printing,mining,drilling,manufacturing,bottling,processing,distilling,extraction} * {halted,suspended,stopped,has been suspended,has stopped}",
@@ -468,8 +474,8 @@ const ROWS: &[Row] = &[
                     "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms,shed,sheds,works,fab,unit,units,line,lines,wards,pipeline,system}",
                     "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms}",
                     "={closed,has closed,have closed} {its,their} *2 {plant,factory,mill,site,depot,warehouse,base,marina,yard,terminal,store,shop,branch,hotel,venue,centre,center,works,theatre,theater,museum,school,arena}",
-                    "={closes,close,shuts,shut} * {venue,venues,theatre,theatres,theater,theaters,museum,museums,arena,hotel,hotels,school,schools,quarry,quarries,elevator,elevators}",
-                    "={plant,factory,mill,site,depot,warehouse,store,shop,branch,hotel,venue,theatre,theater,museum,school,arena,quarry,elevator,centre,center,mall} *2 {temporarily closed,closed by,shut over,shut after,shut by,remains closed}",
+                    "={closes,close,shuts,shut,closed} * {venue,venues,theatre,theatres,theater,theaters,museum,museums,arena,hotel,hotels,school,schools,quarry,quarries,elevator,elevators,gondola,lift,lifts,ride,rides,attraction}",
+                    "={plant,factory,mill,site,depot,warehouse,store,shop,branch,hotel,venue,theatre,theater,museum,school,arena,quarry,elevator,centre,center,mall,gondola,lift,ride,attraction,network,line,route,loop} *2 {temporarily closed,closed by,shut over,shut after,shut by,remains closed,will remain closed,remain closed,stays shut,stay shut,remains shut}",
                 ],
             ),
             group(
@@ -518,7 +524,7 @@ const ROWS: &[Row] = &[
                     "outlook *4 to stable from positive",
                     "={outlook} {cut,lowered}",
                     "={fitch,moody's,s&p} *2 {cuts,cut,lowers,lowered} *4 outlook",
-                    "creditwatch negative",
+                    "={cw,creditwatch} {neg,negative}",
                     "={turns,turned} negative on",
                     "{negative,downgrade} watch",
                     "={rating,ratings} *3 {under review,on review,on watch}",
@@ -551,7 +557,7 @@ const ROWS: &[Row] = &[
                     "outlook *4 to stable from negative",
                     "={outlook} {lifted,raised,improved}",
                     "={fitch,moody's,s&p} *2 {raises,raised,lifts,lifted,improves,improved} *4 outlook",
-                    "creditwatch positive",
+                    "={cw,creditwatch} {pos,positive}",
                     "={turns,turned} positive on",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 to #grade",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 {a,one,two,three} {notch,notches}",
@@ -628,6 +634,7 @@ const ROWS: &[Row] = &[
                     "={makes,made} *2 {purchase,acquisition}",
                     "={take,takes,taking,taken,to take} * private",
                     "={goes,going,went,gone,to go} private",
+                    "take-private {deal,bid,offer,by,buyout,transaction,agreement}",
                     "={sale,disposal,divestment} of * to",
                     "={completes,completed,completion of,completed on,exchanged,exchanges,agrees,agreed} *3 {sale,disposal} of",
                     "={changes,changed,changing} hands",
@@ -717,7 +724,7 @@ const ROWS: &[Row] = &[
                 "venture and grant reporting: money raised, secured or landed, the rounds; the debt \
                  desks' notes, bonds, convertibles and securitisations priced, sold or upsized",
                 &[
-                    "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant}",
+                    "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant,money,cash}",
                     "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing}",
                     "={taps,tapped,tapping} *2 {market,markets,investors}",
                     "=revolving credit facility",
@@ -726,7 +733,7 @@ const ROWS: &[Row] = &[
                     "={sells,sold,issues,issued,upsizes,upsized} *4 {bonds,notes,convertible,convertibles,securitization,securitisation,debentures}",
                     "{convertible,bond,notes,debt} offering",
                     "={seed,series d,series e} round",
-                    "={receive,receives,received,will receive} *3 {award,awards,grant,grants}",
+                    "={receive,receives,received,will receive} *5 {award,awards,grant,grants}",
                     "={leads,led,leading} * {investment,round,funding,financing}",
                     "={equity,venture,growth} investment",
                     "{venture,growth,equity} {funding,financing}",
@@ -744,7 +751,8 @@ const ROWS: &[Row] = &[
                     "={received,receives,has received} *2 {order,orders} from",
                     "{contract,order,orders} {worth,valued}",
                     "={contract,order,tender} {win,wins}",
-                    "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender} to",
+                    "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender,work,deal} to",
+                    "={outsource,outsources,outsourcing,outsourced} * to",
                     "={win,wins,won,winning,land,lands,landed,landing,secure,secures,secured,securing,clinch,clinches,clinched,bag,bags,bagged} * {deal,agreement}",
                     "={selected,chosen} by",
                     "={selected,chosen,picked} for * {contract,contracts,deal,tender,framework,project}",
@@ -761,7 +769,7 @@ const ROWS: &[Row] = &[
             group(
                 "funding",
                 "venture reporting's money landed or secured, the amount right after the verb",
-                &["={lands,landed,secures,secured,bags,bagged,nets,netted} {$,£,€}"],
+                &["={lands,landed,secures,secured,bags,bagged,nets,netted,wins,won} {$,£,€}"],
             ),
         ],
         direction: DirectionRule::Fixed(Direction::Positive),
@@ -844,6 +852,17 @@ pub struct Classification {
     /// The item tells its event only in a clause of cause or background ("lockers back online
     /// after ransomware attack"): a follow-up of a happening, not a report of a new one.
     pub only_as_a_cause: bool,
+    /// The concepts of the row's other groups the item's keywords report ([`Self::concepts`]).
+    pub other_concepts: Vec<&'static str>,
+}
+
+impl Classification {
+    /// The concepts the item reports in its category: its keyword's, then those of its other
+    /// keywords of the row ("has issued improvement notices … and has opened an investigation"
+    /// reports both a penalty and an investigation).
+    pub fn concepts(&self) -> impl Iterator<Item = &'static str> + '_ {
+        std::iter::once(self.concept).chain(self.other_concepts.iter().copied())
+    }
 }
 
 /// The regular inflections of a keyword's word: the word with -s, -es, -ed, -ing, and, for a
@@ -1128,10 +1147,10 @@ static ASKS: LazyLock<Regex> = LazyLock::new(|| {
 
 /// A negation right before a keyword: "Quill has not withdrawn the cards from sale", "did not
 /// cut jobs", "has never been fined", "nobody would be laid off", "no card data had been
-/// compromised" (up to "yet", "been" or "be"
-/// between).
+/// compromised", "this was not a security incident", "not the result of a cyber attack" (up to
+/// three of "yet", "been", "be", an article, "result of", "related to", "linked to" between).
 static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\bnot|\bnever|n't|\b(?:nobody|no\s+one)\s+(?:will|would))\s+(?:(?:yet|been|be)\s+){0,2}$|\bno\s+(?:[\p{L}-]+\s+)?$")
+    Regex::new(r"(?i)(?:\bnot|\bnever|n't|\b(?:nobody|no\s+one)\s+(?:will|would))\s+(?:(?:yet|been|be|a|an|the|result\s+of|related\s+to|linked\s+to)\s+){0,3}$|\bno\s+(?:[\p{L}-]+\s+)?$")
         .expect("the negation pattern compiles")
 });
 
@@ -1228,10 +1247,12 @@ static ON_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 /// A verb of effect right after a keyword (or its bill) makes it the cause of what follows:
 /// "Zingers recall drags on Crunch Q3", "strike hits sales", "hackers' bill dents half-year" (the news is what it acted on, when that is an event
 /// too; alone, the keyword is still the item's event); so does what it cost ("swings to a loss,
-/// flags recall costs", "a recall charge", "cyber attack is still costing it customers").
+/// flags recall costs", "a recall charge", "cyber attack is still costing it customers"); a
+/// keyword that names the matter of a suit does too ("settlement in data breach class action",
+/// "settles hack lawsuit").
 static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+(?:still|further|again|continues\s+to))?\s+(?:drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)|(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+still)?\s+(?:costs?|costing|charges?|provisions?|bills?|write-?downs?))\b",
+        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+(?:still|further|again|continues\s+to))?\s+(?:drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)|(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+still)?\s+(?:costs?|costing|charges?|provisions?|bills?|write-?downs?)|\s+(?:class\s+action|lawsuits?|suits?|litigation|settlement|claims?))\b",
     )
     .expect("the effect pattern compiles")
 });
@@ -1239,8 +1260,25 @@ static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
 /// Whether the sentence up to a keyword, or the verb right after it, puts it in a clause of cause
 /// or background.
 fn in_a_clause_of_cause(before: &str, after: &str) -> bool {
-    SUBORDINATE.is_match(before) || ON_CAUSE.is_match(before) || CAUSES_WHAT_FOLLOWS.is_match(after)
+    let main = FRONTED.find(before).map_or(before, |f| &before[f.end()..]);
+    SUBORDINATE.is_match(main)
+        || (ON_CAUSE.is_match(main) && !PLACED_ON.is_match(main))
+        || CAUSES_WHAT_FOLLOWS.is_match(after)
 }
+
+/// A clause of cause that opens the sentence and ends at its comma ("After a difficult week,
+/// Kestrel has secured a £6.5m grant"): what follows the comma is the main clause.
+static FRONTED: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\W*(?:after|as|amid|following|since|because\s+of|due\s+to)\b[^,]*,\s+")
+        .expect("the fronted clause pattern compiles")
+});
+
+/// A rating agency's or a regulator's "places … on" or "puts … on" what the keyword names:
+/// the event itself ("places Acme on CreditWatch negative"), not a cause.
+static PLACED_ON: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:places|placed|placing|puts|put|putting|keeps|kept)\s+(?:[\p{L}'’&.-]+\s+){0,4}on\s+$")
+        .expect("the placed-on pattern compiles")
+});
 
 /// The keyword of one row that reports an event in `text`: in the main clause if any, earliest.
 fn row_match(row: usize, compiled: &Compiled, text: &str, whole: &str) -> Option<Found> {
@@ -1353,6 +1391,14 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         DirectionRule::ByCues => cued_direction(&whole),
     };
     let magnitude = if row.high_for == Some(concept) { Magnitude::High } else { row.magnitude };
+    let groups = &ROWS[found.row].groups;
+    let mut other_concepts: Vec<&'static str> = [title, snippet]
+        .iter()
+        .flat_map(|text| row_matches(found.row, &COMPILED[found.row], text, &whole).map(|f| groups[f.group].concept))
+        .filter(|c| *c != concept)
+        .collect();
+    other_concepts.sort_unstable();
+    other_concepts.dedup();
     Some(Classification {
         category: row.category,
         concept,
@@ -1362,6 +1408,7 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         at: Some(at),
         also_at,
         only_as_a_cause: found.subordinate,
+        other_concepts,
     })
 }
 
@@ -1526,6 +1573,7 @@ pub fn defaults(category: &str) -> Option<Classification> {
         at: None,
         also_at: Vec::new(),
         only_as_a_cause: false,
+        other_concepts: Vec::new(),
     })
 }
 
@@ -2231,6 +2279,46 @@ mod tests {
             ("Profile", "In an interview before this week's earnings, Acme's chief executive talks about privacy."),
             ("Acme shares rise ahead of quarterly results", ""),
             ("Acme glitters at the design awards", ""),
+        ] {
+            assert_eq!(category(title, snippet), None, "{title} {snippet}");
+        }
+    }
+
+    /// Issue 57's twenty-fourth and twenty-fifth held-out weeks: an agency barring, prohibition
+    /// notices issued; terminals and ATMs down, services that are suspended, a gondola that
+    /// stalls or is closed; money won, an award after a long name; work
+    /// handed or outsourced; CW Neg; data that turns up on resold drives; a take-private; a
+    /// breach that is only a suit's matter; a fronted clause of cause ends at its comma, and
+    /// "places … on CreditWatch" is the event. What stays out: what "was not" a security incident.
+    #[test]
+    fn notices_terminals_gondolas_grants_outsourcing_and_what_was_not() {
+        for (title, snippet, expected) in [
+            ("Coastguard agency bars hovercraft from carrying passengers", "", "regulatory"),
+            ("Island Swift", "The agency has issued a prohibition notice on our craft.", "regulatory"),
+            ("ATMs down at dozens of Ohio credit unions", "", "operational_disruption"),
+            ("Service update", "All Acme tram services are suspended until further notice.", "operational_disruption"),
+            ("Dozens lowered by rope after Utah gondola stalls above canyon", "", "operational_disruption"),
+            ("Rescue", "The company closed the gondola pending an inspection.", "operational_disruption"),
+            ("Acme wins £4.5m to build battery-hybrid hovercraft", "", "funding_award"),
+            ("Acme Imaging receives National Space Innovation Programme award", "", "funding_award"),
+            ("Acme wins UKSA money for methane payload", "", "funding_award"),
+            ("Saguaro Air hands Phoenix ramp work to Acme", "", "funding_award"),
+            ("Saguaro Air to outsource ramp operations to Acme", "", "funding_award"),
+            ("Acme to CW Neg at S&P; leverage seen near 7x", "", "credit_rating"),
+            ("District's student data turns up on recycled drives", "", "security_incident"),
+            ("Acme Agrees to $1.1 Billion Take-Private by Ridgeway", "", "corporate_transaction"),
+            ("Acme Hotels agrees $9.5M settlement in guest data breach class action", "", "legal"),
+            ("Acme settles hack lawsuit for $9.5M", "", "legal"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        let watch = classify("S&P places Acme on CreditWatch negative on debt-funded acquisition", "").unwrap();
+        assert_eq!((watch.category, watch.only_as_a_cause), ("credit_rating", false), "placed on watch is the news");
+        let grant = classify("Good news at last", "After a difficult week, Acme has secured a £6.5m grant.").unwrap();
+        assert_eq!((grant.category, grant.only_as_a_cause), ("funding_award", false), "the clause ends at its comma");
+        for (title, snippet) in [
+            ("Resolved: card terminals unable to process transactions", "This was not a security incident."),
+            ("Service update", "The disruption is not the result of a cyber attack."),
         ] {
             assert_eq!(category(title, snippet), None, "{title} {snippet}");
         }

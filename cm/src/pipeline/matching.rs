@@ -442,8 +442,20 @@ const THINGS_NAMED: &[&str] = &[
 
 /// The kinds of place a name is given to, written right after it ("Virginia's Tidewater region",
 /// "the Thames Valley"): a place, not the company.
-const PLACES_NAMED: &[&str] =
-    &["region", "area", "county", "valley", "coast", "district", "estuary", "peninsula", "basin"];
+const PLACES_NAMED: &[&str] = &[
+    "region",
+    "area",
+    "county",
+    "valley",
+    "coast",
+    "district",
+    "estuary",
+    "peninsula",
+    "basin",
+    "centre",
+    "center",
+    "mall",
+];
 
 /// Whether the words at `span` name something else than the company: written in lower case in
 /// text that has capitals (the common word, "low nimbus cloud"), after the kind of thing they
@@ -478,6 +490,8 @@ const ROLE_NOUNS: &[&str] = &[
     "underwriter",
     "underwriters",
     "consultancy",
+    "landlord",
+    "landlords",
 ];
 const ROLE_VERBS: &[&str] = &["advised", "advises", "advising", "audited", "audits", "acted", "underwrote"];
 /// Work another firm does for a company, written before the company's name with "of" or "to"
@@ -675,11 +689,38 @@ pub struct Attribution {
 /// Verbs whose subject gives a contract away, its winner after them ("Navy awards a contract to
 /// Acme", "Mosaic picks Nimbus to run its core").
 const AWARDING: &[&str] = &[
-    "awards", "award", "hands", "handed", "grants", "granted", "picks", "picked", "chooses", "chose", "selects", "taps",
+    "awards",
+    "award",
+    "hands",
+    "handed",
+    "grants",
+    "granted",
+    "picks",
+    "picked",
+    "chooses",
+    "chose",
+    "selects",
+    "taps",
+    "outsource",
+    "outsources",
+    "outsourcing",
+    "outsourced",
 ];
 /// Verbs that are a passive headline's ("Acme awarded a contract", "Acme selected by the Navy")
 /// unless a name follows them ("the Navy awarded Acme a contract").
 const AWARDED: &[&str] = &["awarded", "selected", "chosen", "tapped"];
+
+/// Whether the contract keyword `at`, at word `k0` of `tokens`, gives the contract away, its
+/// winner after it: "X awards a contract to Acme", "X outsources its catering to Acme", "X has
+/// awarded the contract to Acme", "X awarded Acme a contract" (`named_right_after`: a company
+/// of the account right after the verb; else "Acme awarded a contract" is a passive headline).
+fn gives_away(at: KeywordAt, tokens: &[Token], k0: usize, named_right_after: bool) -> bool {
+    let first_word = tokens.get(k0).map_or("", |t| t.word.as_str());
+    let after_an_auxiliary = k0 > 0 && ["has", "have", "had"].contains(&tokens[k0 - 1].word.as_str());
+    at.concept == "contract"
+        && (AWARDING.contains(&first_word)
+            || (AWARDED.contains(&first_word) && (named_right_after || after_an_auxiliary)))
+}
 
 /// Each company's names in the sentence of the keyword at word `k0` of `field` (not over it).
 fn placed_in_sentence(
@@ -739,13 +780,9 @@ fn owners(
     }
     let first_word = tokens.get(k0).map_or("", |t| t.word.as_str());
     let named_right_after = nearest_after.is_some_and(|(d, _, _)| d == 0);
-    let after_an_auxiliary = k0 > 0 && ["has", "have", "had"].contains(&tokens[k0 - 1].word.as_str());
-    // "X awards a contract to Acme", "X awarded Acme a contract", "X has awarded the contract to
-    // Acme": the winner follows; "X sued Acme": the defendant follows ("Acme sued by X", "Acme
-    // sued over patents": it precedes).
-    let gives_away = at.concept == "contract"
-        && (AWARDING.contains(&first_word)
-            || (AWARDED.contains(&first_word) && (named_right_after || after_an_auxiliary)));
+    // "X sued Acme": the defendant follows ("Acme sued by X", "Acme sued over patents": it
+    // precedes).
+    let gives_away = gives_away(at, tokens, k0, named_right_after);
     let sues_the_next = at.category == "legal" && first_word == "sued" && named_right_after;
     let object_owns = gives_away || sues_the_next;
     let chosen = if object_owns { nearest_after.or(nearest_before) } else { nearest_before.or(nearest_after) };
@@ -849,6 +886,20 @@ pub fn attribute(
                 }
                 None => found.retain(|(_, h)| h.identifying()),
             }
+        }
+    }
+    // A company that gives a contract away is its customer, not its winner, also when no other
+    // company of the account is named ("Halyard outsources UK food service to Trestle", its own
+    // page's "Thistle Fibre has awarded the contract to …"): named only before such a keyword in
+    // its sentence, it has no event.
+    if let Some((at, (field, k0))) = keyword {
+        let tokens = texts.tokens(field);
+        if gives_away(at, tokens, k0, false) {
+            let placed = placed_in_sentence(&found, &texts, (field, k0));
+            found.retain(|(i, _)| {
+                let spans = placed.iter().find(|(j, _)| j == i).map_or(&[][..], |(_, s)| s.as_slice());
+                spans.is_empty() || spans.iter().any(|s| s.0 > k0)
+            });
         }
     }
     found
@@ -1120,6 +1171,13 @@ mod tests {
         assert_eq!(at("Contract worth $40m awarded for depot robots", awarded), [0]);
         let won = "Acme Robotics has won the contract for Harbour Logistics' depots.";
         assert_eq!(at("Contract worth $40m awarded for depot robots", won), [0]);
+        // The only company of the account named gives the work away: its customer, no event.
+        let alone = [Profile::of(&navy)];
+        let only = |title: &str| attributed(&alone, title, "", "wire.example");
+        assert_eq!(only("Harbour Logistics outsources depot work to Trestle"), Vec::<usize>::new());
+        assert_eq!(only("Harbour Logistics has awarded the contract for its depots to a rival"), Vec::<usize>::new());
+        assert_eq!(only("Harbour Logistics wins contract to run Trestle's depots"), [0]);
+        assert_eq!(only("Harbour Logistics awarded $40m Navy contract"), [0]);
         assert_eq!(at("Harbour Logistics to cut 300 jobs as Acme Robotics orders dry up", ""), [1]);
         assert_eq!(at("Orders dry up", "Acme Robotics said Harbour Logistics would cut 300 jobs."), [1]);
         assert_eq!(at("Ratings agency downgrades Acme Robotics", "Harbour Logistics was unaffected."), [0]);
