@@ -441,7 +441,8 @@ const THINGS_NAMED: &[&str] = &[
 ];
 
 /// The kinds of place a name is given to, written right after it ("Virginia's Tidewater region",
-/// "the Thames Valley"): a place, not the company.
+/// "the Thames Valley", a mall called after its owner: "store in Crossways centre"): a place, not
+/// the company.
 const PLACES_NAMED: &[&str] = &[
     "region",
     "area",
@@ -1219,6 +1220,7 @@ mod tests {
         assert_eq!(at("Nimbus outage", "Updates at status.nimbus.example"), 1, "a host in lower case");
         assert_eq!(at("Coastal flooding closes roads across Virginia's Nimbus region", ""), 0, "a place");
         assert_eq!(at("Fire at print unit next door to Nimbus repair centre", ""), 0, "a neighbour");
+        assert_eq!(at("Fashion chain to close store in Nimbus centre", ""), 0, "a centre named after its owner");
         let fire = item(
             "Fire at print works next door to Nimbus repair centre",
             "Nimbus, which shares the yard, said its workshop was undamaged.",
@@ -1260,6 +1262,7 @@ mod tests {
             "cleared in a sentence that does not name it"
         );
         assert_eq!(at("Beacon Partners in administration", "Administrators of Beacon Partners were named."), 1);
+        assert_eq!(at("Fashion chain shuts Leeds store", "Its landlord Beacon Partners will relet the unit."), 0);
     }
 
     /// Issue 46: "Acme sues X" is not litigation against Acme; "X sues Acme" is.

@@ -157,6 +157,35 @@ pub(super) async fn insert_delivery(
 const DELIVERY_COLUMNS: &str = "delivery_id, endpoint_id, event_type, subject, state, attempts, next_attempt_at, \
      created_at, finished_at";
 
+/// Fills in the deliveries' attempts, in the transaction that read them: one statement for the
+/// page.
+async fn with_attempts(conn: &mut sqlx::AnyConnection, deliveries: &mut [Delivery]) -> Result<(), WebhookError> {
+    if deliveries.is_empty() {
+        return Ok(());
+    }
+    let sql = format!(
+        "SELECT delivery_id, attempt, started_at, duration_ms, status_code, outcome, detail FROM webhook_attempts \
+         WHERE delivery_id IN ({}) ORDER BY delivery_id, attempt",
+        super::placeholders(deliveries.len())
+    );
+    let query = super::bind_all(sqlx::query(&sql), deliveries.iter().map(|d| d.delivery_id.clone()));
+    for r in query.fetch_all(&mut *conn).await? {
+        let delivery_id: String = r.try_get("delivery_id")?;
+        let attempt = Attempt {
+            attempt: r.try_get("attempt")?,
+            started_at: r.try_get("started_at")?,
+            duration_ms: r.try_get("duration_ms")?,
+            status_code: r.try_get::<Option<i64>, _>("status_code")?.and_then(|s| u16::try_from(s).ok()),
+            outcome: parsed(AttemptOutcome::parse(&r.try_get::<String, _>("outcome")?), "attempt outcome")?,
+            detail: r.try_get("detail")?,
+        };
+        if let Some(d) = deliveries.iter_mut().find(|d| d.delivery_id == delivery_id) {
+            d.attempts.push(attempt);
+        }
+    }
+    Ok(())
+}
+
 fn delivery_of(row: &AnyRow) -> Result<Delivery, WebhookError> {
     let state = parsed(DeliveryState::from_name(&row.try_get::<String, _>("state")?), "delivery state")?;
     Ok(Delivery {
@@ -497,14 +526,28 @@ impl WebhookStore {
         self.delivery(account, &id).await
     }
 
+    /// A read-only transaction whose statements all see one snapshot: a delivery's row and its
+    /// attempts are read by two statements, and a worker's batch committed between them showed
+    /// an attempt delivered beside a state still pending. SQLite's transaction holds one
+    /// snapshot from its first read; PostgreSQL's default gives each statement its own.
+    async fn snapshot(&self) -> Result<Transaction<'static, Any>, WebhookError> {
+        let mut tx = self.pool.begin().await?;
+        if self.backend == Backend::Postgres {
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY").execute(&mut *tx).await?;
+        }
+        Ok(tx)
+    }
+
     /// One of the account's deliveries with its attempts.
     pub async fn delivery(&self, account: &str, delivery_id: &str) -> Result<Option<Delivery>, WebhookError> {
         let sql =
             format!("SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE delivery_id = $1 AND account_id = $2");
-        let row = sqlx::query(&sql).bind(delivery_id).bind(account).fetch_optional(&self.pool).await?;
+        let mut tx = self.snapshot().await?;
+        let row = sqlx::query(&sql).bind(delivery_id).bind(account).fetch_optional(&mut *tx).await?;
         let Some(row) = row else { return Ok(None) };
         let mut delivery = delivery_of(&row)?;
-        self.with_attempts(std::slice::from_mut(&mut delivery)).await?;
+        with_attempts(&mut tx, std::slice::from_mut(&mut delivery)).await?;
+        tx.commit().await?;
         Ok(Some(delivery))
     }
 
@@ -531,38 +574,12 @@ impl WebhookStore {
         if let Some(s) = state {
             query = query.bind(s.as_str());
         }
-        let rows = query.fetch_all(&self.pool).await?;
+        let mut tx = self.snapshot().await?;
+        let rows = query.fetch_all(&mut *tx).await?;
         let mut out = rows.iter().map(delivery_of).collect::<Result<Vec<_>, _>>()?;
-        self.with_attempts(&mut out).await?;
+        with_attempts(&mut tx, &mut out).await?;
+        tx.commit().await?;
         Ok(out)
-    }
-
-    /// Fills in the deliveries' attempts: one statement for the page.
-    async fn with_attempts(&self, deliveries: &mut [Delivery]) -> Result<(), WebhookError> {
-        if deliveries.is_empty() {
-            return Ok(());
-        }
-        let sql = format!(
-            "SELECT delivery_id, attempt, started_at, duration_ms, status_code, outcome, detail FROM webhook_attempts \
-             WHERE delivery_id IN ({}) ORDER BY delivery_id, attempt",
-            super::placeholders(deliveries.len())
-        );
-        let query = super::bind_all(sqlx::query(&sql), deliveries.iter().map(|d| d.delivery_id.clone()));
-        for r in query.fetch_all(&self.pool).await? {
-            let delivery_id: String = r.try_get("delivery_id")?;
-            let attempt = Attempt {
-                attempt: r.try_get("attempt")?,
-                started_at: r.try_get("started_at")?,
-                duration_ms: r.try_get("duration_ms")?,
-                status_code: r.try_get::<Option<i64>, _>("status_code")?.and_then(|s| u16::try_from(s).ok()),
-                outcome: parsed(AttemptOutcome::parse(&r.try_get::<String, _>("outcome")?), "attempt outcome")?,
-                detail: r.try_get("detail")?,
-            };
-            if let Some(d) = deliveries.iter_mut().find(|d| d.delivery_id == delivery_id) {
-                d.attempts.push(attempt);
-            }
-        }
-        Ok(())
     }
 
     /// Makes deliveries due again now (one, whatever its state, or every failed one since an
