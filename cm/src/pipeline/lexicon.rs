@@ -592,6 +592,7 @@ const ROWS: &[Row] = &[
                     "={posts,posted,posting,reports,reported,books,booked,records,recorded} *2 {loss,losses}",
                     "={loses,lost} *3 in *1 {quarter,half,year,period}",
                     "{full-year,annual,half-year,interim,quarterly,first-half,second-half,preliminary,fourth-quarter,third-quarter,second-quarter,first-quarter} *1 {results,figures}",
+                    "={quarterly,fourth-quarter,third-quarter,second-quarter,first-quarter,half-year,first-half,full-year} {slide,slump,drop,decline,fall,stumble}",
                     "{sales,turnover,revenues,income,margins} {fell,rose,dropped,jumped,slumped,grew,declined,climbed,plunged,surged,slid,increased,decreased,fall,rise,drop,jump,slump,grow,decline,climb,plunge,surge,slide,slip,slips}",
                     "={drags,dragged,weighs,weighed,weighing} on * {q1,q2,q3,q4,quarter,results,profit,profits,earnings,sales,revenue,margins,outlook}",
                     "={hits,dents,dented,hurts,knocks,knocked,eats into,ate into} * {q1,q2,q3,q4,quarter,half,half-year,first half,year,full-year,results,profit,profits,earnings,sales,revenue,margins,outlook}",
@@ -1092,7 +1093,7 @@ fn speculates(before: &str) -> bool {
 /// week's news by the day, "on Tuesday"; May is left out, a modal verb too). Not asked of results, which compare with the past by nature.
 static BACKGROUND: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:years\s+ago|the\s+year\s+in|year\s+in\s+review|look(?:s|ing)?\s+back|(?:\w+\s+)?months\s+(?:on|ago)|since\s+its\s+(?:19|20)\d\d|anniversary\s+of|emerged\s+from|(?:in|its|the)\s+(?:19|20)\d\d\s+(?:breach|bankruptcy|collapse|recall|scandal|settlement|takeover|merger|lawsuit|fine|strike|outage|hack|administration|default)|(?:(?:january|february|march|april|june|july|august|september|october|november|december)['’]s|(?:the|its|their|a|last)\s+(?:january|february|march|april|june|july|august|september|october|november|december|spring|summer|autumn|winter))\s+(?:[\p{L}-]+\s+){0,2}(?:attack|breach|hack|outage|incident|fire|flood|strike|recall|collapse|failure|explosion)|(?:attack|breach|hack|outage|incident|fire|flood|strike|recall|collapse|failure|explosion)\s+(?:in|last|back\s+in)\s+(?:january|february|march|april|june|july|august|september|october|november|december|the\s+spring|the\s+summer|the\s+autumn|the\s+winter))\b",
+        r"(?i)\b(?:years\s+ago|the\s+year\s+in|year\s+in\s+review|look(?:s|ing)?\s+back|(?:\w+\s+)?months\s+(?:on|ago)|since\s+its\s+(?:19|20)\d\d|anniversary\s+of|emerged\s+from|(?:in|its|the)\s+(?:19|20)\d\d\s+(?:breach|bankruptcy|collapse|recall|scandal|settlement|takeover|merger|lawsuit|fine|strike|outage|hack|administration|default)|(?:(?:january|february|march|april|june|july|august|september|october|november|december)['’]s|(?:the|its|their|a|last)\s+(?:january|february|march|april|june|july|august|september|october|november|december|spring|summer|autumn|winter))\s+(?:[\p{L}-]+\s+){0,2}(?:attack|breach|hack|outage|incident|fire|flood|strike|recall|collapse|failure|explosion|shutdown|closure|stoppage|leak)|(?:attack|breach|hack|outage|incident|fire|flood|strike|recall|collapse|failure|explosion|shutdown|closure|stoppage|leak)\s+(?:in|last|back\s+in)\s+(?:january|february|march|april|june|july|august|september|october|november|december|the\s+spring|the\s+summer|the\s+autumn|the\s+winter))\b",
     )
     .expect("the background pattern compiles")
 });
@@ -1211,14 +1212,17 @@ struct Found {
     start: usize,
     end: usize,
     subordinate: bool,
+    /// Told as what caused what follows it ("shutdown still haunting Clearwell").
+    causes_what_follows: bool,
 }
 
 /// The keyword of the first row that reports an event among a text's keywords (`every`) — in the
 /// sentence's main clause before any in a clause of cause or background: what
 /// follows "after", "as", "amid", "following" or a wire headline's "citing" is not the news ("wins NHS deal days after cyber
-/// attack" is a contract).
+/// attack" is a contract). Among those in clauses, one told as the cause of what follows comes
+/// last ("Geismar shutdown still haunting Clearwell as quarterly sales drop" is results).
 fn first_match(every: &[Found]) -> Option<Found> {
-    every.iter().copied().min_by_key(|f| (f.subordinate, f.row))
+    every.iter().copied().min_by_key(|f| (f.subordinate, f.causes_what_follows, f.row))
 }
 
 /// Each row's keyword that reports an event in `text` (see [`row_match`]).
@@ -1231,7 +1235,7 @@ fn every_match(text: &str, whole: &str) -> Vec<Found> {
 /// down by", "a quarter marked by the recall", "profits halved by", "a provision for the recall",
 /// "the lingering damage of a cyber attack", "the fallout from the strike"; "hit by" alone is how the event itself is told, "hit by a cyber attack").
 static SUBORDINATE: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|blames|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|(?:squeezed|marked|blighted|overshadowed|halved|slashed|dented|eroded)\s+by|provisions?\s+for|charges?\s+for|costs?\s+of|(?:damage|fallout|aftermath|toll|tail|legacy|effects?)\s+(?:of|from))\b")
+    Regex::new(r"(?i)\b(?:after|as|amid|following|since|because\s+of|due\s+to|citing|blaming|blamed|blames|hit\s+from|hurt\s+by|(?:weighed|dragged|held)\s+(?:down\s+)?by|(?:squeezed|marked|blighted|overshadowed|halved|slashed|dented|eroded)\s+by|provisions?\s+for|charges?\s+for|costs?\s+of|(?:damage|fallout|aftermath|toll|tail|legacy|effects?)\s+(?:of|from)|pin(?:s|ned|ning)?\s+(?:it|them|the\s+blame|[\p{L}-]+)?\s*on)\b")
         .expect("the clause pattern compiles")
 });
 
@@ -1252,7 +1256,7 @@ static ON_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 /// "settles hack lawsuit").
 static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+(?:still|further|again|continues\s+to))?\s+(?:drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)|(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+still)?\s+(?:costs?|costing|charges?|provisions?|bills?|write-?downs?)|\s+(?:class\s+action|lawsuits?|suits?|litigation|settlement|claims?))\b",
+        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+(?:still|further|again|continues\s+to))?\s+(?:haunts|haunting|plagues|plaguing|lingers|lingering|hangs\s+over|drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)|(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+still)?\s+(?:costs?|costing|charges?|provisions?|bills?|write-?downs?)|\s+(?:class\s+action|lawsuits?|suits?|litigation|settlement|claims?))\b",
     )
     .expect("the effect pattern compiles")
 });
@@ -1261,6 +1265,7 @@ static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
 /// or background.
 fn in_a_clause_of_cause(before: &str, after: &str) -> bool {
     let main = FRONTED.find(before).map_or(before, |f| &before[f.end()..]);
+    let main = BLAMED_FOR.find(main).map_or(main, |b| &main[b.end()..]);
     SUBORDINATE.is_match(main)
         || (ON_CAUSE.is_match(main) && !PLACED_ON.is_match(main))
         || CAUSES_WHAT_FOLLOWS.is_match(after)
@@ -1272,6 +1277,11 @@ static FRONTED: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)^\W*(?:after|as|amid|following|since|because\s+of|due\s+to)\b[^,]*,\s+")
         .expect("the fronted clause pattern compiles")
 });
+
+/// What a blame is for ("Splashdown blames wave pool shutdown for third-quarter slide"): the
+/// cause sits between the verb and "for", the news after it.
+static BLAMED_FOR: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)\bblam(?:es|ed|ing)\b[^.;]*?\bfor\s+").expect("the blamed-for pattern compiles"));
 
 /// A rating agency's or a regulator's "places … on" or "puts … on" what the keyword names:
 /// the event itself ("places Acme on CreditWatch negative"), not a cause.
@@ -1312,6 +1322,7 @@ fn row_matches<'a>(row: usize, compiled: &'a Compiled, text: &'a str, whole: &st
                     start: m.start(),
                     end: m.end(),
                     subordinate: in_a_clause_of_cause(&text[from..m.start()], &text[m.end()..to]),
+                    causes_what_follows: CAUSES_WHAT_FOLLOWS.is_match(&text[m.end()..to]),
                 });
             }
         }
@@ -1429,9 +1440,12 @@ static WITH_A_REGULATOR: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the regulator pattern compiles")
 });
 
-/// "a regulatory settlement": the settlement's kind, right before it.
-static REGULATORY_BEFORE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)\bregulatory\s+$").expect("the regulatory pattern compiles"));
+/// "a regulatory settlement", "an EPA settlement": the settlement's kind or its regulator, right
+/// before it.
+static REGULATORY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:regulatory|ftc|sec|fca|cma|epa|fda|osha|doj|cfpb|ofwat|ofgem|ofcom|hse)\s+$")
+        .expect("the regulatory pattern compiles")
+});
 
 /// The row and concept of a keyword once who acts is read (issue 57): a fine the item says a
 /// court imposed ("sentenced at Crown Court after pleading guilty", "Judge fines Anvil") is a
@@ -2319,6 +2333,32 @@ mod tests {
         for (title, snippet) in [
             ("Resolved: card terminals unable to process transactions", "This was not a security incident."),
             ("Service update", "The disruption is not the result of a cyber attack."),
+        ] {
+            assert_eq!(category(title, snippet), None, "{title} {snippet}");
+        }
+    }
+
+    /// Issue 57's twenty-sixth and twenty-seventh held-out weeks: results that blame an earlier
+    /// stoppage — what a blame is "for" is the news, a blame "pinned on" a cause, a stoppage that
+    /// still haunts a company yields to the sales that dropped; a settlement named after its
+    /// regulator. What stays out: a stoppage dated by a month or a season.
+    #[test]
+    fn results_that_blame_an_earlier_stoppage() {
+        for (title, snippet, expected) in [
+            ("Acme blames wave pool shutdown for third-quarter slide", "", "financial_results"),
+            (
+                "Summer stumble",
+                "Acme reported a quarterly loss and pinned it on the wave pool shutdown.",
+                "financial_results",
+            ),
+            ("Geismar shutdown still haunting Acme as quarterly sales drop", "", "financial_results"),
+            ("EPA settlement requires Louisiana chemical maker to pay $2.4 million penalty", "", "regulatory"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        for (title, snippet) in [
+            ("Counting the cost", "The seven-week outage in July and August cost Acme about $30 million."),
+            ("Customers", "Utilities that sourced elsewhere during the summer shutdown have not returned to Acme."),
         ] {
             assert_eq!(category(title, snippet), None, "{title} {snippet}");
         }
