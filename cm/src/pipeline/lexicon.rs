@@ -268,7 +268,7 @@ const ROWS: &[Row] = &[
                     "special measures",
                     "={rated,rates} * inadequate",
                     "{restrict,halt,stop,suspend,ban} * admissions",
-                    "={orders,ordered} *3 {shut,closed,to close,to shut,to stop,to halt,to fix,to repair,to remedy,inspections,checks}",
+                    "={orders,ordered} *5 {shut,closed,to close,to shut,to stop,to halt,to cease,to fix,to repair,to remedy,inspections,checks}",
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
                     "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca} *1 {bars,barred,curbs,curbed,restricts,restricted,bans,banned}",
@@ -1199,6 +1199,9 @@ fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> boo
         && !DENIAL.is_match(before)
         && !NEGATED.is_match(before)
         && !AHEAD_OF.is_match(before)
+        // "received an order from the U.S. Food and Drug Administration": a regulator's order,
+        // not a customer's.
+        && !(text[start..end].to_ascii_lowercase().ends_with("from") && WITH_A_REGULATOR.is_match(&text[end..]))
         && !(text[start..end].get(..6).is_some_and(|k| k.eq_ignore_ascii_case("to buy")) && SHOPPING.is_match(before))
         && !(text[start..end].get(..5).is_some_and(|k| k.eq_ignore_ascii_case("raise"))
             && FOR_A_GOOD_CAUSE.is_match(&text[start..]))
@@ -1435,7 +1438,7 @@ static SENTENCED_IN_COURT: LazyLock<Regex> = LazyLock::new(|| {
 /// "a settlement with the Gambling Commission" (a named body of regulation, in capitals).
 static WITH_A_REGULATOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman)))\b",
+        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+(?:(?:and|of|for)\s+)?){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman|Administration)))\b",
     )
     .expect("the regulator pattern compiles")
 });
@@ -2341,7 +2344,8 @@ mod tests {
     /// Issue 57's twenty-sixth and twenty-seventh held-out weeks: results that blame an earlier
     /// stoppage — what a blame is "for" is the news, a blame "pinned on" a cause, a stoppage that
     /// still haunts a company yields to the sales that dropped; a settlement named after its
-    /// regulator. What stays out: a stoppage dated by a month or a season.
+    /// regulator; a regulator ordering a stop. What stays out: a stoppage dated by a month or a
+    /// season, an order received from a regulator.
     #[test]
     fn results_that_blame_an_earlier_stoppage() {
         for (title, snippet, expected) in [
@@ -2353,12 +2357,15 @@ mod tests {
             ),
             ("Geismar shutdown still haunting Acme as quarterly sales drop", "", "financial_results"),
             ("EPA settlement requires Louisiana chemical maker to pay $2.4 million penalty", "", "regulatory"),
+            ("FDA orders Seattle sperm bank Acme to stop shipping donor samples", "", "regulatory"),
+            ("Acme has received an order from Boeing", "", "funding_award"),
         ] {
             assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
         }
         for (title, snippet) in [
             ("Counting the cost", "The seven-week outage in July and August cost Acme about $30 million."),
             ("Customers", "Utilities that sourced elsewhere during the summer shutdown have not returned to Acme."),
+            ("Statement", "Acme has received an order from the U.S. Food and Drug Administration."),
         ] {
             assert_eq!(category(title, snippet), None, "{title} {snippet}");
         }
