@@ -1201,7 +1201,8 @@ fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> boo
         && !AHEAD_OF.is_match(before)
         // "received an order from the U.S. Food and Drug Administration": a regulator's order,
         // not a customer's.
-        && !(text[start..end].to_ascii_lowercase().ends_with("from") && WITH_A_REGULATOR.is_match(&text[end..]))
+        && !(text.get(end.saturating_sub(4)..end).is_some_and(|w| w.eq_ignore_ascii_case("from"))
+            && WITH_A_REGULATOR.is_match(&text[end..]))
         && !(text[start..end].get(..6).is_some_and(|k| k.eq_ignore_ascii_case("to buy")) && SHOPPING.is_match(before))
         && !(text[start..end].get(..5).is_some_and(|k| k.eq_ignore_ascii_case("raise"))
             && FOR_A_GOOD_CAUSE.is_match(&text[start..]))
