@@ -29,6 +29,31 @@ static COUNT: LazyLock<Regex> = LazyLock::new(|| {
     .expect("count")
 });
 
+/// A count that is the whole an event hit part of, not its measure: "of the firm's 310 staff",
+/// "of its 40 stores", "out of 4,000 employees", "employs 310 people", "a workforce of 310".
+static WHOLE_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)(?:\bof\s+(?:its|their|the|his|her|[\p{L}-]+['’]s?)(?:\s+[\p{L}-]+['’]s?)?|\bout\s+of|\b(?:employs|employing|employed|workforce\s+of|headcount\s+of|staff\s+of)(?:\s+(?:about|around|some|nearly|almost|roughly|over|more\s+than))?)\s+$",
+    )
+    .expect("whole")
+});
+/// The part of a whole ("180 of the firm's 310 staff", "12 of its 40 stores"): the part is the
+/// event's measure, counted in the whole's noun.
+static PART_OF_WHOLE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\b(\d[\d,]*)\s+(?:of|out\s+of)\s+(?:(?:its|their|the|[\p{L}-]+['’]s?)\s+){1,2}\d[\d,]*\s+(?:[a-z-]+\s+)?(jobs|roles|staff|workers|employees|positions|people|flights|sites|stores|plants|branches|shops|offices|factories)\b",
+    )
+    .expect("part of whole")
+});
+
+fn count_kind(noun: &str) -> NumberKind {
+    match noun.to_ascii_lowercase().as_str() {
+        "flights" => NumberKind::Flights,
+        "sites" | "stores" | "plants" | "branches" | "shops" | "offices" | "factories" => NumberKind::Sites,
+        _ => NumberKind::Jobs,
+    }
+}
+
 fn number(text: &str) -> Option<f64> {
     text.replace(',', "").parse().ok()
 }
@@ -85,12 +110,12 @@ pub fn stated(text: &str) -> Vec<(NumberKind, f64)> {
             out.push((NumberKind::Percent, n));
         }
     }
-    for c in COUNT.captures_iter(text) {
-        let kind = match c.get(2).map(|m| m.as_str().to_ascii_lowercase()).as_deref() {
-            Some("flights") => NumberKind::Flights,
-            Some("sites" | "stores" | "plants" | "branches" | "shops" | "offices" | "factories") => NumberKind::Sites,
-            _ => NumberKind::Jobs,
-        };
+    let counts = COUNT
+        .captures_iter(text)
+        .filter(|c| !WHOLE_BEFORE.is_match(&text[..c.get(0).map_or(0, |m| m.start())]))
+        .chain(PART_OF_WHOLE.captures_iter(text));
+    for c in counts {
+        let kind = count_kind(c.get(2).map_or("", |m| m.as_str()));
         if let Some(n) = c.get(1).and_then(|m| number(m.as_str())) {
             out.push((kind, n));
         }
@@ -140,6 +165,22 @@ mod tests {
         assert_eq!(stated("cancels 40 flights"), [(NumberKind::Flights, 40.0)]);
         assert_eq!(stated("to close 12 stores"), [(NumberKind::Sites, 12.0)]);
         assert!(stated("Acme reports in 2026").is_empty(), "a year is not a count");
+    }
+
+    /// Issue 57: "180 of the firm's 310 staff" and "cut 180 jobs" tell one count.
+    #[test]
+    fn a_whole_is_no_measure_and_its_part_is() {
+        assert_eq!(stated("made 180 of the firm's 310 staff redundant"), [(NumberKind::Jobs, 180.0)]);
+        assert_eq!(stated("to shut 12 of its 40 stores"), [(NumberKind::Sites, 12.0)]);
+        assert_eq!(stated("cuts 90 jobs out of 4,000 employees"), [(NumberKind::Jobs, 90.0)]);
+        assert!(stated("Acme, which employs 310 people, is closing").is_empty());
+        assert!(stated("a workforce of 2,000 staff").is_empty());
+        assert_eq!(stated("a total of 500 jobs will go"), [(NumberKind::Jobs, 500.0)], "a total is a measure");
+        assert!(!disagree(
+            &stated("Administrators made 180 of the firm's 310 staff redundant"),
+            &stated("administrators cut 180 jobs"),
+            measures("workforce_reduction")
+        ));
     }
 
     #[test]
