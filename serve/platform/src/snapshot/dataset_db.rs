@@ -498,19 +498,26 @@ mod tests {
         let db = Arc::new(empty_db(dir.path(), &engine));
         let count = format!("SELECT count(*) FROM {}", db.table());
         assert_eq!(engine.idle_connections(), 4);
-        // A few hundred queries whose callers give up while the query runs or waits for a connection.
+        // A few hundred queries whose callers give up while the query runs or waits for a
+        // connection: a query holds its connection until the loop has ended, so every caller
+        // gives up, however slowly the machine runs (a timed query once finished first under load).
+        let release = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let mut dropped = 0;
         for _ in 0..300 {
-            let sql = count.clone();
-            let slow = db.query(move |c| {
-                std::thread::sleep(Duration::from_millis(2));
+            let (sql, release) = (count.clone(), release.clone());
+            let held = db.query(move |c| {
+                let until = std::time::Instant::now() + Duration::from_secs(10);
+                while !release.load(std::sync::atomic::Ordering::Acquire) && std::time::Instant::now() < until {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
                 c.query_row(&sql, [], |r| r.get::<_, i64>(0))
             });
-            if tokio::time::timeout(Duration::from_micros(200), slow).await.is_err() {
+            if tokio::time::timeout(Duration::from_millis(1), held).await.is_err() {
                 dropped += 1;
             }
         }
-        assert!(dropped > 250, "most callers gave up mid-query ({dropped})");
+        release.store(true, std::sync::atomic::Ordering::Release);
+        assert_eq!(dropped, 300, "every caller gave up mid-query or waiting for a connection");
         // A query that panics on its connection.
         let panicked = db.query(|_| -> Result<(), duckdb::Error> { panic!("boom") }).await;
         assert!(matches!(panicked, Err(DbError::Task(_))));
