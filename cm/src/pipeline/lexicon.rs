@@ -239,8 +239,9 @@ const ROWS: &[Row] = &[
             group("penalty", SUPPLEMENT, &["fined", "fine of", "penalty", "sanctioned"]),
             group(
                 "penalty",
-                "regulators' enforcement vocabulary as the press reports it: notices, licences and \
-                 permits suspended, inspectors' ratings and restrictions, sites ordered shut, conditions or \
+                "regulators' enforcement vocabulary as the press reports it: notices, licences, \
+                 permits and approved status suspended or their suspension, a firm barred from \
+                 taking clients, a regulator acting against one, inspectors' ratings and restrictions, sites ordered shut, conditions or \
                  requirements imposed, a watchdog barring, curbing or halting a firm, and the passive of body \
                  copy (\"the registration of X has been suspended\", \"shut by the regulator\")",
                 &[
@@ -252,6 +253,10 @@ const ROWS: &[Row] = &[
                     "{licence,license} {revoked,suspended}",
                     "cease and desist",
                     "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,pulls,pulled,withdraws,withdrew,withdrawn} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization,approval,recognition,accreditation,certification,certificate}",
+                    "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,strips,stripped,withdraws,withdrew,withdrawn} *4 {approved,accredited,contractor,registered,membership} status",
+                    "={suspension,revocation,withdrawal} of *3 {permit,licence,license,registration,authorisation,authorization,approval,accreditation,certification,certificate}",
+                    "={barred,banned,prohibited} from * {clients,customers,students,patients,pupils,members,residents,admissions,enrolments,enrollments,policyholders}",
+                    "={watchdog,watchdogs,regulator,regulators,authority,commission,inspectors,fca,pra,cqc,sec,fda,ico,cma,ftc,sia} {acts,acted,moves,moved,cracks down,cracked down} {against,on}",
                     "={loses,lost,losing} * {licence,license,permit,approval,accreditation,registration,certification}",
                     "={refuses,refused,refusing,denies,denied} * {licence,license,permit,permission,approval,consent}",
                     "={licence,license,permit,permission,approval,consent} {refused,denied}",
@@ -275,7 +280,7 @@ const ROWS: &[Row] = &[
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
                     "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca} *1 {bars,barred,curbs,curbed,restricts,restricted,bans,banned,halts,halted,shuts,shut}",
-                    "={watchdog,regulator,regulatory,fca,pra,cqc,sec,finra,ofsted} {restriction,restrictions,curbs,ban}",
+                    "={watchdog,regulator,regulatory,fca,pra,cqc,sec,finra,ofsted,ea,epa,hse,mhra,fda,sia} {restriction,restrictions,curbs,ban,suspension}",
                 ],
             ),
             group(
@@ -518,7 +523,7 @@ const ROWS: &[Row] = &[
                 with: &[],
                 concept: "rating",
                 from: "rating agencies' actions as the press reports them: a rating cut or lowered, \
-                       junk, a negative outlook or watch",
+                       junk, a negative outlook or watch, a company put on review or on watch",
                 keywords: &[
                     "{cut,cuts,cutting,lower,slash} * {rating,ratings}",
                     "={cut,cuts,lowered,lowers,downgraded} to * {grade,junk}",
@@ -531,7 +536,8 @@ const ROWS: &[Row] = &[
                     "={turns,turned} negative on",
                     "{negative,downgrade} watch",
                     "={rating,ratings} *3 {under review,on review,on watch}",
-                    "={places,placed,puts,put} * on review for {downgrade,possible downgrade}",
+                    "={places,placed,puts,put} * on review for {downgrade,possible downgrade,cut,possible cut}",
+                    "={places,placed,puts,put} * on {watch,creditwatch}",
                     "watch negative",
                 ],
                 negative: true,
@@ -853,9 +859,6 @@ pub struct Classification {
     /// snippet): a name that heads one is written as a company's, whichever decided the category
     /// ("Rowan to shut 85 pharmacies with 520 jobs at risk" is job cuts headed by the closure).
     pub also_at: Vec<KeywordAt>,
-    /// The item tells its event only in a clause of cause or background ("lockers back online
-    /// after ransomware attack"): a follow-up of a happening, not a report of a new one.
-    pub only_as_a_cause: bool,
     /// The concepts of the row's other groups the item's keywords report ([`Self::concepts`]).
     pub other_concepts: Vec<&'static str>,
 }
@@ -1312,10 +1315,11 @@ static FRONTED: LazyLock<Regex> = LazyLock::new(|| {
 static BLAMED_FOR: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\bblam(?:es|ed|ing)\b[^.;]*?\bfor\s+").expect("the blamed-for pattern compiles"));
 
-/// A rating agency's or a regulator's "places … on" or "puts … on" what the keyword names:
-/// the event itself ("places Acme on CreditWatch negative"), not a cause.
+/// A rating agency's or a regulator's "places … on" or "puts … on" what the keyword names, as
+/// far from it as a headline's "on" of cause may be: the event itself ("places Acme on
+/// CreditWatch negative", "keeps Acme on rating watch negative"), not a cause.
 static PLACED_ON: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:places|placed|placing|puts|put|putting|keeps|kept)\s+(?:[\p{L}'’&.-]+\s+){0,4}on\s+$")
+    Regex::new(r"(?i)\b(?:places|placed|placing|puts|put|putting|keeps|kept)\s+(?:[\p{L}'’&.-]+\s+){0,4}on\s+(?:[\p{L}'’-]+\s+){0,2}$")
         .expect("the placed-on pattern compiles")
 });
 
@@ -1447,7 +1451,6 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         magnitude,
         at: Some(at),
         also_at,
-        only_as_a_cause: found.subordinate,
         other_concepts,
     })
 }
@@ -1615,7 +1618,6 @@ pub fn defaults(category: &str) -> Option<Classification> {
         magnitude: row.magnitude,
         at: None,
         also_at: Vec::new(),
-        only_as_a_cause: false,
         other_concepts: Vec::new(),
     })
 }
@@ -2355,10 +2357,13 @@ mod tests {
         ] {
             assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
         }
-        let watch = classify("S&P places Acme on CreditWatch negative on debt-funded acquisition", "").unwrap();
-        assert_eq!((watch.category, watch.only_as_a_cause), ("credit_rating", false), "placed on watch is the news");
-        let grant = classify("Good news at last", "After a difficult week, Acme has secured a £6.5m grant.").unwrap();
-        assert_eq!((grant.category, grant.only_as_a_cause), ("funding_award", false), "the clause ends at its comma");
+        // A title's keyword told only as a cause yields to the snippet's main clause; these are
+        // the news, so they decide.
+        let beside = "Acme also named a new chief executive.";
+        let watch = category("Fitch keeps Acme on rating watch negative on debt-funded acquisition", beside);
+        assert_eq!(watch, Some("credit_rating"), "placed on watch is the news");
+        let grant = category("After a difficult week, Acme has secured a £6.5m grant", beside);
+        assert_eq!(grant, Some("funding_award"), "the clause ends at its comma");
         for (title, snippet) in [
             ("Resolved: card terminals unable to process transactions", "This was not a security incident."),
             ("Service update", "The disruption is not the result of a cyber attack."),
@@ -2408,6 +2413,13 @@ mod tests {
             ("Shares may slide after Acme recalls 40,000 kettles", "", "operational_disruption"),
             ("Acme care home shut by regulator over hygiene", "", "regulatory"),
             ("Acme's Leeds bakery halted by watchdog after inspection", "", "regulatory"),
+            ("Regulator acts against Acme over door staff checks", "", "regulatory"),
+            ("EA suspension halts tipping at Acme's depot", "", "regulatory"),
+            ("Acme stripped of its approved contractor status", "", "regulatory"),
+            ("Review", "The suspension of Acme's operating licence turned on its records.", "regulatory"),
+            ("Acme care agency barred from taking on new clients", "", "regulatory"),
+            ("Acme Put on Review for Cut by Moody's", "", "credit_rating"),
+            ("Rating agency puts Acme on watch after deal", "", "credit_rating"),
             (
                 "Shortages feared",
                 "Supplies are tight after the regulator halted production at Acme's plant.",

@@ -655,6 +655,8 @@ const SUING: &[&[&str]] = &[&["sues"], &["is", "suing"]];
 /// words of the verb).
 const FILES: &[&str] = &["files", "filed", "issues", "issued", "brings", "brought", "takes", "took"];
 const SUITS: &[&str] = &["suit", "lawsuit", "claim", "complaint", "action", "proceedings", "court"];
+/// Adverbs a company's statement puts between its auxiliary and its verb ("has today issued").
+const ADVERBS_BEFORE_A_VERB: &[&str] = &["today", "now", "also", "formally", "yesterday", "already"];
 
 impl Profile {
     /// Whether the item names the company as the one suing ("Acme sues Globex"): litigation it
@@ -663,9 +665,12 @@ impl Profile {
         [words(&item.title), words(&item.snippet)].iter().any(|text| {
             self.names.iter().flat_map(|n| &n.forms).any(|form| {
                 phrase_spans(form, text).iter().any(|&(_, end)| {
-                    // "<name> has issued proceedings": the verb after its auxiliary.
-                    let verb =
-                        end + usize::from(text.get(end).is_some_and(|w| ["has", "have", "had"].contains(&w.as_str())));
+                    // "<name> has issued proceedings", "<name> has today issued proceedings": the
+                    // verb after its auxiliary and an adverb of time.
+                    let skip = |at: usize, words: &[&str]| {
+                        at + usize::from(text.get(at).is_some_and(|w| words.contains(&w.as_str())))
+                    };
+                    let verb = skip(skip(end, &["has", "have", "had"]), ADVERBS_BEFORE_A_VERB);
                     let files = text.get(verb).is_some_and(|w| FILES.contains(&w.as_str()))
                         && text.iter().skip(verb + 1).take(4).any(|w| SUITS.contains(&w.as_str()));
                     files || SUING.iter().any(|verb| text.get(end..end + verb.len()).is_some_and(|next| next == *verb))
@@ -1272,6 +1277,11 @@ mod tests {
         let p = Profile::of(&acme);
         assert!(p.is_plaintiff_in(&item("Acme Robotics sues Globex over patents", "", "wire.example")));
         assert!(p.is_plaintiff_in(&item("Patent fight", "Acme Robotics is suing Globex", "wire.example")));
+        assert!(p.is_plaintiff_in(&item(
+            "Statement",
+            "Acme Robotics has today issued proceedings in the High Court against Globex.",
+            "acme.example"
+        )));
         assert!(!p.is_plaintiff_in(&item("Globex sues Acme Robotics over patents", "", "wire.example")));
         assert!(!p.is_plaintiff_in(&item("Acme Robotics sued over patents", "", "wire.example")));
         let filed = item("Acme Robotics files patent infringement lawsuit against Globex", "", "acme.example");
