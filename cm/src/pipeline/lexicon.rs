@@ -90,8 +90,9 @@ const ROWS: &[Row] = &[
             group(
                 "breach",
                 "breach-notice and cyber-desk wording: who got in (hackers, unauthorised access), \
-                 what happened to the data (exposed, leaked, stolen, compromised, found on resold \
-                 drives), the breach nouns, a breach confirmed or suffered",
+                 what happened to the data (exposed, leaked, stolen, compromised, captured, found on \
+                 resold drives), the breach nouns, a breach confirmed or suffered; e-commerce \
+                 skimming (card skimmers, malicious code planted on a checkout)",
                 &[
                     "{security,cyber,privacy,systems} breach",
                     "breached * {systems,network,servers,database,databases,data}",
@@ -101,7 +102,10 @@ const ROWS: &[Row] = &[
                     "malware attack",
                     "{unauthorised,unauthorized} access",
                     "{exposed,leaked,stole,stolen,compromised,accessed} * {data,records,details,information,files,passwords,accounts}",
-                    "{data,records,details,information,files,passwords,accounts,addresses,names,documents,scans} * {exposed,leaked,stolen,compromised}",
+                    "{data,records,details,information,files,passwords,accounts,addresses,names,documents,scans} * {exposed,leaked,stolen,compromised,captured,harvested,intercepted,skimmed}",
+                    "{card,payment} {skimmer,skimmers,skimming}",
+                    "{malicious,rogue} {code,script,scripts}",
+                    "magecart",
                     "{unauthorised,unauthorized} {party,parties,person,persons,user,users}",
                     "{unprotected,unsecured,misconfigured,exposed,open} *1 {server,servers,database,databases,bucket,buckets,folder,storage}",
                     "={data,records,details,information,files} * left {open,exposed,unprotected,unsecured,accessible}",
@@ -279,7 +283,8 @@ const ROWS: &[Row] = &[
                     "={orders,ordered} *5 {shut,closed,to close,to shut,to stop,to halt,to cease,to fix,to repair,to remedy,inspections,checks}",
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
-                    "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca} *1 {bars,barred,curbs,curbed,restricts,restricted,bans,banned,halts,halted,shuts,shut}",
+                    "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca} *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut}",
+                    "={watchdog,watchdogs,regulator,regulators,regulatory,inspectors,hse,fca,cqc,sec,fda,epa,osha,ea,ofsted,sia} {order,orders,notice,notices} {stops,stopped,halts,halted,shuts,shut,closes,closed,bars,barred}",
                     "={watchdog,regulator,regulatory,fca,pra,cqc,sec,finra,ofsted,ea,epa,hse,mhra,fda,sia} {restriction,restrictions,curbs,ban,suspension}",
                 ],
             ),
@@ -294,6 +299,7 @@ const ROWS: &[Row] = &[
                     "={osha,epa,fda,hse,sec,ftc,cfpb,fca,cma,feds,regulator,regulators,inspectors,watchdog} {cites,cited,penalizes,penalized,penalises,penalised,fines,fine}",
                     "={cited,penalized,penalised,fined} by {osha,epa,the epa,fda,the fda,hse,the hse,regulators,the regulator,inspectors,the watchdog}",
                     "penalties",
+                    "{civil,administrative} {penalty,penalties}",
                     "{safety,osha,federal,state,environmental} {citation,citations}",
                 ],
             ),
@@ -438,7 +444,7 @@ const ROWS: &[Row] = &[
                     "{fleet,aircraft,jets,planes,flights} * grounded",
                     "={pulled,removed,withdrawn,pulls,removes,withdraws} * from service",
                     "={fire,blaze,explosion,blast} at * {plant,factory,site,facility,refinery,warehouse,mine,mill,depot,works,forge,fab,farm,complex}",
-                    "={industrial,plant,factory,warehouse,refinery,mill,forge,depot,facility,site,weekend,overnight,elevator,silo,terminal,pipeline,mine,rig,platform,dust,gas,boiler,furnace} {fire,blaze,explosion,explosions,blast}",
+                    "={industrial,plant,factory,warehouse,refinery,mill,forge,depot,hub,facility,site,weekend,overnight,elevator,silo,terminal,pipeline,mine,rig,platform,dust,gas,boiler,furnace} {fire,blaze,explosion,explosions,blast}",
                     "={fire,blaze,explosion,blast} {damaged,destroyed,gutted,ripped through,tore through,broke out,damages,destroys,guts,rips through,tears through,knocks out}",
                     "={fire,blaze,explosion,blast,flood,flooding,collapse,rockfall} {shuts,shut,halts,halted,closes,closed,stops,stopped}",
                     "{oil,gas,chemical,toxic,fuel,chlorine,acid,diesel,petrol,sewage,slurry} {spill,leak,release,leaks,leaked}",
@@ -483,7 +489,7 @@ const ROWS: &[Row] = &[
                     "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms}",
                     "={closed,has closed,have closed} {its,their} *2 {plant,factory,mill,site,depot,warehouse,base,marina,yard,terminal,store,shop,branch,hotel,venue,centre,center,works,theatre,theater,museum,school,arena}",
                     "={closes,close,shuts,shut,closed} * {venue,venues,theatre,theatres,theater,theaters,museum,museums,arena,hotel,hotels,school,schools,quarry,quarries,elevator,elevators,gondola,lift,lifts,ride,rides,attraction}",
-                    "={plant,factory,mill,site,depot,warehouse,store,shop,branch,hotel,venue,theatre,theater,museum,school,arena,quarry,elevator,centre,center,mall,gondola,lift,ride,attraction,network,line,route,loop} *2 {temporarily closed,closed by,shut over,shut after,shut by,remains closed,will remain closed,remain closed,stays shut,stay shut,remains shut}",
+                    "={plant,factory,mill,site,depot,warehouse,store,shop,branch,hotel,venue,theatre,theater,museum,school,arena,quarry,elevator,centre,center,mall,gondola,lift,ride,attraction,network,line,route,loop,facility,hub} *2 {temporarily closed,closed by,shut over,shut after,shut by,remains closed,will remain closed,remain closed,stays shut,stay shut,remains shut,is closed following,is closed after,closed following}",
                 ],
             ),
             group(
@@ -761,13 +767,13 @@ const ROWS: &[Row] = &[
                     "={received,receives,has received} *2 {order,orders} from",
                     "{contract,order,orders} {worth,valued}",
                     "={contract,order,tender} {win,wins}",
-                    "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender,work,deal} to",
+                    "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender,work,deal,business,account} to",
                     "={outsource,outsources,outsourcing,outsourced} * to",
                     "={win,wins,won,winning,land,lands,landed,landing,secure,secures,secured,securing,clinch,clinches,clinched,bag,bags,bagged} * {deal,agreement}",
                     "={selected,chosen} by",
                     "={selected,chosen,picked} for * {contract,contracts,deal,tender,framework,project}",
                     "={selected,chosen,picked,tapped} * {to supply,to provide,to build,to run,to deliver,to operate,to power,to develop,to host}",
-                    "={selected,chosen,named} as * {partner,supplier,provider,contractor,developer,operator}",
+                    "={selected,chosen,named} as * {partner,supplier,provider,contractor,developer,operator,carrier,haulier,vendor,distributor,manufacturer,installer}",
                     "={picks,picked,chooses,chose,selects,taps} * {to,for,as}",
                     "={contract,order,deal} {was,were,has been} awarded",
                     "={win,wins,won,winning,land,lands,landed,picks up,picked up,bag,bags,bagged} * {account,mandate,brief}",
@@ -1281,14 +1287,15 @@ static ON_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// A verb of effect right after a keyword (or its bill) makes it the cause of what follows:
-/// "Zingers recall drags on Crunch Q3", "strike hits sales", "hackers' bill dents half-year" (the news is what it acted on, when that is an event
+/// "Zingers recall drags on Crunch Q3", "strike hits sales", "recall sinks Acme to a loss",
+/// "hackers' bill dents half-year", and so does a noun of its aftermath ("recall hangover") (the news is what it acted on, when that is an event
 /// too; alone, the keyword is still the item's event); so does what it cost ("swings to a loss,
 /// flags recall costs", "a recall charge", "cyber attack is still costing it customers"); a
 /// keyword that names the matter of a suit does too ("settlement in data breach class action",
 /// "settles hack lawsuit").
 static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+(?:still|further|again|continues\s+to))?\s+(?:haunts|haunting|plagues|plaguing|lingers|lingering|hangs\s+over|drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into)|(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+still)?\s+(?:costs?|costing|charges?|provisions?|bills?|write-?downs?)|\s+(?:class\s+action|lawsuits?|suits?|litigation|settlement|claims?))\b",
+        r"(?i)^(?:(?:['’]s?)?(?:\s+(?:bill|bills|cost|costs|charge|charges|clean-up|fallout))?(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+(?:still|further|again|continues\s+to))?\s+(?:haunts|haunting|plagues|plaguing|lingers|lingering|hangs\s+over|drags|dragged|weighs|weighed|dents|dented|hurts|hits|knocks|knocked|eats\s+into|ate\s+into|sinks|sank|pushes|pushed|tips|tipped|drives|drove|plunges|plunged)|\s+(?:hangover|aftermath|after-effects)|(?:\s+(?:is|are|was|were|has\s+been))?(?:\s+still)?\s+(?:costs?|costing|charges?|provisions?|bills?|write-?downs?)|\s+(?:class\s+action|lawsuits?|suits?|litigation|settlement|claims?))\b",
     )
     .expect("the effect pattern compiles")
 });
@@ -1479,10 +1486,21 @@ static REGULATORY_BEFORE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the regulatory pattern compiles")
 });
 
+/// What a settlement names after its case ("settles Clean Air Act case with EPA"): the text
+/// from its "with" on, else all of `after`.
+fn with_whom(after: &str) -> &str {
+    SETTLED_CASE.captures(after).and_then(|c| c.get(1)).map_or(after, |with| &after[with.start()..])
+}
+
+/// A case named between a settlement and its counterparty: up to four words before "with".
+static SETTLED_CASE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s+(?:[\p{L}'’-]+\s+){0,3}[\p{L}'’-]+(\s+with)\b").expect("the settled-case pattern compiles")
+});
+
 /// The row and concept of a keyword once who acts is read (issue 57): a fine the item says a
 /// court imposed ("sentenced at Crown Court after pleading guilty", "Judge fines Anvil") is a
-/// prosecution's, legal; a settlement with a regulator ("settles with the FTC", "to settle FTC
-/// claims") is the regulator's enforcement, regulatory. `from` is the text from the keyword on,
+/// prosecution's, legal; a settlement with a regulator ("settles with the FTC", "settles Clean
+/// Air Act case with EPA", "to settle FTC claims") is the regulator's enforcement, regulatory. `from` is the text from the keyword on,
 /// `after` the text after it.
 fn by_whom(found: &Found, before: &str, from: &str, after: &str, whole: &str) -> (usize, &'static str) {
     let row = &ROWS[found.row];
@@ -1492,7 +1510,7 @@ fn by_whom(found: &Found, before: &str, from: &str, after: &str, whole: &str) ->
         ("regulatory", "penalty") if SENTENCED_IN_COURT.is_match(whole) => (index("legal"), "criminal"),
         ("legal", "litigation")
             if from.get(..5).is_some_and(|w| w.eq_ignore_ascii_case("settl"))
-                && (WITH_A_REGULATOR.is_match(after) || REGULATORY_BEFORE.is_match(before)) =>
+                && (WITH_A_REGULATOR.is_match(with_whom(after)) || REGULATORY_BEFORE.is_match(before)) =>
         {
             (index("regulatory"), "penalty")
         }
@@ -2437,5 +2455,39 @@ mod tests {
         ] {
             assert_eq!(category(title, snippet), None, "{title} {snippet}");
         }
+    }
+
+    /// Issue 57's thirty-second and thirty-third held-out weeks: inspectors halting work and a
+    /// regulator's order that stops; a facility closed after a fire, a hub fire; e-commerce
+    /// skimming; a carrier selected, business handed to a firm; a settlement of a named case with
+    /// a regulator, a civil penalty; results a recall sank, a recall's hangover. What stays out:
+    /// a settlement of a case with another company is no regulator's.
+    #[test]
+    fn stops_skimmers_carriers_and_what_a_recall_sank() {
+        for (title, snippet, expected) in [
+            ("Safety inspectors halt work at Acme workshop", "", "regulatory"),
+            ("HSE order stops Acme's build rig", "", "regulatory"),
+            ("Acme to pay $1.1M civil penalty", "", "regulatory"),
+            ("Acme settles Clean Air Act case with EPA", "", "regulatory"),
+            (
+                "Update",
+                "Acme confirms that its Leeds facility is closed following Saturday's fire.",
+                "operational_disruption",
+            ),
+            ("Shelves empty after Acme hub fire", "", "operational_disruption"),
+            (
+                "Notice to customers",
+                "Malicious code was placed on the checkout page of the Acme shop.",
+                "security_incident",
+            ),
+            ("Card skimmer found on Acme webshop", "", "security_incident"),
+            ("Acme Selected as Primary Refrigerated Carrier for Beta Foods", "", "funding_award"),
+            ("Beta Foods hands dedicated freight business to Acme", "", "funding_award"),
+            ("September recall sinks Acme to quarterly loss", "", "financial_results"),
+            ("Acme Q3: recall hangover worse than feared", "Revenue missed by $9 million.", "financial_results"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        assert_eq!(category("Acme settles patent case with Beta Robotics", ""), Some("legal"));
     }
 }
