@@ -947,6 +947,32 @@ async fn the_thirty_third_held_out_corpus_meets_the_goals_of_unseen_text() {
     figures.meet(&UNSEEN_CORPORA);
 }
 
+/// A thirty-fourth held-out week (data/fixtures/web-search/holdout34.py): barber shops, tattoo
+/// studios, cosmetic surgery and hair transplant clinics, nail polish, shampoo, towels, bathrobes,
+/// swimwear, raincoats and more, written beside holdout35.py from one brief and read once after
+/// holdout33's round: 48 impacts, 1.00, 48 of 50, nothing on quiet companies, no event twice —
+/// every goal met. After the round: the same.
+#[tokio::test]
+async fn the_thirty_fourth_held_out_corpus_meets_the_goals_of_unseen_text() {
+    let figures =
+        scan_labelled_corpus("holdout34", include_str!("../../data/fixtures/web-search/holdout34.json")).await;
+    figures.meet(&UNSEEN_CORPORA);
+}
+
+/// A thirty-fifth held-out week (data/fixtures/web-search/holdout35.py): payday lenders, debt
+/// collectors, pension administrators, life insurers, crypto exchanges, payment apps, fund
+/// administrators, index providers, trading apps, wealth managers and more, written beside
+/// holdout34.py and read once with it: 48 impacts, 0.98, 46 of 50, nothing on quiet companies,
+/// and two events twice (a fund administrator "appointed fund administrator" read as an
+/// insolvency; a securitisation priced and closed five days apart). After its round: 49, 1.00,
+/// 49 of 50.
+#[tokio::test]
+async fn the_thirty_fifth_held_out_corpus_meets_the_goals_of_unseen_text() {
+    let figures =
+        scan_labelled_corpus("holdout35", include_str!("../../data/fixtures/web-search/holdout35.json")).await;
+    figures.meet(&UNSEEN_CORPORA);
+}
+
 /// The second (data/fixtures/web-search/reporting.py): events as independent outlets report them,
 /// common-word brand names, wires and solicitations, a plaintiff, quiet companies.
 #[tokio::test]

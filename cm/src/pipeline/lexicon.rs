@@ -9,7 +9,8 @@
 //! - `*` stands for up to five words of the same sentence ("cut * jobs": cut 220 jobs, cuts
 //!   about 10% of its jobs), `*1` … `*4` for at most that many.
 //!
-//! The first row with a keyword in the title wins, else the first in the snippet. A keyword does
+//! The first row with a keyword in the title wins, else the first in the snippet; within a row,
+//! its earliest keyword, and at one place the longest (the most specific). A keyword does
 //! not count in a sentence that speculates ("in talks to buy", "could cut", "people familiar with
 //! the matter") or recalls an old event ("since its 2019 bankruptcy"): neither is news of an event.
 //!
@@ -153,7 +154,8 @@ const ROWS: &[Row] = &[
                     "chapter 7",
                     "{goes,went,gone} bust",
                     "administrators {appointed,called}",
-                    "={appointment of,appointed,appointing} *1 {administrators,administrator,receivers,liquidators}",
+                    "={appointment of,appointed,appointing} {administrators,administrator,receivers,liquidators}",
+                    "={appointment of,appointed,appointing} {joint,as,interim,provisional,official,special} {administrators,administrator,receivers,receiver,liquidators,liquidator}",
                     "{calls,called} in administrators",
                     "winding-up {petition,order}",
                     "wound up",
@@ -209,7 +211,8 @@ const ROWS: &[Row] = &[
             group(
                 "litigation",
                 "court reporting's civil outcomes and claims: a ruling or verdict against a party, \
-                 an order to pay, liability, infringement, a suit brought",
+                 an order to pay, liability, infringement, a suit brought, an action or a group \
+                 claim faced",
                 &[
                     "={ordered,orders,order,ordering} *3 to pay",
                     "found liable",
@@ -222,7 +225,8 @@ const ROWS: &[Row] = &[
                     "={loses,lost,losing} * {case,tribunal,appeal,lawsuit,claim,court fight,court battle,test case,dispute}",
                     "={court,tribunal,judge,jury,judges} {rules,ruled,finds,found} against",
                     "={court,tribunal,judge,jury,judges} {rules,ruled,finds,found} * {breached,liable,infringed,negligent,guilty}",
-                    "{faces,facing,faced} * {claim,claims,suit,suits,lawsuits}",
+                    "{faces,facing,faced} * {claim,claims,suit,suits,lawsuits,action,actions,proceedings}",
+                    "{group,class,representative} {claim,claims,lawsuit,litigation}",
                     "={served,hit} with * {claim,lawsuit,suit,writ,proceedings}",
                     "={sue,sues,suing} * {over,for}",
                     "={issues,issued,issuing,brings,brought,bringing,commences,commenced} *2 proceedings",
@@ -400,7 +404,8 @@ const ROWS: &[Row] = &[
                 "incident reporting: what went down, dark or offline, failed or crashed, what was \
                  disrupted, cancelled or grounded, what halted output (a fire, a leak, a spill), \
                  force majeure; the technology desk's glitches, malfunctions and anomalies, \
-                 platforms and portals down or unavailable",
+                 platforms and portals down or unavailable; the markets desk's order entry or \
+                 withdrawals suspended",
                 &[
                     "{taken,went,knocked} offline",
                     "={went,go,goes,gone,stays,stay,remains} dark",
@@ -453,6 +458,7 @@ const ROWS: &[Row] = &[
                     "={warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works} *1 {flooded,under water}",
                     "={flood,floods,flooding,floodwater,floodwaters} {hits,hit,swamps,swamped,damages,damaged,closes,closed,inundates,inundated} *3 {warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works}",
                     "={paused,pauses,pausing,suspends,suspended,halts,halted} *4 {orders,dispatch,dispatches}",
+                    "={paused,pauses,pausing,suspends,suspended,suspending,halts,halted,halting} *2 {order entry,withdrawals,deposits,transfers}",
                     "={stop,stops,stopped,stopping} {dispatching,shipping,deliveries}",
                     "force majeure",
                 ],
@@ -738,14 +744,19 @@ const ROWS: &[Row] = &[
             group(
                 "funding",
                 "venture and grant reporting: money raised, secured or landed, the rounds; the debt \
-                 desks' notes, bonds, convertibles and securitisations priced, sold or upsized",
+                 desks' notes, bonds, convertibles and securitisations priced, sold or upsized, a \
+                 return to a debt market",
                 &[
                     "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant,money,cash}",
                     "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing}",
                     "={taps,tapped,tapping} *2 {market,markets,investors}",
+                    // As long as a contract's "taps … for" ("taps investors for £120m"), so the
+                    // money raised wins the tie.
+                    "={taps,tapped,tapping} *2 {market,markets,investors,shareholders} {for,to}",
                     "=revolving credit facility",
                     "={refinances,refinanced}",
-                    "={prices,priced,pricing} *7 {term loan,notes,bonds,bond offering,notes offering,securitization,securitisation,convertible,convertibles}",
+                    "={prices,priced,pricing} *7 {term loan,notes,bonds,bond offering,notes offering,securitization,securitisation,convertible,convertibles,abs,deal,transaction}",
+                    "={returns,returned,returning,return} to *2 {abs,bond,debt,securitisation,securitization,loan} market",
                     "={sells,sold,issues,issued,upsizes,upsized} *4 {bonds,notes,convertible,convertibles,securitization,securitisation,debentures}",
                     "{convertible,bond,notes,debt} offering",
                     "={seed,series d,series e} round",
@@ -780,8 +791,8 @@ const ROWS: &[Row] = &[
                     "=agency of record",
                 ],
             ),
-            // After the contract groups: a row's earliest keyword wins and the first group on a
-            // tie, so "lands $40m defence contract" stays a contract.
+            // A row's earliest keyword wins and the longest at one place, so "lands $40m defence
+            // contract" stays a contract.
             group(
                 "funding",
                 "venture reporting's money landed or secured, the amount right after the verb",
@@ -1196,6 +1207,20 @@ static FOR_A_GOOD_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the good cause pattern compiles")
 });
 
+/// What is settled when it is no suit: trades, payments and bills ("unable to settle trades"),
+/// or a company settling into or down.
+static SETTLING_UP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s+(?:(?:its|their|the|all|customer|client)\s+)?(?:trades?|payments?|transactions?|invoices?|bills?|accounts?|orders?|securities|into|down|in)\b")
+        .expect("the settling-up pattern compiles")
+});
+
+/// A bond desk's price talk ("priced inside guidance", "initial price guidance"): no results'
+/// guidance.
+static PRICE_TALK: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:inside|initial|price|pricing|tighter\s+than|wider\s+than|tight\s+to|through)\s+$")
+        .expect("the price-talk pattern compiles")
+});
+
 /// Who is "to buy" when it is not a buyer of a business: shoppers and fans able to buy a
 /// product ("fans will be able to buy Acme slices", "where to buy"), or one who only wants to.
 static SHOPPING: LazyLock<Regex> = LazyLock::new(|| {
@@ -1238,6 +1263,8 @@ fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> boo
         && !(text.get(end.saturating_sub(4)..end).is_some_and(|w| w.eq_ignore_ascii_case("from"))
             && WITH_A_REGULATOR.is_match(&text[end..]))
         && !(text[start..end].get(..6).is_some_and(|k| k.eq_ignore_ascii_case("to buy")) && SHOPPING.is_match(before))
+        && !(text[start..end].get(..5).is_some_and(|k| k.eq_ignore_ascii_case("settl")) && SETTLING_UP.is_match(&text[end..]))
+        && !(text[start..end].eq_ignore_ascii_case("guidance") && PRICE_TALK.is_match(before))
         && !(text[start..end].get(..5).is_some_and(|k| k.eq_ignore_ascii_case("raise"))
             && FOR_A_GOOD_CAUSE.is_match(&text[start..]))
 }
@@ -1332,7 +1359,9 @@ static PLACED_ON: LazyLock<Regex> = LazyLock::new(|| {
 
 /// The keyword of one row that reports an event in `text`: in the main clause if any, earliest.
 fn row_match(row: usize, compiled: &Compiled, text: &str, whole: &str) -> Option<Found> {
-    row_matches(row, compiled, text, whole).min_by_key(|f| (f.subordinate, f.start))
+    // At one place, the longest keyword: the most specific ("faces Court of Session action" is
+    // a claim, not "faces court").
+    row_matches(row, compiled, text, whole).min_by_key(|f| (f.subordinate, f.start, std::cmp::Reverse(f.end)))
 }
 
 /// Each group's first keyword of one row that reports an event in `text` (none without the row's
@@ -2489,5 +2518,30 @@ mod tests {
             assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
         }
         assert_eq!(category("Acme settles patent case with Beta Robotics", ""), Some("legal"));
+    }
+
+    /// Issue 57's thirty-fourth and thirty-fifth held-out weeks: an action or a group claim
+    /// faced (the longest keyword at one place: "faces Court of Session action" is a claim, not
+    /// "faces court"); a securitisation priced inside guidance, a return to a debt market, money
+    /// raised by tapping investors; order entry suspended. What stays out: a fund administrator
+    /// appointed is no insolvency, trades settled are no suit.
+    #[test]
+    fn claims_faced_debt_priced_and_what_is_settled_or_administered() {
+        for (title, snippet, expected) in [
+            ("Acme faces legal action from thousands of customers", "", "legal"),
+            ("Group claim over collection fees lands on Acme's desk", "", "legal"),
+            ("Acme prices $450m auto ABS deal inside guidance", "", "funding_award"),
+            ("Acme returns to ABS market with $450m deal", "", "funding_award"),
+            ("Acme suspends order entry as clearing partner fails", "", "operational_disruption"),
+            ("Outage", "Acme could not settle trades after a systems failure.", "operational_disruption"),
+            ("Beta Holdings has appointed joint administrators", "", "insolvency"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        let claim = classify("Acme faces Court of Session action from 40 ex-clients", "").unwrap();
+        assert_eq!((claim.category, claim.concept), ("legal", "litigation"), "the longest keyword");
+        let placing = classify("Acme taps investors for £120mn to fund a second ship", "").unwrap();
+        assert_eq!((placing.category, placing.concept), ("funding_award", "funding"));
+        assert_eq!(category("Update", "Acme has been appointed fund administrator for Beta's funds."), None);
     }
 }
