@@ -412,7 +412,7 @@ const ROWS: &[Row] = &[
                     "blackout",
                     "downtime",
                     "meltdown",
-                    "{it,system,systems,computer,software,technical,power,network,drive,mechanical,engine,equipment,wire,cable,signal,signalling,brake} {failure,failures,fault,glitch,crash}",
+                    "{it,system,systems,computer,software,technical,power,network,drive,mechanical,engine,equipment,wire,cable,signal,signalling,brake,mooring,structural} {failure,failures,fault,glitch,crash}",
                     "glitch",
                     "malfunction",
                     "{power,technical,system,systems,software,satellite,payload,network} {anomaly,anomalies}",
@@ -439,12 +439,12 @@ const ROWS: &[Row] = &[
                     "={stands down,stood down,standing down} * {lorries,trucks,vehicles,fleet,buses,trains,aircraft}",
                     "={flights,services,operations,sailings,trains,trams,buses,departures} {cancelled,canceled,grounded,suspended,halted}",
                     "={flights,services,operations,sailings,trains,trams,buses,departures} {are,were,have been,has been,remain,stay} {cancelled,canceled,grounded,suspended,halted}",
-                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests,fleet,network,services}",
+                    "{halt,halting,suspend,pause,stop,stopping,stopped} *2 {production,output,operations,shipments,deliveries,flights,plant,plants,line,lines,unit,units,fab,facility,site,refinery,mill,factory,pipeline,harvesting,harvests,fleet,network,services,testing,trials}",
                     "={gondola,lift,chairlift,ride,rollercoaster,escalator,train,tram} {stalls,stalled,stops,stopped,breaks down,broke down}",
                     "{halt,halting,suspend,pause} work",
                     "={halts,halted,halting,suspends,suspended,stops,stopped} *1 {weaving,brewing,baking,milling,printing,mining,drilling,manufacturing,bottling,processing,distilling,extraction,shooting}",
                     "={weaving,brewing,baking,milling,printing,mining,drilling,manufacturing,bottling,processing,distilling,extraction} * {halted,suspended,stopped,has been suspended,has stopped}",
-                    "{production,output,operations,harvesting,harvests} * {halted,suspended,paused,stopped,stays suspended,remains paused,remains suspended}",
+                    "{production,output,operations,harvesting,harvests,testing,trials} * {halted,suspended,paused,stopped,stays suspended,remains paused,remains suspended}",
                     "{ground,grounding} * {fleet,aircraft,jets,planes,flights}",
                     "{fleet,aircraft,jets,planes,flights} * grounded",
                     "={pulled,removed,withdrawn,pulls,removes,withdraws} * from service",
@@ -1157,7 +1157,7 @@ static DENIAL: LazyLock<Regex> = LazyLock::new(|| {
 /// a multiple of its figures ("about 10.6 times earnings"): it reports no event.
 static NOT_YET_OR_A_MULTIPLE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)\b(?:week\s+ahead|the\s+coming\s+week|preview|(?:results|figures|update|numbers)\s+(?:are\s+|is\s+)?due|due\s+to\s+(?:report|publish|announce|post|update)|expected\s+to\s+(?:report|post|publish|announce)|scheduled\s+to|\d+(?:\.\d+)?\s*(?:times|x)\s+(?:[\p{L}'’-]+\s+){0,2}(?:earnings|ebitda|profits?|sales|revenue))\b",
+        r"(?i)\b(?:week\s+ahead|the\s+coming\s+week|preview|(?:results|figures|update|numbers)\s+(?:are\s+|is\s+)?due|due\s+to\s+(?:report|publish|announce|post|update)|expected\s+to\s+(?:report|post|publish|announce)|will\s+(?:announce|report|publish|release)\s+(?:its|their|the)|scheduled\s+to|\d+(?:\.\d+)?\s*(?:times|x)\s+(?:[\p{L}'’-]+\s+){0,2}(?:earnings|ebitda|profits?|sales|revenue))\b",
     )
     .expect("the schedule pattern compiles")
 });
@@ -1176,7 +1176,7 @@ static AHEAD_OF: LazyLock<Regex> = LazyLock::new(|| {
 /// calendar", "What to watch", "Acme earnings preview: Street looks for $212 million"): the item schedules what is to come, whatever its snippet lists.
 static SCHEDULE_HEADLINE: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\W*(?:(?:the\s+)?week\s+ahead|(?:results|earnings|company|corporate|trading)\s+(?:diary|calendar|preview)|diary|calendar|preview|what\s+to\s+watch)\b|\b(?:results|earnings|quarter|q[1-4]|trading|interims?|full-year)\s+preview\b",
+        r"(?i)^\W*(?:(?:the\s+)?week\s+ahead|(?:results|earnings|company|corporate|trading)\s+(?:diary|calendar|preview)|diary|calendar|preview|what\s+to\s+watch|(?:notice|notification|date)\s+of\s+(?:[\p{L}-]+\s+){0,2}results)\b|\b(?:results|earnings|quarter|q[1-4]|trading|interims?|full-year)\s+preview\b",
     )
     .expect("the schedule headline pattern compiles")
 });
@@ -1196,7 +1196,7 @@ static ASKS: LazyLock<Regex> = LazyLock::new(|| {
 /// compromised", "this was not a security incident", "not the result of a cyber attack" (up to
 /// three of "yet", "been", "be", an article, "result of", "related to", "linked to" between).
 static NEGATED: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)(?:\bnot|\bnever|n't|\b(?:nobody|no\s+one)\s+(?:will|would))\s+(?:(?:yet|been|be|a|an|the|result\s+of|related\s+to|linked\s+to)\s+){0,3}$|\bno\s+(?:[\p{L}-]+\s+)?$")
+    Regex::new(r"(?i)(?:\bnot|\bnever|n't|\b(?:nobody|no\s+one)\s+(?:will|would))\s+(?:(?:yet|been|be|a|an|the|result\s+of|related\s+to|linked\s+to|planning|considering|expecting|intending\s+to|going\s+to|about\s+to)\s+){0,3}$|\bno\s+(?:[\p{L}-]+\s+)?$")
         .expect("the negation pattern compiles")
 });
 
@@ -1258,16 +1258,63 @@ fn reports_an_event(category: &str, text: &str, start: usize, end: usize) -> boo
         && !DENIAL.is_match(before)
         && !NEGATED.is_match(before)
         && !AHEAD_OF.is_match(before)
-        // "received an order from the U.S. Food and Drug Administration": a regulator's order,
-        // not a customer's.
-        && !(text.get(end.saturating_sub(4)..end).is_some_and(|w| w.eq_ignore_ascii_case("from"))
-            && WITH_A_REGULATOR.is_match(&text[end..]))
-        && !(text[start..end].get(..6).is_some_and(|k| k.eq_ignore_ascii_case("to buy")) && SHOPPING.is_match(before))
-        && !(text[start..end].get(..5).is_some_and(|k| k.eq_ignore_ascii_case("settl")) && SETTLING_UP.is_match(&text[end..]))
-        && !(text[start..end].eq_ignore_ascii_case("guidance") && PRICE_TALK.is_match(before))
-        && !(text[start..end].get(..5).is_some_and(|k| k.eq_ignore_ascii_case("raise"))
-            && FOR_A_GOOD_CAUSE.is_match(&text[start..]))
+        && !in_another_sense(text, before, start, end)
 }
+
+/// Which words of a keyword tell that it may be meant in another sense.
+enum KeywordWords {
+    Opening(&'static str),
+    Ending(&'static str),
+    Being(&'static str),
+}
+
+/// Where a keyword's other sense is told: the sentence before it, the text after it, or the
+/// text from it on.
+enum Told {
+    Before,
+    After,
+    FromIt,
+}
+
+/// Keywords with another sense than an event's, and the words around them that tell it (each
+/// pattern's comment says where its words come from).
+const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 6] = [
+    // "received an order from the U.S. Food and Drug Administration": a regulator's order, not
+    // a customer's.
+    (KeywordWords::Ending("from"), Told::After, &WITH_A_REGULATOR),
+    (KeywordWords::Opening("to buy"), Told::Before, &SHOPPING),
+    (KeywordWords::Opening("settl"), Told::After, &SETTLING_UP),
+    (KeywordWords::Being("guidance"), Told::Before, &PRICE_TALK),
+    (KeywordWords::Opening("raise"), Told::FromIt, &FOR_A_GOOD_CAUSE),
+    (KeywordWords::Opening("investigation"), Told::Before, &OWN_INQUIRY),
+];
+
+/// Whether the keyword at [start, end) of `text` is meant in another sense ([`OTHER_SENSES`]).
+fn in_another_sense(text: &str, before: &str, start: usize, end: usize) -> bool {
+    let keyword = &text[start..end];
+    let fits = |words: &KeywordWords| match words {
+        KeywordWords::Opening(w) => keyword.get(..w.len()).is_some_and(|k| k.eq_ignore_ascii_case(w)),
+        KeywordWords::Ending(w) => {
+            keyword.get(keyword.len().saturating_sub(w.len())..).is_some_and(|k| k.eq_ignore_ascii_case(w))
+        }
+        KeywordWords::Being(w) => keyword.eq_ignore_ascii_case(w),
+    };
+    OTHER_SENSES.iter().any(|(words, told, pattern)| {
+        fits(words)
+            && pattern.is_match(match told {
+                Told::Before => before,
+                Told::After => &text[end..],
+                Told::FromIt => &text[start..],
+            })
+    })
+}
+
+/// A company's own inquiry, not a regulator's ("suspended operations pending an investigation",
+/// "an internal investigation").
+static OWN_INQUIRY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:pending|awaiting)\s+(?:an?|the|its|our)\s+(?:(?:internal|independent|full|own)\s+)?$|\b(?:internal|own)\s+$")
+        .expect("the own-inquiry pattern compiles")
+});
 
 /// A found keyword: its row, group and where, and whether a clause of cause or background holds it.
 #[derive(Clone, Copy)]
@@ -1437,8 +1484,12 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     let (in_the_title, in_the_snippet) = (every_match(title, &whole), every_match(snippet, &whole));
     let (found, in_title) = match (first_match(&in_the_title), first_match(&in_the_snippet)) {
         // A title that names only a cause ("Q3: cyber attack cost $5.4M in lost sales") yields to
-        // the snippet's news ("lowered its full-year forecast").
-        (Some(t), Some(s)) if t.subordinate && !s.subordinate => (s, false),
+        // the snippet's news ("lowered its full-year forecast"), and a title's cause of what
+        // follows ("as recall hangover lingers") to the snippet's keyword in a clause
+        // ("after … earnings missed estimates").
+        (Some(t), Some(s)) if (s.subordinate, s.causes_what_follows) < (t.subordinate, t.causes_what_follows) => {
+            (s, false)
+        }
         (Some(t), _) => (t, true),
         (None, s) => (s?, false),
     };
@@ -1503,7 +1554,7 @@ static SENTENCED_IN_COURT: LazyLock<Regex> = LazyLock::new(|| {
 /// "a settlement with the Gambling Commission" (a named body of regulation, in capitals).
 static WITH_A_REGULATOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+(?:(?:and|of|for)\s+)?){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman|Administration)))\b",
+        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+|(?:federal|state)\s+and\s+(?:federal|state|local)\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+(?:(?:and|of|for)\s+)?){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman|Administration)))\b",
     )
     .expect("the regulator pattern compiles")
 });
@@ -2543,5 +2594,41 @@ mod tests {
         let placing = classify("Acme taps investors for £120mn to fund a second ship", "").unwrap();
         assert_eq!((placing.category, placing.concept), ("funding_award", "funding"));
         assert_eq!(category("Update", "Acme has been appointed fund administrator for Beta's funds."), None);
+    }
+
+    /// Issue 57's thirty-sixth and thirty-seventh held-out weeks: a title's cause of what follows
+    /// yields to the snippet's results in a clause; a settlement with "federal and state
+    /// regulators"; a mooring failure, trials suspended, operations suspended pending the
+    /// company's own investigation. What stays out: layoffs a company is "not planning", results
+    /// it "will announce" and a notice of results.
+    #[test]
+    fn hangovers_regulators_in_pairs_and_what_is_not_planned() {
+        for (title, snippet, expected) in [
+            (
+                "Acme slides after hours as recall hangover lingers",
+                "Shares fell after the company's third-quarter earnings missed estimates.",
+                "financial_results",
+            ),
+            (
+                "Acme to pay $3.4M over excess flaring",
+                "Acme will pay a $3.4 million penalty under a settlement with federal and state regulators.",
+                "regulatory",
+            ),
+            (
+                "Statement on Crest-1 Mooring Failure",
+                "Acme has suspended all operations pending an investigation.",
+                "operational_disruption",
+            ),
+            ("Acme suspends ocean trials after prototype lost in storm", "", "operational_disruption"),
+        ] {
+            assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
+        }
+        for (title, snippet) in [
+            ("Our response to today's report", "Acme is not planning layoffs; the report was inaccurate."),
+            ("Notice of interim results", "Acme will announce its interim results on Tuesday 1 December."),
+        ] {
+            assert_eq!(category(title, snippet), None, "{title} {snippet}");
+        }
+        assert_eq!(category("Update", "Acme is under investigation by the regulator."), Some("regulatory"));
     }
 }
