@@ -403,6 +403,7 @@ const ROWS: &[Row] = &[
                 "outage",
                 "incident reporting: what went down, dark or offline, failed or crashed, what was \
                  disrupted, cancelled or grounded, what halted output (a fire, a leak, a spill), \
+                 what ran aground, broke loose or went adrift, \
                  force majeure; the technology desk's glitches, malfunctions and anomalies, \
                  platforms and portals down or unavailable; the markets desk's order entry or \
                  withdrawals suspended",
@@ -431,6 +432,8 @@ const ROWS: &[Row] = &[
                     "power {cuts,outage,outages}",
                     "={runs,ran,run,running} aground",
                     "={ferry,vessel,ship,tanker,barge} grounding",
+                    "={buoy,buoys,barge,barges,vessel,ship,platform,rig,turbine,pontoon,device,prototype} *2 {broke,breaks,breaking,broken} {loose,free}",
+                    "={went,goes,came,comes} adrift",
                     "{supply,production,service,operational} {disruption,disruptions}",
                     "disrupted {flights,deliveries,production,services,operations,supplies,shipments,crossings,sailings}",
                     "={cancels,cancelled,canceled,cancelling,canceling,cancel,scraps,scrapped,axes,axed} * {flights,services,sailings,trains,operations,surgeries,departures,holidays,cruises}",
@@ -988,10 +991,21 @@ fn phrase(words: &str) -> String {
         if i > 0 {
             out.push_str(if last_is_word { r"(?:\s+|-)?" } else { r"\s*" });
         }
-        out.push_str(&regex::escape(word));
+        out.push_str(&currency(word).map_or_else(|| regex::escape(word), str::to_string));
         last_is_word = word.chars().all(char::is_alphanumeric);
     }
     out
+}
+
+/// A currency sign in a keyword matches the ways wires and filings write that currency: its
+/// sign, a dollar's country prefix ("US$40m"), or its ISO 4217 code ("GBP120m", "EUR 5m").
+fn currency(word: &str) -> Option<&'static str> {
+    match word {
+        "$" => Some(r"(?:(?:US|A|C|NZ|HK|S)?\$|USD\s?)"),
+        "£" => Some(r"(?:£|GBP\s?)"),
+        "€" => Some(r"(?:€|EUR\s?)"),
+        _ => None,
+    }
 }
 
 fn ends_in_a_word(alternative: &str) -> bool {
@@ -1278,7 +1292,7 @@ enum Told {
 
 /// Keywords with another sense than an event's, and the words around them that tell it (each
 /// pattern's comment says where its words come from).
-const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 6] = [
+const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 10] = [
     // "received an order from the U.S. Food and Drug Administration": a regulator's order, not
     // a customer's.
     (KeywordWords::Ending("from"), Told::After, &WITH_A_REGULATOR),
@@ -1287,6 +1301,11 @@ const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 6] = [
     (KeywordWords::Being("guidance"), Told::Before, &PRICE_TALK),
     (KeywordWords::Opening("raise"), Told::FromIt, &FOR_A_GOOD_CAUSE),
     (KeywordWords::Opening("investigation"), Told::Before, &OWN_INQUIRY),
+    // Fire and crash investigators look for a cause; the fire or the crash is the event.
+    (KeywordWords::Opening("investigation"), Told::Before, &OF_A_MISHAP),
+    (KeywordWords::Opening("probe"), Told::Before, &OF_A_MISHAP),
+    (KeywordWords::Opening("investigation"), Told::After, &INTO_ITS_CAUSE),
+    (KeywordWords::Opening("probe"), Told::After, &INTO_ITS_CAUSE),
 ];
 
 /// Whether the keyword at [start, end) of `text` is meant in another sense ([`OTHER_SENSES`]).
@@ -1314,6 +1333,17 @@ fn in_another_sense(text: &str, before: &str, start: usize, end: usize) -> bool 
 static OWN_INQUIRY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:pending|awaiting)\s+(?:an?|the|its|our)\s+(?:(?:internal|independent|full|own)\s+)?$|\b(?:internal|own)\s+$")
         .expect("the own-inquiry pattern compiles")
+});
+
+/// A mishap's inquiry named by the mishap: "a fire investigation", "the crash probe".
+static OF_A_MISHAP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:fire|blaze|arson|explosion|crash|derailment)\s+$").expect("the mishap pattern compiles")
+});
+
+/// An inquiry into a cause: "an investigation into the cause of the blaze".
+static INTO_ITS_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s+into\s+(?:the\s+|its\s+)?(?:likely\s+|possible\s+)?(?:causes?|origins?)\s+of\b")
+        .expect("the cause pattern compiles")
 });
 
 /// A found keyword: its row, group and where, and whether a clause of cause or background holds it.
@@ -1498,8 +1528,8 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     // The keyword's group (its direction, for a rating); who acts may move the item between the
     // court's row and the regulator's, whose directions are fixed.
     let group = &ROWS[found.row].groups[found.group];
-    let (row, concept) = by_whom(&found, &text[..found.start], &text[found.start..], &text[found.end..], &whole);
-    let row = &ROWS[row];
+    let (row_index, concept) = by_whom(&found, &text[..found.start], &text[found.start..], &text[found.end..], &whole);
+    let row = &ROWS[row_index];
     let at = KeywordAt { in_title, start: found.start, end: found.end, category: row.category, concept };
     let also_at = (in_the_title.iter().map(|f| (f, true)))
         .chain(in_the_snippet.iter().map(|f| (f, false)))
@@ -1522,10 +1552,13 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
         DirectionRule::ByCues => cued_direction(&whole),
     };
     let magnitude = if row.high_for == Some(concept) { Magnitude::High } else { row.magnitude };
-    let groups = &ROWS[found.row].groups;
+    // The other concepts of the row the event is counted in: a settlement moved to the
+    // regulator's row names none of the court's ("litigation" would bridge it to a suit).
     let mut other_concepts: Vec<&'static str> = [title, snippet]
         .iter()
-        .flat_map(|text| row_matches(found.row, &COMPILED[found.row], text, &whole).map(|f| groups[f.group].concept))
+        .flat_map(|text| {
+            row_matches(row_index, &COMPILED[row_index], text, &whole).map(|f| row.groups[f.group].concept)
+        })
         .filter(|c| *c != concept)
         .collect();
     other_concepts.sort_unstable();
@@ -2154,6 +2187,8 @@ mod tests {
         assert_eq!(read("Judge fines Acme £1.2m", ""), Some(("legal", "criminal")));
         assert_eq!(read("Regulator fines Acme £2m", "The watchdog cited failings."), Some(("regulatory", "penalty")));
         assert_eq!(read("Acme settles with FTC", ""), Some(("regulatory", "penalty")));
+        let moved = classify("Acme settles with FTC over lawsuit claims", "").unwrap();
+        assert!(moved.other_concepts.is_empty(), "a regulator's settlement names no suit: {:?}", moved.other_concepts);
         assert_eq!(read("Acme to pay $18 million to settle FTC claims", ""), Some(("regulatory", "penalty")));
         assert_eq!(read("Acme settles patent suit with Beacon", ""), Some(("legal", "litigation")));
         let preview = "Analysts will watch whether Acme can put its summer cyber attack behind it.";
@@ -2443,6 +2478,9 @@ mod tests {
             ("Dozens lowered by rope after Utah gondola stalls above canyon", "", "operational_disruption"),
             ("Rescue", "The company closed the gondola pending an inspection.", "operational_disruption"),
             ("Acme wins £4.5m to build battery-hybrid hovercraft", "", "funding_award"),
+            ("Acme raises GBP120m from investors", "", "funding_award"),
+            ("Acme lands US$40m order", "", "funding_award"),
+            ("Acme secures EUR 25m", "", "funding_award"),
             ("Acme Imaging receives National Space Innovation Programme award", "", "funding_award"),
             ("Acme wins UKSA money for methane payload", "", "funding_award"),
             ("Saguaro Air hands Phoenix ramp work to Acme", "", "funding_award"),
@@ -2620,15 +2658,34 @@ mod tests {
                 "operational_disruption",
             ),
             ("Acme suspends ocean trials after prototype lost in storm", "", "operational_disruption"),
+            ("Acme tidal buoy breaks loose in gale", "", "operational_disruption"),
+            ("Update", "The Acme barge came adrift overnight.", "operational_disruption"),
         ] {
             assert_eq!(category(title, snippet), Some(expected), "{title} {snippet}");
         }
         for (title, snippet) in [
             ("Our response to today's report", "Acme is not planning layoffs; the report was inaccurate."),
             ("Notice of interim results", "Acme will announce its interim results on Tuesday 1 December."),
+            ("Acme breaks free of its slump", ""),
         ] {
             assert_eq!(category(title, snippet), None, "{title} {snippet}");
         }
         assert_eq!(category("Update", "Acme is under investigation by the regulator."), Some("regulatory"));
+    }
+
+    /// An inquiry into a mishap's cause is the mishap's: the fire or the crash is the event, not
+    /// a regulator's investigation; a regulator's inquiry stays one.
+    #[test]
+    fn mishaps_investigated_for_their_cause() {
+        for (title, snippet, expected) in [
+            ("Fire investigation launched after blaze at Acme depot", "", Some("operational_disruption")),
+            ("Investigation into the cause of Acme refinery explosion", "", Some("operational_disruption")),
+            ("Crash probe focuses on Acme landing gear", "", None),
+            ("Regulator opens investigation into Acme", "", Some("regulatory")),
+            ("Watchdog probe into Acme's fire safety claims", "", Some("regulatory")),
+            ("Acme faces investigation into the cause of price rises", "", Some("regulatory")),
+        ] {
+            assert_eq!(category(title, snippet), expected, "{title} {snippet}");
+        }
     }
 }

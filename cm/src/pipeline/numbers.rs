@@ -17,7 +17,7 @@ pub enum NumberKind {
 }
 
 static MONEY: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)[$£€]\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|bln|b|billion|m|mn|mln|million|k|thousand)?\b").expect("money")
+    Regex::new(r"(?i)(?:(?:\b(?:US|A|C|NZ|HK|S))?[$£€]|\b(?:USD|GBP|EUR))\s?(\d[\d,]*(?:\.\d+)?)\s*(bn|bln|b|billion|m|mn|mln|million|k|thousand)?\b").expect("money")
 });
 static PERCENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)(\d+(?:\.\d+)?)\s?(?:%|per\s?cent\b)").expect("percent"));
@@ -158,6 +158,10 @@ mod tests {
     fn numbers_are_read_with_their_kinds() {
         assert_eq!(stated("Acme fined $262m"), [(NumberKind::Money, 262e6)]);
         assert_eq!(stated("a £1.2bn deal"), [(NumberKind::Money, 1.2e9)]);
+        assert_eq!(stated("raises GBP120m"), [(NumberKind::Money, 120e6)], "an ISO code");
+        assert_eq!(stated("a EUR 5 million loan"), [(NumberKind::Money, 5e6)]);
+        assert_eq!(stated("a US$40m order"), [(NumberKind::Money, 40e6)]);
+        assert!(!stated("Fleur 5 stores").iter().any(|(kind, _)| *kind == NumberKind::Money), "a code inside a word");
         assert_eq!(stated("to buy Ledger Line for $410 mln"), [(NumberKind::Money, 410e6)], "a wire's mln");
         assert_eq!(stated("shares fell 12%"), [(NumberKind::Percent, 12.0)]);
         assert_eq!(stated("cuts 1,000 more jobs"), [(NumberKind::Jobs, 1000.0)]);
