@@ -107,7 +107,8 @@ const ROWS: &[Row] = &[
                     "{card,payment} {skimmer,skimmers,skimming}",
                     "{malicious,rogue} {code,script,scripts}",
                     "magecart",
-                    "{unauthorised,unauthorized} {party,parties,person,persons,user,users}",
+                    "{unauthorised,unauthorized} *1 {party,parties,person,persons,user,users}",
+                    "={system,systems,booking system,network,email,website,server,database,computer,cyber,data} {hack,hacks}",
                     "{unprotected,unsecured,misconfigured,exposed,open} *1 {server,servers,database,databases,bucket,buckets,folder,storage}",
                     "={data,records,details,information,files} * left {open,exposed,unprotected,unsecured,accessible}",
                     "={data,records,details,information,files} *3 {found on,turn up on,turns up on,turned up on}",
@@ -145,7 +146,8 @@ const ROWS: &[Row] = &[
             group(
                 "insolvency",
                 "insolvency reporting in US, UK and Canadian usage: court protection (the CCAA), \
-                 the administrators' appointment, winding-up, a business that stops trading",
+                 the administrators' or receivers' appointment (a lender's LPA or fixed-charge \
+                 receivers over one property too), winding-up, a business that stops trading",
                 &[
                     "{creditor,bankruptcy} protection",
                     "=protection from creditors",
@@ -153,10 +155,10 @@ const ROWS: &[Row] = &[
                     "=creditors arrangement act",
                     "chapter 7",
                     "{goes,went,gone} bust",
-                    "administrators {appointed,called}",
+                    "={administrators,receivers,liquidators} {appointed,called in}",
                     "={appointment of,appointed,appointing} {administrators,administrator,receivers,liquidators}",
-                    "={appointment of,appointed,appointing} {joint,as,interim,provisional,official,special} {administrators,administrator,receivers,receiver,liquidators,liquidator}",
-                    "{calls,called} in administrators",
+                    "={appointment of,appointed,appointing} {joint,as,interim,provisional,official,special,lpa,fixed charge,law of property act} {administrators,administrator,receivers,receiver,liquidators,liquidator}",
+                    "{calls,called} in {administrators,receivers,liquidators}",
                     "winding-up {petition,order}",
                     "wound up",
                     "{ceases,ceased} trading",
@@ -169,7 +171,8 @@ const ROWS: &[Row] = &[
             ),
             group(
                 "default",
-                "credit-desk wording of a missed payment: the verb, then what was missed",
+                "credit-desk wording of a missed payment: the verb, then what was missed; a loan \
+                 not repaid at maturity; a borrower in payment default",
                 &[
                     "{missed,misses,skipped,skips} * {coupon,interest,debt,bond,loan} {payment,payments}",
                     "={misses,missed,missing,skips,skipped,skipping} *2 {payment,payments,coupon,coupons} on * {bond,bonds,notes,debt,loan,loans}",
@@ -177,6 +180,11 @@ const ROWS: &[Row] = &[
                     "={didn't,did not,failed to,fails to,fail to} pay *4 {coupon,coupons,interest}",
                     "{coupon,interest} payment * {has not been made,was not made,not made}",
                     "={default,defaults,defaulting} on *3 {debt,bond,bonds,notes,loan,loans,borrowings}",
+                    "={failed to,fails to,fail to,did not,didn't,unable to} repay *4 {loan,loans,debt,bond,bonds,notes,facility}",
+                    "={failed to,fails to,fail to,did not,didn't} make *2 {payment,repayment,instalment,installment} {on,under,due}",
+                    "={loan,loans,facility,debt,notes,bond,bonds} *3 {was not repaid,were not repaid,not repaid,went unpaid}",
+                    "payment default",
+                    "={in,into} default",
                 ],
             ),
         ],
@@ -250,7 +258,8 @@ const ROWS: &[Row] = &[
                 "regulators' enforcement vocabulary as the press reports it: notices, licences, \
                  permits and approved status suspended or their suspension, a firm barred from \
                  taking clients, a regulator acting against one, inspectors' ratings and restrictions, sites ordered shut, conditions or \
-                 requirements imposed, a watchdog barring, curbing or halting a firm, and the passive of body \
+                 requirements imposed, a watchdog (by name or by its acronym, UK and US) barring, \
+                 curbing, halting, suspending or grounding a firm, and the passive of body \
                  copy (\"the registration of X has been suspended\", \"shut by the regulator\")",
                 &[
                     "enforcement action",
@@ -287,7 +296,7 @@ const ROWS: &[Row] = &[
                     "={orders,ordered} *5 {shut,closed,to close,to shut,to stop,to halt,to cease,to fix,to repair,to remedy,inspections,checks}",
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
-                    "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca} *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut}",
+                    "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca,caa,easa,dvsa,orr,onr,nrc,msha,phmsa,nhtsa,ferc,hse,epa,osha,mhra} *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut,suspends,suspended,suspend,closes,closed,grounds,grounded}",
                     "={watchdog,watchdogs,regulator,regulators,regulatory,inspectors,hse,fca,cqc,sec,fda,epa,osha,ea,ofsted,sia} {order,orders,notice,notices} {stops,stopped,halts,halted,shuts,shut,closes,closed,bars,barred}",
                     "={watchdog,regulator,regulatory,fca,pra,cqc,sec,finra,ofsted,ea,epa,hse,mhra,fda,sia} {restriction,restrictions,curbs,ban,suspension}",
                 ],
@@ -562,9 +571,11 @@ const ROWS: &[Row] = &[
                 concept: "rating",
                 from: "rating actions worded with the grade, as wires headline them: a verb of \
                        lowering, then the new grade on the agencies' scales (Moody's Aaa to C, \
-                       S&P's and Fitch's AAA to D); a notch; the rating cut as a noun",
+                       S&P's and Fitch's AAA to D, and their partial defaults SD and RD, by letters \
+                       or by name); a notch; the rating cut as a noun",
                 keywords: &[
                     "={cut,cuts,cutting,lowered,lowers,lowering,downgraded,downgrades,downgrading} *4 to #grade",
+                    "={cut,cuts,cutting,lowered,lowers,lowering,downgraded,downgrades,downgrading} *4 to {selective default,restricted default}",
                     "=down {a,one,two,three} {notch,notches}",
                     "={cut,cuts,cutting,lowered,lowers,lowering,downgraded,downgrades,downgrading} *4 {a,one,two,three} {notch,notches}",
                     "={rating,ratings,credit rating} {cut,cuts,downgrade,downgrades}",
@@ -748,7 +759,7 @@ const ROWS: &[Row] = &[
                 "funding",
                 "venture and grant reporting: money raised, secured or landed, the rounds; the debt \
                  desks' notes, bonds, convertibles and securitisations priced, sold or upsized, a \
-                 return to a debt market",
+                 return to a debt market; the loan desks' syndication completed, a loan lined up",
                 &[
                     "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant,money,cash}",
                     "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing}",
@@ -760,6 +771,8 @@ const ROWS: &[Row] = &[
                     "={refinances,refinanced}",
                     "={prices,priced,pricing} *7 {term loan,notes,bonds,bond offering,notes offering,securitization,securitisation,convertible,convertibles,abs,deal,transaction}",
                     "={returns,returned,returning,return} to *2 {abs,bond,debt,securitisation,securitization,loan} market",
+                    "={completes,completed,completing,closes,closed,closing,launches,launched} *2 syndication of *7 {term loan,loan,facility,credit facility,financing}",
+                    "={lines up,lined up,lining up} *4 {loan,loans,financing,funding,facility,credit line}",
                     "={sells,sold,issues,issued,upsizes,upsized} *4 {bonds,notes,convertible,convertibles,securitization,securitisation,debentures}",
                     "{convertible,bond,notes,debt} offering",
                     "={seed,series d,series e} round",
@@ -773,8 +786,10 @@ const ROWS: &[Row] = &[
             group(
                 "contract",
                 "procurement and order-book reporting: a contract, order or tender won, landed, \
-                 secured or awarded; the agencies' and advisers' account, mandate or brief won; the \
-                 commodity desk's supply deals and offtakes",
+                 secured or awarded (to a firm, or a firm awarded one); a contract signed with a \
+                 customer to supply or build for it, and a contract or order announced; the \
+                 agencies' and advisers' account, mandate or brief won; the commodity desk's \
+                 supply deals and offtakes",
                 &[
                     "{win,won,winning,land,landed,landing,secure,secured,securing,bag,bagged,clinch,clinched,awarded,handed} * {contract,contracts,order,orders,tender,framework,concession,offtake}",
                     "={signs,signed,inks,inked,agrees,agreed,strikes,struck} * {supply deal,supply agreement,supply contract,supply pact,offtake,offtake agreement,offtake deal}",
@@ -782,6 +797,9 @@ const ROWS: &[Row] = &[
                     "{contract,order,orders} {worth,valued}",
                     "={contract,order,tender} {win,wins}",
                     "{awards,awarded,hands,handed,grants,granted} * {contract,order,tender,work,deal,business,account} to",
+                    "={awards,awarded,awarding} *7 {contract,contracts,order,orders}",
+                    "={signs,signed,signing,inks,inked} *6 {contract,contracts,agreement} with *6 {to supply,to provide,to upgrade,to build,to deliver,to maintain,to operate,to run,to install,to refit,to manufacture}",
+                    "={announces,announced,announce,announcing} *2 {contract,contracts,order,orders} {with,from}",
                     "={outsource,outsources,outsourcing,outsourced} * to",
                     "={win,wins,won,winning,land,lands,landed,landing,secure,secures,secured,securing,clinch,clinches,clinched,bag,bags,bagged} * {deal,agreement}",
                     "={selected,chosen} by",
@@ -954,9 +972,8 @@ enum Part {
 /// `#grade`: a long-term grade as the agencies write it, case and all — Moody's Aaa … C with
 /// its 1-3 modifiers, S&P's and Fitch's AAA … D with + and − (single letters with a modifier,
 /// or B, C and D in capitals alone — never A, so "cut to a minimum" and a headline's "Cut To A
-/// Minimum" are no grade).
-const GRADE: &str =
-    r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3]|Ca|AAA|AA|BBB|BB|CCC|CC)[+\-]?|[ABC][+\-]|[BCD])";
+/// Minimum" are no grade), and the grades of a partial default, S&P's SD and Fitch's RD.
+const GRADE: &str = r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3]|Ca|AAA|AA|BBB|BB|CCC|CC)[+\-]?|[ABC][+\-]|SD|RD|[BCD])";
 
 /// A keyword's parts: `{…}` may hold spaces (alternatives of several words).
 fn parts(keyword: &str) -> Vec<Part> {
@@ -1292,7 +1309,7 @@ enum Told {
 
 /// Keywords with another sense than an event's, and the words around them that tell it (each
 /// pattern's comment says where its words come from).
-const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 10] = [
+const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 11] = [
     // "received an order from the U.S. Food and Drug Administration": a regulator's order, not
     // a customer's.
     (KeywordWords::Ending("from"), Told::After, &WITH_A_REGULATOR),
@@ -1301,6 +1318,8 @@ const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 10] = [
     (KeywordWords::Being("guidance"), Told::Before, &PRICE_TALK),
     (KeywordWords::Opening("raise"), Told::FromIt, &FOR_A_GOOD_CAUSE),
     (KeywordWords::Opening("investigation"), Told::Before, &OWN_INQUIRY),
+    // "senior secured loan facility", "its secured notes": a debt's ranking, not a deal won.
+    (KeywordWords::Opening("secured"), Told::Before, &A_DEBTS_RANKING),
     // Fire and crash investigators look for a cause; the fire or the crash is the event.
     (KeywordWords::Opening("investigation"), Told::Before, &OF_A_MISHAP),
     (KeywordWords::Opening("probe"), Told::Before, &OF_A_MISHAP),
@@ -1333,6 +1352,13 @@ fn in_another_sense(text: &str, before: &str, start: usize, end: usize) -> bool 
 static OWN_INQUIRY: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:pending|awaiting)\s+(?:an?|the|its|our)\s+(?:(?:internal|independent|full|own)\s+)?$|\b(?:internal|own)\s+$")
         .expect("the own-inquiry pattern compiles")
+});
+
+/// "secured" as a debt's ranking or an adjective after a determiner, not the verb of winning:
+/// "senior secured facility", "first-lien secured notes", "its secured loan".
+static A_DEBTS_RANKING: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:senior|junior|super[- ]senior|first[- ]lien|second[- ]lien|its|the|a|an|our|their|this|that|existing)\s+$")
+        .expect("the ranking pattern compiles")
 });
 
 /// A mishap's inquiry named by the mishap: "a fire investigation", "the crash probe".
@@ -1404,6 +1430,14 @@ static CAUSES_WHAT_FOLLOWS: LazyLock<Regex> = LazyLock::new(|| {
     .expect("the effect pattern compiles")
 });
 
+/// A keyword that opens a compound adjective of damage ("its flood-hit Welsh plant", "the
+/// strike-hit carmaker", "a data breach-hit retailer"): it describes a state an earlier event
+/// left, so any keyword of the sentence's own news comes first.
+static A_STATE_IT_LEFT: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^(?:[\p{L}'’]+\s+){0,2}?[\p{L}'’]+-(?:hit|struck|stricken|ravaged|damaged|affected|battered|hobbled|crippled|plagued)\b")
+        .expect("the compound pattern compiles")
+});
+
 /// Whether the sentence up to a keyword, or the verb right after it, puts it in a clause of cause
 /// or background.
 fn in_a_clause_of_cause(before: &str, after: &str) -> bool {
@@ -1468,7 +1502,8 @@ fn row_matches<'a>(row: usize, compiled: &'a Compiled, text: &'a str, whole: &st
                     start: m.start(),
                     end: m.end(),
                     subordinate: in_a_clause_of_cause(&text[from..m.start()], &text[m.end()..to]),
-                    causes_what_follows: CAUSES_WHAT_FOLLOWS.is_match(&text[m.end()..to]),
+                    causes_what_follows: CAUSES_WHAT_FOLLOWS.is_match(&text[m.end()..to])
+                        || A_STATE_IT_LEFT.is_match(&text[m.start()..to]),
                 });
             }
         }
@@ -2671,6 +2706,61 @@ mod tests {
             assert_eq!(category(title, snippet), None, "{title} {snippet}");
         }
         assert_eq!(category("Update", "Acme is under investigation by the regulator."), Some("regulatory"));
+    }
+
+    /// holdout38's and holdout39's round: a compound adjective of damage ("flood-hit plant")
+    /// yields to the sentence's news; a regulator by its acronym suspends; receivers called in
+    /// or appointed by their kind, a loan not repaid and a borrower in default are insolvency,
+    /// and name both of its concepts; "senior secured" ranks a debt and wins nothing.
+    #[test]
+    fn damage_compounds_regulators_by_acronym_receivers_and_defaults() {
+        let guidance =
+            "Acme cut its full-year profit guidance, saying yields at its flood-hit Welsh plant had recovered slowly.";
+        let statement =
+            "Acme plc confirms that it did not make the scheduled payment due on 16 November under its facility.";
+        for (title, snippet, expected) in [
+            ("Update", guidance, Some("financial_results")),
+            ("Update", "Acme's flood-hit plant will stay closed until March.", Some("operational_disruption")),
+            ("Acme shares fall after CAA suspends Scottish engine site", "", Some("regulatory")),
+            ("Acme plc: Statement regarding senior secured loan facility", statement, Some("insolvency")),
+            ("Acme plc: Statement regarding its secured loan facility", "", None),
+            ("Acme prices $500m of senior secured notes", "", Some("funding_award")),
+            ("Acme secures $40m loan facility", "", Some("funding_award")),
+            ("Acme completes syndication of $650 million term loan", "", Some("funding_award")),
+            ("Acme lines up $650 million loan for UK deal", "", Some("funding_award")),
+            ("MoD awards Acme Defence GBP 420m Warden upgrade contract", "", Some("funding_award")),
+            (
+                "Update",
+                "Acme plc has signed a GBP 420 million contract with the Ministry of Defence to upgrade 150 vehicles.",
+                Some("funding_award"),
+            ),
+            (
+                "Update",
+                "Acme plc is delighted to announce a contract with the Estonian Centre for Defence Investment.",
+                Some("funding_award"),
+            ),
+            ("Update", "Acme signed a contract with its landlord.", None),
+            (
+                "Important information about your data",
+                "An unauthorised third party accessed our online booking system.",
+                Some("security_incident"),
+            ),
+            ("480,000 Acme customers caught in booking-system hack", "", Some("security_incident")),
+            ("Acme Cut to 'SD' by S&P After Skipping Coupon", "", Some("credit_rating")),
+            ("Fitch lowers Acme to restricted default", "", Some("credit_rating")),
+            ("Lenders call in receivers at Acme", "", Some("insolvency")),
+            ("Update", "Lenders have appointed LPA receivers to the Acme mall.", Some("insolvency")),
+            ("Acme failed to repay a 180 million pound loan", "", Some("insolvency")),
+            ("Acme Tankers in default as lenders weigh options", "", Some("insolvency")),
+        ] {
+            assert_eq!(category(title, snippet), expected, "{title} {snippet}");
+        }
+        let both = classify(
+            "Receivers called in at Northgate Centre after owner defaults",
+            "Lenders appointed receivers after Acme failed to repay a loan that fell due last week.",
+        )
+        .unwrap();
+        assert_eq!(both.concepts().collect::<Vec<_>>(), ["insolvency", "default"]);
     }
 
     /// An inquiry into a mishap's cause is the mishap's: the fire or the crash is the event, not
