@@ -177,11 +177,11 @@ const ROWS: &[Row] = &[
                     "{missed,misses,skipped,skips} * {coupon,interest,debt,bond,loan} {payment,payments}",
                     "={misses,missed,missing,skips,skipped,skipping} *2 {payment,payments,coupon,coupons} on * {bond,bonds,notes,debt,loan,loans}",
                     "={misses,missed,skips,skipped} *2 {payment,payments} to * {bondholders,noteholders,lenders,creditors,savers,investors}",
-                    "={didn't,did not,failed to,fails to,fail to} pay *4 {coupon,coupons,interest}",
+                    "={didn't,did not,failed to,fails to,fail to,elected not to,elects not to,chose not to,decided not to} pay *4 {coupon,coupons,interest}",
                     "{coupon,interest} payment * {has not been made,was not made,not made}",
                     "={default,defaults,defaulting} on *3 {debt,bond,bonds,notes,loan,loans,borrowings}",
                     "={failed to,fails to,fail to,did not,didn't,unable to} repay *4 {loan,loans,debt,bond,bonds,notes,facility}",
-                    "={failed to,fails to,fail to,did not,didn't} make *2 {payment,repayment,instalment,installment} {on,under,due}",
+                    "={failed to,fails to,fail to,did not,didn't,elected not to,elects not to,chose not to,decided not to} make *2 {payment,repayment,instalment,installment,interest payment,coupon payment} {on,under,due}",
                     "={loan,loans,facility,debt,notes,bond,bonds} *3 {was not repaid,were not repaid,not repaid,went unpaid}",
                     "payment default",
                     "={in,into} default",
@@ -273,7 +273,7 @@ const ROWS: &[Row] = &[
                     "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,strips,stripped,withdraws,withdrew,withdrawn} *4 {approved,accredited,contractor,registered,membership} status",
                     "={suspension,revocation,withdrawal} of *3 {permit,licence,license,registration,authorisation,authorization,approval,accreditation,certification,certificate}",
                     "={barred,banned,prohibited} from * {clients,customers,students,patients,pupils,members,residents,admissions,enrolments,enrollments,policyholders}",
-                    "={watchdog,watchdogs,regulator,regulators,authority,commission,inspectors,fca,pra,cqc,sec,fda,ico,cma,ftc,sia} {acts,acted,moves,moved,cracks down,cracked down} {against,on}",
+                    "#regulator {acts,acted,moves,moved,crack down,cracks down,cracked down,clamp down,clamps down,clamped down} {against,on}",
                     "={loses,lost,losing} * {licence,license,permit,approval,accreditation,registration,certification}",
                     "={refuses,refused,refusing,denies,denied} * {licence,license,permit,permission,approval,consent}",
                     "={licence,license,permit,permission,approval,consent} {refused,denied}",
@@ -286,7 +286,7 @@ const ROWS: &[Row] = &[
                     "{permit,licence,license} {suspension,revocation}",
                     "={registration,registrations,licence,license,permit} * {suspended,revoked,cancelled,canceled,curtailed,restricted}",
                     "={registration,registrations,licence,license,permit} of * {has been,have been,was,were,is} {suspended,revoked,cancelled,canceled,curtailed,restricted}",
-                    "={suspended,shut,closed,halted,stopped,barred,banned,sanctioned,censured} by *2 {regulator,regulators,watchdog,watchdogs,inspectors}",
+                    "={suspended,shut,closed,halted,stopped,barred,banned,sanctioned,censured,warned,reprimanded,rebuked} by *2 #regulator",
                     "={curtails,curtailed,reduces,reduced,restricts,restricted} * {licence,license,permit,registration}",
                     "={licence,license,permit} {cut,cuts,shortened,limited}",
                     "{suspension,enforcement,warning} {notice,notices}",
@@ -296,9 +296,17 @@ const ROWS: &[Row] = &[
                     "={orders,ordered} *5 {shut,closed,to close,to shut,to stop,to halt,to cease,to fix,to repair,to remedy,inspections,checks}",
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
-                    "={watchdog,watchdogs,regulator,regulators,agency,authority,commission,inspectors,fca,pra,cqc,sec,finra,ofsted,ofwat,ofgem,ofcom,ico,cma,ftc,fda,faa,mca,caa,easa,dvsa,orr,onr,nrc,msha,phmsa,nhtsa,ferc,hse,epa,osha,mhra} *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut,suspends,suspended,suspend,closes,closed,grounds,grounded}",
-                    "={watchdog,watchdogs,regulator,regulators,regulatory,inspectors,hse,fca,cqc,sec,fda,epa,osha,ea,ofsted,sia} {order,orders,notice,notices} {stops,stopped,halts,halted,shuts,shut,closes,closed,bars,barred}",
-                    "={watchdog,regulator,regulatory,fca,pra,cqc,sec,finra,ofsted,ea,epa,hse,mhra,fda,sia} {restriction,restrictions,curbs,ban,suspension}",
+                    "#regulator *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut,suspends,suspended,suspend,closes,closed,grounds,grounded}",
+                    "#regulator *3 {ordered,orders,ordering,directed,directs,instructed,instructs}",
+                    "#regulator {warns,warned,warning} *3 {over,about,for}",
+                    "#regulator {order,orders,notice,notices} {stops,stopped,halts,halted,shuts,shut,closes,closed,bars,barred,caps,capped,limits,limited,restricts,restricted}",
+                    // The Environment Agency by its initials only before its instrument: a bare
+                    // "EA" opening a clause is as often Electronic Arts.
+                    "=ea {order,orders,notice,notices} {stops,stopped,halts,halted,shuts,shut,closes,closed,bars,barred}",
+                    "#regulator {restriction,restrictions,curbs,ban,suspension}",
+                    "=ea {restriction,restrictions,curbs,ban,suspension}",
+                    "corrective action order",
+                    "warning letters",
                 ],
             ),
             group(
@@ -309,8 +317,8 @@ const ROWS: &[Row] = &[
                     "={cited,cites,cite} * for * {violation,violations,breach,breaches,failure,failures,failings,hazard,hazards}",
                     "={cited,cites} for",
                     "{serious,willful,wilful,repeat} {violation,violations}",
-                    "={osha,epa,fda,hse,sec,ftc,cfpb,fca,cma,feds,regulator,regulators,inspectors,watchdog} {cites,cited,penalizes,penalized,penalises,penalised,fines,fine}",
-                    "={cited,penalized,penalised,fined} by {osha,epa,the epa,fda,the fda,hse,the hse,regulators,the regulator,inspectors,the watchdog}",
+                    "#regulator {cites,cited,penalizes,penalized,penalises,penalised,fines,fine}",
+                    "={cited,penalized,penalised,fined} by #regulator",
                     "penalties",
                     "{civil,administrative} {penalty,penalties}",
                     "{safety,osha,federal,state,environmental} {citation,citations}",
@@ -327,6 +335,16 @@ const ROWS: &[Row] = &[
                     "={rejects,rejected,rebuffs,rebuffed,turns down,turned down,refuses,refused} * {drug,application,approval,licence,license,medicine,treatment,device}",
                 ],
             ),
+            group(
+                "penalty",
+                "trade-enforcement reporting: customs (CBP, Border Force) detaining, seizing or \
+                 holding a company's goods",
+                &[
+                    "={customs,cbp,border force,border protection,customs officials,customs officers} *2 {detains,detained,seizes,seized,holds,held,impounds,impounded}",
+                    "={detained,seized,impounded} by *3 {customs,cbp,border force}",
+                    "={customs} {hold,holds,detention,detentions,seizure,seizures}",
+                ],
+            ),
             group("investigation", SUPPLEMENT, &["investigation", "probe", "subpoena"]),
             group(
                 "investigation",
@@ -339,9 +357,9 @@ const ROWS: &[Row] = &[
                     "raided",
                     "={faces,facing,face} *2 {inquiry,investigation,probe,scrutiny}",
                     "={under} *2 {scrutiny,investigation}",
-                    "={watchdog,regulator,regulators,authority,commission} {looks,looking,look} into",
-                    "={watchdog,watchdogs,regulator,regulators,authority,commission,commissioner,agency,sec,ftc,cfpb,fca,cma,doj,epa,osha,fda,ico} *1 {investigating,probing,investigates,to investigate,to probe}",
-                    "={investigated,probed} by *3 {watchdog,regulator,regulators,authority,commission,commissioner,agency,sec,ftc,cfpb,fca,cma,doj,epa,osha,fda,ico}",
+                    "#regulator {looks,looking,look} into",
+                    "#regulator *1 {investigating,probing,investigates,to investigate,to probe}",
+                    "={investigated,probed} by *3 #regulator",
                     "civil investigative demand",
                 ],
             ),
@@ -461,8 +479,8 @@ const ROWS: &[Row] = &[
                     "{fleet,aircraft,jets,planes,flights} * grounded",
                     "={pulled,removed,withdrawn,pulls,removes,withdraws} * from service",
                     "={fire,blaze,explosion,blast} at * {plant,factory,site,facility,refinery,warehouse,mine,mill,depot,works,forge,fab,farm,complex}",
-                    "={industrial,plant,factory,warehouse,refinery,mill,forge,depot,hub,facility,site,weekend,overnight,elevator,silo,terminal,pipeline,mine,rig,platform,dust,gas,boiler,furnace} {fire,blaze,explosion,explosions,blast}",
-                    "={fire,blaze,explosion,blast} {damaged,destroyed,gutted,ripped through,tore through,broke out,damages,destroys,guts,rips through,tears through,knocks out}",
+                    "={industrial,plant,factory,warehouse,refinery,mill,forge,depot,hub,facility,site,weekend,overnight,elevator,silo,terminal,pipeline,mine,rig,platform,dust,gas,boiler,furnace,tower,tower block,block,building,hotel,store} {fire,blaze,explosion,explosions,blast}",
+                    "={fire,blaze,explosion,blast} {damaged,destroyed,gutted,ripped through,tore through,broke out,breaks out,damages,destroys,guts,rips through,tears through,knocks out}",
                     "={fire,blaze,explosion,blast,flood,flooding,collapse,rockfall} {shuts,shut,halts,halted,closes,closed,stops,stopped}",
                     "{oil,gas,chemical,toxic,fuel,chlorine,acid,diesel,petrol,sewage,slurry} {spill,leak,release,leaks,leaked}",
                     "{leak,spill} {halts,shuts,forces,closes}",
@@ -656,7 +674,8 @@ const ROWS: &[Row] = &[
             ),
             group(
                 "deal",
-                "M&A desks' verbs and nouns: buying, selling or offloading a business or an asset \
+                "M&A desks' verbs and nouns: buying, selling, shedding or offloading a business, a \
+                 segment or an asset \
                  (a mine, a plant, a fleet), the sale of one to a buyer, merging, spinning off, a \
                  buyout, the UK's swoop and snap-up; the property desk's sale completed and an \
                  asset changing hands",
@@ -664,7 +683,9 @@ const ROWS: &[Row] = &[
                     "={buys,bought,buying,to buy} * {stake,business,unit,division,rival,maker,operator,assets,brand,portfolio,arm,deal,mine,quarry,plant,mill,factory,site,terminal,fleet}",
                     "={buys,bought,buying} * for {$,£,€}",
                     "={sells,selling,to sell,offloads,offloaded,offloading} * for {$,£,€}",
-                    "={sells,sold,selling,to sell,offloads,offloaded,to offload,disposes of,disposed of} * {stake,business,unit,division,arm,operations,subsidiary,assets,portfolio,brand,chain,mine,quarry,plant,mill,factory,site,terminal,fleet}",
+                    "={sells,sold,selling,to sell,offloads,offloaded,to offload,disposes of,disposed of} * {stake,business,unit,division,arm,segment,operations,subsidiary,assets,portfolio,brand,chain,mine,quarry,plant,mill,factory,site,terminal,fleet}",
+                    "={sheds,shed,shedding} *2 {business,unit,division,arm,segment,subsidiary}",
+                    "={announces,announced,announce,announcing} *2 {sale,disposal,divestment} of",
                     "{recommended,cash,takeover,all-share,all-stock,firm} offer for",
                     "={agrees,agreed,strikes,struck,seals,sealed,inks,inked} * deal for",
                     "={makes,made} *2 {purchase,acquisition}",
@@ -787,7 +808,8 @@ const ROWS: &[Row] = &[
                 "contract",
                 "procurement and order-book reporting: a contract, order or tender won, landed, \
                  secured or awarded (to a firm, or a firm awarded one); a contract signed with a \
-                 customer to supply or build for it, and a contract or order announced; the \
+                 customer to supply or build for it, and a contract or order announced; a \
+                 contract extended or renewed; the \
                  agencies' and advisers' account, mandate or brief won; the commodity desk's \
                  supply deals and offtakes",
                 &[
@@ -808,6 +830,8 @@ const ROWS: &[Row] = &[
                     "={selected,chosen,named} as * {partner,supplier,provider,contractor,developer,operator,carrier,haulier,vendor,distributor,manufacturer,installer}",
                     "={picks,picked,chooses,chose,selects,taps} * {to,for,as}",
                     "={contract,order,deal} {was,were,has been} awarded",
+                    "={extends,extended,extending,renews,renewed,renewing} *4 {contract,contracts,framework}",
+                    "={contract,contracts,framework} {extension,extensions,renewal,renewals,extended,renewed}",
                     "={win,wins,won,winning,land,lands,landed,picks up,picked up,bag,bags,bagged} * {account,mandate,brief}",
                     "=agency of record",
                 ],
@@ -961,12 +985,13 @@ fn gap(n: usize) -> String {
     format!(r"(?:\s+(?:[^\s.!?;:]|\.\d)+){{0,{n}}}?\s+")
 }
 
-/// One place of a keyword: a word, its alternatives (`{a,b}`), a gap of up to n words (`*`), or
-/// a grade of the rating agencies' scales (`#grade`).
+/// One place of a keyword: a word, its alternatives (`{a,b}`), a gap of up to n words (`*`), a
+/// grade of the rating agencies' scales (`#grade`), or a body of regulation (`#regulator`).
 enum Part {
     Words(Vec<String>),
     Gap(usize),
     Grade,
+    Regulator,
 }
 
 /// `#grade`: a long-term grade as the agencies write it, case and all — Moody's Aaa … C with
@@ -974,6 +999,16 @@ enum Part {
 /// or B, C and D in capitals alone — never A, so "cut to a minimum" and a headline's "Cut To A
 /// Minimum" are no grade), and the grades of a partial default, S&P's SD and Fitch's RD.
 const GRADE: &str = r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3]|Ca|AAA|AA|BBB|BB|CCC|CC)[+\-]?|[ABC][+\-]|SD|RD|[BCD])";
+
+/// `#regulator`: a body of regulation as UK and US business news names it acting against a firm
+/// — by its kind ("the watchdog", "federal regulators", "inspectors", "the feds") or by its
+/// initials: the financial (FCA, PRA, SEC, FINRA, CFPB, CMA, FTC, DOJ), health and care (FDA,
+/// MHRA, CQC), schools (Ofsted), utilities (Ofwat, Ofgem, Ofcom, FERC), data (ICO), transport
+/// (FAA, CAA, EASA, DVSA, ORR, MCA, NHTSA, PHMSA), nuclear (ONR, NRC), safety and environment
+/// (HSE, OSHA, MSHA, EPA) and security-industry (SIA) regulators. One list for every keyword that
+/// names one, so a regulator named in one keyword is named in all. The Environment Agency's "EA"
+/// is not in it: a bare "EA" opening a clause is as often Electronic Arts.
+const REGULATOR: &str = r"(?:the\s+)?(?:(?:u\.?s\.?|uk|federal|state|national)\s+)?(?:watchdogs?|regulators?|regulatory|authority|agency|commission|commissioner|inspectors|feds|fca|pra|sec|finra|cfpb|cma|ftc|doj|fda|mhra|cqc|ofsted|ofwat|ofgem|ofcom|ferc|ico|faa|caa|easa|dvsa|orr|mca|nhtsa|phmsa|onr|nrc|hse|osha|msha|epa|sia)";
 
 /// A keyword's parts: `{…}` may hold spaces (alternatives of several words).
 fn parts(keyword: &str) -> Vec<Part> {
@@ -991,6 +1026,7 @@ fn parts(keyword: &str) -> Vec<Part> {
                 Some("") => Part::Gap(5),
                 Some(n) => Part::Gap(n.parse().unwrap_or(5)),
                 None if word == "#grade" => Part::Grade,
+                None if word == "#regulator" => Part::Regulator,
                 None => Part::Words(vec![word.to_string()]),
             });
             rest = rest[end..].trim_start();
@@ -1045,12 +1081,16 @@ fn keyword_pattern(keyword: &str) -> String {
                 after_gap = Some(*n);
                 continue;
             }
-            Part::Grade => {
-                pattern.push_str(&after_gap.take().map_or_else(|| r"\s+".to_string(), gap));
-                // Wires quote a grade: "lowered to 'CCC+'".
-                pattern.push_str(r"['‘’\x22]?");
-                pattern.push_str(GRADE);
-                // A grade ends a keyword: what follows it is checked by OUTSIDE_END below.
+            Part::Grade | Part::Regulator => {
+                if i > 0 {
+                    pattern.push_str(&after_gap.take().map_or_else(|| r"\s+".to_string(), gap));
+                }
+                pattern.push_str(&match part {
+                    // Wires quote a grade: "lowered to 'CCC+'".
+                    Part::Grade => format!(r"['‘’\x22]?{GRADE}"),
+                    _ => REGULATOR.to_string(),
+                });
+                // Either ends in a word: what follows it is checked as after a word.
                 last_ends_in_word = true;
                 continue;
             }
@@ -1309,7 +1349,7 @@ enum Told {
 
 /// Keywords with another sense than an event's, and the words around them that tell it (each
 /// pattern's comment says where its words come from).
-const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 11] = [
+const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 14] = [
     // "received an order from the U.S. Food and Drug Administration": a regulator's order, not
     // a customer's.
     (KeywordWords::Ending("from"), Told::After, &WITH_A_REGULATOR),
@@ -1320,6 +1360,12 @@ const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 11] = [
     (KeywordWords::Opening("investigation"), Told::Before, &OWN_INQUIRY),
     // "senior secured loan facility", "its secured notes": a debt's ranking, not a deal won.
     (KeywordWords::Opening("secured"), Told::Before, &A_DEBTS_RANKING),
+    // "repay borrowings under its revolving credit facility": a facility it has, not one won.
+    (KeywordWords::Opening("revolving"), Told::Before, &AN_EXISTING_FACILITY),
+    // "noteholders agreed not to take enforcement action": a creditor's remedy, no regulator's.
+    (KeywordWords::Opening("enforcement"), Told::Before, &BY_CREDITORS),
+    // "while the Fire and Rescue Service completes its investigation": a fire's inquiry.
+    (KeywordWords::Opening("investigation"), Told::Before, &BY_FIREFIGHTERS),
     // Fire and crash investigators look for a cause; the fire or the crash is the event.
     (KeywordWords::Opening("investigation"), Told::Before, &OF_A_MISHAP),
     (KeywordWords::Opening("probe"), Told::Before, &OF_A_MISHAP),
@@ -1359,6 +1405,27 @@ static OWN_INQUIRY: LazyLock<Regex> = LazyLock::new(|| {
 static A_DEBTS_RANKING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:senior|junior|super[- ]senior|first[- ]lien|second[- ]lien|its|the|a|an|our|their|this|that|existing)\s+$")
         .expect("the ranking pattern compiles")
+});
+
+/// A facility drawn on or repaid: "repay borrowings under the company's revolving credit
+/// facility", "drawn on its revolving".
+static AN_EXISTING_FACILITY: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:under|repay|repaid|repaying|reduce|reduced|on|from)\s+(?:the\s+|its\s+|our\s+|their\s+)?(?:[\p{L}'’]+['’]s?\s+)?(?:existing\s+)?$")
+        .expect("the facility pattern compiles")
+});
+
+/// A creditor's remedy: noteholders, bondholders, lenders or a trustee earlier in the sentence.
+static BY_CREDITORS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:noteholders|bondholders|creditors|lenders|banks|holders|trustee)\b[^.;]{0,80}$")
+        .expect("the creditors pattern compiles")
+});
+
+/// A fire service's inquiry: "the Fire and Rescue Service completes its investigation".
+static BY_FIREFIGHTERS: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i)\bfire\s+(?:and\s+rescue\s+)?(?:service|brigade|crews?|officers|investigators|department)\b[^.;]{0,40}$",
+    )
+    .expect("the firefighters pattern compiles")
 });
 
 /// A mishap's inquiry named by the mishap: "a fire investigation", "the crash probe".
@@ -2761,6 +2828,48 @@ mod tests {
         )
         .unwrap();
         assert_eq!(both.concepts().collect::<Vec<_>>(), ["insolvency", "default"]);
+    }
+
+    /// holdout40's and holdout41's round: one list of regulators for every keyword that names
+    /// one (an acronym ordering, warning, capping); customs holding goods; an existing facility
+    /// drawn on, a creditor's enforcement and a fire service's inquiry are no event of theirs;
+    /// a coupon a company elected not to pay; a segment sold or shed; a tower fire; a contract
+    /// extended — by its customer, who gets nothing.
+    #[test]
+    fn one_list_of_regulators_customs_creditors_segments_and_extensions() {
+        let proceeds = "Acme has agreed to sell its well services segment to Beta for $340 million. \
+                        Net proceeds will be used to repay borrowings under the company's revolving credit facility.";
+        let standstill = "Acme plc confirms that it has elected not to make the interest payment due on 18 November on \
+                          its notes. An ad hoc group of noteholders has agreed not to take enforcement action for 30 days.";
+        let update = "All residents are safe. The building will remain closed while Greater Manchester Fire and \
+                      Rescue Service completes its investigation.";
+        for (title, snippet, expected) in [
+            ("Acme Announces Sale of Well Services Segment", proceeds, Some("corporate_transaction")),
+            ("Update", proceeds, Some("corporate_transaction")),
+            ("Acme sheds land business to go all-in on deepwater", "", Some("corporate_transaction")),
+            ("Update on financing: interest payment and standstill agreement", standstill, Some("insolvency")),
+            ("Update on Irwell Yard, Salford", update, None),
+            ("Hundreds evacuated as fire breaks out at Salford rental tower", "", Some("operational_disruption")),
+            ("Salford tower fire: residents may be out for weeks", "", Some("operational_disruption")),
+            (
+                "Feds order Oklahoma pipeline operator to cut pressure",
+                "Federal regulators ordered Acme to lower pressure.",
+                Some("regulatory"),
+            ),
+            ("PHMSA order caps Acme Line 7 at 80% of MAOP", "", Some("regulatory")),
+            ("Statement on PHMSA Corrective Action Order", "", Some("regulatory")),
+            ("FDA warns Acme over joint chew claims", "", Some("regulatory")),
+            ("FDA warning letters posted this week: Acme among recipients", "", Some("regulatory")),
+            ("Update", "The data regulator ordered Acme to delete the records within 90 days.", Some("regulatory")),
+            ("CBP detains Acme cell shipments under forced-labor law", "", Some("regulatory")),
+            ("Customs hold leaves Acme's line short of cells", "", Some("regulatory")),
+            ("MoJ extends Acme's court transcription contract in £64m deal", "", Some("funding_award")),
+            ("Contract extension for Crown Court transcription services", "", Some("funding_award")),
+            ("EA shuts Montreal studio", "", None),
+            ("Acme orders staff to cut costs", "", None),
+        ] {
+            assert_eq!(category(title, snippet), expected, "{title} {snippet}");
+        }
     }
 
     /// An inquiry into a mishap's cause is the mishap's: the fire or the crash is the event, not

@@ -693,7 +693,7 @@ pub struct Attribution {
 }
 
 /// Verbs whose subject gives a contract away, its winner after them ("Navy awards a contract to
-/// Acme", "Mosaic picks Nimbus to run its core").
+/// Acme", "Mosaic picks Nimbus to run its core", "MoJ extends Gavel's contract").
 const AWARDING: &[&str] = &[
     "awards",
     "award",
@@ -711,6 +711,13 @@ const AWARDING: &[&str] = &[
     "outsources",
     "outsourcing",
     "outsourced",
+    // A customer extends or renews its supplier's contract ("MoJ extends Gavel's contract").
+    "extends",
+    "extended",
+    "extending",
+    "renews",
+    "renewed",
+    "renewing",
 ];
 /// Verbs that are a passive headline's ("Acme awarded a contract", "Acme selected by the Navy")
 /// unless a name follows them ("the Navy awarded Acme a contract").
@@ -1184,6 +1191,8 @@ mod tests {
         assert_eq!(only("Harbour Logistics has awarded the contract for its depots to a rival"), Vec::<usize>::new());
         assert_eq!(only("Harbour Logistics wins contract to run Trestle's depots"), [0]);
         assert_eq!(only("Harbour Logistics awarded $40m Navy contract"), [0]);
+        assert_eq!(only("Harbour Logistics extends Trestle's depot contract"), Vec::<usize>::new());
+        assert_eq!(at("Harbour Logistics renews Acme Robotics contract for three years", ""), [0]);
         assert_eq!(at("Harbour Logistics to cut 300 jobs as Acme Robotics orders dry up", ""), [1]);
         assert_eq!(at("Orders dry up", "Acme Robotics said Harbour Logistics would cut 300 jobs."), [1]);
         assert_eq!(at("Ratings agency downgrades Acme Robotics", "Harbour Logistics was unaffected."), [0]);
