@@ -296,7 +296,9 @@ const ROWS: &[Row] = &[
                     "={orders,ordered} *5 {shut,closed,to close,to shut,to stop,to halt,to cease,to fix,to repair,to remedy,inspections,checks}",
                     "={hit,served} with *3 {notice,notices}",
                     "={imposes,imposed,imposing} *2 {conditions,requirements,restrictions,limits,curbs} on",
-                    "#regulator *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut,suspends,suspended,suspend,closes,closed,grounds,grounded}",
+                    "#regulator *1 {bars,barred,bar,curbs,curbed,curb,restricts,restricted,restrict,bans,banned,ban,halts,halted,halt,shuts,shut,suspends,suspended,suspend,closes,closed,grounds,grounded,pulls,pulled}",
+                    "#regulator {ruling,rules against,ruled against}",
+                    "#regulator {upholds,upheld} *2 {complaint,complaints}",
                     "#regulator *3 {ordered,orders,ordering,directed,directs,instructed,instructs}",
                     "#regulator {warns,warned,warning} *3 {over,about,for}",
                     "#regulator {order,orders,notice,notices} {stops,stopped,halts,halted,shuts,shut,closes,closed,bars,barred,caps,capped,limits,limited,restricts,restricted}",
@@ -613,6 +615,7 @@ const ROWS: &[Row] = &[
                     "={cw,creditwatch} {pos,positive}",
                     "={turns,turned} positive on",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 to #grade",
+                    "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 to investment grade",
                     "={raised,raises,raising,lifted,lifts,upgraded,upgrades,upgrading} *4 {a,one,two,three} {notch,notches}",
                     "={regains,regained,wins back,won back,restored to,returns to,returned to} * investment grade",
                 ],
@@ -1003,12 +1006,13 @@ const GRADE: &str = r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3
 /// `#regulator`: a body of regulation as UK and US business news names it acting against a firm
 /// — by its kind ("the watchdog", "federal regulators", "inspectors", "the feds") or by its
 /// initials: the financial (FCA, PRA, SEC, FINRA, CFPB, CMA, FTC, DOJ), health and care (FDA,
-/// MHRA, CQC), schools (Ofsted), utilities (Ofwat, Ofgem, Ofcom, FERC), data (ICO), transport
+/// MHRA, CQC), schools (Ofsted), utilities (Ofwat, Ofgem, Ofcom, FERC), data (ICO), advertising
+/// (ASA), transport
 /// (FAA, CAA, EASA, DVSA, ORR, MCA, NHTSA, PHMSA), nuclear (ONR, NRC), safety and environment
 /// (HSE, OSHA, MSHA, EPA) and security-industry (SIA) regulators. One list for every keyword that
 /// names one, so a regulator named in one keyword is named in all. The Environment Agency's "EA"
 /// is not in it: a bare "EA" opening a clause is as often Electronic Arts.
-const REGULATOR: &str = r"(?:the\s+)?(?:(?:u\.?s\.?|uk|federal|state|national)\s+)?(?:watchdogs?|regulators?|regulatory|authority|agency|commission|commissioner|inspectors|feds|fca|pra|sec|finra|cfpb|cma|ftc|doj|fda|mhra|cqc|ofsted|ofwat|ofgem|ofcom|ferc|ico|faa|caa|easa|dvsa|orr|mca|nhtsa|phmsa|onr|nrc|hse|osha|msha|epa|sia)";
+const REGULATOR: &str = r"(?:the\s+)?(?:(?:u\.?s\.?|uk|federal|state|national)\s+)?(?:watchdogs?|regulators?|regulatory|authority|agency|commission|commissioner|inspectors|feds|fca|pra|sec|finra|cfpb|cma|ftc|doj|fda|mhra|cqc|ofsted|ofwat|ofgem|ofcom|ferc|ico|asa|faa|caa|easa|dvsa|orr|mca|nhtsa|phmsa|onr|nrc|hse|osha|msha|epa|sia)";
 
 /// A keyword's parts: `{…}` may hold spaces (alternatives of several words).
 fn parts(keyword: &str) -> Vec<Part> {
@@ -1349,7 +1353,7 @@ enum Told {
 
 /// Keywords with another sense than an event's, and the words around them that tell it (each
 /// pattern's comment says where its words come from).
-const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 14] = [
+const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 15] = [
     // "received an order from the U.S. Food and Drug Administration": a regulator's order, not
     // a customer's.
     (KeywordWords::Ending("from"), Told::After, &WITH_A_REGULATOR),
@@ -1360,6 +1364,8 @@ const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 14] = [
     (KeywordWords::Opening("investigation"), Told::Before, &OWN_INQUIRY),
     // "senior secured loan facility", "its secured notes": a debt's ranking, not a deal won.
     (KeywordWords::Opening("secured"), Told::Before, &A_DEBTS_RANKING),
+    // "raises X to investment grade": a rating, no investment raised.
+    (KeywordWords::Ending("investment"), Told::After, &A_GRADE_AFTER),
     // "repay borrowings under its revolving credit facility": a facility it has, not one won.
     (KeywordWords::Opening("revolving"), Told::Before, &AN_EXISTING_FACILITY),
     // "noteholders agreed not to take enforcement action": a creditor's remedy, no regulator's.
@@ -1406,6 +1412,10 @@ static A_DEBTS_RANKING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:senior|junior|super[- ]senior|first[- ]lien|second[- ]lien|its|the|a|an|our|their|this|that|existing)\s+$")
         .expect("the ranking pattern compiles")
 });
+
+/// "investment grade", "investment-grade": the rating scale's word, not money.
+static A_GRADE_AFTER: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)^[\s-]+grade\b").expect("the grade pattern compiles"));
 
 /// A facility drawn on or repaid: "repay borrowings under the company's revolving credit
 /// facility", "drawn on its revolving".
@@ -1631,6 +1641,10 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     // court's row and the regulator's, whose directions are fixed.
     let group = &ROWS[found.row].groups[found.group];
     let (row_index, concept) = by_whom(&found, &text[..found.start], &text[found.start..], &text[found.end..], &whole);
+    let (from, to) = sentence(text, found.start, found.end);
+    let forced = FORCED_BY_A_MISHAP.is_match(&text[from..to]) && !FOR_GOOD.is_match(&text[from..to]);
+    let stopped = |concept: &'static str| if forced && concept == "closure" { "outage" } else { concept };
+    let concept = stopped(concept);
     let row = &ROWS[row_index];
     let at = KeywordAt { in_title, start: found.start, end: found.end, category: row.category, concept };
     let also_at = (in_the_title.iter().map(|f| (f, true)))
@@ -1659,7 +1673,7 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     let mut other_concepts: Vec<&'static str> = [title, snippet]
         .iter()
         .flat_map(|text| {
-            row_matches(row_index, &COMPILED[row_index], text, &whole).map(|f| row.groups[f.group].concept)
+            row_matches(row_index, &COMPILED[row_index], text, &whole).map(|f| stopped(row.groups[f.group].concept))
         })
         .filter(|c| *c != concept)
         .collect();
@@ -1677,6 +1691,20 @@ pub fn classify(title: &str, snippet: &str) -> Option<Classification> {
     })
 }
 
+/// A mishap that forces a site to stop ("Flood water shuts warehouse", "closed after the fire"):
+/// the closure it forces is an outage, a disruption — not a closure a company decides, which 4.8
+/// counts in jobs when they are named and which must not join a flood the same week.
+static FORCED_BY_A_MISHAP: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:flood(?:s|ed|ing)?|floodwaters?|flood\s+water|fire|blaze|explosion|blast|storm|hurricane|tornado|earthquake|leak|spill|power\s+cut)\b")
+        .expect("the mishap pattern compiles")
+});
+
+/// A closure said to be for good, whatever forced it.
+static FOR_GOOD: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:permanently|for\s+good|will\s+not\s+reopen|won['’]t\s+reopen|never\s+reopen)\b")
+        .expect("the for-good pattern compiles")
+});
+
 /// A court's part named anywhere in an item: a fine it reports is a prosecution's outcome.
 static SENTENCED_IN_COURT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
@@ -1689,7 +1717,7 @@ static SENTENCED_IN_COURT: LazyLock<Regex> = LazyLock::new(|| {
 /// "a settlement with the Gambling Commission" (a named body of regulation, in capitals).
 static WITH_A_REGULATOR: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^\s+(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+|(?:federal|state)\s+and\s+(?:federal|state|local)\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+(?:(?:and|of|for)\s+)?){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman|Administration)))\b",
+        r"(?i)^\s+(?:(?:federal|government|regulatory|regulators['’])\s+(?:allegations|charges|claims)\b|(?:with\s+)?(?:the\s+)?(?:u\.?s\.?\s+|uk\s+|federal\s+|(?:federal|state)\s+and\s+(?:federal|state|local)\s+)?(?:ftc|sec|fca|cma|epa|fda|osha|ofwat|ofgem|ofcom|ofsted|cqc|federal\s+trade\s+commission|securities\s+and\s+exchange\s+commission|financial\s+conduct\s+authority|competition\s+and\s+markets\s+authority|regulators?|watchdog|(?-i:(?:\p{Lu}[\p{L}&'’-]*\s+(?:(?:and|of|for)\s+)?){1,3}(?:Commission|Authority|Agency|Regulator|Board|Ombudsman|Administration)))\b)",
     )
     .expect("the regulator pattern compiles")
 });
@@ -2870,6 +2898,29 @@ mod tests {
         ] {
             assert_eq!(category(title, snippet), expected, "{title} {snippet}");
         }
+    }
+
+    /// holdout42's and holdout43's round: a closure a mishap forces is an outage, not a closure
+    /// a company decides (and names no closure to join one); the ASA and what it rules or
+    /// upholds; a settlement of federal allegations is the regulator's; a company raised to
+    /// investment grade raises no investment.
+    #[test]
+    fn forced_closures_ad_rulings_federal_allegations_and_investment_grade() {
+        let read = |title: &str, snippet: &str| classify(title, snippet).map(|c| (c.category, c.concept));
+        let flood = classify("Flood water shuts Acme Shoes warehouse", "").unwrap();
+        assert_eq!((flood.category, flood.concept), ("operational_disruption", "outage"));
+        assert!(!flood.concepts().any(|c| c == "closure"), "{:?}", flood.other_concepts);
+        assert_eq!(read("Acme to close 28 stores", ""), Some(("operational_disruption", "closure")));
+        assert_eq!(read("Acme to close fire-hit plant permanently", ""), Some(("operational_disruption", "closure")));
+        assert_eq!(read("ASA Ruling on Acme plc", ""), Some(("regulatory", "penalty")));
+        assert_eq!(read("ASA bans Acme shapewear ads", ""), Some(("regulatory", "penalty")));
+        assert_eq!(read("Watchdog pulls Acme campaign", ""), Some(("regulatory", "penalty")));
+        assert_eq!(read("Update", "The ASA upheld 41 complaints against Acme's ads."), Some(("regulatory", "penalty")));
+        let allegations = "Acme agreed to pay $18 million to settle federal allegations that it kept recordings.";
+        assert_eq!(read("Acme to pay $18M over kids' voice recordings", allegations), Some(("regulatory", "penalty")));
+        assert_eq!(read("Acme agrees to settle shareholder claims", ""), Some(("legal", "litigation")));
+        assert_eq!(read("Moody's raises Acme to investment grade", ""), Some(("credit_rating", "rating")));
+        assert_eq!(read("Acme raises $40m investment", ""), Some(("funding_award", "funding")));
     }
 
     /// An inquiry into a mishap's cause is the mishap's: the fire or the crash is the event, not

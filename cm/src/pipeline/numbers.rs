@@ -68,11 +68,12 @@ static PER_SHARE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
 });
 static SHARE_PRICE_BEFORE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?i)\b(?:shares?|stock)\b[^.;]{0,40}\b(?:to|at|from)\s*$").expect("share price"));
-/// And what each of many gets: a payout per head ("£250 each", "$40 per customer", "you could be
+/// And what each of many gets: a payout per head ("£250 each", "$40 per customer", "between
+/// $2,000 and $90,000 each" — both ends of a range —, "you could be
 /// owed up to £4,000"), where the reports of a settlement or a fine measure its total; and a
 /// regulator's redress beside its fine ("will also pay £11 million in redress").
 static PER_HEAD_AFTER: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\s*(?:each|apiece|a\s+head|per\s+(?:person|customer|claimant|household|head|employee|worker|member|passenger|pupil|patient|policyholder|victim|buyer|owner)|in\s+redress)\b")
+    Regex::new(r"(?i)^\s*(?:(?:and|to|-|–)\s*(?:[$£€]\s?)?\d[\d,]*(?:\.\d+)?\s*(?:bn|m|mn|k|million|billion|thousand)?\s+)?(?:each|apiece|a\s+head|per\s+(?:person|customer|claimant|household|head|employee|worker|member|passenger|pupil|patient|policyholder|victim|buyer|owner)|in\s+redress)\b")
         .expect("per head")
 });
 static OWED_BEFORE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\bowed\s+(?:up\s+to\s+)?$").expect("owed"));
@@ -223,6 +224,8 @@ mod tests {
     #[test]
     fn payouts_per_head_are_no_measure() {
         assert!(stated("Bought a Robin shed? You could be owed up to £4,000").is_empty());
+        assert!(stated("carriers are owed between $2,000 and $90,000 each").is_empty(), "a range per head");
+        assert_eq!(stated("paid $2,000 and $90,000 in fines"), [(NumberKind::Money, 2e3), (NumberKind::Money, 9e4)]);
         assert!(stated("Customers will get £250 each").is_empty());
         assert!(stated("a refund of $40 per customer").is_empty());
         assert!(stated("Selwyn will also pay £11 million in redress to investors").is_empty());
