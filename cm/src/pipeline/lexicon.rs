@@ -2982,7 +2982,8 @@ mod tests {
     fn causes_tied_revised_counts_fraud_prevention_funds_frameworks_and_surgery() {
         for (title, snippet, expected) in [
             ("Acme Paints Plunges 40% After Profit Warning Tied to Recall", "", Some("financial_results")),
-            ("Acme raises phishing breach count to 2,900", "", None),
+            ("Acme raises data breach count to 2,900", "", None),
+            ("Acme revises cyber attack tally", "", None),
             ("Bank Selects Acme Analytics for Real-Time Payments Fraud Prevention", "", Some("funding_award")),
             ("Acme charged with fraud", "", Some("legal")),
             ("UK buyout house raises £3.4bn in a tough market", "", Some("funding_award")),
