@@ -187,6 +187,8 @@ const ROWS: &[Row] = &[
                     "={failed to,fails to,fail to,did not,didn't,elected not to,elects not to,chose not to,decided not to} make *2 {payment,repayment,instalment,installment,interest payment,coupon payment} {on,under,due}",
                     "={loan,loans,facility,debt,notes,bond,bonds} *3 {was not repaid,were not repaid,not repaid,went unpaid}",
                     "payment default",
+                    "={notice,notices} of default",
+                    "={default} {notice,notices}",
                     "={in,into} default",
                 ],
             ),
@@ -275,7 +277,7 @@ const ROWS: &[Row] = &[
                     "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,pulls,pulled,withdraws,withdrew,withdrawn} * {permit,permits,licence,license,licences,licenses,registration,authorisation,authorization,approval,recognition,accreditation,certification,certificate}",
                     "={suspend,suspends,suspended,suspending,revoke,revokes,revoked,revoking,strips,stripped,withdraws,withdrew,withdrawn} *4 {approved,accredited,contractor,registered,membership} status",
                     "={suspension,revocation,withdrawal} of *3 {permit,licence,license,registration,authorisation,authorization,approval,accreditation,certification,certificate}",
-                    "={barred,banned,prohibited} from * {clients,customers,students,patients,pupils,members,residents,admissions,enrolments,enrollments,policyholders}",
+                    "={barred,banned,prohibited} from * {clients,customers,students,patients,pupils,members,residents,admissions,enrolments,enrollments,policyholders,placements}",
                     "#regulator {acts,acted,moves,moved,crack down,cracks down,cracked down,clamp down,clamps down,clamped down} {against,on}",
                     "={loses,lost,losing} * {licence,license,permit,approval,accreditation,registration,certification}",
                     "={refuses,refused,refusing,denies,denied} * {licence,license,permit,permission,approval,consent}",
@@ -289,7 +291,8 @@ const ROWS: &[Row] = &[
                     "{permit,licence,license} {suspension,revocation}",
                     "={registration,registrations,licence,license,permit} * {suspended,revoked,cancelled,canceled,curtailed,restricted}",
                     "={registration,registrations,licence,license,permit} of * {has been,have been,was,were,is} {suspended,revoked,cancelled,canceled,curtailed,restricted}",
-                    "={suspended,paused,shut,closed,halted,stopped,barred,banned,sanctioned,censured,warned,reprimanded,rebuked} by *2 #regulator",
+                    "={suspended,paused,grounded,shut,closed,halted,stopped,barred,banned,sanctioned,censured,warned,reprimanded,rebuked} by *2 #regulator",
+                    "#regulator {action,emergency order}",
                     "={curtails,curtailed,reduces,reduced,restricts,restricted} * {licence,license,permit,registration}",
                     "={licence,license,permit} {cut,cuts,shortened,limited}",
                     "{suspension,enforcement,warning} {notice,notices}",
@@ -1017,10 +1020,11 @@ const GRADE: &str = r"(?-i:(?:Aaa|Aa[1-3]|A[1-3]|Baa[1-3]|Ba[1-3]|B[1-3]|Caa[1-3
 /// MHRA, CQC), schools (Ofsted), utilities (Ofwat, Ofgem, Ofcom, FERC), data (ICO), advertising
 /// (ASA), transport
 /// (FAA, CAA, EASA, DVSA, ORR, MCA, NHTSA, PHMSA), nuclear (ONR, NRC), safety and environment
-/// (HSE, OSHA, MSHA, EPA) and security-industry (SIA) regulators. One list for every keyword that
+/// (HSE, OSHA, MSHA, EPA) and security-industry (SIA) regulators, and the US departments that
+/// sanction programme sponsors and contractors ("the State Department suspends"). One list for every keyword that
 /// names one, so a regulator named in one keyword is named in all. The Environment Agency's "EA"
 /// is not in it: a bare "EA" opening a clause is as often Electronic Arts.
-const REGULATOR: &str = r"(?:the\s+)?(?:(?:u\.?s\.?|uk|federal|state|national)\s+)?(?:watchdogs?|regulators?|regulatory|authority|agency|commission|commissioner|inspectors|feds|fca|pra|sec|finra|cfpb|cma|ftc|doj|fda|mhra|cqc|ofsted|ofwat|ofgem|ofcom|ferc|ico|asa|faa|caa|easa|dvsa|orr|mca|nhtsa|phmsa|onr|nrc|hse|osha|msha|epa|sia)";
+const REGULATOR: &str = r"(?:the\s+)?(?:(?:u\.?s\.?|uk|federal|state|national)\s+)?(?:(?:state|justice|labor|labour|transportation|commerce|treasury)\s+department|watchdogs?|regulators?|regulatory|authority|agency|commission|commissioner|inspectors|feds|fca|pra|sec|finra|cfpb|cma|ftc|doj|fda|mhra|cqc|ofsted|ofwat|ofgem|ofcom|ferc|ico|asa|faa|caa|easa|dvsa|orr|mca|nhtsa|phmsa|onr|nrc|hse|osha|msha|epa|sia)";
 
 /// A keyword's parts: `{…}` may hold spaces (alternatives of several words).
 fn parts(keyword: &str) -> Vec<Part> {
@@ -1528,6 +1532,14 @@ static ON_CAUSE: LazyLock<Regex> = LazyLock::new(|| {
         .expect("the cause pattern compiles")
 });
 
+/// A notice's heading names its topic with "on", not a cause: "Statement on FAA action". Only a
+/// regulator's action is read so: the regulator acts on the company that issues the notice,
+/// while "Statement on Gleam lawsuit" from a defendant names the other side first.
+static A_NOTICES_TOPIC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s*(?:statement|update|comment|response|announcement|notice|information|briefing|note)\s+on\s+(?:[\p{L}'’-]+\s+){0,2}$")
+        .expect("the topic pattern compiles")
+});
+
 /// A verb of effect right after a keyword (or its bill) makes it the cause of what follows:
 /// "Zingers recall drags on Crunch Q3", "strike hits sales", "recall sinks Acme to a loss",
 /// "hackers' bill dents half-year", and so does a noun of its aftermath ("recall hangover") (the news is what it acted on, when that is an event
@@ -1620,7 +1632,8 @@ fn row_matches<'a>(row: usize, compiled: &'a Compiled, text: &'a str, whole: &st
                     group: *group,
                     start: m.start(),
                     end: m.end(),
-                    subordinate: in_a_clause_of_cause(&text[from..m.start()], &text[m.end()..to]),
+                    subordinate: in_a_clause_of_cause(&text[from..m.start()], &text[m.end()..to])
+                        && !(category == "regulatory" && A_NOTICES_TOPIC.is_match(&text[from..m.start()])),
                     causes_what_follows: CAUSES_WHAT_FOLLOWS.is_match(&text[m.end()..to])
                         || NAMED_AS_A_CAUSE.is_match(&text[from..m.start()])
                         || A_STATE_IT_LEFT.is_match(&text[m.start()..to]),
@@ -3008,6 +3021,15 @@ mod tests {
             ("MHRA pauses use of Acme's Arden knee", "", Some("regulatory")),
             ("Acme pauses chip fabrication after lab flood", "", Some("operational_disruption")),
             ("Trusts told to halt cementless knee operations", "", None),
+            ("Statement on FAA action", "All flights are suspended until further notice.", Some("regulatory")),
+            ("Acme balloon rides grounded by FAA", "", Some("regulatory")),
+            ("State Department suspends au pair sponsor Acme", "", Some("regulatory")),
+            ("Acme Au Pair barred from new placements for 90 days", "", Some("regulatory")),
+            (
+                "Update on credit facility",
+                "Acme Inc. has received a notice of default under its senior credit agreement.",
+                Some("insolvency"),
+            ),
             ("Acme halts operations at Ohio plant", "", Some("operational_disruption")),
         ] {
             assert_eq!(category(title, snippet), expected, "{title} {snippet}");
