@@ -1365,7 +1365,7 @@ enum Told {
 
 /// Keywords with another sense than an event's, and the words around them that tell it (each
 /// pattern's comment says where its words come from).
-const OTHER_SENSES: [(KeywordWords, Told, &LazyLock<Regex>); 19] = [
+const OTHER_SENSES: &[(KeywordWords, Told, &LazyLock<Regex>)] = &[
     // "received an order from the U.S. Food and Drug Administration": a regulator's order, not
     // a customer's.
     (KeywordWords::Ending("from"), Told::After, &WITH_A_REGULATOR),
