@@ -651,9 +651,23 @@ fn hits(profile: &Profile, item: &Item, texts: &Texts, keywords: &[(Field, usize
 /// What a company does when it is the one suing: "<name> sues", "<name> is suing".
 const SUING: &[&[&str]] = &[&["sues"], &["is", "suing"]];
 /// Or it files or brings one: "<name> files suit", "<name> filed a patent infringement lawsuit
-/// against", "<name> issued proceedings", "<name> takes Acme to court" (the suit within four
+/// against", "<name> issued proceedings", "<name> commences patent proceedings", "<name> takes
+/// Acme to court" (the suit within four
 /// words of the verb).
-const FILES: &[&str] = &["files", "filed", "issues", "issued", "brings", "brought", "takes", "took"];
+const FILES: &[&str] = &[
+    "files",
+    "filed",
+    "issues",
+    "issued",
+    "brings",
+    "brought",
+    "takes",
+    "took",
+    "commences",
+    "commenced",
+    "launches",
+    "launched",
+];
 const SUITS: &[&str] = &["suit", "lawsuit", "claim", "complaint", "action", "proceedings", "court"];
 /// Adverbs a company's statement puts between its auxiliary and its verb ("has today issued").
 const ADVERBS_BEFORE_A_VERB: &[&str] = &["today", "now", "also", "formally", "yesterday", "already"];
@@ -1303,6 +1317,9 @@ mod tests {
             "wire.example"
         )));
         assert!(!p.is_plaintiff_in(&item("Globex takes Acme Robotics to court", "", "wire.example")));
+        assert!(p.is_plaintiff_in(&item("Acme Robotics commences patent proceedings in the US", "", "acme.example")));
+        assert!(p.is_plaintiff_in(&item("Acme Robotics launches legal action against Globex", "", "wire.example")));
+        assert!(!p.is_plaintiff_in(&item("Globex commences proceedings against Acme Robotics", "", "wire.example")));
     }
 
     #[test]

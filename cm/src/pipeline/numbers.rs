@@ -58,11 +58,12 @@ fn number(text: &str) -> Option<f64> {
     text.replace(',', "").parse().ok()
 }
 
-/// Money that measures no event: a price per share ("$18.50 a share", "shares jumped to $18.12")
+/// Money that measures no event: a price per share ("$18.50 a share", "shares jumped to $18.12",
+/// "$14.50 in cash and 0.21 Harmony shares for each share held")
 /// and the debt around a deal ("$1.6 billion including debt", "$950 million of new debt").
 static PER_SHARE_AFTER: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r"(?i)^[\s-]*(?:in\s+cash\s+)?(?:a|per|for\s+each)[\s-]+share|^\s*(?:of\s+(?:new\s+)?debt|including\s+debt)",
+        r"(?i)^[\s-]*(?:in\s+cash\s+)?(?:(?:and|plus)\s+\d[\d.]*\s+(?:[\p{L}'’-]+\s+){0,2}shares?\s+)?(?:a|per|for\s+each)[\s-]+share|^\s*(?:of\s+(?:new\s+)?debt|including\s+debt)",
     )
     .expect("per share")
 });
@@ -211,6 +212,12 @@ mod tests {
     fn share_prices_and_debt_are_no_measure() {
         assert_eq!(stated("for $18.50 per share in cash, or about $310 million"), [(NumberKind::Money, 310e6)]);
         assert!(stated("Shareholders get $27 a share").is_empty());
+        // Cash and stock for each share: the cash is a price per share, not the deal's value.
+        assert!(stated("Holders will receive $14.50 in cash and 0.21 Harmony shares for each share held.").is_empty());
+        assert_eq!(
+            stated("$14.50 in cash, valuing the company at $1.1 billion"),
+            [(NumberKind::Money, 14.5), (NumberKind::Money, 1.1e9)]
+        );
         assert!(stated("Lagoon Spas Soars 34% on $31.50-a-Share Takeover")
             .iter()
             .all(|(k, _)| *k != NumberKind::Money));
