@@ -797,7 +797,7 @@ const ROWS: &[Row] = &[
                     "={final close,first close} of",
                     "hard cap",
                     "={oversubscribed,successful} placing",
-                    "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing}",
+                    "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing,loan deal,loan agreement,banking facility,bank facility,debt facility}",
                     "={taps,tapped,tapping} *2 {market,markets,investors}",
                     // As long as a contract's "taps … for" ("taps investors for £120m"), so the
                     // money raised wins the tie.
@@ -1401,6 +1401,9 @@ const OTHER_SENSES: &[(KeywordWords, Told, &LazyLock<Regex>)] = &[
     (KeywordWords::Opening("probe"), Told::Before, &OF_A_MISHAP),
     (KeywordWords::Opening("investigation"), Told::After, &INTO_ITS_CAUSE),
     (KeywordWords::Opening("probe"), Told::After, &INTO_ITS_CAUSE),
+    // "store flooded with shoppers", "venue floods with fans": crowds and orders, no water.
+    (KeywordWords::Ending("flooded"), Told::After, &CROWDED_WITH),
+    (KeywordWords::Ending("floods"), Told::After, &CROWDED_WITH),
 ];
 
 /// Whether the keyword at [start, end) of `text` is meant in another sense ([`OTHER_SENSES`]).
@@ -1435,6 +1438,12 @@ static OWN_INQUIRY: LazyLock<Regex> = LazyLock::new(|| {
 static A_DEBTS_RANKING: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)\b(?:senior|junior|super[- ]senior|first[- ]lien|second[- ]lien|its|the|a|an|our|their|this|that|existing)\s+$")
         .expect("the ranking pattern compiles")
+});
+
+/// What fills a place that is "flooded with" something other than water.
+static CROWDED_WITH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\s+with\s+(?:[\p{L}-]+\s+){0,2}(?:orders|calls|requests|complaints|customers|visitors|fans|applications|bookings|enquiries|inquiries|shoppers|people|demand|messages|emails|tickets|traffic|tourists|crowds|bids|offers|cash|money)\b")
+        .expect("the crowded pattern compiles")
 });
 
 /// What works against fraud: "fraud prevention", "fraud detection", "fraud checks".
@@ -3044,8 +3053,9 @@ mod tests {
     /// Issue 57's forty-eighth and forty-ninth held-out weeks: a notice's heading names any
     /// event but a suit as its topic; a season or month dates a headline's happening without
     /// its article; a cause "still weighing on" sales, its "pain"; jobs "are going"; a move "to
-    /// a negative outlook"; a venue under water. What stays: a company named for a season, a
-    /// happening this week, a statement on a lawsuit.
+    /// a negative outlook"; a venue under water, but not one flooded with shoppers; a loan deal
+    /// signed. What stays: a
+    /// company named for a season, a happening this week, a statement on a lawsuit.
     #[test]
     fn notice_topics_dated_headlines_and_venues_under_water() {
         for (title, snippet, expected) in [
@@ -3069,7 +3079,13 @@ mod tests {
             ),
             ("Racecourse under water after storm", "", Some("operational_disruption")),
             ("Saturday card abandoned as Acme's flagship course floods", "", Some("operational_disruption")),
-            ("Of course Acme will grow", "", None),
+            ("Acme's flagship store flooded with shoppers on Black Friday", "", None),
+            (
+                "Bank backing for Acme expansion",
+                "Acme has signed a four-year loan deal worth £25m.",
+                Some("funding_award"),
+            ),
+            ("Acme's flagship store flooded with river water", "", Some("operational_disruption")),
         ] {
             assert_eq!(category(title, snippet), expected, "{title} {snippet}");
         }

@@ -794,10 +794,19 @@ fn owners(
     if named.is_empty() || named.len() >= 3 {
         return None;
     }
-    let nearest_before = placed
-        .iter()
-        .filter_map(|(i, spans)| spans.iter().filter(|s| s.1 <= k0).map(|s| (k0 - s.1, *i, *s)).min())
-        .min();
+    // The agent of a passive ("appointed by Castle Vaults to provide … Castle's centres under a
+    // contract", "Acme, owned by Globex, cuts jobs") acts on the sentence's subject: it is the
+    // subject's event, so the agent, wherever the sentence names it, is passed over while another
+    // company is named before the keyword.
+    let is_agent = |spans: &[(usize, usize)]| spans.iter().any(|s| s.0 > 0 && tokens[s.0 - 1].word == "by");
+    let before = |skip_agents: bool| {
+        placed
+            .iter()
+            .filter(|(_, spans)| !(skip_agents && is_agent(spans)))
+            .filter_map(|(i, spans)| spans.iter().filter(|s| s.1 <= k0).map(|s| (k0 - s.1, *i, *s)).min())
+            .min()
+    };
+    let nearest_before = before(true).or_else(|| before(false));
     let nearest_after = placed
         .iter()
         .filter_map(|(i, spans)| spans.iter().filter(|s| s.0 > k0).map(|s| (s.0 - k0 - 1, *i, *s)).min())
@@ -1215,6 +1224,10 @@ mod tests {
         let selected =
             "Acme Robotics Inc. has been selected as the exclusive partner for Harbour Logistics' nine depots.";
         assert_eq!(at("Acme Robotics named partner of Harbour Logistics", selected), [0]);
+        // The agent of a passive is not the sentence's subject: the one it acted on owns the event.
+        let appointed = "Acme Robotics has been appointed by Harbour Logistics to run Harbour Logistics' depots under a five-year contract worth $40m.";
+        assert_eq!(at("Acme Robotics appointed by Harbour Logistics", appointed), [0]);
+        assert_eq!(at("Update", "Acme Robotics, owned by Harbour Logistics, will cut 300 jobs."), [0]);
         let third = company(json!({"name": "Corvel Therapeutics", "domicileCountry": "US"}));
         let three = [Profile::of(&acme), Profile::of(&navy), Profile::of(&third)];
         assert_eq!(
