@@ -240,7 +240,7 @@ const ROWS: &[Row] = &[
                     "={court,tribunal,judge,jury,judges} {rules,ruled,finds,found} * {breached,liable,infringed,negligent,guilty}",
                     "{faces,facing,faced} * {claim,claims,suit,suits,lawsuits,action,actions,proceedings}",
                     "{group,class,representative} {claim,claims,lawsuit,litigation}",
-                    "={served,hit} with * {claim,lawsuit,suit,writ,proceedings}",
+                    "={served,hit} with * {claim,lawsuit,suit,writ,proceedings,complaint}",
                     "={sue,sues,suing} * {over,for}",
                     "={issues,issued,issuing,brings,brought,bringing,commences,commenced} *2 proceedings",
                     "={takes,took,taking,taken,take} * to court",
@@ -495,6 +495,7 @@ const ROWS: &[Row] = &[
                     "derailment",
                     "={warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park} *1 {flooded,floods,under water}",
                     "={flood,floods,flooding,floodwater,floodwaters} {hits,hit,swamps,swamped,damages,damaged,closes,closed,inundates,inundated} *3 {warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park}",
+                    "={sea,seawater,river,tide,tidal surge,storm surge,water} {floods,flooded,swamps,swamped,inundates,inundated,engulfs,engulfed} *3 {warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park}",
                     "={paused,pauses,pausing,suspends,suspended,halts,halted} *4 {orders,dispatch,dispatches}",
                     "={paused,pauses,pausing,suspends,suspended,suspending,halts,halted,halting} *2 {order entry,withdrawals,deposits,transfers}",
                     "={stop,stops,stopped,stopping} {dispatching,shipping,deliveries}",
@@ -532,7 +533,7 @@ const ROWS: &[Row] = &[
                     "={close,closes,closing,to close,will close,shut,shuts,shutting,shutter,shutters,shuttered} * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,warehouse,warehouses,refinery,mine,mines,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms,shed,sheds,works,fab,unit,units,line,lines,wards,pipeline,system}",
                     "{closure,closures} of * {plant,plants,factory,factories,mill,mills,site,sites,depot,depots,stores,shops,branches,outlets,pharmacies,clinics,restaurants,pubs,cinemas,gyms}",
                     "={closed,has closed,have closed} {its,their} *2 {plant,factory,mill,site,depot,warehouse,base,marina,yard,terminal,store,shop,branch,hotel,venue,centre,center,works,theatre,theater,museum,school,arena}",
-                    "={closes,close,shuts,shut,closed} * {venue,venues,theatre,theatres,theater,theaters,museum,museums,arena,hotel,hotels,school,schools,quarry,quarries,elevator,elevators,gondola,lift,lifts,ride,rides,attraction}",
+                    "={closes,close,shuts,shut,closed} * {venue,venues,theatre,theatres,theater,theaters,museum,museums,arena,hotel,hotels,school,schools,quarry,quarries,elevator,elevators,gondola,lift,lifts,ride,rides,attraction,park,parks,racecourse,stadium,campsite,resort,resorts}",
                     "={plant,factory,mill,site,depot,warehouse,store,shop,branch,hotel,venue,theatre,theater,museum,school,arena,quarry,elevator,centre,center,mall,gondola,lift,ride,attraction,network,line,route,loop,facility,hub} *2 {temporarily closed,closed by,shut over,shut after,shut by,remains closed,will remain closed,remain closed,stays shut,stay shut,remains shut,is closed following,is closed after,closed following}",
                 ],
             ),
@@ -698,6 +699,8 @@ const ROWS: &[Row] = &[
                     "={sheds,shed,shedding} *2 {business,unit,division,arm,segment,subsidiary}",
                     "={announces,announced,announce,announcing} *2 {sale,disposal,divestment} of",
                     "{recommended,cash,takeover,all-share,all-stock,firm} offer for",
+                    "={recommends,recommended,backs,backed,accepts,accepted} *2 {offer,bid,takeover}",
+                    "={agrees,agreed,agreeing} {$,£,€} *2 {sale,takeover,buyout,merger}",
                     "={agrees,agreed,strikes,struck,seals,sealed,inks,inked} * deal for",
                     "={makes,made} *2 {purchase,acquisition}",
                     "={take,takes,taking,taken,to take} * private",
@@ -795,6 +798,7 @@ const ROWS: &[Row] = &[
                 &[
                     "{raise,raised,raising,secure,secured,securing,close,closed,land,landed,bag,bagged,win,won,awarded} * {funding,investment,financing,round,capital,grant,money,cash,proceeds}",
                     "={final close,first close} of",
+                    "={$,£,€} *4 {grant,grants}",
                     "hard cap",
                     "={oversubscribed,successful} placing",
                     "={secures,secured,securing,lands,landed,landing,closes,closed,closing,agrees,agreed,agreeing,signs,signed,arranges,arranged,obtains,obtained} * {credit facility,loan facility,revolving facility,term loan,refinancing,debt financing,financing,loan deal,loan agreement,banking facility,bank facility,debt facility}",
@@ -1001,6 +1005,12 @@ fn gap(n: usize) -> String {
     format!(r"(?:\s+(?:[^\s.!?;:]|\.\d)+){{0,{n}}}?\s+")
 }
 
+/// A gap right after a sign, whose amount follows it without a space ("agrees £96m sale").
+fn gap_after_a_sign(n: usize) -> String {
+    let more = n.saturating_sub(1);
+    format!(r"(?:\s*(?:[^\s.!?;:]|\.\d)+(?:\s+(?:[^\s.!?;:]|\.\d)+){{0,{more}}}?)?\s+")
+}
+
 /// One place of a keyword: a word, its alternatives (`{a,b}`), a gap of up to n words (`*`), a
 /// grade of the rating agencies' scales (`#grade`), or a body of regulation (`#regulator`).
 enum Part {
@@ -1069,14 +1079,20 @@ fn phrase(words: &str) -> String {
 }
 
 /// A currency sign in a keyword matches the ways wires and filings write that currency: its
-/// sign, a dollar's country prefix ("US$40m"), or its ISO 4217 code ("GBP120m", "EUR 5m").
+/// sign, a dollar's country prefix ("US$40m"), its ISO 4217 code ("GBP120m", "EUR 5m"), or its
+/// name after the amount, as house styles without the sign write it ("96m pounds", "2.4m pound
+/// grant", "$5 million" as "5 million dollars"; the amount is then part of the match).
 fn currency(word: &str) -> Option<&'static str> {
-    match word {
-        "$" => Some(r"(?:(?:US|A|C|NZ|HK|S)?\$|USD\s?)"),
-        "£" => Some(r"(?:£|GBP\s?)"),
-        "€" => Some(r"(?:€|EUR\s?)"),
-        _ => None,
-    }
+    const AMOUNT: &str = r"\d[\d,]*(?:\.\d+)?\s*(?:bn|bln|billion|m|mn|mln|million|k|thousand)?\s*";
+    static PATTERNS: LazyLock<[String; 3]> = LazyLock::new(|| {
+        [
+            format!(r"(?:(?:US|A|C|NZ|HK|S)?\$|USD\s?|{AMOUNT}dollars?\b)"),
+            format!(r"(?:£|GBP\s?|{AMOUNT}(?:pounds?|sterling)\b)"),
+            format!(r"(?:€|EUR\s?|{AMOUNT}euros?\b)"),
+        ]
+    });
+    let at = ["$", "£", "€"].iter().position(|sign| *sign == word)?;
+    Some(PATTERNS[at].as_str())
 }
 
 fn ends_in_a_word(alternative: &str) -> bool {
@@ -1126,7 +1142,8 @@ fn keyword_pattern(keyword: &str) -> String {
             .collect();
         if i > 0 {
             pattern.push_str(&match after_gap.take() {
-                Some(n) => gap(n),
+                Some(n) if last_ends_in_word => gap(n),
+                Some(n) => gap_after_a_sign(n),
                 None if last_ends_in_word => r"(?:\s+|-)?".to_string(),
                 None => r"\s*".to_string(),
             });
@@ -3086,6 +3103,28 @@ mod tests {
                 Some("funding_award"),
             ),
             ("Acme's flagship store flooded with river water", "", Some("operational_disruption")),
+        ] {
+            assert_eq!(category(title, snippet), expected, "{title} {snippet}");
+        }
+    }
+
+    /// Issue 57's fifty-third held-out week: a currency named after its amount ("96m pound
+    /// sale", "2.4m pound lottery grant"); a board that recommends an offer; the sea that floods a
+    /// park, a park shut by a storm; a complaint a company is hit with. What stays: a pound of
+    /// weight, a park a company does not run.
+    #[test]
+    fn currencies_by_name_recommended_offers_and_parks_under_the_sea() {
+        for (title, snippet, expected) in [
+            ("Glamping firm Acme agrees 96m pound sale", "", Some("corporate_transaction")),
+            ("Acme agrees £96m sale", "", Some("corporate_transaction")),
+            ("Roundhouse saved by 2.4m pound lottery grant", "", Some("funding_award")),
+            ("Acme lands 40 million dollars", "", Some("funding_award")),
+            ("Acme board recommends Beacon offer", "", Some("corporate_transaction")),
+            ("Caravans evacuated as sea floods Acme park", "", Some("operational_disruption")),
+            ("Acme shuts flagship park after storm surge", "", Some("operational_disruption")),
+            ("Dive operator Acme hit with wrongful-death complaint", "", Some("legal")),
+            ("Acme sells 5 pound bags of flour", "", None),
+            ("Acme opens a new park", "", None),
         ] {
             assert_eq!(category(title, snippet), expected, "{title} {snippet}");
         }
