@@ -68,6 +68,14 @@ const fn group(concept: &'static str, from: &'static str, keywords: &'static [&'
     Group { concept, from, keywords, negative: false, with: &[] }
 }
 
+/// The places a flood reaches, in the three keywords that name one (a literal, so `concat!` can
+/// build each keyword at compile time).
+macro_rules! flooded_sites {
+    () => {
+        "warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park"
+    };
+}
+
 const ROWS: &[Row] = &[
     Row {
         category: "security_incident",
@@ -493,9 +501,17 @@ const ROWS: &[Row] = &[
                     "{oil,gas,chemical,toxic,fuel,chlorine,acid,diesel,petrol,sewage,slurry} {spill,leak,release,leaks,leaked}",
                     "{leak,spill} {halts,shuts,forces,closes}",
                     "derailment",
-                    "={warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park} *1 {flooded,floods,under water}",
-                    "={flood,floods,flooding,floodwater,floodwaters} {hits,hit,swamps,swamped,damages,damaged,closes,closed,inundates,inundated} *3 {warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park}",
-                    "={sea,seawater,river,tide,tidal surge,storm surge,water} {floods,flooded,swamps,swamped,inundates,inundated,engulfs,engulfed} *3 {warehouse,factory,plant,depot,site,premises,centre,center,mill,store,shop,works,racecourse,course,stadium,arena,venue,hotel,resort,park}",
+                    concat!("={", flooded_sites!(), "} *1 {flooded,floods,under water}"),
+                    concat!(
+                        "={flood,floods,flooding,floodwater,floodwaters} {hits,hit,swamps,swamped,damages,damaged,closes,closed,inundates,inundated} *3 {",
+                        flooded_sites!(),
+                        "}"
+                    ),
+                    concat!(
+                        "={sea,seawater,river,tide,tidal surge,storm surge,water} {floods,flooded,swamps,swamped,inundates,inundated,engulfs,engulfed} *3 {",
+                        flooded_sites!(),
+                        "}"
+                    ),
                     "={paused,pauses,pausing,suspends,suspended,halts,halted} *4 {orders,dispatch,dispatches}",
                     "={paused,pauses,pausing,suspends,suspended,suspending,halts,halted,halting} *2 {order entry,withdrawals,deposits,transfers}",
                     "={stop,stops,stopped,stopping} {dispatching,shipping,deliveries}",
